@@ -1,0 +1,163 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "WaitingRoom",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "WaitingRoom", targets: ["WaitingRoom"]),
+        .library(name: "WaitingRoomTesting", targets: ["WaitingRoomTesting"]),
+        .library(name: "NetFUNNEL", targets: ["NetFUNNEL"]),
+        .library(name: "NetFUNNELEmulator", targets: ["NetFUNNELEmulator"]),
+        .library(name: "QueueIt", targets: ["QueueIt"]),
+        .library(name: "QueueItEmulator", targets: ["QueueItEmulator"]),
+        .library(name: "WaitingRoomVendors", targets: ["WaitingRoomVendors"]),
+        .library(name: "WaitingRoomLua", targets: ["WaitingRoomLua"]),
+        .executable(name: "waitingroom", targets: ["waitingroom"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    ],
+    targets: [
+        // MARK: core
+        .target(
+            name: "WaitingRoom",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "WaitingRoomTesting",
+            dependencies: ["WaitingRoom"],
+            swiftSettings: strict
+        ),
+
+        // MARK: vendors
+        .target(
+            name: "NetFUNNEL",
+            dependencies: ["WaitingRoom", .product(name: "Logging", package: "swift-log")],
+            path: "Vendors/NetFUNNEL/Sources/NetFUNNEL",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "NetFUNNELEmulator",
+            dependencies: [
+                "NetFUNNEL",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Vendors/NetFUNNEL/Sources/NetFUNNELEmulator",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "QueueIt",
+            dependencies: [
+                "WaitingRoom",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Vendors/QueueIt/Sources/QueueIt",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "QueueItEmulator",
+            dependencies: [
+                "QueueIt",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Vendors/QueueIt/Sources/QueueItEmulator",
+            swiftSettings: strict
+        ),
+        // The one place that lists every vendor: registry entries and the combined emulator.
+        .target(
+            name: "WaitingRoomVendors",
+            dependencies: [
+                "WaitingRoom", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Lua host
+        .systemLibrary(
+            name: "CLua",
+            pkgConfig: "lua5.4",
+            providers: [.apt(["liblua5.4-dev"])]
+        ),
+        .target(name: "CLuaShim", dependencies: ["CLua"]),
+        .target(
+            name: "WaitingRoomLua",
+            dependencies: ["CLua", "CLuaShim", "WaitingRoom", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+
+        // MARK: CLI
+        .systemLibrary(
+            name: "CEditLine",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
+        .target(
+            name: "WaitingRoomCLI",
+            dependencies: [
+                "WaitingRoom", "WaitingRoomLua", "WaitingRoomVendors", "CEditLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "waitingroom",
+            dependencies: ["WaitingRoomCLI"],
+            swiftSettings: strict
+        ),
+
+        // MARK: tests
+        .testTarget(
+            name: "WaitingRoomTests",
+            dependencies: [
+                "WaitingRoom", "WaitingRoomTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "NetFUNNELTests",
+            dependencies: ["NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomTesting"],
+            path: "Vendors/NetFUNNEL/Tests/NetFUNNELTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "QueueItTests",
+            dependencies: ["QueueIt", "QueueItEmulator", "WaitingRoomTesting"],
+            path: "Vendors/QueueIt/Tests/QueueItTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WaitingRoomLuaTests",
+            dependencies: ["WaitingRoomLua", "WaitingRoomVendors", "WaitingRoomTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WaitingRoomCLITests",
+            dependencies: ["WaitingRoomCLI", "WaitingRoomVendors"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,5 @@
+#ifndef CEDITLINE_H
+#define CEDITLINE_H
+#include <stdio.h>
+#include <editline/readline.h>
+#endif

@@ -1,0 +1,2 @@
+#include "clua_shim.h"
+int clua_shim_version(void) { return 1; }
