@@ -160,6 +160,11 @@ struct NetFUNNELClient: Sendable {
         case .unavailable:
             mapped.vendorCode = error.vendorCode ?? NetFUNNELStatusCode.networkTimeout.rawValue
             if !error.message.hasPrefix("Network Timeout") { mapped.message = "Network Timeout: \(error.message)" }
+        case .invalidResponse where error.vendorCode == nil:
+            // the transport could not read an HTTP answer: the connection broke mid-response
+            mapped.vendorCode = NetFUNNELStatusCode.networkNotConnected.rawValue
+            mapped.kind = .networkOffline
+            mapped.message = "Network Not Connected: connection closed before a complete answer (\(error.message))"
         case .invalidResponse:
             mapped.vendorCode = NetFUNNELStatusCode.noService.rawValue
         default:

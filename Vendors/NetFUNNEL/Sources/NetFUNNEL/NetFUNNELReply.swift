@@ -155,6 +155,17 @@ public struct NetFUNNELReply: Sendable, Equatable {
         guard bytes.count <= maximumBodySize else {
             throw .tooLarge(bytes: bytes.count, limit: maximumBodySize)
         }
+        let result: Result<NetFUNNELReply, NetFUNNELReplyError> = bytes.withUnsafeBufferPointer { buffer in
+            do throws(NetFUNNELReplyError) {
+                return .success(try parse(buffer: buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func parse(buffer bytes: Bytes) throws(NetFUNNELReplyError) -> NetFUNNELReply {
         var start = 0
         var end = bytes.count
         // UTF-8 byte order mark
@@ -175,17 +186,20 @@ public struct NetFUNNELReply: Sendable, Equatable {
         throw .notAReply(excerpt: excerpt(bytes, start, end))
     }
 
+    typealias Bytes = UnsafeBufferPointer<UInt8>
+
     private static let resultWord = Array("result".utf8)
     private static let controlWord = Array("NetFunnel.gControl.".utf8)
 
     /// Finds `result <ws>=<ws> '…'` and returns the token bounds and where the statement starts.
-    private static func findJSToken(_ b: [UInt8], _ start: Int, _ end: Int) throws(NetFUNNELReplyError)
+    private static func findJSToken(_ b: Bytes, _ start: Int, _ end: Int) throws(NetFUNNELReplyError)
         -> (Int, Int, Int)?
     {
-        var i = start
         let word = resultWord
-        while i + word.count <= end {
-            if b[i] == word[0], matches(b, i, word) {
+        var next: Int? = firstIndex(of: word[0], in: b, start, end)
+        while let i = next, i + word.count <= end {
+            next = firstIndex(of: word[0], in: b, i + 1, end)
+            if matches(b, i, word) {
                 var j = i + word.count
                 while j < end, isSpace(b[j]) { j += 1 }
                 if j < end, b[j] == UInt8(ascii: "=") {
@@ -194,9 +208,7 @@ public struct NetFUNNELReply: Sendable, Equatable {
                     if j < end, b[j] == UInt8(ascii: "'") || b[j] == UInt8(ascii: "\"") {
                         let quote = b[j]
                         let tokenStart = j + 1
-                        var k = tokenStart
-                        while k < end, b[k] != quote { k += 1 }
-                        guard k < end else { throw .unterminatedToken }
+                        guard let k = firstIndex(of: quote, in: b, tokenStart, end) else { throw .unterminatedToken }
                         var statementStart = i
                         if i - start >= controlWord.count, matches(b, i - controlWord.count, controlWord) {
                             statementStart = i - controlWord.count
@@ -205,12 +217,11 @@ public struct NetFUNNELReply: Sendable, Equatable {
                     }
                 }
             }
-            i += 1
         }
         return nil
     }
 
-    private static func parseToken(_ b: [UInt8], _ start: Int, _ end: Int, envelope: Envelope)
+    private static func parseToken(_ b: Bytes, _ start: Int, _ end: Int, envelope: Envelope)
         throws(NetFUNNELReplyError) -> NetFUNNELReply
     {
         // first field
@@ -237,6 +248,9 @@ public struct NetFUNNELReply: Sendable, Equatable {
             throw .invalidCode(String(decoding: b[codeRange.0..<min(codeRange.1, codeRange.0 + 16)], as: UTF8.self))
         }
         let code = number(b, codeRange.0, codeRange.1)
+        guard code >= 100 else {
+            throw .invalidCode(String(decoding: b[codeRange.0..<codeRange.1], as: UTF8.self))
+        }
         var parameters: [Parameter] = []
         var pieceStart = paramsStart
         while pieceStart <= end {
@@ -262,22 +276,22 @@ public struct NetFUNNELReply: Sendable, Equatable {
     }
     @inline(__always) private static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
 
-    private static func matches(_ b: [UInt8], _ at: Int, _ word: [UInt8]) -> Bool {
-        guard at >= 0, at + word.count <= b.count else { return false }
-        for (offset, c) in word.enumerated() where b[at + offset] != c { return false }
-        return true
-    }
-
-    private static func firstIndex(of c: UInt8, in b: [UInt8], _ start: Int, _ end: Int) -> Int? {
-        var i = start
-        while i < end {
-            if b[i] == c { return i }
-            i += 1
+    private static func matches(_ b: Bytes, _ at: Int, _ word: [UInt8]) -> Bool {
+        guard at >= 0, at + word.count <= b.count, let base = b.baseAddress else { return false }
+        return word.withUnsafeBufferPointer { w in
+            guard let wordBase = w.baseAddress else { return true }
+            return memcmp(base + at, wordBase, w.count) == 0
         }
-        return nil
     }
 
-    private static func trimmed(_ b: [UInt8], _ start: Int, _ end: Int) -> (Int, Int) {
+    /// `memchr`: fast even in debug builds.
+    private static func firstIndex(of c: UInt8, in b: Bytes, _ start: Int, _ end: Int) -> Int? {
+        guard start < end, let base = b.baseAddress else { return nil }
+        guard let found = memchr(base + start, Int32(c), end - start) else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
+    private static func trimmed(_ b: Bytes, _ start: Int, _ end: Int) -> (Int, Int) {
         var s = start
         var e = end
         while s < e, isSpace(b[s]) { s += 1 }
@@ -285,21 +299,20 @@ public struct NetFUNNELReply: Sendable, Equatable {
         return (s, e)
     }
 
-    private static func allDigits(_ b: [UInt8], _ start: Int, _ end: Int) -> Bool {
+    private static func allDigits(_ b: Bytes, _ start: Int, _ end: Int) -> Bool {
         guard end - start <= 9 else { return false }
         for i in start..<end where !isDigit(b[i]) { return false }
         return true
     }
 
-    private static func number(_ b: [UInt8], _ start: Int, _ end: Int) -> Int {
+    private static func number(_ b: Bytes, _ start: Int, _ end: Int) -> Int {
         var value = 0
         for i in start..<end { value = value * 10 + Int(b[i] - 0x30) }
         return value
     }
 
-    private static func excerpt(_ b: [UInt8], _ start: Int, _ end: Int) -> String {
-        let text = String(decoding: b[start..<min(end, start + 80)], as: UTF8.self)
-        return text.replacingOccurrences(of: "\n", with: " ")
+    private static func excerpt(_ b: Bytes, _ start: Int, _ end: Int) -> String {
+        String(decoding: b[start..<min(end, start + 80)], as: UTF8.self)
     }
 
     // MARK: rendering

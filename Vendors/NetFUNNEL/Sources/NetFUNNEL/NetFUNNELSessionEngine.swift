@@ -47,8 +47,20 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
             let opcode: NetFUNNELOpcode = key == nil ? .issueAndEnter : .checkEnter
             let reply: NetFUNNELReply
             do {
-                reply = try await client.send(opcode, key: key, ttl: sleptTTL, entry: entry, node: node)
+                // The request runs to completion even when the wait is cancelled meanwhile, so a
+                // key the server hands out in its reply is known and can be returned.
+                let client = self.client
+                let (sendKey, sendTTL, sendNode) = (key, sleptTTL, node)
+                let inFlight = Task { try await client.send(opcode, key: sendKey, ttl: sendTTL, entry: entry, node: sendNode) }
+                reply = try await inFlight.value
+                if Task.isCancelled {
+                    let newest = reply.key.flatMap { $0.isEmpty ? nil : $0 } ?? key
+                    let keyHeld = NetFUNNELStatusCode.disposition(of: reply.code) == .wait
+                        || reply.code == NetFUNNELStatusCode.success.rawValue
+                    return await closeOnCancel(key: keyHeld ? newest : nil, node: client.allowedNode(from: reply) ?? node, entry: entry)
+                }
             } catch let error as WaitingRoomError {
+                if Task.isCancelled { return await closeOnCancel(key: key, node: node, entry: entry) }
                 if configuration.useNetworkRecoveryMode, waitingStarted, opcode == .checkEnter,
                    NetFUNNELClient.isNetworkFailure(error)
                 {

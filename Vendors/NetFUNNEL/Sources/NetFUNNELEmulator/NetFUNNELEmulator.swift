@@ -95,7 +95,7 @@ public final class NetFUNNELEmulator: Sendable {
         let request = NetFUNNELIncomingRequest(
             parameters: Self.decodeQuery(query), clientIP: clientIP, host: host, port: port)
         let fault = takeFault(opcode: request.opcode)
-        if fault != nil { state.withLock { $0.countFault() } }
+        if fault != nil { state.withLock { $0.countFault(opcode: request.opcode) } }
         var delay: Duration?
         switch fault?.action {
         case .dropConnection?:

@@ -171,7 +171,11 @@ public struct NetFUNNELServerState: Sendable {
         counters = NetFUNNELEmulatorCounters()
     }
 
-    mutating func countFault() { counters.faultsInjected += 1 }
+    /// Counts a request answered by an injected fault (the state machine is not run).
+    mutating func countFault(opcode: Int?) {
+        counters.faultsInjected += 1
+        counters.requests[opcode.map(String.init) ?? "other", default: 0] += 1
+    }
 
     /// Per-segment view for the admin endpoint.
     public func snapshot(now: Date) -> JSONValue {

@@ -89,7 +89,7 @@ struct Harness {
 final class EventLog: Sendable {
     private let storage = Mutex<[WaitingRoomEvent]>([])
     init(_ session: WaitingSession) {
-        session.bind(nil) { [storage] event in storage.withLock { $0.append(event) } }
+        session.bind(nil) { [weak self] event in self?.storage.withLock { $0.append(event) } }
     }
     var events: [WaitingRoomEvent] { storage.withLock { $0 } }
     var names: [EventName] { events.map(\.name) }
@@ -98,3 +98,10 @@ final class EventLog: Sendable {
     }
 }
 
+
+/// A thread-safe list of strings.
+final class Recorder: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ item: String) { storage.withLock { $0.append(item) } }
+    var items: [String] { storage.withLock { $0 } }
+}
