@@ -66,7 +66,7 @@ public actor FilePassStore: PassStore {
     public func all() throws -> [Pass] {
         try load()
         let now = clock.now()
-        return passes.values.filter { !$0.isExpired(at: now) }.sorted { $0.issuedAt < $1.issuedAt }
+        return passes.values.filter { !$0.isExpired(at: now) }.sorted(by: Pass.storeOrder)
     }
 
     // MARK: - file format
@@ -122,7 +122,7 @@ public actor FilePassStore: PassStore {
     private func persist() throws {
         let encoder = Self.encoder()
         var text = "{\"version\":1,\"passes\":[\n"
-        let lines = try passes.values.sorted { $0.issuedAt < $1.issuedAt }.map { pass in
+        let lines = try passes.values.sorted(by: Pass.storeOrder).map { pass in
             String(decoding: try encoder.encode(pass), as: UTF8.self)
         }
         text += lines.joined(separator: ",\n")

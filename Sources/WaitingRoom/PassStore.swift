@@ -42,6 +42,13 @@ public actor MemoryPassStore: PassStore {
 
     public func all() -> [Pass] {
         let now = clock.now()
-        return passes.values.filter { !$0.isExpired(at: now) }.sorted { $0.issuedAt < $1.issuedAt }
+        return passes.values.filter { !$0.isExpired(at: now) }.sorted(by: Pass.storeOrder)
+    }
+}
+
+extension Pass {
+    /// A stable order for listings and files: by issue time, then vendor, scope and room.
+    static func storeOrder(_ a: Pass, _ b: Pass) -> Bool {
+        (a.issuedAt, a.vendor, a.room.scope, a.room.room) < (b.issuedAt, b.vendor, b.room.scope, b.room.room)
     }
 }
