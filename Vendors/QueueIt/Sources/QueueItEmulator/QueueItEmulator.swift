@@ -255,7 +255,7 @@ public final class QueueItEmulatorServer: Sendable {
         emulator.addRoutes(to: router)
         let (stream, cont) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "waitingroom.queueit.emulator.server")
-        logger.logLevel = .error
+        logger.logLevel = .critical
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
                               onServerRunning: { channel in
                                   cont.yield(channel.localAddress?.port ?? 0)
