@@ -1,0 +1,27 @@
+import CLua
+import CLuaShim
+import Logging
+
+/// Per-flow state on a host: its global table, its handlers and `wr.on` listeners.
+/// Not `Sendable`: it lives inside the `FlowRuntime` actor with the `LuaVM`.
+final class FlowContext {
+    let id: Int
+    let name: String
+    let chunkName: String
+    var env: Int32 = LUA_NOREF
+    var logger: Logger
+    /// `on_*` handlers from the flow table (registry refs).
+    var handlers: [String: Int32] = [:]
+    /// `wr.on` listeners: id → (event name, function ref).
+    var listeners: [(id: Int, event: String, ref: Int32)] = []
+    var nextListenerID = 1
+
+    init(id: Int, name: String, chunkName: String, logger: Logger) {
+        self.id = id
+        self.name = name
+        self.chunkName = chunkName
+        var logger = logger
+        logger[metadataKey: "flow"] = .string(name)
+        self.logger = logger
+    }
+}
