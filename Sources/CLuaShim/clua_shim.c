@@ -9,6 +9,10 @@ static char clua_sentinel_tag;
 
 void *clua_sentinel(void) { return &clua_sentinel_tag; }
 
+static char clua_json_null_tag;
+
+void *clua_json_null(void) { return &clua_json_null_tag; }
+
 int64_t clua_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

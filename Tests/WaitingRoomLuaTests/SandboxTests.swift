@@ -184,10 +184,10 @@ struct SandboxTests {
 
 extension FlowRuntime {
     func testContext(name: String) throws(LuaError) -> Int {
-        try makeContext(name: name, chunkName: "=" + name).id
+        try host.makeContext(name: name, chunkName: "=" + name).id
     }
 
     func evaluate(_ text: String, in contextID: Int) async -> EvaluationResult {
-        await vm.evaluate(text, env: contexts[contextID].env)
+        await host.vm.evaluate(text, env: host.contexts[contextID].env)
     }
 }

@@ -56,6 +56,8 @@ clua_Limits *clua_limits(lua_State *L);
 int64_t clua_now_ns(void);
 const char *clua_trip_message(int reason);
 void *clua_sentinel(void);
+/// The light userdata that stands for JSON null (`wr.json.null`).
+void *clua_json_null(void);
 
 /// Push the host function `fid` (a C closure over the trampoline).
 void clua_pushhost(lua_State *L, int fid);
