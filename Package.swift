@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "WaitingRoomVendors",
             dependencies: [
-                "WaitingRoom", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
+                "WaitingRoom", "WaitingRoomTesting", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict

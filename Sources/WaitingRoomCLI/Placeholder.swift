@@ -1,1 +1,1 @@
-// placeholder
+// CLI lands with issue 6

@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A ``PassStore`` in a JSON file, shared by processes of one user.
+///
+/// The file is replaced atomically (write a temporary file with mode 0600 in the same folder,
+/// flush, rename), so a reader sees the old or the new file, never half of one. The format
+/// keeps one pass per line inside a JSON object:
+///
+/// ```
+/// {"version":1,"passes":[
+/// {…pass…},
+/// {…pass…}
+/// ]}
+/// ```
+///
+/// so that a damaged file can be salvaged line by line. A corrupt or truncated file is never
+/// fatal: it is reported (``problems`` and the logger), moved aside as `NAME.corrupt-EPOCH`,
+/// and every pass that can still be read from it is kept.
+public actor FilePassStore: PassStore {
+    /// The store file.
+    public nonisolated let path: String
+    private let clock: any WaitingRoomClock
+    private let logger: Logger
+    private var passes: [PassStoreKey: Pass] = [:]
+    private var loaded = false
+    /// What went wrong while reading the file (empty when it was sound).
+    public private(set) var problems: [String] = []
+
+    /// Creates a store at `path` (created on first save) judging expiry by `clock`.
+    public init(path: String, clock: any WaitingRoomClock = SystemClock(), logger: Logger = Logger(label: "waitingroom.passstore")) {
+        self.path = path
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func pass(vendor: String, room: RoomKey) throws -> Pass? {
+        try load()
+        let key = PassStoreKey(vendor, room)
+        guard let pass = passes[key] else { return nil }
+        if pass.isExpired(at: clock.now()) {
+            passes[key] = nil
+            try persist()
+            return nil
+        }
+        return pass
+    }
+
+    public func save(_ pass: Pass) throws {
+        try load()
+        passes[PassStoreKey(pass.vendor, pass.room)] = pass
+        try persist()
+    }
+
+    public func remove(vendor: String, room: RoomKey) throws {
+        try load()
+        passes[PassStoreKey(vendor, room)] = nil
+        try persist()
+    }
+
+    public func all() throws -> [Pass] {
+        try load()
+        let now = clock.now()
+        return passes.values.filter { !$0.isExpired(at: now) }.sorted(by: Pass.storeOrder)
+    }
+
+    // MARK: - file format
+
+    private static func encoder() -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        e.dateEncodingStrategy = .millisecondsSince1970
+        return e
+    }
+
+    private static func decoder() -> JSONDecoder {
+        let d = JSONDecoder()
+        d.dateDecodingStrategy = .millisecondsSince1970
+        return d
+    }
+
+    private struct Document: Codable {
+        var version: Int
+        var passes: [Pass]
+    }
+
+    /// Reads the file once. Missing file: empty store.
+    private func load() throws {
+        guard !loaded else { return }
+        loaded = true
+        guard let data = FileManager.default.contents(atPath: path) else { return }
+        if data.isEmpty { return }
+        if let doc = try? Self.decoder().decode(Document.self, from: data) {
+            for pass in doc.passes { passes[PassStoreKey(pass.vendor, pass.room)] = pass }
+            return
+        }
+        // Damaged: salvage every line that still holds a whole pass, then move the file aside.
+        var salvaged = 0
+        let text = String(decoding: data, as: UTF8.self)
+        for line in text.split(whereSeparator: \.isNewline) {
+            var candidate = line.trimmingCharacters(in: .whitespaces)
+            if candidate.hasSuffix(",") { candidate.removeLast() }
+            guard candidate.hasPrefix("{"), let pass = try? Self.decoder().decode(Pass.self, from: Data(candidate.utf8)) else { continue }
+            passes[PassStoreKey(pass.vendor, pass.room)] = pass
+            salvaged += 1
+        }
+        let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
+        let moved = (try? FileManager.default.moveItem(atPath: path, toPath: aside)) != nil
+        let problem = "pass store \(path) was damaged (\(data.count) bytes); kept \(salvaged) readable pass(es); "
+            + (moved ? "the damaged file is at \(aside)" : "could not move the damaged file aside")
+        problems.append(problem)
+        logger.warning("\(problem)")
+        try persist()
+    }
+
+    /// Writes all passes atomically with mode 0600.
+    private func persist() throws {
+        let encoder = Self.encoder()
+        var text = "{\"version\":1,\"passes\":[\n"
+        let lines = try passes.values.sorted(by: Pass.storeOrder).map { pass in
+            String(decoding: try encoder.encode(pass), as: UTF8.self)
+        }
+        text += lines.joined(separator: ",\n")
+        text += "\n]}\n"
+        try Self.atomicWrite(Array(text.utf8), to: path)
+    }
+
+    /// Writes `bytes` to a temporary file next to `path` (mode 0600), syncs it and renames it
+    /// over `path`.
+    static func atomicWrite(_ bytes: [UInt8], to path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let folder = directory.isEmpty ? "." : directory
+        let template = folder + "/.\((path as NSString).lastPathComponent).XXXXXX"
+        var nameBuffer = Array(template.utf8CString)
+        let fd = nameBuffer.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw WaitingRoomError(.invalidConfiguration, message: "cannot write the pass store in \(folder): \(Self.describeErrno())", field: "passStore")
+        }
+        let tempPath = String(decoding: nameBuffer.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var ok = fchmod(fd, 0o600) == 0
+        var written = 0
+        while ok && written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { ok = false } else { written += n }
+        }
+        ok = ok && fsync(fd) == 0
+        close(fd)
+        guard ok, rename(tempPath, path) == 0 else {
+            let reason = Self.describeErrno()
+            unlink(tempPath)
+            throw WaitingRoomError(.invalidConfiguration, message: "cannot write the pass store \(path): \(reason)", field: "passStore")
+        }
+    }
+
+    static func describeErrno() -> String {
+        let code = errno
+        guard let text = strerror(code) else { return "error \(code)" }
+        return String(validatingCString: text) ?? "error \(code)"
+    }
+}

@@ -1,0 +1,54 @@
+/// Remembers passes per vendor and room until they expire, so a user who passed is not queued
+/// again (the shape of hummingbird's `PersistDriver`: set / get / remove with expiry).
+///
+/// Requirements: ``pass(vendor:room:)`` never returns an expired pass (expiry is judged by the
+/// store's injected clock); ``save(_:)`` replaces the pass for the same vendor and room.
+public protocol PassStore: Sendable {
+    /// The unexpired pass for `vendor` and `room`, if any.
+    func pass(vendor: String, room: RoomKey) async throws -> Pass?
+    /// Stores `pass`, replacing any earlier pass for its vendor and room.
+    func save(_ pass: Pass) async throws
+    /// Forgets the pass for `vendor` and `room`.
+    func remove(vendor: String, room: RoomKey) async throws
+    /// Every unexpired pass.
+    func all() async throws -> [Pass]
+}
+
+/// The key a store files a pass under.
+struct PassStoreKey: Hashable, Sendable {
+    var vendor: String
+    var room: RoomKey
+    init(_ vendor: String, _ room: RoomKey) { self.vendor = vendor; self.room = room }
+}
+
+/// A ``PassStore`` in memory, for one process.
+public actor MemoryPassStore: PassStore {
+    private var passes: [PassStoreKey: Pass] = [:]
+    private let clock: any WaitingRoomClock
+
+    /// Creates an empty store judging expiry by `clock`.
+    public init(clock: any WaitingRoomClock = SystemClock()) { self.clock = clock }
+
+    public func pass(vendor: String, room: RoomKey) -> Pass? {
+        let key = PassStoreKey(vendor, room)
+        guard let pass = passes[key] else { return nil }
+        if pass.isExpired(at: clock.now()) { passes[key] = nil; return nil }
+        return pass
+    }
+
+    public func save(_ pass: Pass) { passes[PassStoreKey(pass.vendor, pass.room)] = pass }
+
+    public func remove(vendor: String, room: RoomKey) { passes[PassStoreKey(vendor, room)] = nil }
+
+    public func all() -> [Pass] {
+        let now = clock.now()
+        return passes.values.filter { !$0.isExpired(at: now) }.sorted(by: Pass.storeOrder)
+    }
+}
+
+extension Pass {
+    /// A stable order for listings and files: by issue time, then vendor, scope and room.
+    static func storeOrder(_ a: Pass, _ b: Pass) -> Bool {
+        (a.issuedAt, a.vendor, a.room.scope, a.room.room) < (b.issuedAt, b.vendor, b.room.scope, b.room.room)
+    }
+}

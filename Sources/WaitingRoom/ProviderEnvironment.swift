@@ -1,0 +1,54 @@
+import Logging
+
+/// What to do when `enqueue` is called for an entry that already has a session in flight
+/// (the idea of iONess's duplicate-request handler).
+public enum DuplicatePolicy: String, Hashable, Sendable, Codable {
+    /// Return the session already in flight, so both callers see the same events and outcome.
+    case join
+    /// Refuse with a `.invalidUse` error naming the entry.
+    case reject
+}
+
+/// The shared services a provider is built with: transport, clock, pass store, logging and
+/// policies. Every field has a production default; tests inject their own.
+public struct ProviderEnvironment: Sendable {
+    /// Sends HTTP requests.
+    public var transport: any HTTPTransport
+    /// Time for polling, retries and expiry.
+    public var clock: any WaitingRoomClock
+    /// Where passes are remembered.
+    public var passStore: any PassStore
+    /// The base logger; vendors log under `waitingroom.<vendor>`.
+    public var logger: Logger
+    /// Log keys and tokens in full (off by default: they are redacted).
+    public var revealSecrets: Bool
+    /// What `enqueue` does for an entry already in flight.
+    public var duplicatePolicy: DuplicatePolicy
+
+    /// Creates an environment.
+    public init(
+        transport: any HTTPTransport = AsyncHTTPTransport.shared,
+        clock: any WaitingRoomClock = SystemClock(),
+        passStore: (any PassStore)? = nil,
+        logger: Logger = Logger(label: "waitingroom"),
+        revealSecrets: Bool = false,
+        duplicatePolicy: DuplicatePolicy = .join
+    ) {
+        self.transport = transport
+        self.clock = clock
+        self.passStore = passStore ?? MemoryPassStore(clock: clock)
+        self.logger = logger
+        self.revealSecrets = revealSecrets
+        self.duplicatePolicy = duplicatePolicy
+    }
+
+    /// A logger labelled for `vendor` (`waitingroom.<vendor>`), with the base logger's level.
+    public func logger(for vendor: String) -> Logger {
+        var vendorLogger = Logger(label: "waitingroom.\(vendor)")
+        vendorLogger.logLevel = logger.logLevel
+        return vendorLogger
+    }
+
+    /// `secret` as it may appear in logs (see ``Redaction``).
+    public func redact(_ secret: String) -> String { Redaction.redact(secret, reveal: revealSecrets) }
+}

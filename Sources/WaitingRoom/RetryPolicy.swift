@@ -1,0 +1,130 @@
+/// When to try a failed request again, as a value you can construct, compare and test.
+///
+/// Two pacing rules cover the vendors:
+/// - ``Pacing/fixedSlots``: every attempt owns a slot as long as the attempt timeout; the next
+///   attempt starts when the slot ends, even if the failure came back at once, and the final
+///   failure is reported at the end of the last slot. With a 3000 ms timeout and 3 retries the
+///   failure is reported 12 s after the first attempt started.
+/// - ``Pacing/afterFailure``: after a failed attempt, wait the next delay of ``delays``, then
+///   try again; when the delays are used up, report ``exhaustion``.
+///
+/// Failures that are not retryable (``WaitingRoomError/isRetryable``: rejections, configuration
+/// errors) end at once. Vendor presets live next to each vendor (`RetryPolicy.netFunnel(…)`,
+/// `RetryPolicy.queueIt`).
+public struct RetryPolicy: Hashable, Sendable {
+    /// How attempts are spaced.
+    public enum Pacing: Hashable, Sendable {
+        /// Attempts start at fixed intervals of the attempt timeout.
+        case fixedSlots
+        /// Each retry waits the next entry of ``RetryPolicy/delays`` after the failure.
+        case afterFailure
+    }
+
+    /// What is reported when every attempt failed.
+    public enum Exhaustion: Hashable, Sendable {
+        /// The last attempt's error.
+        case lastError
+        /// An `.unavailable` error with the given vendor code and message.
+        case unavailable(code: Int, message: String)
+    }
+
+    /// The deadline of one attempt; `nil` leaves it to the transport.
+    public var attemptTimeout: Duration?
+    /// Retries after the first attempt.
+    public var retries: Int
+    /// Waits before each retry (``Pacing/afterFailure`` only); the last entry repeats if short.
+    public var delays: [Duration]
+    /// How attempts are spaced.
+    public var pacing: Pacing
+    /// What is reported when all attempts failed.
+    public var exhaustion: Exhaustion
+
+    /// Attempts in all: retries + 1.
+    public var maxAttempts: Int { retries + 1 }
+
+    /// Creates a policy. Negative retries are treated as none.
+    public init(attemptTimeout: Duration?, retries: Int, delays: [Duration] = [], pacing: Pacing, exhaustion: Exhaustion = .lastError) {
+        self.attemptTimeout = attemptTimeout
+        self.retries = max(0, retries)
+        self.delays = delays
+        self.pacing = pacing
+        self.exhaustion = exhaustion
+    }
+
+    /// Fixed slots of `attemptTimeout`, `retries` retries, reporting the last error.
+    public static func fixedSlots(attemptTimeout: Duration, retries: Int) -> RetryPolicy {
+        RetryPolicy(attemptTimeout: attemptTimeout, retries: retries, pacing: .fixedSlots)
+    }
+
+    /// Waits of `initial`, doubling while below `limit` (1, 2, 4, 8 s for 1 s and 10 s), then
+    /// ``Exhaustion/unavailable(code:message:)``.
+    public static func doublingBackoff(
+        initial: Duration, limit: Duration, attemptTimeout: Duration?, unavailableCode: Int, message: String
+    ) -> RetryPolicy {
+        var delays: [Duration] = []
+        var delta = initial
+        while delta < limit && delta > .zero {
+            delays.append(delta)
+            delta = delta * 2
+        }
+        return RetryPolicy(
+            attemptTimeout: attemptTimeout, retries: delays.count, delays: delays,
+            pacing: .afterFailure, exhaustion: .unavailable(code: unavailableCode, message: message)
+        )
+    }
+
+    /// No retries and no deadline of its own.
+    public static let none = RetryPolicy(attemptTimeout: nil, retries: 0, pacing: .afterFailure)
+
+    /// The wait before retry number `retry` (0-based) under ``Pacing/afterFailure``.
+    public func delay(beforeRetry retry: Int) -> Duration {
+        guard !delays.isEmpty else { return .zero }
+        return delays[min(retry, delays.count - 1)]
+    }
+
+    /// Runs `operation` under this policy.
+    ///
+    /// - Parameters:
+    ///   - clock: the clock for deadlines and waits.
+    ///   - vendor: the vendor id put on timeout and exhaustion errors.
+    ///   - onRetry: called before each retry with the retry number (1-based) and the failure.
+    ///   - operation: one attempt; receives the 0-based attempt number and the attempt's
+    ///     deadline (``attemptTimeout``), which it hands to the transport (``HTTPRequest/timeout``):
+    ///     the transport enforces it in real time, while the policy's spacing follows `clock`, so
+    ///     tests can run the spacing in virtual time. Errors other than ``WaitingRoomError``
+    ///     (for example `CancellationError`) end the run at once.
+    /// - Returns: the first successful attempt's value.
+    public func run<T: Sendable>(
+        clock: any WaitingRoomClock,
+        vendor: String? = nil,
+        onRetry: @Sendable (Int, WaitingRoomError) -> Void = { _, _ in },
+        operation: @escaping @Sendable (_ attempt: Int, _ timeout: Duration?) async throws -> T
+    ) async throws -> T {
+        var lastError = WaitingRoomError(.unavailable, vendor: vendor, message: "no attempt was made")
+        for attempt in 0..<maxAttempts {
+            try Task.checkCancellation()
+            let started = clock.now()
+            do {
+                return try await operation(attempt, attemptTimeout)
+            } catch let error as WaitingRoomError {
+                lastError = error
+                guard error.isRetryable else { throw error }
+            }
+            if pacing == .fixedSlots, let slot = attemptTimeout {
+                // The next attempt (or the final report) waits for the end of this slot.
+                try await clock.sleep(until: started.addingTimeInterval(slot.seconds))
+            }
+            guard attempt + 1 < maxAttempts else { break }
+            onRetry(attempt + 1, lastError)
+            if pacing == .afterFailure {
+                try await clock.sleep(for: delay(beforeRetry: attempt))
+            }
+        }
+        switch exhaustion {
+        case .lastError:
+            throw lastError
+        case .unavailable(let code, let message):
+            throw WaitingRoomError(.unavailable, vendor: vendor, vendorCode: code, message: "\(message) (last failure: \(lastError.message))")
+        }
+    }
+}

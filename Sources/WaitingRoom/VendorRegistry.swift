@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+
+/// A vendor's configuration, typed. Registering the type makes the vendor available by id to
+/// Lua, the CLI and JSON configuration files.
+public protocol ProviderConfiguration: Sendable {
+    /// The id the vendor is registered under (`"netfunnel"`, `"queueit"`).
+    static var vendorID: String { get }
+    /// Reads the configuration from JSON; errors name the offending field.
+    init(json: JSONValue) throws
+    /// Makes a provider with this configuration.
+    func makeProvider(environment: ProviderEnvironment) throws -> any WaitingRoomProvider
+}
+
+/// How the registry makes one vendor's providers.
+public struct VendorDescriptor: Sendable {
+    /// The vendor id.
+    public var id: String
+    /// One line describing the vendor, for listings.
+    public var summary: String
+    /// Makes a provider from a JSON configuration.
+    public var make: @Sendable (JSONValue, ProviderEnvironment) throws -> any WaitingRoomProvider
+
+    /// Creates a descriptor.
+    public init(id: String, summary: String, make: @escaping @Sendable (JSONValue, ProviderEnvironment) throws -> any WaitingRoomProvider) {
+        self.id = id
+        self.summary = summary
+        self.make = make
+    }
+}
+
+/// Vendors by id, and providers made from typed or JSON configuration.
+///
+/// Adding a vendor is one `register` call; nothing in the core changes.
+public final class VendorRegistry: Sendable {
+    private let vendors = Mutex<[String: VendorDescriptor]>([:])
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// Registers a vendor by its configuration type.
+    public func register<C: ProviderConfiguration>(_ type: C.Type, summary: String = "") {
+        register(VendorDescriptor(id: C.vendorID, summary: summary) { json, environment in
+            try C(json: json).makeProvider(environment: environment)
+        })
+    }
+
+    /// Registers (or replaces) a vendor.
+    public func register(_ descriptor: VendorDescriptor) {
+        vendors.withLock { $0[descriptor.id] = descriptor }
+    }
+
+    /// Registered vendor ids, sorted.
+    public var vendorIDs: [String] { vendors.withLock { $0.keys.sorted() } }
+
+    /// Registered vendors, sorted by id.
+    public var descriptors: [VendorDescriptor] { vendors.withLock { $0.values.sorted { $0.id < $1.id } } }
+
+    /// Makes a provider for vendor `id` from a JSON configuration.
+    ///
+    /// - Throws: `.invalidConfiguration` naming `vendor` for an unknown id, or the vendor's
+    ///   field-naming error for a bad configuration.
+    public func makeProvider(vendor id: String, configuration: JSONValue, environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
+        guard let descriptor = vendors.withLock({ $0[id] }) else {
+            let known = vendorIDs
+            throw WaitingRoomError.invalidConfiguration(
+                field: "vendor",
+                "no vendor is registered as \"\(id)\"; registered: \(known.isEmpty ? "(none)" : known.joined(separator: ", "))")
+        }
+        return try descriptor.make(configuration, environment)
+    }
+
+    /// Makes a provider from a dictionary of plain values (strings, numbers, bools, arrays,
+    /// dictionaries).
+    public func makeProvider(vendor id: String, dictionary: [String: Any], environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
+        try makeProvider(vendor: id, configuration: JSONValue(any: dictionary, path: id), environment: environment)
+    }
+
+    /// Makes a provider from a typed configuration (registered or not).
+    public func makeProvider<C: ProviderConfiguration>(_ configuration: C, environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
+        try configuration.makeProvider(environment: environment)
+    }
+}
+
+extension JSONValue {
+    /// Converts plain Swift values (as from a dictionary literal or `JSONSerialization`).
+    /// - Throws: `.invalidConfiguration` naming the path of a value that has no JSON form.
+    public init(any value: Any, path: String = "") throws {
+        switch value {
+        case let v as JSONValue: self = v
+        case is NSNull: self = .null
+        case let v as Bool: self = .bool(v)
+        case let v as Int: self = .number(Double(v))
+        case let v as Double: self = .number(v)
+        case let v as Float: self = .number(Double(v))
+        case let v as String: self = .string(v)
+        case let v as [Any]:
+            self = .array(try v.enumerated().map { try JSONValue(any: $0.element, path: "\(path)[\($0.offset)]") })
+        case let v as [String: Any]:
+            var object: [String: JSONValue] = [:]
+            for (key, item) in v { object[key] = try JSONValue(any: item, path: path.isEmpty ? key : "\(path).\(key)") }
+            self = .object(object)
+        default:
+            throw WaitingRoomError.invalidConfiguration(field: path.isEmpty ? "value" : path, "\(type(of: value)) has no JSON form")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// Everything a waiting session reports, vendor-neutral. Every case carries the vendor's own
+/// status code and message (``status``); position fields are optional.
+public enum WaitingRoomEvent: Hashable, Sendable, Codable {
+    /// The session moved to a new state.
+    case stateChanged(SessionState, VendorStatus)
+    /// A vendor queue page is ready to show (Queue-it `QueueUrl`, NetFUNNEL template page).
+    case queueOpened(QueuePage, VendorStatus)
+    /// The user's place in line changed.
+    case progress(QueueProgress, VendorStatus)
+    /// The user was admitted.
+    case passed(Pass, VendorStatus)
+    /// The room is not active; the user may proceed. A token may be attached.
+    case disabled(Pass?, VendorStatus)
+    /// The vendor refused the user.
+    case blocked(VendorStatus)
+    /// The user or the queue page closed the waiting room.
+    case closed(VendorStatus)
+    /// The session started over (vendor request or ``WaitingSession/restart()``).
+    case sessionRestarted(VendorStatus)
+    /// The session ended with an error.
+    case failed(WaitingRoomError)
+    /// The pass was given back (``WaitingSession/complete()``).
+    case completed(VendorStatus)
+
+    /// The event's name, for ``WaitingSession/bind(_:_:)``.
+    public var name: EventName {
+        switch self {
+        case .stateChanged: return .stateChanged
+        case .queueOpened: return .queueOpened
+        case .progress: return .progress
+        case .passed: return .passed
+        case .disabled: return .disabled
+        case .blocked: return .blocked
+        case .closed: return .closed
+        case .sessionRestarted: return .sessionRestarted
+        case .failed: return .failed
+        case .completed: return .completed
+        }
+    }
+
+    /// What the vendor said with this event.
+    public var status: VendorStatus {
+        switch self {
+        case .stateChanged(_, let s), .queueOpened(_, let s), .progress(_, let s), .passed(_, let s),
+             .disabled(_, let s), .blocked(let s), .closed(let s), .sessionRestarted(let s), .completed(let s):
+            return s
+        case .failed(let error):
+            return error.status
+        }
+    }
+}
+
+/// Names of ``WaitingRoomEvent`` cases, used to bind handlers to one kind of event.
+public enum EventName: String, Hashable, Sendable, Codable, CaseIterable {
+    case stateChanged, queueOpened, progress, passed, disabled, blocked, closed, sessionRestarted, failed, completed
+}

@@ -1,0 +1,311 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// An opaque handle for a handler bound with ``WaitingSession/bind(_:_:)``.
+public struct HandlerID: Hashable, Sendable, CustomStringConvertible {
+    let value: UInt64
+    public var description: String { "handler-\(value)" }
+}
+
+/// One user waiting in one room: an event stream many consumers can read, bound handlers in the
+/// style of EventflitSwift (`bind` / `unbind` / `unbindAll`), the state, the outcome, and the
+/// calls that end or repeat the wait.
+///
+/// Lifecycle: `idle → connecting → waiting → passed | disabled | blocked | closed | failed`, and
+/// `passed | disabled → completed` after ``complete()``.
+///
+/// Safe calls, by contract:
+/// - ``complete()`` twice: the second call returns the first call's status without a request.
+/// - ``cancel()`` after the outcome: does nothing (a held key is returned by ``complete()``).
+/// - ``restart()`` while waiting: the current wait is cancelled (its key returned), a
+///   `sessionRestarted` event is emitted, and a new wait begins in the same session.
+/// - Using a session that has ended (``restart()`` after `closed`, `blocked`, `failed` or
+///   `completed`; ``complete()`` before passing) throws a `.invalidUse` error.
+///
+/// Event streams end with the outcome event, or, when the pass holds a key that must be
+/// returned, with the `completed` event.
+public final class WaitingSession: Sendable {
+    /// The entry being waited for.
+    public let entry: Entry
+    /// The vendor id.
+    public let vendorID: String
+    let environment: ProviderEnvironment
+    let logger: Logger
+    private let engine: any WaitingSessionEngine
+    private let core: Mutex<Core>
+
+    private typealias Handler = @Sendable (WaitingRoomEvent) -> Void
+
+    private struct Core {
+        var state: SessionState = .idle
+        var status: VendorStatus
+        var outcome: Outcome?
+        var generation = 0
+        var running: Task<Void, Never>?
+        var cancelRequested = false
+        var streamsFinished = false
+        var nextID: UInt64 = 0
+        var streams: [UInt64: AsyncStream<WaitingRoomEvent>.Continuation] = [:]
+        var handlers: [(id: UInt64, name: EventName?, handler: Handler)] = []
+        var outcomeWaiters: [CheckedContinuation<Outcome, Never>] = []
+        var completion: Task<VendorStatus, Never>?
+    }
+
+    /// Creates a session and starts waiting at once. Vendors call this from
+    /// ``WaitingRoomProvider/enqueue(_:)``.
+    public init(entry: Entry, engine: any WaitingSessionEngine, environment: ProviderEnvironment) {
+        self.entry = entry
+        self.engine = engine
+        self.vendorID = engine.vendorID
+        self.environment = environment
+        self.logger = environment.logger(for: engine.vendorID)
+        self.core = Mutex(Core(status: VendorStatus(vendor: engine.vendorID, code: 0, message: "created")))
+        start()
+    }
+
+    // MARK: - reading
+
+    /// The current state.
+    public var state: SessionState { core.withLock { $0.state } }
+
+    /// The outcome, once known (nil while waiting or after a restart).
+    public var currentOutcome: Outcome? { core.withLock { $0.outcome } }
+
+    /// A new stream of this session's events. It starts with `stateChanged` for the current
+    /// state, so a late subscriber knows where the session stands; any number of streams may
+    /// be read at the same time.
+    public var events: AsyncStream<WaitingRoomEvent> {
+        let (stream, continuation) = AsyncStream<WaitingRoomEvent>.makeStream(bufferingPolicy: .unbounded)
+        let id: UInt64? = core.withLock { core in
+            continuation.yield(.stateChanged(core.state, core.status))
+            if core.streamsFinished {
+                continuation.finish()
+                return nil
+            }
+            core.nextID += 1
+            core.streams[core.nextID] = continuation
+            return core.nextID
+        }
+        if let id {
+            continuation.onTermination = { [weak self] _ in
+                self?.core.withLock { _ = $0.streams.removeValue(forKey: id) }
+            }
+        }
+        return stream
+    }
+
+    /// Waits for the outcome.
+    public func outcome() async -> Outcome {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            let ready: Outcome? = core.withLock { core in
+                if let outcome = core.outcome { return outcome }
+                core.outcomeWaiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    // MARK: - handlers (EventflitSwift style)
+
+    /// Calls `handler` for every event named `name` (every event when `name` is nil) and
+    /// returns an id for ``unbind(_:)``. Handlers run on the emitting task, in bind order.
+    @discardableResult
+    public func bind(_ name: EventName?, _ handler: @escaping @Sendable (WaitingRoomEvent) -> Void) -> HandlerID {
+        core.withLock { core in
+            core.nextID += 1
+            core.handlers.append((core.nextID, name, handler))
+            return HandlerID(value: core.nextID)
+        }
+    }
+
+    /// Removes one handler; returns false when the id is unknown.
+    @discardableResult
+    public func unbind(_ id: HandlerID) -> Bool {
+        core.withLock { core in
+            let before = core.handlers.count
+            core.handlers.removeAll { $0.id == id.value }
+            return core.handlers.count != before
+        }
+    }
+
+    /// Removes every handler.
+    public func unbindAll() { core.withLock { $0.handlers.removeAll() } }
+
+    // MARK: - control
+
+    /// Returns what the pass holds (a key) and ends the session with `completed`.
+    ///
+    /// - Returns: the vendor's status for the return (a failed return is reported in the status,
+    ///   not thrown, and the session still ends).
+    /// - Throws: `.invalidUse` when the session has not passed.
+    @discardableResult
+    public func complete() async throws -> VendorStatus {
+        let plan: Task<VendorStatus, Never> = try core.withLock { core in
+            if let completion = core.completion { return completion }
+            guard core.state == .passed || core.state == .disabled, let outcome = core.outcome else {
+                throw WaitingRoomError(
+                    .invalidUse, vendor: vendorID,
+                    message: "complete() needs a passed session; this one is \(core.state.rawValue)"
+                        + (core.state.hasOutcome ? "" : " (use cancel() to leave the line)"))
+            }
+            let context = SessionContext(session: self, generation: core.generation)
+            let engine = self.engine
+            let vendor = vendorID
+            let task = Task<VendorStatus, Never> {
+                if let pass = outcome.pass, pass.requiresCompletion {
+                    return await engine.complete(pass, context: context)
+                }
+                return VendorStatus(vendor: vendor, code: outcome.status.code, message: "nothing to return")
+            }
+            core.completion = task
+            return task
+        }
+        let status = await plan.value
+        finishCompletion(status)
+        return status
+    }
+
+    /// Leaves the line: the wait is cancelled, any key taken is returned and the session ends
+    /// with `closed` (the vendor's cancel code). After the outcome this does nothing.
+    public func cancel() {
+        let action: (Task<Void, Never>?, Bool) = core.withLock { core in
+            guard !core.state.hasOutcome else { return (nil, false) }
+            core.cancelRequested = true
+            if let running = core.running { return (running, false) }
+            return (nil, true)
+        }
+        if let running = action.0 { running.cancel() }
+        if action.1 { finishRun(.closed(engine.cancelledStatus), generation: core.withLock { $0.generation }) }
+    }
+
+    /// Starts waiting again in this session. While waiting, the current wait is cancelled (its
+    /// key returned) first; after passing, the held key is returned first.
+    ///
+    /// - Throws: `.invalidUse` when the session has ended (closed, blocked, failed, completed).
+    public func restart() async throws {
+        let (state, outcome) = core.withLock { ($0.state, $0.outcome) }
+        if state.isFinal {
+            throw WaitingRoomError(.invalidUse, vendor: vendorID, message: "this session has ended (\(state.rawValue)); call enqueue for a new one")
+        }
+        if let pass = outcome?.pass, pass.requiresCompletion {
+            _ = await engine.complete(pass, context: SessionContext(session: self, generation: core.withLock { $0.generation }))
+        }
+        let previous: Task<Void, Never>? = core.withLock { core in
+            core.generation += 1
+            core.outcome = nil
+            core.completion = nil
+            core.cancelRequested = false
+            let previous = core.running
+            core.running = nil
+            return previous
+        }
+        previous?.cancel()
+        emitNow(.sessionRestarted(VendorStatus(vendor: vendorID, code: 0, message: "restarted by the caller")))
+        start(after: previous)
+    }
+
+    // MARK: - internals
+
+    private func start(after previous: Task<Void, Never>? = nil) {
+        core.withLock { core in
+            let generation = core.generation
+            let engine = self.engine
+            let entry = self.entry
+            core.running = Task { [self] in
+                await previous?.value
+                emit(.stateChanged(.connecting, VendorStatus(vendor: vendorID, code: 0, message: "connecting")), generation: generation)
+                let outcome = await engine.wait(for: entry, context: SessionContext(session: self, generation: generation))
+                await finishRunChecked(outcome, generation: generation)
+            }
+        }
+    }
+
+    private func finishRunChecked(_ outcome: Outcome, generation: Int) async {
+        // A user cancel that raced with admission: give the key back and report closed.
+        let cancelled = core.withLock { $0.cancelRequested && $0.generation == generation }
+        if cancelled, let pass = outcome.pass, pass.requiresCompletion {
+            _ = await engine.complete(pass, context: SessionContext(session: self, generation: generation))
+            finishRun(.closed(engine.cancelledStatus), generation: generation)
+            return
+        }
+        finishRun(outcome, generation: generation)
+    }
+
+    private func finishRun(_ outcome: Outcome, generation: Int) {
+        let waiters: [CheckedContinuation<Outcome, Never>]? = core.withLock { core in
+            guard core.generation == generation, core.outcome == nil else { return nil }
+            core.outcome = outcome
+            core.running = nil
+            let waiters = core.outcomeWaiters
+            core.outcomeWaiters = []
+            return waiters
+        }
+        guard let waiters else { return }
+        emit(.stateChanged(outcome.state, outcome.status), generation: generation)
+        emit(outcome.event, generation: generation)
+        let keepOpen = outcome.pass?.requiresCompletion == true
+        if !keepOpen { finishStreams() }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+
+    private func finishCompletion(_ status: VendorStatus) {
+        let first = core.withLock { core -> Bool in
+            guard core.state != .completed else { return false }
+            return true
+        }
+        guard first else { return }
+        emitNow(.stateChanged(.completed, status))
+        emitNow(.completed(status))
+        finishStreams()
+    }
+
+    private func finishStreams() {
+        let streams = core.withLock { core -> [AsyncStream<WaitingRoomEvent>.Continuation] in
+            core.streamsFinished = true
+            defer { core.streams.removeAll() }
+            return Array(core.streams.values)
+        }
+        for stream in streams { stream.finish() }
+    }
+
+    /// Emits from an engine run; dropped when the run was superseded.
+    func emit(_ event: WaitingRoomEvent, generation: Int) {
+        deliver(event) { $0.generation == generation }
+    }
+
+    private func emitNow(_ event: WaitingRoomEvent) { deliver(event) { _ in true } }
+
+    private func deliver(_ event: WaitingRoomEvent, when accept: (Core) -> Bool) {
+        let calls: [(Handler, WaitingRoomEvent)] = core.withLock { core in
+            guard accept(core) else { return [] }
+            var events = [event]
+            switch event {
+            case .stateChanged(let state, let status):
+                guard state != core.state else { return [] }
+                core.state = state
+                core.status = status
+            case .progress(_, let status), .queueOpened(_, let status):
+                core.status = status
+                if core.state == .connecting || core.state == .idle {
+                    core.state = .waiting
+                    events.insert(.stateChanged(.waiting, status), at: 0)
+                }
+            default:
+                core.status = event.status
+            }
+            var calls: [(Handler, WaitingRoomEvent)] = []
+            for event in events {
+                if !core.streamsFinished {
+                    for stream in core.streams.values { stream.yield(event) }
+                }
+                for bound in core.handlers where bound.name == nil || bound.name == event.name {
+                    calls.append((bound.handler, event))
+                }
+            }
+            return calls
+        }
+        for (handler, event) in calls { handler(event) }
+    }
+}

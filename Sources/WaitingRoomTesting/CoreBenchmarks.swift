@@ -1,0 +1,86 @@
+import Foundation
+import WaitingRoom
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Benchmarks of the core, rerun with `waitingroom bench core` (release build).
+public enum CoreBenchmarks {
+    /// One figure: a name, a value and its unit.
+    public struct Figure: Sendable, CustomStringConvertible {
+        public var name: String
+        public var value: Double
+        public var unit: String
+        public var description: String { "\(name): \(String(format: "%.1f", value)) \(unit)" }
+    }
+
+    /// Delivers `events` progress events through a session to three stream subscribers; the
+    /// figure is nanoseconds per event (all three deliveries and the consumers' reads).
+    public static func eventFanOut(events: Int = 200_000) async -> Figure {
+        let room = RoomKey(scope: "bench", room: "fanout")
+        let status = VendorStatus(vendor: "bench", code: 201, message: "waiting")
+        let steps: [ScriptedProvider.Step] = [.sleep(.seconds(1))]
+            + (0..<events).map { .emit(.progress(QueueProgress(ahead: $0, behind: 0), status)) }
+            + [.finish(.blocked(VendorStatus(vendor: "bench", code: 301, message: "end")))]
+        let clock = VirtualClock()
+        let provider = ScriptedProvider(steps: steps, environment: ProviderEnvironment(clock: clock))
+        let session: WaitingSession
+        do { session = try provider.enqueue(Entry(room: room)) } catch { return Figure(name: "event fan-out", value: .nan, unit: "error") }
+        let streams = (0..<3).map { _ in session.events }
+        _ = await clock.waitForSleepers(1)
+        let started = ContinuousClock.now
+        clock.advance(by: .seconds(1))
+        await withTaskGroup(of: Int.self) { group in
+            for stream in streams {
+                group.addTask {
+                    var n = 0
+                    for await _ in stream { n += 1 }
+                    return n
+                }
+            }
+            for await _ in group {}
+        }
+        let elapsed = ContinuousClock.now - started
+        return Figure(name: "deliver one event to 3 subscribers", value: elapsed.seconds * 1e9 / Double(events), unit: "ns/event")
+    }
+
+    /// Same path with no subscriber, as the baseline the fan-out is compared to.
+    public static func eventBaseline(events: Int = 200_000) async -> Figure {
+        let status = VendorStatus(vendor: "bench", code: 201, message: "waiting")
+        let steps: [ScriptedProvider.Step] = (0..<events).map { .emit(.progress(QueueProgress(ahead: $0), status)) }
+            + [.finish(.blocked(status))]
+        let provider = ScriptedProvider(steps: steps)
+        let started = ContinuousClock.now
+        guard let session = try? provider.enqueue(Entry(room: RoomKey(scope: "bench", room: "base"))) else {
+            return Figure(name: "baseline", value: .nan, unit: "error")
+        }
+        _ = await session.outcome()
+        let elapsed = ContinuousClock.now - started
+        return Figure(name: "emit one event, no subscriber (baseline)", value: elapsed.seconds * 1e9 / Double(events), unit: "ns/event")
+    }
+
+    /// Resident memory per idle session: makes `count` sessions that wait on a virtual clock.
+    public static func idleSessionMemory(count: Int = 20_000) async -> Figure {
+        let clock = VirtualClock()
+        let provider = ScriptedProvider(steps: [.sleep(.seconds(3600))], environment: ProviderEnvironment(clock: clock))
+        let before = residentBytes()
+        var sessions: [WaitingSession] = []
+        sessions.reserveCapacity(count)
+        for i in 0..<count {
+            if let s = try? provider.enqueue(Entry(room: RoomKey(scope: "bench", room: "idle"), userId: "u\(i)")) { sessions.append(s) }
+        }
+        _ = await clock.waitForSleepers(count, timeout: .seconds(60))
+        let after = residentBytes()
+        let perSession = Double(after - before) / Double(max(1, sessions.count))
+        for s in sessions { s.cancel() }
+        return Figure(name: "memory of one idle WaitingSession (incl. its waiting task)", value: perSession, unit: "bytes")
+    }
+
+    /// The process's resident set size in bytes (Linux `/proc/self/statm`; 0 elsewhere).
+    public static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}

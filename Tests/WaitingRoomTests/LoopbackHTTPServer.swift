@@ -1,0 +1,66 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A tiny HTTP/1.1 server on 127.0.0.1, port 0, that misbehaves on purpose for transport tests.
+///
+/// Paths: `/ok` (200 "hello"), `/delay/MS` (200 after MS milliseconds), `/reset` (closes the
+/// connection without answering), `/garbage` (bytes that are not HTTP), `/redirect` (302 to
+/// `/ok`), `/big/N` (200 with N bytes).
+final class LoopbackHTTPServer: Sendable {
+    let channel: any Channel
+    var port: Int { channel.localAddress?.port ?? 0 }
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    static func start() async throws -> LoopbackHTTPServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.addHandler(MisbehavingHandler())
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        return LoopbackHTTPServer(channel: channel)
+    }
+
+    private init(channel: any Channel) { self.channel = channel }
+
+    func stop() async { try? await channel.close() }
+}
+
+private final class MisbehavingHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        let text = buffer.readString(length: buffer.readableBytes) ?? ""
+        guard let line = text.split(separator: "\r\n").first else { return }
+        let parts = line.split(separator: " ")
+        let path = parts.count > 1 ? String(parts[1]) : "/"
+        let channel = context.channel
+        func reply(_ status: String, _ body: String, extra: String = "") {
+            let head = "HTTP/1.1 \(status)\r\nContent-Length: \(body.utf8.count)\r\nContent-Type: text/plain\r\n\(extra)\r\n"
+            channel.writeAndFlush(ByteBuffer(string: head + body), promise: nil)
+        }
+        if path == "/ok" {
+            reply("200 OK", "hello")
+        } else if path.hasPrefix("/delay/"), let ms = Int64(path.dropFirst(7)) {
+            channel.eventLoop.scheduleTask(in: .milliseconds(ms)) {
+                channel.writeAndFlush(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nlate"), promise: nil)
+            }
+        } else if path == "/reset" {
+            context.close(promise: nil)
+        } else if path == "/garbage" {
+            channel.writeAndFlush(ByteBuffer(string: "\u{1}\u{2}NOT HTTP AT ALL\r\n\r\n"), promise: nil)
+            channel.eventLoop.scheduleTask(in: .milliseconds(20)) { channel.close(promise: nil) }
+        } else if path == "/redirect" {
+            reply("302 Found", "", extra: "Location: /ok\r\n")
+        } else if path.hasPrefix("/big/"), let n = Int(path.dropFirst(5)) {
+            reply("200 OK", String(repeating: "x", count: n))
+        } else {
+            reply("404 Not Found", "nope")
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import WaitingRoom
+import WaitingRoomTesting
+
+@Suite("PassStore")
+struct PassStoreTests {
+    let clock = VirtualClock()
+
+    func pass(_ room: String, expiresIn seconds: Double?) -> Pass {
+        Pass(vendor: "v", room: RoomKey(scope: "s", room: room), credential: "token-\(room)", kind: .token,
+             issuedAt: clock.now(), expiresAt: seconds.map { clock.now().addingTimeInterval($0) })
+    }
+
+    func temporaryPath() -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wr-passstore-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent("passes.json").path
+    }
+
+    @Test func memoryStoreForgetsExpiredPassesByTheInjectedClock() async throws {
+        let store = MemoryPassStore(clock: clock)
+        await store.save(pass("a", expiresIn: 60))
+        await store.save(pass("b", expiresIn: nil))
+        #expect(await store.pass(vendor: "v", room: RoomKey(scope: "s", room: "a")) != nil)
+        clock.advance(by: .seconds(61))
+        #expect(await store.pass(vendor: "v", room: RoomKey(scope: "s", room: "a")) == nil)
+        #expect(await store.all().map(\.room.room) == ["b"])
+    }
+
+    @Test func fileStoreRoundTripsWithMode0600() async throws {
+        let path = temporaryPath()
+        let store = FilePassStore(path: path, clock: clock)
+        try await store.save(pass("a", expiresIn: 60))
+        try await store.save(pass("b", expiresIn: 120))
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let reopened = FilePassStore(path: path, clock: clock)
+        #expect(try await reopened.all().count == 2)
+        clock.advance(by: .seconds(90))
+        #expect(try await reopened.pass(vendor: "v", room: RoomKey(scope: "s", room: "a")) == nil)
+        #expect(try await reopened.pass(vendor: "v", room: RoomKey(scope: "s", room: "b"))?.credential == "token-b")
+        // no temporary files left behind
+        let folder = (path as NSString).deletingLastPathComponent
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["passes.json"])
+    }
+
+    @Test func aTruncatedFileIsReportedMovedAsideAndItsReadablePassesKept() async throws {
+        let path = temporaryPath()
+        let store = FilePassStore(path: path, clock: clock)
+        for room in ["a", "b", "c"] { try await store.save(pass(room, expiresIn: 600)) }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes = bytes.prefix(bytes.count - 40)   // cut into the last pass
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let reopened = FilePassStore(path: path, clock: clock)
+        let kept = try await reopened.all().map(\.room.room)
+        #expect(kept == ["a", "b"])
+        let problems = await reopened.problems
+        #expect(problems.count == 1)
+        #expect(problems.first?.contains("kept 2") == true)
+        let folder = (path as NSString).deletingLastPathComponent
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(names.contains { $0.hasPrefix("passes.json.corrupt-") })
+        // the rewritten store is sound again
+        let third = FilePassStore(path: path, clock: clock)
+        #expect(try await third.all().count == 2)
+        #expect(await third.problems.isEmpty)
+    }
+
+    @Test func garbageInTheFileNeverCrashes() async throws {
+        let path = temporaryPath()
+        for garbage in ["", "{", "null", "[1,2,3]", "\u{0}\u{1}binary", "{\"version\":1,\"passes\":[{\"vendor\":1}]}"] {
+            try Data(garbage.utf8).write(to: URL(fileURLWithPath: path))
+            let store = FilePassStore(path: path, clock: clock)
+            #expect(try await store.all().isEmpty)
+            try await store.save(pass("x", expiresIn: 5))
+            #expect(try await store.all().count == 1)
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+}

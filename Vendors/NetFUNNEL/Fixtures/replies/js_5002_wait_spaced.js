@@ -1,0 +1,1 @@
+NetFunnel.gRtype = 5002 ; NetFunnel.gControl.result = '5002 : 201 : key = ABCDEF0123 & nwait = 1532 & nnext = 410 & tps = 37.5 & ttl = 8 & ip = nf1.example.test & port = 443' ; NetFunnel.gControl._showResult();

@@ -1,0 +1,1 @@
+NetFunnel.gRtype=5004;NetFunnel.gControl.result='5004:200:key=&nwait=0&nnext=0&tps=0&ttl=0&ip=nf1.example.test&port=443&chk_enter_cnt=0';NetFunnel.gControl._showResult();

@@ -1,0 +1,1 @@
+NetFunnel.gRtype=5004;NetFunnel.gControl.result='5004:503:msg="Wrong Server ID"';NetFunnel.gControl._showResult();

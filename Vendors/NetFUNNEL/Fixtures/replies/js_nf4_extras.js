@@ -1,0 +1,1 @@
+NetFunnel.gRtype=4999;NetFunnel.gControl.result='5002:200:key=ABCD&nwait=0&nnext=0&tps=0.000000&ttl=0&ip=nf1.example.test&port=443&vwr_html=https%3A%2F%2Fvwr.example.test%2Fnetfunnel-statics%2Fassets%2Fvwr-page%2Fpage%2F1%2F1%2F1%2Findex.html&vwr_type=&live_message=&chk_enter_cnt=1&sticky=nf4';NetFunnel.gControl._showResult();

@@ -1,0 +1,201 @@
+import Foundation
+import Logging
+import WaitingRoom
+
+/// The traffic-server node that owns a key (`ip`/`port` of a reply).
+public struct NetFUNNELNode: Hashable, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+    public var description: String { "\(host):\(port)" }
+}
+
+extension RetryPolicy {
+    /// NetFUNNEL agents: every attempt owns a slot of `networkTimeout`; `retryCount` retries
+    /// (total attempts = retryCount + 1); the final error is reported at the end of the last slot.
+    /// - Throws: `.invalidConfiguration` outside 100–10000 ms or 0–10 retries.
+    public static func netFunnel(networkTimeout: Duration, retryCount: Int) throws -> RetryPolicy {
+        let ms = Int(networkTimeout.milliseconds)
+        guard NetFUNNELConfiguration.networkTimeoutRange.contains(ms) else {
+            throw WaitingRoomError.outOfRange(
+                field: "netfunnel.networkTimeout", value: ms, range: NetFUNNELConfiguration.networkTimeoutRange,
+                unit: "ms", vendor: "netfunnel")
+        }
+        guard NetFUNNELConfiguration.retryCountRange.contains(retryCount) else {
+            throw WaitingRoomError.outOfRange(
+                field: "netfunnel.retryCount", value: retryCount, range: NetFUNNELConfiguration.retryCountRange,
+                vendor: "netfunnel")
+        }
+        return .fixedSlots(attemptTimeout: networkTimeout, retries: retryCount)
+    }
+}
+
+/// Sends `/ts.wseq` requests with the agent's retry rule and node affinity; maps failures to
+/// the agent's codes (1001 offline, 1002 timeout / HTTP error / HTML page, 500 malformed reply).
+struct NetFUNNELClient: Sendable {
+    static let vendor = "netfunnel"
+
+    let configuration: NetFUNNELConfiguration
+    let serverURL: URL
+    let environment: ProviderEnvironment
+    let policy: RetryPolicy
+    let logger: Logger
+
+    init(configuration: NetFUNNELConfiguration, serverURL: URL, environment: ProviderEnvironment) throws {
+        self.configuration = configuration
+        self.serverURL = serverURL
+        self.environment = environment
+        self.policy = try RetryPolicy.netFunnel(
+            networkTimeout: configuration.networkTimeoutDuration, retryCount: configuration.retryCount)
+        var logger = environment.logger(for: Self.vendor)
+        if configuration.printLog { logger.logLevel = .debug }
+        self.logger = logger
+    }
+
+    var configuredHost: String { serverURL.host?.lowercased() ?? "" }
+
+    /// Node affinity: follow `ip`/`port` only to the configured host or to hosts under the
+    /// configured domain (the configured host without its first label, when it has 3+ labels).
+    func allowedNode(from reply: NetFUNNELReply) -> NetFUNNELNode? {
+        guard let ip = reply.ip?.lowercased(), let port = reply.port else { return nil }
+        guard isAllowedHost(ip) else {
+            logger.debug("ignoring node outside the configured domain", metadata: ["ip": "\(ip)"])
+            return nil
+        }
+        return NetFUNNELNode(host: ip, port: port)
+    }
+
+    func isAllowedHost(_ host: String) -> Bool {
+        let configured = configuredHost
+        if host == configured { return true }
+        let labels = configured.split(separator: ".")
+        let isIPv4 = labels.count == 4 && labels.allSatisfy { UInt8($0) != nil }
+        guard labels.count >= 3, !isIPv4, !configured.contains(":") else { return false }
+        let domain = labels.dropFirst().joined(separator: ".")
+        let allowedCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789-.")
+        guard host.unicodeScalars.allSatisfy(allowedCharacters.contains) else { return false }
+        return host.hasSuffix("." + domain)
+    }
+
+    /// The base URL for `node` (same scheme as configured).
+    func baseURL(for node: NetFUNNELNode?) -> URL {
+        guard let node, var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false) else {
+            return serverURL
+        }
+        components.host = node.host
+        let defaultPort = components.scheme?.lowercased() == "https" ? 443 : 80
+        components.port = node.port == defaultPort ? nil : node.port
+        return components.url ?? serverURL
+    }
+
+    /// Sends one request; retries per ``policy`` (the last attempt goes to the configured host).
+    /// - Throws: `CancellationError`, or a `WaitingRoomError` carrying the agent's code.
+    func send(
+        _ opcode: NetFUNNELOpcode, key: String?, ttl: Int = 0, entry: Entry, node: NetFUNNELNode?, retries: Bool = true
+    ) async throws -> NetFUNNELReply {
+        let policy = retries ? self.policy : RetryPolicy.fixedSlots(attemptTimeout: configuration.networkTimeoutDuration, retries: 0)
+        let last = policy.maxAttempts - 1
+        let userData = entry.userId ?? configuration.userId
+        let clock = environment.clock
+        let transport = environment.transport
+        let logger = self.logger
+        let environment = self.environment
+        let client = self
+        do {
+            return try await policy.run(clock: clock, vendor: Self.vendor, onRetry: { attempt, error in
+                logger.debug("retrying", metadata: ["opcode": "\(opcode.rawValue)", "attempt": "\(attempt)", "error": "\(error.message)"])
+            }) { attempt, timeout in
+                let target = attempt == last && last > 0 ? nil : node
+                let request = NetFUNNELRequest(
+                    opcode: opcode, key: key, ttl: ttl, projectKey: entry.room.scope, segmentKey: entry.room.room,
+                    userData: userData, timestampMillis: Int64((clock.now().timeIntervalSince1970 * 1000).rounded()))
+                guard let url = request.url(base: client.baseURL(for: target)) else {
+                    throw WaitingRoomError(.invalidConfiguration, vendor: Self.vendor, vendorCode: 500,
+                                           message: "cannot build a request URL from \(client.serverURL)", field: "netfunnel.serverUrl")
+                }
+                logger.debug("request", metadata: [
+                    "opcode": "\(opcode.rawValue)", "node": "\(target?.description ?? "configured")",
+                    "key": "\(key.map { environment.redact($0) } ?? "-")",
+                ])
+                let response = try await transport.send(WaitingRoom.HTTPRequest(method: "GET", url: url.absoluteString, timeout: timeout))
+                guard response.status == 200 else {
+                    throw WaitingRoomError(
+                        .unavailable, vendor: Self.vendor, vendorCode: NetFUNNELStatusCode.networkTimeout.rawValue,
+                        message: "HTTP \(response.status) from the NetFUNNEL server (expected 200 with a result token)")
+                }
+                do {
+                    let reply = try NetFUNNELReply.parse(response.body)
+                    logger.debug("reply", metadata: ["opcode": "\(opcode.rawValue)", "code": "\(reply.code)"])
+                    return reply
+                } catch let error as NetFUNNELReplyError {
+                    if case .htmlPage = error {
+                        throw WaitingRoomError(
+                            .unavailable, vendor: Self.vendor, vendorCode: NetFUNNELStatusCode.networkTimeout.rawValue,
+                            message: error.description)
+                    }
+                    throw WaitingRoomError(
+                        .invalidResponse, vendor: Self.vendor, vendorCode: NetFUNNELStatusCode.noService.rawValue,
+                        message: error.description)
+                }
+            }
+        } catch let error as WaitingRoomError {
+            throw Self.agentError(error)
+        }
+    }
+
+    /// Puts the agent's code on a transport or parse failure.
+    static func agentError(_ error: WaitingRoomError) -> WaitingRoomError {
+        var mapped = error
+        mapped.vendor = vendor
+        switch error.kind {
+        case .networkOffline:
+            mapped.vendorCode = NetFUNNELStatusCode.networkNotConnected.rawValue
+            mapped.message = "Network Not Connected: \(error.message)"
+        case .networkTimeout:
+            mapped.vendorCode = NetFUNNELStatusCode.networkTimeout.rawValue
+            mapped.message = "Network Timeout: \(error.message)"
+        case .unavailable:
+            mapped.vendorCode = error.vendorCode ?? NetFUNNELStatusCode.networkTimeout.rawValue
+            if !error.message.hasPrefix("Network Timeout") { mapped.message = "Network Timeout: \(error.message)" }
+        case .invalidResponse where error.vendorCode == nil:
+            // the transport could not read an HTTP answer: the connection broke mid-response
+            mapped.vendorCode = NetFUNNELStatusCode.networkNotConnected.rawValue
+            mapped.kind = .networkOffline
+            mapped.message = "Network Not Connected: connection closed before a complete answer (\(error.message))"
+        case .invalidResponse:
+            mapped.vendorCode = NetFUNNELStatusCode.noService.rawValue
+        default:
+            mapped.vendorCode = error.vendorCode ?? NetFUNNELStatusCode.noService.rawValue
+        }
+        return mapped
+    }
+
+    /// True for failures reported through `nfNetworkError` (1001/1002).
+    static func isNetworkFailure(_ error: WaitingRoomError) -> Bool {
+        guard let code = error.vendorCode else { return false }
+        return NetFUNNELStatusCode.disposition(of: code) == .networkError
+    }
+
+    /// Returns `key` with one 5004 attempt (502 = already returned counts as success).
+    func returnKey(_ key: String, node: NetFUNNELNode?, entry: Entry, retries: Bool) async -> VendorStatus {
+        do {
+            let reply = try await send(.complete, key: key, entry: entry, node: node, retries: retries)
+            switch reply.code {
+            case 200:
+                return VendorStatus(vendor: Self.vendor, code: 200, message: "Success")
+            case 502:
+                return VendorStatus(vendor: Self.vendor, code: 200, message: "Success (key was already returned: 502)")
+            default:
+                let text = reply.message ?? NetFUNNELStatusCode.message(for: reply.code)
+                return VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: server answered \(reply.code) \(text)")
+            }
+        } catch let error as WaitingRoomError {
+            return VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: \(error.message)")
+        } catch {
+            return VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: cancelled")
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import WaitingRoom
+
+/// NetFUNNEL agent options, with the agent's own names, defaults and ranges (iOS/Android
+/// agent 4.6.1 option reference). JSON keys are the option names.
+///
+/// | option | default | range |
+/// |---|---|---|
+/// | `clientId` | none ⇒ bypass mode (passes without any request) | letters, digits, `-` |
+/// | `serverUrl` | `https://{clientId}.netfunnel.stclab.com` | https, or http on loopback |
+/// | `errorUrl` | none | https, or http on loopback |
+/// | `networkTimeout` | 3000 ms | 100–10000 |
+/// | `retryCount` | 0 | 0–10 |
+/// | `printLog` | false | |
+/// | `useNetfunnelTemplate` | true | |
+/// | `errorBypass` | false | |
+/// | `userId` | none (sent as `user_data`) | |
+/// | `useNetworkRecoveryMode` | false | |
+public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
+    public static let vendorID = "netfunnel"
+
+    /// Tenant id (`<name>-<4 digits>`); nil or empty ⇒ bypass mode.
+    public var clientId: String?
+    /// Traffic server base URL; derived from `clientId` when nil.
+    public var serverUrl: String?
+    /// Error page URL (reported with errors; never fetched).
+    public var errorUrl: String?
+    /// Per-attempt timeout in milliseconds (100–10000).
+    public var networkTimeout: Int
+    /// Retries after the first attempt (0–10).
+    public var retryCount: Int
+    /// Log requests and decisions at debug level.
+    public var printLog: Bool
+    /// true: a `queueOpened` event with the template page (`vwr_html`); false: `nfContinue`-style progress.
+    public var useNetfunnelTemplate: Bool
+    /// Report errors as passes (status 300) with the original error attached.
+    public var errorBypass: Bool
+    /// Sent as `user_data` (white/black list matching).
+    public var userId: String?
+    /// Keep waiting through network failures during 5002; re-issue 5101 once if the key is gone.
+    public var useNetworkRecoveryMode: Bool
+
+    /// Valid ranges.
+    public static let networkTimeoutRange = 100...10_000
+    public static let retryCountRange = 0...10
+
+    /// Creates a configuration; ``validate()`` checks it (``makeProvider(environment:)`` does).
+    public init(
+        clientId: String? = nil, serverUrl: String? = nil, errorUrl: String? = nil, networkTimeout: Int = 3000,
+        retryCount: Int = 0, printLog: Bool = false, useNetfunnelTemplate: Bool = true, errorBypass: Bool = false,
+        userId: String? = nil, useNetworkRecoveryMode: Bool = false
+    ) {
+        self.clientId = clientId
+        self.serverUrl = serverUrl
+        self.errorUrl = errorUrl
+        self.networkTimeout = networkTimeout
+        self.retryCount = retryCount
+        self.printLog = printLog
+        self.useNetfunnelTemplate = useNetfunnelTemplate
+        self.errorBypass = errorBypass
+        self.userId = userId
+        self.useNetworkRecoveryMode = useNetworkRecoveryMode
+    }
+
+    /// Every JSON key.
+    public static let optionNames: Set<String> = [
+        "clientId", "serverUrl", "errorUrl", "networkTimeout", "retryCount", "printLog", "useNetfunnelTemplate",
+        "errorBypass", "userId", "useNetworkRecoveryMode",
+    ]
+
+    public init(json: JSONValue) throws {
+        let reader = try ConfigurationReader(json, path: "netfunnel", vendor: Self.vendorID)
+        try reader.rejectUnknownKeys(Self.optionNames)
+        self.init(
+            clientId: try reader.string("clientId"),
+            serverUrl: try reader.string("serverUrl"),
+            errorUrl: try reader.string("errorUrl"),
+            networkTimeout: try reader.int("networkTimeout", range: Self.networkTimeoutRange, unit: "ms") ?? 3000,
+            retryCount: try reader.int("retryCount", range: Self.retryCountRange) ?? 0,
+            printLog: try reader.bool("printLog") ?? false,
+            useNetfunnelTemplate: try reader.bool("useNetfunnelTemplate") ?? true,
+            errorBypass: try reader.bool("errorBypass") ?? false,
+            userId: try reader.string("userId"),
+            useNetworkRecoveryMode: try reader.bool("useNetworkRecoveryMode") ?? false)
+        try validate()
+    }
+
+    /// True when no `clientId` and no `serverUrl` are set: every entry passes without a request.
+    public var isBypassMode: Bool {
+        (clientId ?? "").isEmpty && (serverUrl ?? "").isEmpty
+    }
+
+    /// The traffic server: `serverUrl`, or `https://{clientId}.netfunnel.stclab.com`; nil in bypass mode.
+    public func resolvedServerURL() throws -> URL? {
+        if let serverUrl, !serverUrl.isEmpty { return try Self.checkedURL(serverUrl, field: "serverUrl") }
+        guard let clientId, !clientId.isEmpty else { return nil }
+        return URL(string: "https://\(clientId).netfunnel.stclab.com")
+    }
+
+    /// The waiting-room page derived from `clientId` (used when a reply names none).
+    public var derivedWaitingRoomPageURL: String? {
+        guard let clientId, !clientId.isEmpty else { return nil }
+        return "https://agent-lib.stclab.com/vwr-page/\(clientId).netfunnel/index.html"
+    }
+
+    /// The per-request deadline.
+    public var networkTimeoutDuration: Duration { .milliseconds(networkTimeout) }
+
+    /// Checks every option; errors name the field and the allowed range.
+    public func validate() throws {
+        if !Self.networkTimeoutRange.contains(networkTimeout) {
+            throw WaitingRoomError.outOfRange(
+                field: "netfunnel.networkTimeout", value: networkTimeout, range: Self.networkTimeoutRange, unit: "ms",
+                vendor: Self.vendorID)
+        }
+        if !Self.retryCountRange.contains(retryCount) {
+            throw WaitingRoomError.outOfRange(
+                field: "netfunnel.retryCount", value: retryCount, range: Self.retryCountRange, vendor: Self.vendorID)
+        }
+        if let clientId, !clientId.isEmpty {
+            let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
+            guard clientId.unicodeScalars.allSatisfy(allowed.contains), clientId.count <= 63 else {
+                throw WaitingRoomError.invalidConfiguration(
+                    field: "netfunnel.clientId",
+                    "\"\(clientId)\" is not a client id (letters, digits and '-', like \"stclab-0000\", at most 63 characters)",
+                    vendor: Self.vendorID)
+            }
+        }
+        _ = try resolvedServerURL()
+        if let errorUrl, !errorUrl.isEmpty { _ = try Self.checkedURL(errorUrl, field: "errorUrl") }
+    }
+
+    /// An absolute https URL, or http on a loopback host.
+    static func checkedURL(_ text: String, field: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
+            throw WaitingRoomError.invalidConfiguration(
+                field: "netfunnel.\(field)", "\"\(text)\" is not an absolute URL (expected https://host[:port])",
+                vendor: vendorID)
+        }
+        switch scheme {
+        case "https":
+            return url
+        case "http" where isLoopback(host):
+            return url
+        case "http":
+            throw WaitingRoomError.invalidConfiguration(
+                field: "netfunnel.\(field)",
+                "plain http is refused for \(host); use https (http is allowed only for loopback hosts such as 127.0.0.1)",
+                vendor: vendorID)
+        default:
+            throw WaitingRoomError.invalidConfiguration(
+                field: "netfunnel.\(field)", "scheme \"\(scheme)\" is not supported; use https", vendor: vendorID)
+        }
+    }
+
+    /// 127.0.0.0/8, ::1 and localhost.
+    static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if h == "localhost" || h == "::1" || h.hasSuffix(".localhost") { return true }
+        let parts = h.split(separator: ".")
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    public func makeProvider(environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
+        try NetFUNNELProvider(configuration: self, environment: environment)
+    }
+}

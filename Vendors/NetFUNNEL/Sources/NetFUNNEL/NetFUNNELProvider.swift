@@ -1,0 +1,145 @@
+import Foundation
+import Logging
+import WaitingRoom
+
+/// The NetFUNNEL backend of ``WaitingRoomProvider``.
+///
+/// - ``tryPass(_:)``: one 5101; a queued key (201) is returned with 5004 before it answers `.queue`.
+/// - ``enqueue(_:)``: a ``WaitingSession`` that runs the agent's flow (basic or section, per
+///   `entry.control`); `complete()` returns the key (5004).
+/// - ``release(_:)``: returns the key of a pass from ``tryPass(_:)``.
+public struct NetFUNNELProvider: WaitingRoomProvider {
+    public let vendorID = NetFUNNELConfiguration.vendorID
+    /// The validated configuration.
+    public let configuration: NetFUNNELConfiguration
+    let environment: ProviderEnvironment
+    let client: NetFUNNELClient?
+    let sessions = SessionDeduplicator()
+
+    /// - Throws: `.invalidConfiguration` naming the field.
+    public init(configuration: NetFUNNELConfiguration, environment: ProviderEnvironment = ProviderEnvironment()) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.environment = environment
+        if let url = try configuration.resolvedServerURL() {
+            client = try NetFUNNELClient(configuration: configuration, serverURL: url, environment: environment)
+        } else {
+            client = nil
+        }
+    }
+
+    func checkRoom(_ entry: Entry) throws {
+        guard !entry.room.scope.isEmpty, !entry.room.room.isEmpty else {
+            throw WaitingRoomError(
+                .invalidUse, vendor: vendorID, vendorCode: NetFUNNELStatusCode.noService.rawValue,
+                message: "NetFUNNEL needs a projectKey (room scope) and a segmentKey (room); got \"\(entry.room)\"")
+        }
+    }
+
+    public func enqueue(_ entry: Entry) throws -> WaitingSession {
+        try checkRoom(entry)
+        let bypassClient: NetFUNNELClient
+        if let client {
+            bypassClient = client
+        } else {
+            // bypass mode: the engine never sends; any URL will do
+            bypassClient = try NetFUNNELClient(
+                configuration: configuration, serverURL: URL(fileURLWithPath: "/"), environment: environment)
+        }
+        let environment = self.environment
+        return try sessions.session(for: entry, policy: environment.duplicatePolicy) {
+            WaitingSession(entry: entry, engine: NetFUNNELSessionEngine(client: bypassClient), environment: environment)
+        }
+    }
+
+    public func tryPass(_ entry: Entry) async throws -> TryPassResult {
+        try checkRoom(entry)
+        guard let client else {
+            return TryPassResult(
+                disposition: .passed, status: VendorStatus(vendor: vendorID, code: 300, message: "Bypass (no clientId: bypass mode)"),
+                pass: Self.keylessPass(entry, reason: "bypassMode", clock: environment.clock))
+        }
+        let reply: NetFUNNELReply
+        do {
+            reply = try await client.send(.issueAndEnter, key: nil, entry: entry, node: nil)
+        } catch let error as WaitingRoomError {
+            guard configuration.errorBypass else { throw error }
+            var pass = Self.keylessPass(entry, reason: "errorBypass", clock: environment.clock)
+            pass.bypassedError = error
+            return TryPassResult(
+                disposition: .passed,
+                status: VendorStatus(vendor: vendorID, code: 300, message: "Bypass (errorBypass): \(error.message)"), pass: pass)
+        }
+        let node = client.allowedNode(from: reply)
+        let key = reply.key ?? ""
+        let status = VendorStatus(vendor: vendorID, code: reply.code, message: reply.message ?? NetFUNNELStatusCode.message(for: reply.code))
+        switch NetFUNNELStatusCode.disposition(of: reply.code) {
+        case .pass:
+            return TryPassResult(
+                disposition: .passed, status: status,
+                pass: Self.pass(for: entry, code: reply.code, key: key, node: node, clock: environment.clock))
+        case .wait:
+            // not handed out: give the key back before answering
+            if !key.isEmpty { _ = await client.returnKey(key, node: node, entry: entry, retries: false) }
+            return TryPassResult(
+                disposition: .queue, status: status,
+                queuePage: reply.vwrPageURL.map { QueuePage(queueURL: $0.absoluteString) },
+                progress: QueueProgress(ahead: reply.nwait, behind: reply.nnext))
+        case .block:
+            return TryPassResult(disposition: .blocked, status: status)
+        default:
+            let error = WaitingRoomError(
+                .server, vendor: vendorID, vendorCode: reply.code,
+                message: "NetFUNNEL server answered \(reply.code) (\(status.message)) to 5101")
+            guard configuration.errorBypass else { throw error }
+            var pass = Self.keylessPass(entry, reason: "errorBypass", clock: environment.clock)
+            pass.bypassedError = error
+            return TryPassResult(
+                disposition: .passed,
+                status: VendorStatus(vendor: vendorID, code: 300, message: "Bypass (errorBypass): \(error.message)"), pass: pass)
+        }
+    }
+
+    public func release(_ pass: Pass) async throws -> VendorStatus {
+        guard pass.requiresCompletion, !pass.credential.isEmpty, let client else {
+            return VendorStatus(vendor: vendorID, code: 200, message: "Success (no key to return)")
+        }
+        let entry = Entry(room: pass.room, control: ControlMode(rawValue: pass.details["control"] ?? "") ?? .basic)
+        let node = Self.node(of: pass).flatMap { client.isAllowedHost($0.host) ? $0 : nil }
+        return await client.returnKey(pass.credential, node: node, entry: entry, retries: true)
+    }
+
+    // MARK: passes
+
+    /// A pass for a 200/300/303 reply; it requires completion when it holds a key from a 200.
+    static func pass(for entry: Entry, code: Int, key: String, node: NetFUNNELNode?, clock: any WaitingRoomClock) -> Pass {
+        var details = ["control": entry.control.rawValue, "projectKey": entry.room.scope, "segmentKey": entry.room.room]
+        if let node {
+            details["ip"] = node.host
+            details["port"] = String(node.port)
+        }
+        let reason: String
+        switch NetFUNNELStatusCode(rawValue: code) {
+        case .bypass?: reason = "bypass"
+        case .express?: reason = "express"
+        default: reason = "success"
+        }
+        return Pass(
+            vendor: NetFUNNELConfiguration.vendorID, room: entry.room, credential: key, kind: .key, issuedAt: clock.now(),
+            requiresCompletion: code == NetFUNNELStatusCode.success.rawValue && !key.isEmpty, redirectType: reason,
+            details: details)
+    }
+
+    /// A pass without a key (bypass mode, errorBypass).
+    static func keylessPass(_ entry: Entry, reason: String, clock: any WaitingRoomClock) -> Pass {
+        Pass(
+            vendor: NetFUNNELConfiguration.vendorID, room: entry.room, credential: "", kind: .key, issuedAt: clock.now(),
+            requiresCompletion: false, redirectType: reason,
+            details: ["control": entry.control.rawValue, "projectKey": entry.room.scope, "segmentKey": entry.room.room])
+    }
+
+    static func node(of pass: Pass) -> NetFUNNELNode? {
+        guard let host = pass.details["ip"], let port = pass.details["port"].flatMap(Int.init) else { return nil }
+        return NetFUNNELNode(host: host, port: port)
+    }
+}

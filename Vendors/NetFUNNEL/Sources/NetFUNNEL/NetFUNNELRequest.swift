@@ -1,0 +1,116 @@
+import Foundation
+
+/// One `GET /ts.wseq` request in the JavaScript dialect of `netfunnel.js`, as a value.
+///
+/// Parameters and their order follow the reference (§2.2): 5101 `opcode, nfid, prefix, [ttl], sid,
+/// aid, js, [user_data], ts`; 5002 `opcode, key, nfid, prefix, [ttl], sid, aid, [user_data], js, ts`;
+/// 5003 `opcode, key, nfid, prefix, sid, aid, [user_data], js, ts`; 5004 `opcode, key, nfid,
+/// prefix, [user_data], js, ts` (no `sid`/`aid`). The cache-buster is a bare query item whose
+/// name is the epoch in milliseconds. Values are percent-encoded (the server accepts both forms).
+public struct NetFUNNELRequest: Sendable, Equatable {
+    /// The request type.
+    public var opcode: NetFUNNELOpcode
+    /// The key from the latest reply (5002/5003/5004); ignored for 5101/5001.
+    public var key: String?
+    /// The (clamped) seconds the client slept before this request; sent when > 0 (5101/5002 only).
+    public var ttl: Int
+    /// NF4 projectKey, sent as `sid`.
+    public var projectKey: String
+    /// NF4 segmentKey, sent as `aid`.
+    public var segmentKey: String
+    /// Sent as `user_data` when non-empty (NF4 `userId`).
+    public var userData: String?
+    /// The cache-buster, epoch milliseconds.
+    public var timestampMillis: Int64
+
+    public init(
+        opcode: NetFUNNELOpcode, key: String? = nil, ttl: Int = 0, projectKey: String, segmentKey: String,
+        userData: String? = nil, timestampMillis: Int64
+    ) {
+        self.opcode = opcode
+        self.key = key
+        self.ttl = ttl
+        self.projectKey = projectKey
+        self.segmentKey = segmentKey
+        self.userData = userData
+        self.timestampMillis = timestampMillis
+    }
+
+    /// The `prefix` the JS library sends: `NetFunnel.gRtype=<opcode>;`.
+    public var prefix: String { "NetFunnel.gRtype=\(opcode.rawValue);" }
+
+    /// The query items in wire order; a `nil` value is a bare name (the cache-buster).
+    public var queryItems: [(name: String, value: String?)] {
+        var items: [(String, String?)] = [("opcode", String(opcode.rawValue))]
+        let sendsKey = opcode != .issueAndEnter && opcode != .getTicketID
+        if sendsKey { items.append(("key", key ?? "")) }
+        items.append(("nfid", "0"))
+        items.append(("prefix", prefix))
+        let sendsTTL = opcode == .issueAndEnter || opcode == .checkEnter
+        if sendsTTL && ttl > 0 { items.append(("ttl", String(ttl))) }
+        let user = userData.flatMap { $0.isEmpty ? nil : $0 }
+        switch opcode {
+        case .issueAndEnter, .getTicketID:
+            items.append(("sid", projectKey))
+            items.append(("aid", segmentKey))
+            items.append(("js", "yes"))
+            if let user { items.append(("user_data", user)) }
+        case .checkEnter, .aliveNotice:
+            items.append(("sid", projectKey))
+            items.append(("aid", segmentKey))
+            if let user { items.append(("user_data", user)) }
+            items.append(("js", "yes"))
+        case .complete, .initialize, .stop:
+            if let user { items.append(("user_data", user)) }
+            items.append(("js", "yes"))
+        }
+        items.append((String(timestampMillis), nil))
+        return items.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The percent-encoded query string (without `?`).
+    public var query: String {
+        queryItems.map { item in
+            let name = Self.encode(item.name)
+            guard let value = item.value else { return name }
+            return name + "=" + Self.encode(value)
+        }.joined(separator: "&")
+    }
+
+    /// The full URL: `base` with its path replaced by `/ts.wseq` unless it already ends in `ts.wseq`.
+    public func url(base: URL) -> URL? {
+        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else { return nil }
+        var path = components.path
+        if !path.hasSuffix("ts.wseq") {
+            if !path.hasSuffix("/") { path += "/" }
+            path += "ts.wseq"
+        }
+        components.path = path
+        components.percentEncodedQuery = query
+        components.fragment = nil
+        return components.url
+    }
+
+    private static let unreserved: Set<UInt8> = Set(
+        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8))
+
+    /// RFC 3986 percent-encoding of everything outside the unreserved set.
+    static func encode(_ string: String) -> String {
+        var out = ""
+        out.reserveCapacity(string.utf8.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(string.utf8.count * 3)
+        for byte in string.utf8 {
+            if unreserved.contains(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        out = String(decoding: bytes, as: UTF8.self)
+        return out
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import Logging
+import Synchronization
+import WaitingRoom
+
+/// One NetFUNNEL wait: 5101, then 5002 every `ttl` (clamped 1–30 s, 0 ⇒ 1) until an outcome;
+/// for section control, 5003 alive notices on the server's cycle after entry until
+/// ``complete(_:context:)`` sends 5004.
+final class NetFUNNELSessionEngine: WaitingSessionEngine {
+    let vendorID = NetFUNNELConfiguration.vendorID
+    let client: NetFUNNELClient
+    private let held = Mutex<Held>(Held())
+
+    struct Held {
+        var key: String?
+        var node: NetFUNNELNode?
+        var alive: Task<Void, Never>?
+    }
+
+    init(client: NetFUNNELClient) { self.client = client }
+
+    var configuration: NetFUNNELConfiguration { client.configuration }
+
+    var cancelledStatus: VendorStatus {
+        VendorStatus(vendor: vendorID, code: NetFUNNELStatusCode.waitingRoomClosed.rawValue,
+                     message: NetFUNNELStatusCode.waitingRoomClosed.message)
+    }
+
+    func status(_ code: Int, _ message: String? = nil) -> VendorStatus {
+        VendorStatus(vendor: vendorID, code: code, message: message ?? NetFUNNELStatusCode.message(for: code))
+    }
+
+    func wait(for entry: Entry, context: SessionContext) async -> Outcome {
+        if configuration.isBypassMode {
+            return .passed(
+                NetFUNNELProvider.keylessPass(entry, reason: "bypassMode", clock: client.environment.clock),
+                status(NetFUNNELStatusCode.bypass.rawValue, "Bypass (no clientId: bypass mode)"))
+        }
+        var tracker = NetFUNNELProgressTracker()
+        var key: String?
+        var node: NetFUNNELNode?
+        var sleptTTL = 0
+        var waitingStarted = false
+        var reissued = false
+        var pageOpened = false
+        while true {
+            let opcode: NetFUNNELOpcode = key == nil ? .issueAndEnter : .checkEnter
+            let reply: NetFUNNELReply
+            do {
+                // The request runs to completion even when the wait is cancelled meanwhile, so a
+                // key the server hands out in its reply is known and can be returned.
+                let client = self.client
+                let (sendKey, sendTTL, sendNode) = (key, sleptTTL, node)
+                let inFlight = Task { try await client.send(opcode, key: sendKey, ttl: sendTTL, entry: entry, node: sendNode) }
+                reply = try await inFlight.value
+                if Task.isCancelled {
+                    let newest = reply.key.flatMap { $0.isEmpty ? nil : $0 } ?? key
+                    let keyHeld = NetFUNNELStatusCode.disposition(of: reply.code) == .wait
+                        || reply.code == NetFUNNELStatusCode.success.rawValue
+                    return await closeOnCancel(key: keyHeld ? newest : nil, node: client.allowedNode(from: reply) ?? node, entry: entry)
+                }
+            } catch let error as WaitingRoomError {
+                if Task.isCancelled { return await closeOnCancel(key: key, node: node, entry: entry) }
+                if configuration.useNetworkRecoveryMode, waitingStarted, opcode == .checkEnter,
+                   NetFUNNELClient.isNetworkFailure(error)
+                {
+                    client.logger.debug("recovery mode: network failure while waiting, keeping the key", metadata: ["error": "\(error.message)"])
+                    do {
+                        try await client.environment.clock.sleep(for: .seconds(max(1, sleptTTL)))
+                    } catch {
+                        return await closeOnCancel(key: key, node: node, entry: entry)
+                    }
+                    continue
+                }
+                return await fail(error, key: key, node: node, entry: entry)
+            } catch {
+                return await closeOnCancel(key: key, node: node, entry: entry)
+            }
+            if let newest = reply.key, !newest.isEmpty { key = newest }
+            if let next = client.allowedNode(from: reply) { node = next }
+            let code = reply.code
+            let replyStatus = status(code, reply.message)
+            switch NetFUNNELStatusCode.disposition(of: code) {
+            case .pass:
+                let pass = NetFUNNELProvider.pass(
+                    for: entry, code: code, key: key ?? "", node: node, clock: client.environment.clock)
+                held.withLock {
+                    $0.key = pass.requiresCompletion ? key : nil
+                    $0.node = node
+                }
+                if entry.control == .section, pass.requiresCompletion {
+                    startAliveNotices(entry: entry, firstTTL: reply.clampedTTL)
+                }
+                return .passed(pass, status(code, reply.message ?? NetFUNNELStatusCode.message(for: code)))
+            case .wait:
+                waitingStarted = true
+                let info = tracker.update(nwait: reply.nwait, nnext: reply.nnext, tps: reply.tps)
+                if configuration.useNetfunnelTemplate, !pageOpened {
+                    pageOpened = true
+                    let page = reply.vwrPageURL?.absoluteString ?? configuration.derivedWaitingRoomPageURL ?? ""
+                    context.emit(.queueOpened(QueuePage(queueURL: page), replyStatus))
+                }
+                context.emit(.progress(
+                    QueueProgress(
+                        ahead: info.aheadWait, behind: info.behindWait, eta: .seconds(info.etaSeconds),
+                        etaText: info.waitTime, percent: Double(info.progressRate)),
+                    replyStatus))
+                sleptTTL = reply.clampedTTL
+                do {
+                    try await client.environment.clock.sleep(for: .seconds(sleptTTL))
+                } catch {
+                    return await closeOnCancel(key: key, node: node, entry: entry)
+                }
+            case .block:
+                return .blocked(replyStatus)
+            case .serverError, .close, .networkError:
+                let keyGone = code == NetFUNNELStatusCode.noKey.rawValue || code == NetFUNNELStatusCode.invalidKey.rawValue
+                if configuration.useNetworkRecoveryMode, waitingStarted, keyGone, !reissued {
+                    reissued = true
+                    key = nil
+                    node = nil
+                    sleptTTL = 0
+                    tracker.reset()
+                    client.logger.debug("recovery mode: the server no longer knows the key, re-issuing 5101")
+                    context.emit(.sessionRestarted(replyStatus))
+                    continue
+                }
+                let error = WaitingRoomError(
+                    .server, vendor: vendorID, vendorCode: code,
+                    message: "NetFUNNEL server answered \(code) (\(reply.message ?? NetFUNNELStatusCode.message(for: code))) to \(opcode.rawValue)")
+                return await fail(error, key: keyGone ? nil : key, node: node, entry: entry)
+            }
+        }
+    }
+
+    /// Cancelled: return the key (in a task that is not cancelled) and report 499.
+    private func closeOnCancel(key: String?, node: NetFUNNELNode?, entry: Entry) async -> Outcome {
+        if let key, !key.isEmpty {
+            let client = self.client
+            _ = await Task { await client.returnKey(key, node: node, entry: entry, retries: false) }.value
+        }
+        return .closed(cancelledStatus)
+    }
+
+    /// A failure: give back any key (one attempt), then fail or, with `errorBypass`, pass (300).
+    private func fail(_ error: WaitingRoomError, key: String?, node: NetFUNNELNode?, entry: Entry) async -> Outcome {
+        if let key, !key.isEmpty {
+            let client = self.client
+            _ = await Task { await client.returnKey(key, node: node, entry: entry, retries: false) }.value
+        }
+        guard configuration.errorBypass else { return .failed(error) }
+        var pass = NetFUNNELProvider.keylessPass(entry, reason: "errorBypass", clock: client.environment.clock)
+        pass.bypassedError = error
+        return .passed(pass, status(NetFUNNELStatusCode.bypass.rawValue, "Bypass (errorBypass): \(error.vendorCode ?? 0) \(error.message)"))
+    }
+
+    /// 5003 every `ttl` of the last reply until cancelled by ``complete(_:context:)``.
+    private func startAliveNotices(entry: Entry, firstTTL: Int) {
+        let client = self.client
+        let engine = self
+        let task = Task {
+            var ttl = firstTTL
+            while !Task.isCancelled {
+                do { try await client.environment.clock.sleep(for: .seconds(ttl)) } catch { return }
+                let (key, node) = engine.held.withLock { ($0.key, $0.node) }
+                guard let key, !key.isEmpty else { return }
+                do {
+                    let reply = try await client.send(.aliveNotice, key: key, entry: entry, node: node)
+                    if let newest = reply.key, !newest.isEmpty { engine.held.withLock { $0.key = newest } }
+                    if let next = client.allowedNode(from: reply) { engine.held.withLock { $0.node = next } }
+                    switch NetFUNNELStatusCode.disposition(of: reply.code) {
+                    case .wait:
+                        ttl = reply.clampedTTL
+                    case .pass:
+                        return
+                    default:
+                        client.logger.warning("alive notice refused; the section slot is lost",
+                                              metadata: ["code": "\(reply.code)", "message": "\(reply.message ?? "")"])
+                        return
+                    }
+                } catch is CancellationError {
+                    return
+                } catch {
+                    client.logger.debug("alive notice failed; trying again next cycle", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        held.withLock { $0.alive = task }
+    }
+
+    func complete(_ pass: Pass, context: SessionContext) async -> VendorStatus {
+        let (alive, key, node) = held.withLock { held -> (Task<Void, Never>?, String?, NetFUNNELNode?) in
+            let result = (held.alive, held.key, held.node)
+            held.alive = nil
+            held.key = nil
+            return result
+        }
+        alive?.cancel()
+        await alive?.value
+        let credential = key ?? pass.credential
+        guard pass.requiresCompletion, !credential.isEmpty else {
+            return status(200, "Success (no key to return)")
+        }
+        let fallback = NetFUNNELProvider.node(of: pass).flatMap { client.isAllowedHost($0.host) ? $0 : nil }
+        return await client.returnKey(credential, node: node ?? fallback, entry: context.entry, retries: true)
+    }
+}

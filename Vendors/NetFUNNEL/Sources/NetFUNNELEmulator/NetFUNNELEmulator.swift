@@ -1,0 +1,389 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NetFUNNEL
+import ServiceLifecycle
+import Synchronization
+import WaitingRoom
+
+/// A local NetFUNNEL traffic server: `/ts.wseq` in both dialects, `nf-setting.json`, admin
+/// endpoints under `/_emulator/netfunnel/`, and fault injection per opcode.
+///
+/// Time for the state machine (segment timeout, alive expiry, retention, `tps`) comes from the
+/// injected clock, so tests can run it in virtual time; injected delays are real time.
+///
+/// Serve it inside a shared server with ``addRoutes(to:)``, or alone with ``start(host:port:)``.
+public final class NetFUNNELEmulator: Sendable {
+    /// The clock the state machine reads.
+    public let clock: any WaitingRoomClock
+    let state: Mutex<NetFUNNELServerState>
+    let faults: Mutex<[NetFUNNELFault]>
+    let logger: Logger
+
+    /// Creates an emulator with `configuration` (default ``NetFUNNELEmulatorConfiguration/demo``).
+    public init(
+        configuration: NetFUNNELEmulatorConfiguration = .demo, clock: any WaitingRoomClock = SystemClock(),
+        logger: Logger = Logger(label: "waitingroom.emulator.netfunnel")
+    ) {
+        self.clock = clock
+        self.state = Mutex(NetFUNNELServerState(configuration: configuration))
+        self.faults = Mutex([])
+        self.logger = logger
+    }
+
+    // MARK: Swift admin API
+
+    /// The counters, after sweeping expired tickets at the clock's current time.
+    public func counters() -> NetFUNNELEmulatorCounters {
+        let now = clock.now()
+        return state.withLock { state in
+            state.sweep(now: now)
+            return state.counters
+        }
+    }
+
+    /// The current configuration.
+    public var configuration: NetFUNNELEmulatorConfiguration { state.withLock { $0.configuration } }
+
+    /// Changes one segment live (created when missing).
+    public func updateSegment(
+        project: String, segment: String, _ change: (inout NetFUNNELEmulatorConfiguration.Segment) -> Void
+    ) {
+        state.withLock { state in
+            var settings = state.segment(project: project, segment: segment) ?? .init()
+            change(&settings)
+            state.setSegment(project: project, segment: segment, settings)
+        }
+    }
+
+    /// Replaces the whole configuration.
+    public func setConfiguration(_ configuration: NetFUNNELEmulatorConfiguration) {
+        state.withLock { $0.setConfiguration(configuration) }
+    }
+
+    /// Adds a fault.
+    public func inject(_ fault: NetFUNNELFault) { faults.withLock { $0.append(fault) } }
+
+    /// Removes every fault.
+    public func clearFaults() { faults.withLock { $0.removeAll() } }
+
+    /// Forgets tickets, counters and faults.
+    public func reset() {
+        state.withLock { $0.reset() }
+        clearFaults()
+    }
+
+    // MARK: answering
+
+    /// An answer before it becomes HTTP.
+    public struct Answer: Sendable, Equatable {
+        /// HTTP status.
+        public var status: Int
+        /// `Content-Type`.
+        public var contentType: String
+        /// Body text.
+        public var body: String
+        /// Close the connection instead of answering.
+        public var drop: Bool
+        /// Real-time delay before answering.
+        public var delay: Duration?
+    }
+
+    /// Answers one `/ts.wseq` query string (faults applied). Usable without HTTP.
+    public func answer(query: String, clientIP: String = "127.0.0.1", host: String = "127.0.0.1", port: Int = 80) -> Answer {
+        let request = NetFUNNELIncomingRequest(
+            parameters: Self.decodeQuery(query), clientIP: clientIP, host: host, port: port)
+        let fault = takeFault(opcode: request.opcode)
+        if fault != nil { state.withLock { $0.countFault(opcode: request.opcode) } }
+        var delay: Duration?
+        switch fault?.action {
+        case .dropConnection?:
+            return Answer(status: 200, contentType: "text/plain", body: "", drop: true, delay: nil)
+        case .httpStatus(let status)?:
+            let html = "<html><head><title>\(status) Error</title></head><body><h1>\(status)</h1>emulated server error</body></html>"
+            return Answer(status: status, contentType: "text/html; charset=utf-8", body: html, drop: false, delay: nil)
+        case .malformedBody?:
+            return Answer(
+                status: 200, contentType: "application/javascript; charset=utf-8",
+                body: "NetFunnel.gControl.result='50", drop: false, delay: nil)
+        case .forceCode(let code)?:
+            var reply = NetFUNNELReply(code: code, parameters: [
+                .init("key", request.parameters["key"] ?? ""), .init("nwait", "0"), .init("nnext", "0"),
+                .init("tps", "0.000000"), .init("ttl", "1"), .init("ip", host), .init("port", String(port)),
+                .init("msg", "\"forced by the emulator\""),
+            ])
+            if request.wantsJavaScript {
+                reply.envelope = .javascript(prefix: request.parameters["prefix"] ?? "")
+                let opcode = request.opcode ?? 0
+                reply.requestType = opcode == 5101 ? 5002 : opcode
+            }
+            return render(reply, javascript: request.wantsJavaScript, delay: nil)
+        case .delay(let duration)?:
+            delay = duration
+        case nil:
+            break
+        }
+        let now = clock.now()
+        let reply = state.withLock { $0.handle(request, now: now) }
+        return render(reply, javascript: request.wantsJavaScript, delay: delay)
+    }
+
+    private func render(_ reply: NetFUNNELReply, javascript: Bool, delay: Duration?) -> Answer {
+        Answer(
+            status: 200,
+            contentType: javascript ? "application/javascript; charset=utf-8" : "text/plain; charset=utf-8",
+            body: reply.rendered(), drop: false, delay: delay)
+    }
+
+    private func takeFault(opcode: Int?) -> NetFUNNELFault? {
+        faults.withLock { faults in
+            guard let index = faults.firstIndex(where: { $0.opcode == nil || $0.opcode == opcode }) else { return nil }
+            let fault = faults[index]
+            if let remaining = fault.remaining {
+                if remaining <= 1 { faults.remove(at: index) } else { faults[index].remaining = remaining - 1 }
+            }
+            return fault
+        }
+    }
+
+    /// Lenient query decoding: `&`-separated, first `=` splits, `+` kept, percent-decoding when valid.
+    public static func decodeQuery(_ query: String) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for piece in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let rawName = String(parts[0])
+            let rawValue = parts.count > 1 ? String(parts[1]) : ""
+            let name = rawName.removingPercentEncoding ?? rawName
+            let value = rawValue.removingPercentEncoding ?? rawValue
+            parameters[name.trimmingCharacters(in: .whitespaces)] = value.trimmingCharacters(in: .whitespaces)
+        }
+        return parameters
+    }
+
+    /// The proposed `nf-setting.json` (reference §10.3).
+    public func settingsDocument(baseURL: String) -> JSONValue {
+        let configuration = self.configuration
+        var projects: [JSONValue] = []
+        for projectKey in configuration.projects.keys.sorted() {
+            let project = configuration.projects[projectKey] ?? .init(segments: [:])
+            var segments: [JSONValue] = []
+            for segmentKey in project.segments.keys.sorted() {
+                guard let s = project.segments[segmentKey] else { continue }
+                segments.append(.object([
+                    "segmentKey": .string(segmentKey), "controlType": .string(s.control.rawValue),
+                    "active": .bool(s.active), "entryStatus": .string(s.entryStatus.rawValue),
+                    "limitedInflow": .number(Double(s.limit)), "timeoutSec": .number(s.timeoutSeconds),
+                    "aliveCycleSec": .number(Double(s.aliveCycleSeconds)), "aliveExpirySec": .number(s.aliveExpirySeconds),
+                    "ttlRange": .array([.number(Double(s.ttlMin)), .number(Double(s.ttlMax))]), "triggerRules": .array([]),
+                ]))
+            }
+            projects.append(.object(["projectKey": .string(projectKey), "segments": .array(segments)]))
+        }
+        return .object([
+            "clientId": .string(configuration.clientId), "serverUrl": .string(baseURL),
+            "vwrPageUrl": .string(baseURL + "/_emulator/netfunnel/waiting-room.html"),
+            "errorUrl": .string(baseURL + "/_emulator/netfunnel/error.html"),
+            "networkTimeout": .number(3000), "retryCount": .number(0), "maxTtl": .number(30),
+            "projects": .array(projects),
+        ])
+    }
+
+    // MARK: HTTP
+
+    struct DroppedConnection: Error {}
+
+    /// Adds `/ts.wseq`, `/nf-setting.json`, `/{clientId}.netfunnel/nf-setting.json` and the admin
+    /// routes under `/_emulator/netfunnel/` to `router`.
+    public func addRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/ts.wseq") { request, _ -> Response in
+            let (host, port) = Self.hostAndPort(request)
+            let clientIP = request.headers[.init("X-Forwarded-For")!]?.split(separator: ",").first
+                .map { $0.trimmingCharacters(in: .whitespaces) } ?? "127.0.0.1"
+            let answer = self.answer(query: request.uri.query ?? "", clientIP: clientIP, host: host, port: port)
+            if let delay = answer.delay { try await Task.sleep(for: delay) }
+            if answer.drop {
+                return Response(status: .ok, headers: [.contentLength: "4096"], body: ResponseBody(contentLength: 4096) { _ in
+                    throw DroppedConnection()
+                })
+            }
+            return Self.text(answer.body, status: answer.status, contentType: answer.contentType)
+        }
+        router.get("/nf-setting.json") { request, _ -> Response in
+            Self.json(self.settingsDocument(baseURL: Self.baseURL(request)))
+        }
+        router.get("/:tenant/nf-setting.json") { request, _ -> Response in
+            Self.json(self.settingsDocument(baseURL: Self.baseURL(request)))
+        }
+        router.get("/_emulator/netfunnel/counters") { _, _ -> Response in
+            let data = (try? JSONEncoder().encode(self.counters())) ?? Data("{}".utf8)
+            return Self.text(String(decoding: data, as: UTF8.self), status: 200, contentType: "application/json")
+        }
+        router.get("/_emulator/netfunnel/state") { _, _ -> Response in
+            let now = self.clock.now()
+            return Self.json(self.state.withLock { $0.snapshot(now: now) })
+        }
+        router.get("/_emulator/netfunnel/segments/:project/:segment") { _, context -> Response in
+            let project = context.parameters.get("project") ?? ""
+            let segment = context.parameters.get("segment") ?? ""
+            guard let settings = self.state.withLock({ $0.segment(project: project, segment: segment) }) else {
+                return Self.text("{\"error\":\"unknown segment \(project)/\(segment)\"}", status: 404, contentType: "application/json")
+            }
+            return Self.json(settings.json)
+        }
+        let changeSegment: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
+            let project = context.parameters.get("project") ?? ""
+            let segment = context.parameters.get("segment") ?? ""
+            do {
+                let body = try await Self.jsonBody(request)
+                let path = "segments.\(project).\(segment)"
+                let reader = try ConfigurationReader(body, path: path, vendor: "netfunnel")
+                let updated = try self.state.withLock { state -> NetFUNNELEmulatorConfiguration.Segment in
+                    let base = state.segment(project: project, segment: segment) ?? .init()
+                    let settings = try NetFUNNELEmulatorConfiguration.Segment(reader: reader, base: base)
+                    state.setSegment(project: project, segment: segment, settings)
+                    return settings
+                }
+                return Self.json(updated.json)
+            } catch {
+                return Self.errorResponse(error)
+            }
+        }
+        router.put("/_emulator/netfunnel/segments/:project/:segment", use: changeSegment)
+        router.post("/_emulator/netfunnel/segments/:project/:segment", use: changeSegment)
+        router.get("/_emulator/netfunnel/faults") { _, _ -> Response in
+            Self.json(.array(self.faults.withLock { $0.map(\.json) }))
+        }
+        router.post("/_emulator/netfunnel/faults") { request, _ -> Response in
+            do {
+                let fault = try NetFUNNELFault(json: try await Self.jsonBody(request))
+                self.inject(fault)
+                return Self.json(fault.json)
+            } catch {
+                return Self.errorResponse(error)
+            }
+        }
+        router.delete("/_emulator/netfunnel/faults") { _, _ -> Response in
+            self.clearFaults()
+            return Self.json(.array([]))
+        }
+        router.post("/_emulator/netfunnel/reset") { _, _ -> Response in
+            self.reset()
+            return Self.json(.object(["reset": .bool(true)]))
+        }
+        router.get("/_emulator/netfunnel/waiting-room.html") { _, _ -> Response in
+            Self.text(
+                "<!doctype html><html><head><meta charset=\"utf-8\"><title>NetFUNNEL emulator waiting room</title></head>"
+                    + "<body><h1>Please wait</h1><p>This is the NetFUNNEL emulator's waiting-room page.</p></body></html>",
+                status: 200, contentType: "text/html; charset=utf-8")
+        }
+    }
+
+    static func hostAndPort(_ request: Request) -> (String, Int) {
+        let authority = request.head.authority ?? "127.0.0.1:80"
+        if authority.hasPrefix("[") {  // IPv6 literal
+            let end = authority.firstIndex(of: "]") ?? authority.endIndex
+            let host = String(authority[authority.index(after: authority.startIndex)..<end])
+            let rest = authority[end...].dropFirst().dropFirst()
+            return (host, Int(rest) ?? 80)
+        }
+        let parts = authority.split(separator: ":", maxSplits: 1)
+        let host = parts.first.map(String.init) ?? "127.0.0.1"
+        let port = parts.count > 1 ? Int(parts[1]) ?? 80 : 80
+        return (host, port)
+    }
+
+    static func baseURL(_ request: Request) -> String {
+        let (host, port) = hostAndPort(request)
+        return "http://\(host):\(port)"
+    }
+
+    static func jsonBody(_ request: Request) async throws -> JSONValue {
+        var request = request
+        let buffer = try await request.collectBody(upTo: 1 << 20)
+        let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
+        if bytes.isEmpty { return .object([:]) }
+        return try JSONValue.parse(Data(bytes))
+    }
+
+    static func text(_ text: String, status: Int, contentType: String) -> Response {
+        var buffer = ByteBufferAllocator().buffer(capacity: text.utf8.count)
+        buffer.writeString(text)
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: [.contentType: contentType],
+            body: ResponseBody(byteBuffer: buffer))
+    }
+
+    static func json(_ value: JSONValue) -> Response {
+        text(value.jsonText, status: 200, contentType: "application/json")
+    }
+
+    static func errorResponse(_ error: any Error) -> Response {
+        let message = (error as? WaitingRoomError)?.message ?? "\(error)"
+        let field = (error as? WaitingRoomError)?.field
+        var object: [String: JSONValue] = ["error": .string(message)]
+        if let field { object["field"] = .string(field) }
+        return text(JSONValue.object(object).jsonText, status: 400, contentType: "application/json")
+    }
+
+    // MARK: standalone server
+
+    /// Serves this emulator alone on `host:port` (port 0 = any free port) until shut down.
+    public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> NetFUNNELRunningServer {
+        let router = Router()
+        addRoutes(to: router)
+        let (ports, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+        var serverLogger = logger
+        serverLogger.logLevel = .critical
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                continuation.yield(.success(channel.localAddress?.port ?? port))
+            },
+            logger: serverLogger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: serverLogger))
+        let task = Task {
+            do {
+                try await group.run()
+                continuation.yield(.failure(CancellationError()))
+            } catch {
+                continuation.yield(.failure(error))
+            }
+            continuation.finish()
+        }
+        var bound: Int?
+        for await result in ports {
+            bound = try result.get()
+            break
+        }
+        guard let bound else { throw CancellationError() }
+        return NetFUNNELRunningServer(host: host, port: bound, group: group, task: task)
+    }
+}
+
+/// A standalone emulator server started by ``NetFUNNELEmulator/start(host:port:)``.
+public final class NetFUNNELRunningServer: Sendable {
+    /// The bound host.
+    public let host: String
+    /// The bound port.
+    public let port: Int
+    let group: ServiceGroup
+    let task: Task<Void, Never>
+
+    init(host: String, port: Int, group: ServiceGroup, task: Task<Void, Never>) {
+        self.host = host
+        self.port = port
+        self.group = group
+        self.task = task
+    }
+
+    /// `http://host:port`.
+    public var baseURL: String { "http://\(host):\(port)" }
+
+    /// Stops the server and waits until it is down.
+    public func shutdown() async {
+        await group.triggerGracefulShutdown()
+        await task.value
+    }
+}

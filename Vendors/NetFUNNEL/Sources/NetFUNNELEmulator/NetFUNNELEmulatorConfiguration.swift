@@ -1,0 +1,244 @@
+import Foundation
+import WaitingRoom
+
+/// The emulator's rooms: projects (`sid`) holding segments (`aid`), read from the `"netfunnel"`
+/// part of a shared emulator document:
+///
+/// ```json
+/// {"netfunnel": {"projects": {"service_1": {"segments": {"act_10": {"control": "basic", "limit": 1}}}}},
+///  "queueit": {…}}
+/// ```
+///
+/// Every field but `projects` is optional; errors name the offending field as a path
+/// (`netfunnel.projects.service_1.segments.act_10.limit`).
+public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
+    /// Projects by project key (`sid`).
+    public var projects: [String: Project]
+    /// Host name put in `ip` of replies; `nil` = the host the request was sent to.
+    public var advertisedHost: String?
+    /// Port put in `port` of replies; `nil` = the port the request was sent to.
+    public var advertisedPort: Int?
+    /// The tenant id reported by `nf-setting.json`.
+    public var clientId: String
+
+    /// One project.
+    public struct Project: Sendable, Equatable {
+        /// Segments by segment key (`aid`).
+        public var segments: [String: Segment]
+        public init(segments: [String: Segment]) { self.segments = segments }
+    }
+
+    /// Entry status of an active segment.
+    public enum EntryStatus: String, Sendable, Equatable, CaseIterable {
+        /// Queue normally.
+        case waiting
+        /// Refuse everyone with 301.
+        case block
+    }
+
+    /// Repeated Request Block: more than `limitPerSecond` requests of one user (or IP) within a
+    /// second blocks it for `blockSeconds`, every request answered 302.
+    public struct RepeatBlock: Sendable, Equatable {
+        public var limitPerSecond: Int
+        public var blockSeconds: Double
+        public init(limitPerSecond: Int, blockSeconds: Double = 20) {
+            self.limitPerSecond = limitPerSecond
+            self.blockSeconds = blockSeconds
+        }
+    }
+
+    /// One segment's settings. Defaults follow the reference (§5, §10.2).
+    public struct Segment: Sendable, Equatable {
+        /// Basic or section control.
+        public var control: ControlMode = .basic
+        /// Users admitted at once (limited inflow).
+        public var limit: Int = 10
+        /// Inactive segments answer 300 (bypass, empty key).
+        public var active: Bool = true
+        /// `block` answers 301.
+        public var entryStatus: EntryStatus = .waiting
+        /// `user_data` values or client IPs that always get 303 (keyless).
+        public var whitelist: [String] = []
+        /// `user_data` values or client IPs that always get 302.
+        public var blacklist: [String] = []
+        /// Repeated Request Block, off when nil.
+        public var repeatBlock: RepeatBlock?
+        /// Basic: key returned automatically this long after admission. Section: dropped when no
+        /// alive notice arrives within it. Seconds.
+        public var timeoutSeconds: Double = 20
+        /// `ttl` of 201 replies to 5003 (alive cycle), seconds.
+        public var aliveCycleSeconds: Int = 5
+        /// Longest a section key may be held with alive notices, seconds.
+        public var aliveExpirySeconds: Double = 300
+        /// A waiting key that stops polling keeps its place this long, seconds.
+        public var retentionSeconds: Double = 20
+        /// `ttl` at the front of the line.
+        public var ttlMin: Int = 1
+        /// `ttl` at the back of the line.
+        public var ttlMax: Int = 10
+        /// Window over which `tps` is computed, seconds.
+        public var tpsWindowSeconds: Double = 10
+        /// `vwr_html` sent in replies; nil = the emulator's own page.
+        public var vwrPageURL: String?
+        /// `live_message` sent in replies.
+        public var liveMessage: String = ""
+
+        public init(control: ControlMode = .basic, limit: Int = 10) {
+            self.control = control
+            self.limit = limit
+        }
+    }
+
+    public init(
+        projects: [String: Project], advertisedHost: String? = nil, advertisedPort: Int? = nil,
+        clientId: String = "emulator-0000"
+    ) {
+        self.projects = projects
+        self.advertisedHost = advertisedHost
+        self.advertisedPort = advertisedPort
+        self.clientId = clientId
+    }
+
+    /// The CLI's default rooms, project `service_1`:
+    /// - `segKey_basic`: basic control, limit 1, ttl 1–3 s (a queue forms with two users);
+    /// - `segKey_section`: section control, limit 2, alive cycle 5 s;
+    /// - `segKey_block`: entry status block (every user gets 301).
+    public static var demo: NetFUNNELEmulatorConfiguration {
+        var basic = Segment(control: .basic, limit: 1)
+        basic.ttlMin = 1
+        basic.ttlMax = 3
+        var section = Segment(control: .section, limit: 2)
+        section.aliveCycleSeconds = 5
+        var block = Segment(control: .basic, limit: 10)
+        block.entryStatus = .block
+        return NetFUNNELEmulatorConfiguration(projects: [
+            "service_1": Project(segments: ["segKey_basic": basic, "segKey_section": section, "segKey_block": block])
+        ])
+    }
+
+    // MARK: decoding
+
+    /// Reads the `"netfunnel"` member of a shared emulator document (other members ignored).
+    /// A document without it yields ``demo``.
+    public init(document: JSONValue) throws {
+        guard case .object(let members) = document else {
+            throw WaitingRoomError.invalidConfiguration(
+                field: "emulator", "expected a JSON object with a \"netfunnel\" member", vendor: "netfunnel")
+        }
+        guard let part = members["netfunnel"], part != .null else {
+            self = .demo
+            return
+        }
+        try self.init(json: part, path: "netfunnel")
+    }
+
+    /// Reads the NetFUNNEL part itself (`{"projects": {…}}`).
+    public init(json: JSONValue, path: String = "netfunnel") throws {
+        let reader = try ConfigurationReader(json, path: path, vendor: "netfunnel")
+        try reader.rejectUnknownKeys(["projects", "advertisedHost", "advertisedPort", "clientId"])
+        guard let projectsReader = try reader.object("projects") else {
+            throw WaitingRoomError.invalidConfiguration(
+                field: reader.fieldName("projects"), "is required (an object of project keys)", vendor: "netfunnel")
+        }
+        var projects: [String: Project] = [:]
+        for (projectKey, projectValue) in projectsReader.object {
+            let projectReader = try ConfigurationReader(
+                projectValue, path: projectsReader.fieldName(projectKey), vendor: "netfunnel")
+            try projectReader.rejectUnknownKeys(["segments"])
+            guard let segmentsReader = try projectReader.object("segments") else {
+                throw WaitingRoomError.invalidConfiguration(
+                    field: projectReader.fieldName("segments"), "is required (an object of segment keys)", vendor: "netfunnel")
+            }
+            var segments: [String: Segment] = [:]
+            for (segmentKey, segmentValue) in segmentsReader.object {
+                let segmentReader = try ConfigurationReader(
+                    segmentValue, path: segmentsReader.fieldName(segmentKey), vendor: "netfunnel")
+                segments[segmentKey] = try Segment(reader: segmentReader, base: Segment())
+            }
+            projects[projectKey] = Project(segments: segments)
+        }
+        self.init(
+            projects: projects,
+            advertisedHost: try reader.string("advertisedHost"),
+            advertisedPort: try reader.int("advertisedPort", range: 1...65535),
+            clientId: try reader.string("clientId") ?? "emulator-0000")
+    }
+}
+
+extension NetFUNNELEmulatorConfiguration.Segment {
+    /// Every settable field name.
+    static let fieldNames: Set<String> = [
+        "control", "limit", "active", "entryStatus", "whitelist", "blacklist", "repeatBlock", "timeoutSec",
+        "aliveCycleSec", "aliveExpirySec", "retentionSec", "ttlMin", "ttlMax", "tpsWindowSec", "vwrPageUrl",
+        "liveMessage",
+    ]
+
+    /// Reads a segment (or a partial update applied to `base`).
+    init(reader: ConfigurationReader, base: Self) throws {
+        try reader.rejectUnknownKeys(Self.fieldNames)
+        self = base
+        if let control = try reader.string("control") {
+            guard let mode = ControlMode(rawValue: control) else {
+                throw WaitingRoomError.invalidConfiguration(
+                    field: reader.fieldName("control"), "expected \"basic\" or \"section\", got \"\(control)\"",
+                    vendor: "netfunnel")
+            }
+            self.control = mode
+        }
+        if let limit = try reader.int("limit", range: 0...1_000_000) { self.limit = limit }
+        if let active = try reader.bool("active") { self.active = active }
+        if let status = try reader.string("entryStatus") {
+            guard let value = NetFUNNELEmulatorConfiguration.EntryStatus(rawValue: status) else {
+                throw WaitingRoomError.invalidConfiguration(
+                    field: reader.fieldName("entryStatus"), "expected \"waiting\" or \"block\", got \"\(status)\"",
+                    vendor: "netfunnel")
+            }
+            entryStatus = value
+        }
+        if let list = try reader.strings("whitelist") { whitelist = list }
+        if let list = try reader.strings("blacklist") { blacklist = list }
+        if let repeatReader = try reader.object("repeatBlock") {
+            try repeatReader.rejectUnknownKeys(["limitPerSecond", "blockSec"])
+            guard let limit = try repeatReader.int("limitPerSecond", range: 1...100_000) else {
+                throw WaitingRoomError.invalidConfiguration(
+                    field: repeatReader.fieldName("limitPerSecond"), "is required (1…100000)", vendor: "netfunnel")
+            }
+            repeatBlock = .init(limitPerSecond: limit, blockSeconds: try repeatReader.double("blockSec", range: 0...86_400) ?? 20)
+        } else if reader.object["repeatBlock"] == .null {
+            repeatBlock = nil
+        }
+        if let value = try reader.double("timeoutSec", range: 0.001...86_400) { timeoutSeconds = value }
+        if let value = try reader.int("aliveCycleSec", range: 1...30) { aliveCycleSeconds = value }
+        if let value = try reader.double("aliveExpirySec", range: 0.001...86_400) { aliveExpirySeconds = value }
+        if let value = try reader.double("retentionSec", range: 0...86_400) { retentionSeconds = value }
+        if let value = try reader.int("ttlMin", range: 0...30) { ttlMin = value }
+        if let value = try reader.int("ttlMax", range: 0...30) { ttlMax = value }
+        if let value = try reader.double("tpsWindowSec", range: 0.001...3_600) { tpsWindowSeconds = value }
+        if let value = try reader.string("vwrPageUrl") { vwrPageURL = value }
+        if let value = try reader.string("liveMessage") { liveMessage = value }
+        guard ttlMin <= ttlMax else {
+            throw WaitingRoomError.invalidConfiguration(
+                field: reader.fieldName("ttlMin"), "ttlMin \(ttlMin) is larger than ttlMax \(ttlMax)", vendor: "netfunnel")
+        }
+    }
+
+    /// The segment as JSON (the admin endpoint's view and `nf-setting.json`).
+    var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "control": .string(control.rawValue), "limit": .number(Double(limit)), "active": .bool(active),
+            "entryStatus": .string(entryStatus.rawValue), "whitelist": .array(whitelist.map(JSONValue.string)),
+            "blacklist": .array(blacklist.map(JSONValue.string)), "timeoutSec": .number(timeoutSeconds),
+            "aliveCycleSec": .number(Double(aliveCycleSeconds)), "aliveExpirySec": .number(aliveExpirySeconds),
+            "retentionSec": .number(retentionSeconds), "ttlMin": .number(Double(ttlMin)),
+            "ttlMax": .number(Double(ttlMax)), "tpsWindowSec": .number(tpsWindowSeconds),
+            "liveMessage": .string(liveMessage),
+        ]
+        if let repeatBlock {
+            object["repeatBlock"] = .object([
+                "limitPerSecond": .number(Double(repeatBlock.limitPerSecond)), "blockSec": .number(repeatBlock.blockSeconds),
+            ])
+        }
+        if let vwrPageURL { object["vwrPageUrl"] = .string(vwrPageURL) }
+        return .object(object)
+    }
+}

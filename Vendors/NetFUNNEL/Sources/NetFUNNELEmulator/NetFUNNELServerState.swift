@@ -1,0 +1,493 @@
+import Foundation
+import NetFUNNEL
+import WaitingRoom
+
+/// One `/ts.wseq` request as the state machine sees it (query already decoded).
+public struct NetFUNNELIncomingRequest: Sendable, Equatable {
+    /// Query parameters (last value wins), names as sent.
+    public var parameters: [String: String]
+    /// The client's address, for lists and Repeated Request Block.
+    public var clientIP: String
+    /// Host and port the request was sent to (for `ip`/`port` in replies).
+    public var host: String
+    public var port: Int
+
+    public init(parameters: [String: String], clientIP: String = "127.0.0.1", host: String = "127.0.0.1", port: Int = 80) {
+        self.parameters = parameters
+        self.clientIP = clientIP
+        self.host = host
+        self.port = port
+    }
+
+    /// The opcode, if it is a number.
+    public var opcode: Int? { parameters["opcode"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+    /// JS dialect when `js` is `yes` or `true`.
+    public var wantsJavaScript: Bool {
+        guard let js = parameters["js"]?.lowercased() else { return false }
+        return js == "yes" || js == "true"
+    }
+}
+
+/// The emulator's counters, read by tests and the admin endpoint. "Taken" keys are keys that
+/// were admitted (hold a slot); a taken key is *never returned* when the server dropped it by
+/// timeout/expiry or it is still held.
+public struct NetFUNNELEmulatorCounters: Sendable, Equatable, Codable {
+    /// Requests per opcode (`"5101"`, …, `"other"`).
+    public var requests: [String: Int] = [:]
+    /// Replies per result code.
+    public var replies: [String: Int] = [:]
+    /// Keys issued by 5101 (each starts a ticket).
+    public var keysIssued = 0
+    /// Tickets admitted (a slot taken).
+    public var keysTaken = 0
+    /// Taken keys returned with 5004.
+    public var keysReturned = 0
+    /// Taken keys the server returned itself (segment timeout, missing alive notice, alive expiry).
+    public var keysAutoReturned = 0
+    /// Taken keys held right now.
+    public var keysHeld = 0
+    /// Waiting users right now.
+    public var waiting = 0
+    /// Waiting users who left with 5004.
+    public var waitersLeft = 0
+    /// Waiting users dropped after the retention window.
+    public var waitersDropped = 0
+    /// Faults injected so far.
+    public var faultsInjected = 0
+
+    /// Taken keys never returned with 5004: auto-returned ones plus those still held.
+    public var keysNeverReturned: Int { keysAutoReturned + keysHeld }
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case requests, replies, keysIssued, keysTaken, keysReturned, keysAutoReturned, keysHeld, waiting, waitersLeft,
+             waitersDropped, faultsInjected, keysNeverReturned
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        requests = try c.decodeIfPresent([String: Int].self, forKey: .requests) ?? [:]
+        replies = try c.decodeIfPresent([String: Int].self, forKey: .replies) ?? [:]
+        keysIssued = try c.decodeIfPresent(Int.self, forKey: .keysIssued) ?? 0
+        keysTaken = try c.decodeIfPresent(Int.self, forKey: .keysTaken) ?? 0
+        keysReturned = try c.decodeIfPresent(Int.self, forKey: .keysReturned) ?? 0
+        keysAutoReturned = try c.decodeIfPresent(Int.self, forKey: .keysAutoReturned) ?? 0
+        keysHeld = try c.decodeIfPresent(Int.self, forKey: .keysHeld) ?? 0
+        waiting = try c.decodeIfPresent(Int.self, forKey: .waiting) ?? 0
+        waitersLeft = try c.decodeIfPresent(Int.self, forKey: .waitersLeft) ?? 0
+        waitersDropped = try c.decodeIfPresent(Int.self, forKey: .waitersDropped) ?? 0
+        faultsInjected = try c.decodeIfPresent(Int.self, forKey: .faultsInjected) ?? 0
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(requests, forKey: .requests)
+        try c.encode(replies, forKey: .replies)
+        try c.encode(keysIssued, forKey: .keysIssued)
+        try c.encode(keysTaken, forKey: .keysTaken)
+        try c.encode(keysReturned, forKey: .keysReturned)
+        try c.encode(keysAutoReturned, forKey: .keysAutoReturned)
+        try c.encode(keysHeld, forKey: .keysHeld)
+        try c.encode(waiting, forKey: .waiting)
+        try c.encode(waitersLeft, forKey: .waitersLeft)
+        try c.encode(waitersDropped, forKey: .waitersDropped)
+        try c.encode(faultsInjected, forKey: .faultsInjected)
+        try c.encode(keysNeverReturned, forKey: .keysNeverReturned)
+    }
+}
+
+/// The server state machine of reference §10.2, pure: time is passed in, no I/O.
+public struct NetFUNNELServerState: Sendable {
+    public private(set) var configuration: NetFUNNELEmulatorConfiguration
+    public private(set) var counters = NetFUNNELEmulatorCounters()
+
+    struct SegmentID: Hashable, Sendable {
+        var project: String
+        var segment: String
+    }
+
+    enum Phase: Sendable, Equatable {
+        case waiting
+        case admitted(since: Date)
+    }
+
+    struct Ticket: Sendable {
+        var id: Int
+        var key: String
+        var previousKey: String?
+        var segment: SegmentID
+        var phase: Phase
+        var lastSeen: Date
+        var checkEnterCount: Int
+    }
+
+    struct SegmentRuntime: Sendable {
+        var queue: [Int] = []
+        var admitted: Set<Int> = []
+        var admissions: [Date] = []
+        var recentRequests: [String: [Date]] = [:]
+        var blockedUntil: [String: Date] = [:]
+    }
+
+    var tickets: [Int: Ticket] = [:]
+    var ticketByKey: [String: Int] = [:]
+    var completedKeys: Set<String> = []
+    var completedOrder: [String] = []
+    var runtimes: [SegmentID: SegmentRuntime] = [:]
+    var nextTicket = 1
+    var keySalt: UInt64
+    var lastSweep: Date?
+
+    public init(configuration: NetFUNNELEmulatorConfiguration, seed: UInt64 = 0x4E46_5F45_4D55) {
+        self.configuration = configuration
+        self.keySalt = seed
+    }
+
+    // MARK: admin
+
+    /// The settings of one segment.
+    public func segment(project: String, segment: String) -> NetFUNNELEmulatorConfiguration.Segment? {
+        configuration.projects[project]?.segments[segment]
+    }
+
+    /// Replaces (or adds) a segment; capacity changes take effect at the next poll.
+    public mutating func setSegment(project: String, segment: String, _ settings: NetFUNNELEmulatorConfiguration.Segment) {
+        configuration.projects[project, default: .init(segments: [:])].segments[segment] = settings
+    }
+
+    /// Replaces the whole configuration (tickets of removed segments stay until they end).
+    public mutating func setConfiguration(_ configuration: NetFUNNELEmulatorConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Forgets every ticket and counter.
+    public mutating func reset() {
+        tickets = [:]
+        ticketByKey = [:]
+        completedKeys = []
+        completedOrder = []
+        runtimes = [:]
+        counters = NetFUNNELEmulatorCounters()
+    }
+
+    /// Counts a request answered by an injected fault (the state machine is not run).
+    mutating func countFault(opcode: Int?) {
+        counters.faultsInjected += 1
+        counters.requests[opcode.map(String.init) ?? "other", default: 0] += 1
+    }
+
+    /// Per-segment view for the admin endpoint.
+    public func snapshot(now: Date) -> JSONValue {
+        var projects: [String: JSONValue] = [:]
+        for (projectKey, project) in configuration.projects {
+            var segments: [String: JSONValue] = [:]
+            for (segmentKey, settings) in project.segments {
+                let id = SegmentID(project: projectKey, segment: segmentKey)
+                let runtime = runtimes[id] ?? SegmentRuntime()
+                segments[segmentKey] = .object([
+                    "settings": settings.json,
+                    "waiting": .number(Double(runtime.queue.count)),
+                    "admitted": .number(Double(runtime.admitted.count)),
+                    "tps": .string(Self.tpsText(runtime, settings, now: now)),
+                ])
+            }
+            projects[projectKey] = .object(["segments": .object(segments)])
+        }
+        return .object(["projects": .object(projects)])
+    }
+
+    // MARK: request handling
+
+    /// Sweeps expired tickets, then answers `request`.
+    public mutating func handle(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
+        // sweeping is O(tickets): do it at most every 100 ms of (possibly virtual) time
+        if let lastSweep, abs(now.timeIntervalSince(lastSweep)) < 0.1 {} else { sweep(now: now) }
+        let opcode = request.opcode
+        counters.requests[opcode.map(String.init) ?? "other", default: 0] += 1
+        var reply: NetFUNNELReply
+        switch opcode.flatMap(NetFUNNELOpcode.init(rawValue:)) {
+        case .issueAndEnter: reply = issue(request, now: now)
+        case .checkEnter: reply = checkEnter(request, now: now)
+        case .aliveNotice: reply = alive(request, now: now)
+        case .complete: reply = complete(request, now: now)
+        default: reply = error(.noService, "unsupported opcode \(request.parameters["opcode"] ?? "(none)")")
+        }
+        counters.replies[String(reply.code), default: 0] += 1
+        let typed = opcode == NetFUNNELOpcode.issueAndEnter.rawValue ? NetFUNNELOpcode.checkEnter.rawValue : opcode
+        if request.wantsJavaScript {
+            let prefix = request.parameters["prefix"] ?? "NetFunnel.gRtype=\(opcode ?? 0);"
+            reply.envelope = .javascript(prefix: prefix)
+            reply.requestType = typed ?? 0
+        } else {
+            reply.envelope = .native
+            reply.requestType = nil
+        }
+        return reply
+    }
+
+    /// Drops waiting tickets past retention and returns taken keys past their timeout.
+    public mutating func sweep(now: Date) {
+        lastSweep = now
+        var expired: [(Int, Bool)] = []  // (ticket, wasAdmitted)
+        for ticket in tickets.values {
+            guard let settings = segment(project: ticket.segment.project, segment: ticket.segment.segment) else { continue }
+            switch ticket.phase {
+            case .waiting:
+                if now.timeIntervalSince(ticket.lastSeen) > settings.retentionSeconds { expired.append((ticket.id, false)) }
+            case .admitted(let since):
+                if settings.control == .section {
+                    if now.timeIntervalSince(ticket.lastSeen) > settings.timeoutSeconds
+                        || now.timeIntervalSince(since) > settings.aliveExpirySeconds
+                    {
+                        expired.append((ticket.id, true))
+                    }
+                } else if now.timeIntervalSince(since) > settings.timeoutSeconds {
+                    expired.append((ticket.id, true))
+                }
+            }
+        }
+        for (id, admitted) in expired {
+            remove(id)
+            if admitted {
+                counters.keysAutoReturned += 1
+            } else {
+                counters.waitersDropped += 1
+            }
+        }
+        updateGauges()
+    }
+
+    private mutating func issue(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
+        let project = request.parameters["sid"] ?? ""
+        let segmentKey = request.parameters["aid"] ?? ""
+        guard let projectSettings = configuration.projects[project] else {
+            return error(.noService, "unknown project \(project)")
+        }
+        guard let settings = projectSettings.segments[segmentKey] else {
+            return error(.noAction, "unknown segment \(segmentKey)")
+        }
+        let id = SegmentID(project: project, segment: segmentKey)
+        if let refused = screen(request, settings: settings, segment: id, now: now) { return refused }
+        if !settings.active { return flow(.bypass, key: "", settings: settings, request: request, now: now, segment: id) }
+        if settings.entryStatus == .block { return flow(.block, key: "", settings: settings, request: request, now: now, segment: id) }
+
+        let ticketID = nextTicket
+        nextTicket += 1
+        let key = makeKey(ticketID)
+        tickets[ticketID] = Ticket(id: ticketID, key: key, segment: id, phase: .waiting, lastSeen: now, checkEnterCount: 0)
+        ticketByKey[key] = ticketID
+        counters.keysIssued += 1
+        var runtime = runtimes[id] ?? SegmentRuntime()
+        runtime.queue.append(ticketID)
+        runtimes[id] = runtime
+        return advance(ticketID, settings: settings, request: request, now: now)
+    }
+
+    private mutating func checkEnter(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
+        guard let (ticketID, settings) = lookup(request) else { return unknownKey(request) }
+        guard let ticket = tickets[ticketID] else { return unknownKey(request) }
+        if let refused = screen(request, settings: settings, segment: ticket.segment, now: now) { return refused }
+        if case .admitted = ticket.phase {
+            tickets[ticketID]?.lastSeen = now
+            return flow(.success, key: ticket.key, settings: settings, request: request, now: now, segment: ticket.segment)
+        }
+        if !settings.active || settings.entryStatus == .block {
+            remove(ticketID)
+            counters.waitersLeft += 1
+            updateGauges()
+            let code: NetFUNNELStatusCode = settings.active ? .block : .bypass
+            return flow(code, key: "", settings: settings, request: request, now: now, segment: ticket.segment)
+        }
+        return advance(ticketID, settings: settings, request: request, now: now)
+    }
+
+    /// Admits the ticket when it is within the free slots at the front of the line, else 201.
+    private mutating func advance(_ ticketID: Int, settings: NetFUNNELEmulatorConfiguration.Segment,
+                                  request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
+        guard var ticket = tickets[ticketID], var runtime = runtimes[ticket.segment] else { return error(.noKey, "no key") }
+        ticket.lastSeen = now
+        ticket.checkEnterCount += 1
+        let position = runtime.queue.firstIndex(of: ticketID) ?? 0
+        let free = max(0, settings.limit - runtime.admitted.count)
+        if position < free {
+            runtime.queue.remove(at: position)
+            runtime.admitted.insert(ticketID)
+            runtime.admissions.append(now)
+            ticket.phase = .admitted(since: now)
+            // a fresh key on admission; the previous one stays valid for this ticket
+            let fresh = makeKey(ticketID)
+            ticket.previousKey.map { ticketByKey[$0] = nil }
+            ticket.previousKey = ticket.key
+            ticket.key = fresh
+            ticketByKey[fresh] = ticketID
+            tickets[ticketID] = ticket
+            runtimes[ticket.segment] = runtime
+            counters.keysTaken += 1
+            updateGauges()
+            return flow(.success, key: fresh, settings: settings, request: request, now: now, segment: ticket.segment)
+        }
+        tickets[ticketID] = ticket
+        runtimes[ticket.segment] = runtime
+        updateGauges()
+        let count = runtime.queue.count
+        let span = settings.ttlMax - settings.ttlMin
+        let ttl = settings.ttlMin + (count <= 1 ? 0 : Int((Double(span) * Double(position) / Double(count - 1)).rounded()))
+        var reply = flow(.continue, key: ticket.key, settings: settings, request: request, now: now, segment: ticket.segment)
+        reply.set("nwait", String(position))
+        reply.set("nnext", String(count - position - 1))
+        reply.set("ttl", String(ttl))
+        reply.set("chk_enter_cnt", String(ticket.checkEnterCount))
+        return reply
+    }
+
+    private mutating func alive(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
+        guard let (ticketID, settings) = lookup(request), let ticket = tickets[ticketID] else { return unknownKey(request) }
+        if let refused = screen(request, settings: settings, segment: ticket.segment, now: now) { return refused }
+        guard case .admitted = ticket.phase else { return error(.noKey, "key is not inside a section") }
+        tickets[ticketID]?.lastSeen = now
+        var reply = flow(.continue, key: ticket.key, settings: settings, request: request, now: now, segment: ticket.segment)
+        reply.set("ttl", String(settings.aliveCycleSeconds))
+        return reply
+    }
+
+    private mutating func complete(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
+        guard let (ticketID, settings) = lookup(request), let ticket = tickets[ticketID] else { return unknownKey(request) }
+        remove(ticketID)
+        if case .admitted = ticket.phase {
+            counters.keysReturned += 1
+        } else {
+            counters.waitersLeft += 1
+        }
+        markCompleted(ticket.key)
+        if let previous = ticket.previousKey { markCompleted(previous) }
+        updateGauges()
+        var reply = flow(.success, key: "", settings: settings, request: request, now: now, segment: ticket.segment)
+        reply.set("chk_enter_cnt", "0")
+        return reply
+    }
+
+    // MARK: helpers
+
+    private func lookup(_ request: NetFUNNELIncomingRequest) -> (Int, NetFUNNELEmulatorConfiguration.Segment)? {
+        guard let key = request.parameters["key"], let id = ticketByKey[key], let ticket = tickets[id],
+              let settings = segment(project: ticket.segment.project, segment: ticket.segment.segment)
+        else { return nil }
+        return (id, settings)
+    }
+
+    private func unknownKey(_ request: NetFUNNELIncomingRequest) -> NetFUNNELReply {
+        let key = request.parameters["key"] ?? ""
+        if !key.isEmpty, completedKeys.contains(key) { return error(.alreadyCompleted, "key already completed") }
+        return error(.noKey, key.isEmpty ? "no key given" : "key does not exist")
+    }
+
+    /// White list (303), black list (302) and Repeated Request Block (302).
+    private mutating func screen(_ request: NetFUNNELIncomingRequest, settings: NetFUNNELEmulatorConfiguration.Segment,
+                                 segment: SegmentID, now: Date) -> NetFUNNELReply? {
+        let user = request.parameters["user_data"] ?? ""
+        let identities = [user, request.clientIP].filter { !$0.isEmpty }
+        if identities.contains(where: settings.whitelist.contains) {
+            return flow(.express, key: "", settings: settings, request: request, now: now, segment: segment)
+        }
+        if identities.contains(where: settings.blacklist.contains) {
+            return flow(.macroBlock, key: "", settings: settings, request: request, now: now, segment: segment)
+        }
+        guard let rule = settings.repeatBlock else { return nil }
+        let who = user.isEmpty ? request.clientIP : user
+        var runtime = runtimes[segment] ?? SegmentRuntime()
+        defer { runtimes[segment] = runtime }
+        if let until = runtime.blockedUntil[who], until > now {
+            return flow(.macroBlock, key: "", settings: settings, request: request, now: now, segment: segment)
+        }
+        var recent = (runtime.recentRequests[who] ?? []).filter { now.timeIntervalSince($0) < 1 }
+        recent.append(now)
+        runtime.recentRequests[who] = recent
+        if recent.count > rule.limitPerSecond {
+            runtime.blockedUntil[who] = now.addingTimeInterval(rule.blockSeconds)
+            runtime.recentRequests[who] = []
+            return flow(.macroBlock, key: "", settings: settings, request: request, now: now, segment: segment)
+        }
+        return nil
+    }
+
+    private func flow(_ code: NetFUNNELStatusCode, key: String, settings: NetFUNNELEmulatorConfiguration.Segment,
+                      request: NetFUNNELIncomingRequest, now: Date, segment: SegmentID) -> NetFUNNELReply {
+        let runtime = runtimes[segment] ?? SegmentRuntime()
+        let host = configuration.advertisedHost ?? request.host
+        let port = configuration.advertisedPort ?? request.port
+        let page = settings.vwrPageURL ?? "http://\(request.host):\(request.port)/_emulator/netfunnel/waiting-room.html"
+        let encodedPage = page.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? page
+        return NetFUNNELReply(code: code.rawValue, parameters: [
+            .init("key", key), .init("nwait", "0"), .init("nnext", "0"),
+            .init("tps", Self.tpsText(runtime, settings, now: now)), .init("ttl", "0"),
+            .init("ip", host), .init("port", String(port)),
+            .init("vwr_html", encodedPage), .init("vwr_type", ""), .init("live_message", settings.liveMessage),
+            .init("chk_enter_cnt", code == .success ? "1" : "0"), .init("sticky", "nf4"),
+        ])
+    }
+
+    private func error(_ code: NetFUNNELStatusCode, _ message: String) -> NetFUNNELReply {
+        NetFUNNELReply(code: code.rawValue, parameters: [.init("msg", "\"\(message.replacingOccurrences(of: "\"", with: ""))\"")])
+    }
+
+    static func tpsText(_ runtime: SegmentRuntime, _ settings: NetFUNNELEmulatorConfiguration.Segment, now: Date) -> String {
+        let window = settings.tpsWindowSeconds
+        let recent = runtime.admissions.reversed().prefix { now.timeIntervalSince($0) <= window }.count
+        return String(format: "%.6f", Double(recent) / window)
+    }
+
+    private mutating func remove(_ ticketID: Int) {
+        guard let ticket = tickets.removeValue(forKey: ticketID) else { return }
+        ticketByKey[ticket.key] = nil
+        if let previous = ticket.previousKey { ticketByKey[previous] = nil }
+        if var runtime = runtimes[ticket.segment] {
+            runtime.queue.removeAll { $0 == ticketID }
+            runtime.admitted.remove(ticketID)
+            // keep the admission log short
+            if runtime.admissions.count > 10_000 { runtime.admissions.removeFirst(runtime.admissions.count - 10_000) }
+            runtimes[ticket.segment] = runtime
+        }
+    }
+
+    private mutating func markCompleted(_ key: String) {
+        guard !key.isEmpty, completedKeys.insert(key).inserted else { return }
+        completedOrder.append(key)
+        if completedOrder.count > 50_000 {
+            let dropped = completedOrder.removeFirst()
+            completedKeys.remove(dropped)
+        }
+    }
+
+    private mutating func updateGauges() {
+        var waiting = 0
+        var held = 0
+        for runtime in runtimes.values {
+            waiting += runtime.queue.count
+            held += runtime.admitted.count
+        }
+        counters.waiting = waiting
+        counters.keysHeld = held
+    }
+
+    /// A 64-hex-digit uppercase key, unique per ticket and generation.
+    private mutating func makeKey(_ ticketID: Int) -> String {
+        keySalt = keySalt &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        let a = String(keySalt, radix: 16, uppercase: true)
+        let b = String(UInt64(ticketID), radix: 16, uppercase: true)
+        let body = String(repeating: "0", count: max(0, 16 - a.count)) + a
+        let id = String(repeating: "0", count: max(0, 16 - b.count)) + b
+        return id + body + body.reversed() + "4E4634454D55"
+    }
+}
+
+extension NetFUNNELReply {
+    /// Sets (replaces the last occurrence of) a parameter, or appends it.
+    mutating func set(_ name: String, _ value: String) {
+        if let index = parameters.lastIndex(where: { $0.name == name }) {
+            parameters[index].value = value
+        } else {
+            parameters.append(.init(name, value))
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+import Testing
+import WaitingRoom
+import WaitingRoomTesting
+@testable import NetFUNNEL
+@testable import NetFUNNELEmulator
+
+/// An emulator on 127.0.0.1:0 sharing one auto-advancing virtual clock with the clients.
+struct Harness {
+    let emulator: NetFUNNELEmulator
+    let server: NetFUNNELRunningServer
+    let clock: VirtualClock
+
+    static let project = "service_1"
+
+    /// Test segments: long timeouts so virtual time racing ahead under busy polling never
+    /// auto-returns a key unless a test asks for it.
+    static func segment(_ control: ControlMode = .basic, limit: Int = 1, _ tweak: (inout NetFUNNELEmulatorConfiguration.Segment) -> Void = { _ in })
+        -> NetFUNNELEmulatorConfiguration.Segment
+    {
+        var s = NetFUNNELEmulatorConfiguration.Segment(control: control, limit: limit)
+        s.timeoutSeconds = 86_400
+        s.retentionSeconds = 86_400
+        s.aliveExpirySeconds = 86_400
+        s.ttlMin = 1
+        s.ttlMax = 3
+        tweak(&s)
+        return s
+    }
+
+    static func run(
+        segments: [String: NetFUNNELEmulatorConfiguration.Segment] = ["seg": segment()],
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (Harness) async throws -> Void
+    ) async throws {
+        let clock = VirtualClock(autoAdvance: true)
+        let emulator = NetFUNNELEmulator(
+            configuration: .init(projects: [project: .init(segments: segments)]), clock: clock)
+        let server = try await emulator.start(host: "127.0.0.1", port: 0)
+        let harness = Harness(emulator: emulator, server: server, clock: clock)
+        do {
+            try await body(harness)
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+
+    func configuration(_ tweak: (inout NetFUNNELConfiguration) -> Void = { _ in }) -> NetFUNNELConfiguration {
+        var c = NetFUNNELConfiguration(clientId: "emulator-0000", serverUrl: server.baseURL, networkTimeout: 1000)
+        tweak(&c)
+        return c
+    }
+
+    var environment: ProviderEnvironment { ProviderEnvironment(clock: clock) }
+
+    func provider(_ tweak: (inout NetFUNNELConfiguration) -> Void = { _ in }) throws -> NetFUNNELProvider {
+        try NetFUNNELProvider(configuration: configuration(tweak), environment: environment)
+    }
+
+    func entry(_ segment: String = "seg", control: ControlMode = .basic, user: String? = nil) -> Entry {
+        Entry(room: RoomKey(scope: Self.project, room: segment), control: control, userId: user)
+    }
+
+    /// Every key taken was returned and nobody is left waiting.
+    func expectNoLeaks(sourceLocation: SourceLocation = #_sourceLocation) {
+        let counters = emulator.counters()
+        #expect(counters.keysNeverReturned == 0, "keys never returned: \(counters)", sourceLocation: sourceLocation)
+        #expect(counters.keysHeld == 0, sourceLocation: sourceLocation)
+        #expect(counters.waiting == 0, "users left waiting: \(counters)", sourceLocation: sourceLocation)
+    }
+
+    /// Polls (real time, for synchronisation only) until `condition` holds or 10 s pass.
+    func eventually(
+        _ what: String, isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        for _ in 0..<2000 {
+            if condition() { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Collects a session's events.
+final class EventLog: Sendable {
+    private let storage = Mutex<[WaitingRoomEvent]>([])
+    init(_ session: WaitingSession) {
+        session.bind(nil) { [weak self] event in self?.storage.withLock { $0.append(event) } }
+    }
+    var events: [WaitingRoomEvent] { storage.withLock { $0 } }
+    var names: [EventName] { events.map(\.name) }
+    var progress: [QueueProgress] {
+        events.compactMap { if case .progress(let p, _) = $0 { return p } else { return nil } }
+    }
+}
+
+
+/// A thread-safe list of strings.
+final class Recorder: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ item: String) { storage.withLock { $0.append(item) } }
+    var items: [String] { storage.withLock { $0 } }
+}
