@@ -18,6 +18,16 @@ wr = {}
 ---@type string
 wr.version = "1.0"
 
+---The vendor id the flow runs (set when the run starts; host-given values included).
+---@type string?
+wr.vendor = nil
+---The vendor configuration the flow runs with (host-given values included).
+---@type table?
+wr.config = nil
+---The entry the flow runs.
+---@type wr.Entry?
+wr.entry = nil
+
 -- ---------------------------------------------------------------------------------------------
 -- Flow contract
 -- ---------------------------------------------------------------------------------------------
@@ -208,6 +218,28 @@ function wr.log(level, ...) end
 ---@param name string
 ---@param payload? any
 function wr.emit(name, payload) end
+
+---@class wr.HttpRequest
+---@field url string
+---@field method? string Default "GET".
+---@field headers? table<string, string>
+---@field body? string
+---@field timeout? number Seconds (default 10).
+---@field follow_redirects? boolean Default false.
+
+---@class wr.HttpResponse
+---@field status integer
+---@field url string The final URL.
+---@field headers table<string, string> Lower-case names (the last value of a repeated header).
+---@field body string
+
+---Call an HTTP API through the host's transport (the only network a flow has), without blocking
+---the host. Used by the hybrid (Queue-it KnownUser) flow for the protected API call.
+---@param request wr.HttpRequest
+---@return wr.HttpResponse|nil response
+---@return string? message
+---@return wr.Error? error
+function wr.http(request) end
 
 ---Seconds since 1970 on the host's clock.
 ---@return number

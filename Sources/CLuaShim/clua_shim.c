@@ -90,7 +90,10 @@ static void clua_count_hook(lua_State *L, lua_Debug *ar) {
         lim->in_host++;
         lua_gc(L, LUA_GCCOLLECT, 0);
         lim->in_host--;
-        if (lim->mem_used + growth > lim->mem_limit) lim->tripped = CLUA_TRIP_MEMORY;
+        /* a violation when the request still does not fit after a full collection, or when
+         * live data fills the cap (within 1/8): refusals caused by garbage alone are forgiven */
+        if (lim->mem_used + growth > lim->mem_limit || lim->mem_used > lim->mem_limit - lim->mem_limit / 8)
+            lim->tripped = CLUA_TRIP_MEMORY;
     }
     if (lim->tripped == CLUA_TRIP_NONE) {
         if (lim->budget_enabled) {

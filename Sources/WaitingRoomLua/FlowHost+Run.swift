@@ -42,7 +42,15 @@ extension FlowHost {
             result.outcome = .flowError(LuaError(kind: .invalidFlow, message: "\(file): no entry: the flow table has no 'entry' field ({ scope = ..., room = ... }) and the host gave none"))
             return result
         }
-        let config = options.config ?? spec.config ?? .object([:])
+        let config: JSONValue
+        switch (options.config, spec.config) {
+        case (.object(let host)?, .object(let flow)?):
+            // host keys win, the flow's other keys stay (e.g. --emulator only sets serverUrl)
+            config = .object(flow.merging(host) { _, hostValue in hostValue })
+        case (let host?, _): config = host
+        case (nil, let flow?): config = flow
+        case (nil, nil): config = .object([:])
+        }
         let provider: any WaitingRoomProvider
         do {
             provider = try options.registry.makeProvider(vendor: vendor, configuration: config, environment: options.environment)
@@ -50,6 +58,7 @@ extension FlowHost {
             result.outcome = .flowError(LuaError(kind: .invalidFlow, message: "\(file): vendor '\(vendor)': \(error)"))
             return result
         }
+        publish(vendor: vendor, config: config, entry: entry, in: context)
         let maxRetries = max(0, spec.maxRetries ?? options.maxRetries)
         let autoComplete = spec.autoComplete ?? options.autoComplete
 
@@ -160,6 +169,31 @@ extension FlowHost {
             }
         }
         return (outcome ?? session.currentOutcome, endDecision)
+    }
+
+    /// Make the resolved vendor, config and entry visible to handlers as `wr.vendor`,
+    /// `wr.config` and `wr.entry` (host-given values included).
+    private func publish(vendor: String, config: JSONValue, entry: Entry, in context: FlowContext) {
+        let L = vm.L
+        _ = clua_getref(L, context.env)
+        vm.pushField(L, -1, "wr")
+        if lua_type(L, -1) == LUA_TTABLE {
+            vm.setField(L, "vendor", vendor)
+            vm.push(L, json: config)
+            lua_setfield(L, -2, "config")
+            lua_createtable(L, 0, 6)
+            vm.setField(L, "scope", entry.room.scope)
+            vm.setField(L, "room", entry.room.room)
+            vm.setField(L, "control", entry.control.rawValue)
+            vm.setField(L, "user_id", entry.userId)
+            switch entry.credential {
+            case .enqueueToken(let token)?: vm.setField(L, "token", token)
+            case .enqueueKey(let key)?: vm.setField(L, "key", key)
+            case nil: break
+            }
+            lua_setfield(L, -2, "entry")
+        }
+        clua_pop(L, 2)
     }
 
     private func terminalOutcome(of event: WaitingRoomEvent) -> Outcome? {

@@ -187,8 +187,9 @@ final class FlowHost {
     func follow(_ session: WaitingSession, context: FlowContext) {
         guard let runtime else { return }
         let contextID = context.id
+        let events = session.events  // subscribe now, before the session can emit more
         Task { [weak runtime] in
-            for await event in session.events {
+            for await event in events {
                 guard let runtime else { return }
                 await runtime.deliver(event, session: session, contextID: contextID)
             }

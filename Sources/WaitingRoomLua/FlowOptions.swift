@@ -19,7 +19,9 @@ public struct FlowOptions: Sendable {
     public var entry: Entry?
     /// The vendor id (instead of the flow's `vendor`).
     public var vendor: String?
-    /// The vendor configuration (instead of the flow's `config`).
+    /// The vendor configuration. When both this and the flow's `config` are objects they are
+    /// merged key by key, these keys winning (so a host can point `serverUrl` or
+    /// `waitingRoomDomain` at an emulator and keep the flow's other options).
     public var config: JSONValue?
     /// How many times a flow may answer `wr.retry` before its outcome stands. Default 3.
     /// A flow's `max_retries` field lowers or raises it for that flow.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WaitingRoom
 import WaitingRoomTesting
@@ -113,7 +114,7 @@ struct FlowTests {
                        if event.ahead > 1000 then return wr.abort("line too long") end
                      end,
                      on_success = function() wr.emit("should not happen") end }
-            """, name: "abort.lua", options: scriptedOptions())
+            """, name: "abort.lua", options: scriptedOptions(clock: VirtualClock()))
         let result = await runtime.run()
         guard case .aborted(let reason, let after) = result.outcome else {
             Issue.record("unexpected outcome \(result.outcome)")
@@ -144,8 +145,8 @@ struct FlowTests {
         #expect(names(result.actions) == ["served", "success"])
         #expect(result.handlerErrors.count == 2)
         #expect(result.handlerErrors.first?.kind == .runtime)
-        #expect(result.handlerErrors.first?.message.contains("failing.lua:6: boom") == true)
-        #expect(result.handlerErrors.first?.traceback?.contains("on_progress") == true)
+        #expect(result.handlerErrors.first?.message.contains("failing.lua:7: boom") == true)
+        #expect(result.handlerErrors.first?.traceback?.contains("failing.lua:7") == true)
         #expect(result.handlerErrors.last?.kind == .instructionBudget)
     }
 
@@ -194,7 +195,7 @@ struct FlowTests {
 
         let manual = VirtualClock()
         let waiting = try FlowRuntime(options: scriptedOptions(clock: manual))
-        let task = Task { await waiting.evaluate("local ok, err = wr.sleep(100); return ok, err, wr.sleep(1)") }
+        let task = Task { await waiting.evaluate("local ok, err = wr.sleep(100); return ok, err, (wr.sleep(1))") }
         for _ in 0..<2000 where manual.sleeperCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
         task.cancel()
         #expect(value(await task.value) == ["nil", "cancelled", "nil"])
@@ -210,6 +211,7 @@ struct FlowTests {
             local check = assert(room:try_pass({ scope = "s", room = "r" }))
             local session = assert(room:enqueue({ scope = "s", room = "r", user_id = "u1" }))
             local outcome = session:wait()
+            for _ = 1, 200 do if #seen > 0 then break end wr.sleep(0) end
             local status = assert(session:complete())
             assert(wr.off(id))
             return check.disposition, outcome.outcome, outcome.pass.credential, status.code, session:state(), #seen
@@ -217,7 +219,7 @@ struct FlowTests {
         #expect(value(result) == ["queue", "passed", "K", "200", "completed", "1"])
         #expect(failure(await runtime.evaluate("wr.open('nope', {})")) == nil)
         #expect(value(await runtime.evaluate("local r, msg = wr.open('nope', {}); return r, msg ~= nil")) == ["nil", "true"])
-        let badEntry = try #require(failure(await runtime.evaluate("wr.open('scripted', { steps = {} }):enqueue({ scope = 's' })")))
+        let badEntry = try #require(failure(await runtime.evaluate("wr.open('scripted', { steps = { { outcome = 'passed' } } }):enqueue({ scope = 's' })")))
         #expect(badEntry.message.contains("entry.room"))
     }
 
@@ -227,7 +229,7 @@ struct FlowTests {
         #expect(value(await runtime.evaluate("return wr.json.encode({ a = 1, b = { true, 'x' } })")) == [#"{"a":1,"b":[true,"x"]}"#])
         #expect(value(await runtime.evaluate("local v = wr.json.decode('{\"k\": [1, null, 2.5]}'); return v.k[1], v.k[2] == wr.json.null, v.k[3]")) == ["1", "true", "2.5"])
         #expect(value(await runtime.evaluate("return wr.json.decode('{')")).map { $0.first } == "nil")
-        #expect(value(await runtime.evaluate("local d = wr.retry { after = 3 }; return d.decision, d.after, getmetatable(d)")) == ["retry", "3", "wr.decision"])
+        #expect(value(await runtime.evaluate("local d = wr.retry { after = 3 }; return d.decision, d.after, getmetatable(d)")) == ["retry", "3.0", "wr.decision"])
     }
 
     @Test("bad flow files are named with what was expected", arguments: [
@@ -270,4 +272,42 @@ extension FlowOutcome {
         if case .bypassed(_, let after) = self { return after }
         return nil
     }
+}
+
+@Suite("Flow options")
+struct FlowOptionTests {
+    @Test("host-given entry and config win; configs merge key by key")
+    func hostOverrides() async throws {
+        var options = scriptedOptions()
+        options.config = .object(["steps": .array([.object(["outcome": .string("blocked")])])])
+        options.entry = Entry(room: RoomKey(scope: "host", room: "room"))
+        let runtime = try FlowRuntime(source: """
+            return { vendor = "scripted", entry = { scope = "flow", room = "r" },
+                     config = { tryPass = "passed", steps = { { outcome = "passed" } } },
+                     on_block = function(e) wr.emit("blocked", { scope = wr.entry.scope, tryPass = wr.config.tryPass }) end }
+            """, name: "host.lua", options: options)
+        let result = await runtime.run()
+        #expect(result.outcome.name == "blocked")
+        #expect(result.actions.first?.payload == .object(["scope": .string("host"), "tryPass": .string("passed")]))
+    }
+
+    @Test("the event observer sees every event")
+    func observer() async throws {
+        let seen = Seen()
+        var options = scriptedOptions()
+        options.eventObserver = { _, event in seen.add(event.name.rawValue) }
+        let runtime = try FlowRuntime(source: """
+            return { vendor = "scripted", entry = { scope = "s", room = "r" },
+                     config = { steps = { { progress = { ahead = 1 } }, { outcome = "passed" } } } }
+            """, name: "observer.lua", options: options)
+        _ = await runtime.run()
+        #expect(seen.names.contains("progress"))
+        #expect(seen.names.contains("passed"))
+    }
+}
+
+final class Seen: Sendable {
+    private let storage = Mutex<[String]>([])
+    func add(_ name: String) { storage.withLock { $0.append(name) } }
+    var names: [String] { storage.withLock { $0 } }
 }
