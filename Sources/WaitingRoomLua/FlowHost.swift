@@ -124,10 +124,32 @@ final class FlowHost {
         _ event: WaitingRoomEvent, session: WaitingSession?, to context: FlowContext, useHandler: Bool,
         isolation: isolated (any Actor)? = #isolation
     ) async -> (decision: FlowDecision?, errors: [LuaError]) {
-        var refs: [(String, Int32)] = []
-        if useHandler, let handlerName = LuaEventNames.handlers[event.name], let ref = context.handlers[handlerName] {
-            refs.append((handlerName, ref))
+        let handler: (String, Int32)? = useHandler ? LuaEventNames.handlers[event.name].flatMap { name in
+            context.handlers[name].map { (name, $0) }
+        } : nil
+        if context.listeners.isEmpty {
+            // the hot path: one handler, no listeners
+            guard let (name, ref) = handler else { return (nil, []) }
+            let sessionRef = session.map { sessionReference($0) }
+            let result = await call(ref) { L in
+                vm.push(L, event: event)
+                if let sessionRef {
+                    _ = clua_getref(L, sessionRef)
+                    return 2
+                }
+                return 1
+            }
+            switch result {
+            case .success(let answer):
+                return (answer, [])
+            case .failure(var error):
+                error.message = "\(name): " + error.message
+                context.logger.error("\(error)")
+                return (nil, [error])
+            }
         }
+        var refs: [(String, Int32)] = []
+        if let handler { refs.append(handler) }
         for listener in context.listeners where listener.event == "*" || listener.event == event.name.rawValue {
             refs.append(("wr.on(\(listener.event))", listener.ref))
         }

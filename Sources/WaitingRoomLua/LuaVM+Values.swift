@@ -51,27 +51,27 @@ extension LuaVM {
         return lua_rawget(L, absolute)
     }
 
-    func setField(_ L: OpaquePointer, _ key: String, _ value: String?) {
+    func setField(_ L: OpaquePointer, _ key: StaticString, _ value: String?) {
         guard let value else { return }
         push(L, value)
-        lua_setfield(L, -2, key)
+        key.withUTF8Buffer { buffer in buffer.withMemoryRebound(to: CChar.self) { lua_setfield(L, -2, $0.baseAddress) } }
     }
 
-    func setField(_ L: OpaquePointer, _ key: String, _ value: Int?) {
+    func setField(_ L: OpaquePointer, _ key: StaticString, _ value: Int?) {
         guard let value else { return }
         lua_pushinteger(L, lua_Integer(value))
-        lua_setfield(L, -2, key)
+        key.withUTF8Buffer { buffer in buffer.withMemoryRebound(to: CChar.self) { lua_setfield(L, -2, $0.baseAddress) } }
     }
 
-    func setField(_ L: OpaquePointer, _ key: String, _ value: Double?) {
+    func setField(_ L: OpaquePointer, _ key: StaticString, _ value: Double?) {
         guard let value else { return }
         lua_pushnumber(L, value)
-        lua_setfield(L, -2, key)
+        key.withUTF8Buffer { buffer in buffer.withMemoryRebound(to: CChar.self) { lua_setfield(L, -2, $0.baseAddress) } }
     }
 
-    func setField(_ L: OpaquePointer, _ key: String, _ value: Bool?) {
+    func setField(_ L: OpaquePointer, _ key: StaticString, _ value: Bool?) {
         guard let value else { return }
         lua_pushboolean(L, value ? 1 : 0)
-        lua_setfield(L, -2, key)
+        key.withUTF8Buffer { buffer in buffer.withMemoryRebound(to: CChar.self) { lua_setfield(L, -2, $0.baseAddress) } }
     }
 }
