@@ -16,7 +16,8 @@ public struct WaitingRoomCommand: AsyncParsableCommand {
             \(ExitStatus.helpTable)
             """,
         subcommands: [
-            CheckCommand.self, EmulateCommand.self, LoadCommand.self, BenchCommand.self,
+            RunCommand.self, ReplCommand.self, CheckCommand.self, EmulateCommand.self,
+            DemoCommand.self, LoadCommand.self, BenchCommand.self,
         ]
     )
 
