@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Synchronization
 import WaitingRoom
 import WaitingRoomLua
 import WaitingRoomVendors
@@ -49,6 +50,8 @@ final class ReplSession: Sendable {
     let defaults = VendorDefaults()
     let emulator = EmulatorSlot()
     let runtime: FlowRuntime
+    /// The chunk running now, so Ctrl-C can cancel a `wr.*` wait as well as running Lua.
+    private let running = Mutex<Task<EvaluationResult, Never>?>(nil)
 
     init(terminal: Terminal, historyPath: String?) throws {
         self.terminal = terminal
@@ -65,7 +68,10 @@ final class ReplSession: Sendable {
         let interrupt = runtime.interrupt
         signal(SIGINT, SIG_IGN)
         let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        sigint.setEventHandler { interrupt.request() }
+        sigint.setEventHandler { [running] in
+            interrupt.request()
+            running.withLock { $0?.cancel() }
+        }
         sigint.resume()
         defer { sigint.cancel() }
 
@@ -83,7 +89,7 @@ final class ReplSession: Sendable {
             }
             if buffer.isEmpty, line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             buffer = buffer.isEmpty ? line : buffer + "\n" + line
-            switch await runtime.evaluate(buffer) {
+            switch await evaluate(buffer) {
             case .incomplete:
                 continue
             case .values(let values):
@@ -99,6 +105,16 @@ final class ReplSession: Sendable {
         }
         if reader.interactive { terminal.line("") }
         await emulator.stop()
+    }
+
+    /// Evaluates one chunk as a task Ctrl-C can cancel.
+    private func evaluate(_ chunk: String) async -> EvaluationResult {
+        let runtime = self.runtime
+        let task = Task { await runtime.evaluate(chunk) }
+        running.withLock { $0 = task }
+        let result = await task.value
+        running.withLock { $0 = nil }
+        return result
     }
 
     /// Runs a `:` command; returns false to leave the REPL.
@@ -126,7 +142,7 @@ final class ReplSession: Sendable {
                 terminal.error(":load: cannot read \(words[1])")
                 return true
             }
-            switch await runtime.evaluate(String(decoding: data, as: UTF8.self)) {
+            switch await evaluate(String(decoding: data, as: UTF8.self)) {
             case .values(let values): if !values.isEmpty { terminal.line(values.joined(separator: "\t")) }
             case .incomplete: terminal.error("\(words[1]): unfinished chunk at end of file")
             case .failure(let error): terminal.error("\(words[1]): \(error)")

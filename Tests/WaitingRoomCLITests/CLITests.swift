@@ -63,7 +63,7 @@ struct CLITests {
 
     @Test func emulateServesAndStopsOnSIGTERM() async throws {
         let (process, stdout) = try CLIProcess.start(["emulate", "--port", "0", "--json"])
-        let line = try await Task.detached { () -> String in
+        let line = await Task.detached { () -> String in
             var data = Data()
             while !data.contains(UInt8(ascii: "\n")) {
                 let chunk = stdout.fileHandleForReading.availableData

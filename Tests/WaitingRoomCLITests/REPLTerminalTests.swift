@@ -41,7 +41,7 @@ struct REPLTerminalTests {
         let command = "cd '\(CLIProcess.packageRoot)' && HOME='\(dir)' '\(CLIProcess.binary)' repl --history '\(dir)/history'"
         try Self.tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "30", command])
         defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
-        var screen = try await Self.waitFor("> ", session: session)
+        var screen = try await Self.waitFor("WaitingRoom REPL", session: session)
         #expect(screen.contains("WaitingRoom REPL"))
 
         try Self.tmux(["send-keys", "-t", session, "-l", "6 * 7"])
@@ -51,8 +51,8 @@ struct REPLTerminalTests {
 
         try Self.tmux(["send-keys", "-t", session, "-l", "function sq(x)"])
         try Self.tmux(["send-keys", "-t", session, "Enter"])
-        screen = try await Self.waitFor(">> ", session: session)
-        #expect(screen.contains(">> "), "continuation prompt")
+        screen = try await Self.waitFor(">>", session: session)
+        #expect(screen.contains(">>"), "continuation prompt")
         try Self.tmux(["send-keys", "-t", session, "-l", "return x * x end"])
         try Self.tmux(["send-keys", "-t", session, "Enter"])
         try Self.tmux(["send-keys", "-t", session, "-l", "sq(12)"])

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// Every subcommand end to end against the embedded emulator, with its exit statuses.
+@Suite("waitingroom end to end", .serialized)
+struct CLIEndToEndTests {
+    func write(_ text: String, name: String) throws -> String {
+        let path = CLIProcess.temporaryDirectory() + "/" + name
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func checkExitsByOutcome() async throws {
+        let passed = try await CLIProcess.run(["check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--json"])
+        #expect(passed.status == 0, "\(passed.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(passed.stdout.utf8)) as? [String: Any]
+        #expect(json?["disposition"] as? String == "passed")
+        #expect(json?["code"] as? Int == 200)
+
+        let blocked = try await CLIProcess.run(["check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_block"])
+        #expect(blocked.status == 2)
+        #expect(blocked.stdout.contains("301"))
+
+        let queue = try await CLIProcess.run(["check", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "sale"])
+        #expect(queue.status == 6)
+        let safetynet = try await CLIProcess.run(["check", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "open"])
+        #expect(safetynet.status == 0)
+
+        let unknown = try await CLIProcess.run(["check", "--vendor", "nobody", "--scope", "a", "--room", "b"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("vendor"))
+        let badSetting = try await CLIProcess.run(["check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--set", "retryCount=99"])
+        #expect(badSetting.status == 64)
+        #expect(badSetting.stderr.contains("retryCount"))
+    }
+
+    @Test func runPassesAFlowAgainstTheEmulatorWithJSONEvents() async throws {
+        let result = try await CLIProcess.run(["run", "Scripts/flows/demo.lua", "--emulator", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let objects = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(objects.contains { $0["event"] as? String == "progress" || $0["event"] as? String == "passed" })
+        let last = objects.last
+        #expect(last?["event"] as? String == "result")
+        #expect(last?["outcome"] as? String == "passed")
+        #expect((last?["completion"] as? [String: Any])?["code"] as? Int == 200)
+    }
+
+    @Test func runExitStatusesTellTheOutcome() async throws {
+        let blocked = try write("""
+            return { vendor = "netfunnel", entry = { scope = "service_1", room = "segKey_block" } }
+            """, name: "blocked.lua")
+        let result = try await CLIProcess.run(["run", blocked, "--emulator"])
+        #expect(result.status == 2, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("blocked"))
+
+        let aborted = try write("""
+            return { vendor = "netfunnel", entry = { scope = "service_1", room = "segKey_block" },
+                     on_block = function(e) return wr.abort("not today") end }
+            """, name: "abort.lua")
+        #expect(try await CLIProcess.run(["run", aborted, "--emulator"]).status == 3)
+
+        let broken = try write("return {", name: "broken.lua")
+        let syntax = try await CLIProcess.run(["run", broken])
+        #expect(syntax.status == 5)
+        #expect(syntax.stderr.contains("broken.lua:1"))
+
+        let missing = try await CLIProcess.run(["run", "/nonexistent/flow.lua"])
+        #expect(missing.status == 5)
+        #expect(missing.stderr.contains("/nonexistent/flow.lua"))
+    }
+
+    @Test func runReportsABadConfigFileWithTheFieldNamed() async throws {
+        let config = try write(#"{"netfunnel": {"networkTimeout": 50}}"#, name: "bad.json")
+        let result = try await CLIProcess.run(["run", "Scripts/flows/demo.lua", "--emulator", "--config", config])
+        #expect(result.status == 64, "\(result.stdout) \(result.stderr)")
+        #expect((result.stdout + result.stderr).contains("networkTimeout"))
+        let notJSON = try write("{nope", name: "nope.json")
+        let unreadable = try await CLIProcess.run(["run", "Scripts/flows/demo.lua", "--config", notJSON])
+        #expect(unreadable.status == 64)
+        #expect(unreadable.stderr.contains("nope.json"))
+    }
+
+    @Test func replWaitsOnTheEmulatorAtThePrompt() async throws {
+        let input = """
+            :emulator start
+            room = wr.open("netfunnel")
+            s = room:enqueue{ scope = "service_1", room = "segKey_basic", user_id = "repl" }
+            o = s:wait()
+            o.outcome
+            s:complete().code
+            :emulator stop
+            """
+        let result = try await CLIProcess.run(["repl", "--history", CLIProcess.temporaryDirectory() + "/h"], input: input + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("passed"), "\(result.stdout)\n\(result.stderr)")
+        #expect(lines.contains("200"))
+    }
+
+    @Test func demoFinishesAndSummarises() async throws {
+        let result = try await CLIProcess.run(["demo", "--crowd", "6"], timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("== Summary"))
+        #expect(result.stdout.contains("keys not returned: 0"))
+    }
+
+    @Test func loadDrivesVirtualUsersAndPrintsAHistogram() async throws {
+        let result = try await CLIProcess.run(["load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_section",
+                                               "--users", "4", "--hold", "0", "--json"], timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect((json?["outcomes"] as? [String: Any])?["passed"] as? Int == 4)
+    }
+
+    @Test func benchRunsTheCoreSuite() async throws {
+        let result = try await CLIProcess.run(["bench", "core", "--json"], timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("ns/event"))
+    }
+}
