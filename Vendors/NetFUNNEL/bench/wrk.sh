@@ -25,7 +25,8 @@ mkdir -p "$WORK/www" "$WORK/logs"
 # a static file the size of a typical 5002 reply
 printf "NetFunnel.gRtype=5002;NetFunnel.gControl.result='5002:201:key=%064d&nwait=0&nnext=0&tps=0.000000&ttl=1&ip=127.0.0.1&port=%d&vwr_html=&vwr_type=&live_message=&chk_enter_cnt=1&sticky=nf4';NetFunnel.gControl._showResult();" 0 "$EMU_PORT" > "$WORK/www/reply.js"
 cat >"$WORK/nginx.conf" <<CONF
-worker_processes 1;
+user root;
+worker_processes auto;
 pid $WORK/nginx.pid;
 error_log $WORK/logs/error.log;
 events { worker_connections 1024; }
@@ -39,7 +40,7 @@ http {
 CONF
 mkdir -p "$WORK/tmp"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-"$NGINX" -c "$WORK/nginx.conf" -p "$WORK"
+"$NGINX" -e "$WORK/logs/error.log" -c "$WORK/nginx.conf" -p "$WORK"
 
 cleanup() {
   kill "$(cat "$WORK/nginx.pid" 2>/dev/null)" 2>/dev/null || true
