@@ -1,0 +1,18 @@
+import Synchronization
+
+/// The one handle that may be used from any thread: asks the Lua code running on a flow host to
+/// stop (for example on Ctrl-C in the REPL). The count hook polls it every `hookStep` instructions
+/// and ends the running chunk or handler with "interrupted"; awaits in progress are not affected
+/// (cancel the Swift task for those).
+public final class LuaInterrupt: Sendable {
+    private let requested = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// Request a stop of whatever Lua code is running now or next.
+    public func request() { requested.store(true, ordering: .relaxed) }
+    /// Clear a request (the host does this before each REPL chunk).
+    public func reset() { requested.store(false, ordering: .relaxed) }
+    /// Whether a stop was requested.
+    public var isRequested: Bool { requested.load(ordering: .relaxed) }
+}

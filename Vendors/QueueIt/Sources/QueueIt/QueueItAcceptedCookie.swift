@@ -1,0 +1,102 @@
+import Foundation
+
+/// The KnownUser session cookie `QueueITAccepted-SDFrts345E-V3_{eventId}` (reference §7.4).
+///
+/// Value: `EventId={e}&QueueId={q}[&FixedValidityMins={cv}]&RedirectType={rt}&IssueTime={s}[&Hip={hip}]&Hash={hex}`,
+/// hash = HMAC-SHA256(secret, `lower(eventId) + queueId + (cv or "") + lower(rt) + issueTime + (hip or "")`).
+/// Deliberate difference from KU-JS: we hash the lower-cased event id when verifying too, so event
+/// ids with capitals validate (KU-JS writes lower-case but verifies the original case).
+public struct QueueItAcceptedCookie: Sendable, Hashable {
+    /// The cookie name prefix; the event id follows.
+    public static let namePrefix = "QueueITAccepted-SDFrts345E-V3_"
+
+    public var eventId: String
+    public var queueId: String
+    public var fixedValidityMinutes: Int?
+    public var redirectType: String
+    public var issueTime: Int64
+    public var hashedIP: String?
+    public var hash: String
+
+    /// The cookie name for `eventId`.
+    public static func name(forEvent eventId: String) -> String { namePrefix + eventId }
+
+    /// Builds and signs a cookie.
+    public init(eventId: String, queueId: String, fixedValidityMinutes: Int?, redirectType: String,
+                issueTime: Int64, hashedIP: String?, secretKey: String) {
+        self.eventId = eventId
+        self.queueId = queueId
+        self.fixedValidityMinutes = fixedValidityMinutes
+        self.redirectType = redirectType.lowercased()
+        self.issueTime = issueTime
+        self.hashedIP = hashedIP
+        self.hash = ""
+        self.hash = computeHash(secretKey: secretKey)
+    }
+
+    init(eventId: String, queueId: String, fixedValidityMinutes: Int?, redirectType: String,
+         issueTime: Int64, hashedIP: String?, hash: String) {
+        self.eventId = eventId
+        self.queueId = queueId
+        self.fixedValidityMinutes = fixedValidityMinutes
+        self.redirectType = redirectType
+        self.issueTime = issueTime
+        self.hashedIP = hashedIP
+        self.hash = hash
+    }
+
+    /// The hashed text's HMAC.
+    public func computeHash(secretKey: String) -> String {
+        let text = eventId.lowercased() + queueId + (fixedValidityMinutes.map(String.init) ?? "")
+            + redirectType.lowercased() + String(issueTime) + (hashedIP ?? "")
+        return QueueItHash.hmacHex(secretKey: secretKey, message: text)
+    }
+
+    /// The cookie value.
+    public var value: String {
+        var parts = ["EventId=\(eventId)", "QueueId=\(queueId)"]
+        if let cv = fixedValidityMinutes { parts.append("FixedValidityMins=\(cv)") }
+        parts.append("RedirectType=\(redirectType)")
+        parts.append("IssueTime=\(issueTime)")
+        if let hip = hashedIP { parts.append("Hip=\(hip)") }
+        parts.append("Hash=\(hash)")
+        return parts.joined(separator: "&")
+    }
+
+    /// Parses a cookie value (percent-decoded first if it looks encoded). Nil when a required
+    /// part (`EventId`, `QueueId`, `RedirectType`, `IssueTime`, `Hash`) is missing or malformed.
+    public static func parse(_ raw: String) -> QueueItAcceptedCookie? {
+        guard raw.utf8.count <= 4096 else { return nil }
+        let text = raw.contains("%26") || raw.contains("%3D") ? QueueItPercent.decode(raw) : raw
+        var map: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            guard let eq = pair.firstIndex(of: "=") else { continue }
+            map[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+        }
+        guard let e = map["EventId"], !e.isEmpty, let q = map["QueueId"], let rt = map["RedirectType"],
+              let it = map["IssueTime"].flatMap(QueueItToken.parseEpoch), let h = map["Hash"], !h.isEmpty else { return nil }
+        var cv: Int?
+        if let s = map["FixedValidityMins"], !s.isEmpty {
+            guard let n = Int(s), n >= 0, n < 10_000_000 else { return nil }
+            cv = n
+        }
+        return QueueItAcceptedCookie(eventId: e, queueId: q, fixedValidityMinutes: cv, redirectType: rt,
+                                     issueTime: it, hashedIP: map["Hip"], hash: h)
+    }
+
+    /// Validates in the connector's order: hash → EventId (case-insensitive) → time → IP.
+    /// - Parameters:
+    ///   - cookieValidityMinutes: used when the cookie has no `FixedValidityMins`.
+    public func validate(secretKey: String, eventId expected: String, now: Date,
+                         cookieValidityMinutes: Int, clientIP: String?) throws(QueueItValidationError) {
+        guard QueueItHash.constantTimeEquals(computeHash(secretKey: secretKey), hash) else { throw .hash }
+        guard eventId.lowercased() == expected.lowercased() else { throw .eventId }
+        let minutes = Int64(fixedValidityMinutes ?? cookieValidityMinutes)
+        let (validity, o1) = minutes.multipliedReportingOverflow(by: 60)
+        let (until, o2) = issueTime.addingReportingOverflow(validity)
+        guard !o1, !o2, until >= Int64(now.timeIntervalSince1970.rounded(.down)) else { throw .timestamp }
+        if let hip = hashedIP, let ip = clientIP, !ip.isEmpty {
+            guard QueueItHash.constantTimeEquals(QueueItHash.hmacHex(secretKey: secretKey, message: ip), hip) else { throw .ip }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import WaitingRoom
+
+/// How the queue page is waited through.
+public enum QueueItQueuePageMode: String, Sendable, Hashable, CaseIterable {
+    /// Poll the queue URL with GET, follow redirects, classify every hop (headless; default).
+    case follow
+    /// The host app shows the page and feeds navigations to ``QueueItHostDrivenPageDriver``.
+    case host
+}
+
+/// Settings of the Queue-it provider (`vendor: "queueit"`).
+///
+/// JSON keys: `customerId` (required), `waitingRoomId`, `waitingRoomDomain`, `pathPrefix`,
+/// `layoutName`, `language`, `userAgent`, `userId`, `sdkVersion`, `requestTimeoutSeconds`
+/// (1…120, default 10), `pollIntervalSeconds` (1…300, default 5), `viewDelaySeconds` (0…60),
+/// `queuePage` (`follow` | `host`), `reuseStoredPass` (default true), `autoRestartSession`
+/// (default true). Errors name the field.
+public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
+    public static let vendorID = "queueit"
+
+    public var customerId: String
+    /// The default waiting room when an entry leaves `room.room` empty.
+    public var waitingRoomId: String?
+    public var waitingRoomDomain: String?
+    public var pathPrefix: String?
+    public var layoutName: String?
+    public var language: String?
+    public var userAgent: String
+    /// The default user id when an entry has none (the SDK uses a per-device id).
+    public var userId: String
+    public var sdkVersion: String
+    /// Deadline of one enqueue attempt.
+    public var requestTimeout: Duration
+    /// Poll interval of the HTTP-follow driver when the page gives none.
+    public var pollInterval: Duration
+    /// Wait between "queue opened" and starting the queue page driver (the SDK's view delay).
+    public var viewDelay: Duration
+    public var queuePage: QueueItQueuePageMode
+    /// Take a valid pass from the pass store instead of calling the server.
+    public var reuseStoredPass: Bool
+    /// On `queueit://restartSession`, enqueue again inside the same session (true) or end the
+    /// session as closed with code -204 (false; the facade's SDK-like behaviour).
+    public var autoRestartSession: Bool
+
+    /// The default `userAgent`.
+    public static let defaultUserAgent = "WaitingRoom-Swift/1.0 (Linux; QueueIt)"
+
+    /// Creates and validates a configuration.
+    public init(customerId: String, waitingRoomId: String? = nil, waitingRoomDomain: String? = nil, pathPrefix: String? = nil,
+                layoutName: String? = nil, language: String? = nil, userAgent: String = QueueItConfiguration.defaultUserAgent,
+                userId: String? = nil, sdkVersion: String = QueueItEnqueueBody.defaultSDKVersion,
+                requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(5), viewDelay: Duration = .zero,
+                queuePage: QueueItQueuePageMode = .follow, reuseStoredPass: Bool = true, autoRestartSession: Bool = true) throws(WaitingRoomError) {
+        self.customerId = customerId
+        self.waitingRoomId = waitingRoomId.flatMap { $0.isEmpty ? nil : $0 }
+        self.waitingRoomDomain = waitingRoomDomain.flatMap { $0.isEmpty ? nil : $0 }
+        self.pathPrefix = pathPrefix
+        self.layoutName = layoutName
+        self.language = language
+        self.userAgent = userAgent
+        self.userId = userId ?? UUID().uuidString.lowercased()
+        self.sdkVersion = sdkVersion
+        self.requestTimeout = requestTimeout
+        self.pollInterval = pollInterval
+        self.viewDelay = viewDelay
+        self.queuePage = queuePage
+        self.reuseStoredPass = reuseStoredPass
+        self.autoRestartSession = autoRestartSession
+        // Validate now so errors name the field before anything is sent.
+        _ = try endpoint(waitingRoomId: self.waitingRoomId ?? "placeholder")
+        guard requestTimeout > .zero, requestTimeout <= .seconds(120) else {
+            throw .outOfRange(field: "requestTimeoutSeconds", value: requestTimeout.seconds, range: 0.001...120, unit: "s", vendor: Self.vendorID)
+        }
+        guard pollInterval >= .milliseconds(1), pollInterval <= .seconds(300) else {
+            throw .outOfRange(field: "pollIntervalSeconds", value: pollInterval.seconds, range: 0.001...300, unit: "s", vendor: Self.vendorID)
+        }
+        guard viewDelay >= .zero, viewDelay <= .seconds(60) else {
+            throw .outOfRange(field: "viewDelaySeconds", value: viewDelay.seconds, range: 0...60, unit: "s", vendor: Self.vendorID)
+        }
+    }
+
+    /// Decodes the provider settings (see the type's documentation for the keys).
+    public init(json: JSONValue) throws {
+        let r = try ConfigurationReader(json, vendor: Self.vendorID)
+        try r.rejectUnknownKeys(["customerId", "waitingRoomId", "waitingRoomDomain", "pathPrefix", "layoutName", "language",
+                                 "userAgent", "userId", "sdkVersion", "requestTimeoutSeconds", "pollIntervalSeconds",
+                                 "viewDelaySeconds", "queuePage", "reuseStoredPass", "autoRestartSession"])
+        var mode = QueueItQueuePageMode.follow
+        if let m = try r.string("queuePage") {
+            guard let parsed = QueueItQueuePageMode(rawValue: m) else {
+                throw WaitingRoomError.invalidConfiguration(field: "queuePage", "'\(m)' is not one of follow, host", vendor: Self.vendorID)
+            }
+            mode = parsed
+        }
+        try self.init(
+            customerId: try r.requiredString("customerId"),
+            waitingRoomId: try r.string("waitingRoomId"),
+            waitingRoomDomain: try r.string("waitingRoomDomain"),
+            pathPrefix: try r.string("pathPrefix"),
+            layoutName: try r.string("layoutName"),
+            language: try r.string("language"),
+            userAgent: try r.string("userAgent") ?? Self.defaultUserAgent,
+            userId: try r.string("userId"),
+            sdkVersion: try r.string("sdkVersion") ?? QueueItEnqueueBody.defaultSDKVersion,
+            requestTimeout: .milliseconds(Int64((try r.double("requestTimeoutSeconds", range: 0.001...120) ?? 10) * 1000)),
+            pollInterval: .milliseconds(Int64((try r.double("pollIntervalSeconds", range: 0.001...300) ?? 5) * 1000)),
+            viewDelay: .milliseconds(Int64((try r.double("viewDelaySeconds", range: 0...60) ?? 0) * 1000)),
+            queuePage: mode,
+            reuseStoredPass: try r.bool("reuseStoredPass") ?? true,
+            autoRestartSession: try r.bool("autoRestartSession") ?? true)
+    }
+
+    public func makeProvider(environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
+        QueueItProvider(configuration: self, environment: environment)
+    }
+
+    /// The endpoint for a waiting room (the configured domain and prefix).
+    public func endpoint(customerId: String? = nil, waitingRoomId: String) throws(WaitingRoomError) -> QueueItEndpoint {
+        do {
+            return try QueueItEndpoint(customerId: customerId ?? self.customerId, waitingRoomId: waitingRoomId,
+                                       waitingRoomDomain: waitingRoomDomain, pathPrefix: pathPrefix)
+        } catch {
+            throw WaitingRoomError.invalidConfiguration(field: error.field, error.message, vendor: Self.vendorID)
+        }
+    }
+}
+
+extension RetryPolicy {
+    /// Queue-it's enqueue retries (reference §3.2): after a failure wait 1, 2, 4, 8 s and try
+    /// again; then report `.unavailable` with code 3 "Error! Queue is unavailable.". 4xx answers
+    /// are rejections and are not retried. A fresh policy run starts for every enqueue (the SDK's
+    /// leftover backoff is not kept). Attempt deadline 10 s.
+    public static let queueIt = RetryPolicy.doublingBackoff(
+        initial: .seconds(1), limit: .seconds(10), attemptTimeout: .seconds(10),
+        unavailableCode: QueueItErrorCode.queueUnavailable.rawValue, message: QueueItErrorCode.queueUnavailable.message)
+
+    /// ``queueIt`` with another attempt deadline.
+    public static func queueIt(attemptTimeout: Duration) -> RetryPolicy {
+        var p = RetryPolicy.queueIt
+        p.attemptTimeout = attemptTimeout
+        return p
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import WaitingRoom
+
+/// What one enqueue call needs: where, and the body.
+public struct QueueItEnqueueCall: Sendable, Hashable {
+    public var endpoint: QueueItEndpoint
+    public var body: QueueItEnqueueBody
+
+    public init(endpoint: QueueItEndpoint, body: QueueItEnqueueBody) {
+        self.endpoint = endpoint
+        self.body = body
+    }
+
+    /// The HTTP request (reference §1.2: JSON headers; `User-Agent` = the body's `userAgent`).
+    public func httpRequest(timeout: Duration?) -> HTTPRequest {
+        var headers: HTTPHeaderList = [("Content-Type", "application/json; charset=utf-8"), ("Accept", "application/json")]
+        if !body.userAgent.isEmpty { headers.add("User-Agent", body.userAgent) }
+        return HTTPRequest(method: "POST", url: endpoint.enqueueURL.absoluteString, headers: headers,
+                           body: body.encoded(), timeout: timeout, followRedirects: false)
+    }
+}
+
+/// Runs enqueue calls with Queue-it's failure rules (reference §3): offline ⇒ -100 at once; 4xx ⇒
+/// rejected with the HTTP status as code; anything else retried after 1, 2, 4, 8 s, then
+/// unavailable (code 3). Every call starts a fresh backoff.
+public struct QueueItEnqueueClient: Sendable {
+    public let transport: any HTTPTransport
+    public let clock: any WaitingRoomClock
+    public let connectivity: any QueueItConnectivity
+    public let policy: RetryPolicy
+    public let logger: Logger
+
+    public init(transport: any HTTPTransport, clock: any WaitingRoomClock, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
+                policy: RetryPolicy = .queueIt, logger: Logger = Logger(label: "waitingroom.queueit")) {
+        self.transport = transport
+        self.clock = clock
+        self.connectivity = connectivity
+        self.policy = policy
+        self.logger = logger
+    }
+
+    struct OfflineAbort: Error {}
+
+    static let vendor = QueueItConfiguration.vendorID
+
+    static var offlineError: WaitingRoomError {
+        WaitingRoomError(.networkOffline, vendor: vendor, vendorCode: QueueItErrorCode.networkUnavailable.rawValue,
+                         message: QueueItErrorCode.networkUnavailable.message)
+    }
+
+    /// Enqueues once (with retries) and returns the decoded answer.
+    public func enqueue(_ call: QueueItEnqueueCall) async throws -> QueueItEnqueueResponse {
+        if connectivity.isOffline { throw Self.offlineError }
+        let transport = self.transport
+        let connectivity = self.connectivity
+        let logger = self.logger
+        do {
+            return try await policy.run(clock: clock, vendor: Self.vendor, onRetry: { n, error in
+                logger.debug("enqueue retry", metadata: ["retry": "\(n)", "error": "\(error)"])
+            }) { attempt, timeout in
+                // Each retry re-checks connectivity; going offline mid-retry reports -100 (iOS stops silently).
+                if connectivity.isOffline { throw OfflineAbort() }
+                let response = try await transport.send(call.httpRequest(timeout: timeout))
+                switch QueueItEnqueueResult.classify(status: response.status, body: response.body) {
+                case .success(let r):
+                    return r
+                case .rejected(let code, let message):
+                    throw WaitingRoomError(.rejected, vendor: Self.vendor, vendorCode: code, message: message)
+                case .retryable(let message):
+                    throw WaitingRoomError(response.status == 200 ? .invalidResponse : .server, vendor: Self.vendor,
+                                           vendorCode: response.status, message: message)
+                }
+            }
+        } catch is OfflineAbort {
+            throw Self.offlineError
+        }
+    }
+}

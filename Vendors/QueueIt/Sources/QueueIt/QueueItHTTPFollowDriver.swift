@@ -1,0 +1,214 @@
+import Foundation
+import WaitingRoom
+
+/// Waits through a queue page headlessly: GETs the queue URL, follows redirects one hop at a
+/// time and classifies every hop (reference §4), reloads the page as its `Refresh` header or
+/// `<meta http-equiv="refresh">` says (else every `pollInterval`), and reads progress from
+/// `queueit-ahead` / `queueit-waiting` / `queueit-eta-seconds` meta tags when the page has them.
+/// This is how the emulator's queue page is waited through; a real Queue-it page that relies on
+/// JavaScript needs the host-driven driver instead.
+public struct QueueItHTTPFollowDriver: QueuePageDriver {
+    public var pollInterval: Duration
+    /// Redirect hops allowed without a page in between.
+    public var maxHops: Int
+    /// Consecutive failed page loads tolerated (network errors, 5xx) before giving up.
+    public var maxConsecutiveFailures: Int
+    /// Bodies larger than this are not read for hints.
+    public static let maxPageBytes = 1 << 20
+
+    public init(pollInterval: Duration = .seconds(5), maxHops: Int = 10, maxConsecutiveFailures: Int = 5) {
+        self.pollInterval = pollInterval
+        self.maxHops = maxHops
+        self.maxConsecutiveFailures = maxConsecutiveFailures
+    }
+
+    static func failure(_ message: String) -> QueuePageResult {
+        .failed(WaitingRoomError(.invalidResponse, vendor: QueueItConfiguration.vendorID,
+                                 vendorCode: QueueItErrorCode.queuePageFailed.rawValue, message: message))
+    }
+
+    public func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
+        var url = page.queueURL
+        var hops = 0
+        var failures = 0
+        var lastProgress: QueueProgress?
+        // The first load of the queue page is a navigation to the queue host (iOS fires queue-URL-changed for it).
+        if case .queueURLChanged(let u) = page.classifier.classify(url) { context.emit(.queueURLChanged(u)) }
+        while true {
+            if Task.isCancelled { return .closed }
+            let response: HTTPResponse
+            do {
+                response = try await context.transport.send(HTTPRequest(
+                    method: "GET", url: url.absoluteString,
+                    headers: [("Accept", "text/html,application/xhtml+xml"), ("User-Agent", context.userAgent)],
+                    timeout: .seconds(30), followRedirects: false))
+            } catch {
+                if Task.isCancelled || error is CancellationError { return .closed }
+                failures += 1
+                context.logger.info("queue page load failed", metadata: ["url": "\(url)", "error": "\(error)"])
+                if failures > maxConsecutiveFailures { return Self.failure("queue page \(url) failed \(failures) times: \(error)") }
+                if (try? await context.clock.sleep(for: pollInterval)) == nil { return .closed }
+                continue
+            }
+            if (300...399).contains(response.status) {
+                guard let loc = response.headers.value(for: "Location"), let next = URL(string: loc, relativeTo: url)?.absoluteURL else {
+                    return Self.failure("redirect \(response.status) from \(url) without a usable Location")
+                }
+                hops += 1
+                if hops > maxHops { return Self.failure("more than \(maxHops) redirects from \(page.queueURL)") }
+                switch page.classifier.classify(next) {
+                case .passed(let token): return .passed(token: token)
+                case .close: return .closed
+                case .restartSession: return .restartSession
+                case .blocked: return Self.failure("the queue page redirected to a blocked page \(next)")
+                case .queueURLChanged(let u):
+                    context.emit(.queueURLChanged(u))
+                    url = u
+                case .external(let u): url = u
+                case .allow: url = next
+                }
+                continue
+            }
+            hops = 0
+            if response.status >= 500 || response.status == 429 {
+                failures += 1
+                if failures > maxConsecutiveFailures { return Self.failure("queue page \(url) answered \(response.status) \(failures) times") }
+                if (try? await context.clock.sleep(for: pollInterval)) == nil { return .closed }
+                continue
+            }
+            if response.status >= 400 {
+                return Self.failure("queue page \(url) answered \(response.status)")
+            }
+            failures = 0
+            let hints = QueuePageHints(html: response.body.count <= Self.maxPageBytes ? response.text : "",
+                                       refreshHeader: response.headers.value(for: "Refresh"))
+            if hints.exit { context.emit(.userExited) }
+            if let p = hints.progress, p != lastProgress {
+                lastProgress = p
+                context.emit(.progress(p))
+            }
+            var delay = pollInterval
+            var next = url
+            if let r = hints.refresh {
+                delay = .milliseconds(Int64(min(max(r.seconds, 0), 300) * 1000))
+                if let target = r.url, let u = URL(string: target, relativeTo: url)?.absoluteURL {
+                    next = u
+                }
+            }
+            if next != url {
+                switch page.classifier.classify(next) {
+                case .passed(let token): if delay == .zero { return .passed(token: token) }
+                case .close: if delay == .zero { return .closed }
+                case .restartSession: if delay == .zero { return .restartSession }
+                default: break
+                }
+            }
+            if delay > .zero, (try? await context.clock.sleep(for: delay)) == nil { return .closed }
+            if next != url {
+                switch page.classifier.classify(next) {
+                case .passed(let token): return .passed(token: token)
+                case .close: return .closed
+                case .restartSession: return .restartSession
+                case .blocked: return Self.failure("the queue page refreshed to a blocked page \(next)")
+                case .queueURLChanged(let u): context.emit(.queueURLChanged(u)); url = u
+                case .external(let u): url = u
+                case .allow: url = next
+                }
+            }
+        }
+    }
+}
+
+/// What a queue page's HTML says about refresh, progress and exit (tolerant, regex-free scan).
+struct QueuePageHints: Sendable, Hashable {
+    struct Refresh: Sendable, Hashable {
+        var seconds: Double
+        var url: String?
+    }
+    var refresh: Refresh?
+    var progress: QueueProgress?
+    var exit = false
+
+    init(html: String, refreshHeader: String?) {
+        if let h = refreshHeader { refresh = Self.parseRefresh(h) }
+        var metas: [String: String] = [:]
+        var httpEquivRefresh: String?
+        var rest = Substring(html)
+        var guardCount = 0
+        while let open = rest.range(of: "<meta", options: [.caseInsensitive]), guardCount < 200 {
+            guardCount += 1
+            let after = rest[open.upperBound...]
+            guard let close = after.firstIndex(of: ">") else { break }
+            let tag = after[..<close]
+            let attrs = Self.attributes(tag)
+            if let name = attrs["name"], let content = attrs["content"] { metas[name.lowercased()] = content }
+            if attrs["http-equiv"]?.lowercased() == "refresh", let content = attrs["content"] { httpEquivRefresh = content }
+            rest = after[close...]
+        }
+        if refresh == nil, let r = httpEquivRefresh { refresh = Self.parseRefresh(r) }
+        let ahead = metas["queueit-ahead"].flatMap { Int($0) }
+        let waiting = metas["queueit-waiting"].flatMap { Int($0) }
+        let eta = metas["queueit-eta-seconds"].flatMap { Int($0) }
+        if ahead != nil || waiting != nil || eta != nil {
+            var behind: Int?
+            if let w = waiting, let a = ahead { behind = max(0, w - a - 1) }
+            progress = QueueProgress(ahead: ahead, behind: behind, eta: eta.map { .seconds($0) }, etaText: eta.map { "\($0) s" })
+        }
+        if let b = html.range(of: "<body", options: .caseInsensitive) {
+            let tagEnd = html[b.upperBound...].firstIndex(of: ">") ?? html.endIndex
+            let attrs = Self.attributes(html[b.upperBound..<tagEnd])
+            exit = (attrs["class"] ?? "").split(separator: " ").contains("exit")
+        }
+    }
+
+    static func parseRefresh(_ s: String) -> Refresh? {
+        let parts = s.split(separator: ";", maxSplits: 1)
+        guard let first = parts.first, let secs = Double(first.trimmingCharacters(in: .whitespaces)), secs.isFinite, secs >= 0 else { return nil }
+        var url: String?
+        if parts.count == 2 {
+            var u = parts[1].trimmingCharacters(in: .whitespaces)
+            if u.lowercased().hasPrefix("url=") { u = String(u.dropFirst(4)) }
+            u = u.trimmingCharacters(in: CharacterSet(charactersIn: "'\" "))
+            url = u.isEmpty ? nil : decodeEntities(u)
+        }
+        return Refresh(seconds: secs, url: url)
+    }
+
+    static func decodeEntities(_ s: String) -> String {
+        s.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    /// Attributes of a tag body: name="value" | name='value' | name=value.
+    static func attributes(_ tag: Substring) -> [String: String] {
+        var out: [String: String] = [:]
+        let chars = Array(tag.unicodeScalars)
+        var i = 0
+        func skipSpace() { while i < chars.count, CharacterSet.whitespacesAndNewlines.contains(chars[i]) || chars[i] == "/" { i += 1 } }
+        while i < chars.count {
+            skipSpace()
+            var name = ""
+            while i < chars.count, chars[i] != "=", !CharacterSet.whitespacesAndNewlines.contains(chars[i]), chars[i] != "/" {
+                name.unicodeScalars.append(chars[i]); i += 1
+            }
+            skipSpace()
+            guard i < chars.count, chars[i] == "=" else {
+                if name.isEmpty { i += 1 }
+                continue
+            }
+            i += 1
+            skipSpace()
+            var value = ""
+            if i < chars.count, chars[i] == "\"" || chars[i] == "'" {
+                let q = chars[i]; i += 1
+                while i < chars.count, chars[i] != q { value.unicodeScalars.append(chars[i]); i += 1 }
+                i += 1
+            } else {
+                while i < chars.count, !CharacterSet.whitespacesAndNewlines.contains(chars[i]) { value.unicodeScalars.append(chars[i]); i += 1 }
+            }
+            if !name.isEmpty { out[name.lowercased()] = decodeEntities(value) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,34 @@
+import Crypto
+import Foundation
+
+/// HMAC-SHA256 as Queue-it's KnownUser connectors compute it: key = the customer's secret key
+/// (UTF-8), message = UTF-8 text, result = lower-case hex (reference §7.3).
+public enum QueueItHash {
+    /// Lower-case hex HMAC-SHA256 of `message` keyed with `secretKey`.
+    public static func hmacHex(secretKey: String, message: String) -> String {
+        let key = SymmetricKey(data: Array(secretKey.utf8))
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)
+        return hex(mac)
+    }
+
+    /// Compares two strings in time that depends only on their lengths (hash comparison).
+    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var diff: UInt8 = 0
+        for i in 0..<x.count { diff |= x[i] ^ y[i] }
+        return diff == 0
+    }
+
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func hex<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

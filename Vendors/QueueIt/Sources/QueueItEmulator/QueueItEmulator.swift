@@ -1,0 +1,285 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import QueueIt
+
+/// A local emulator of Queue-it's mobile enqueue API, queue page, and a KnownUser-protected demo API.
+///
+/// Routes (see `Vendors/QueueIt/README.md`):
+/// - `POST [/{prefix}]/api/mobileapp/queue/{customerId}/{waitingRoomId}/enqueue`
+/// - `GET  [/{prefix}]/queueit/queue/{customerId}/{waitingRoomId}?q={queueId}` — the queue page
+/// - `GET  [/{prefix}]/queueit/target/{customerId}/{waitingRoomId}` — the default `EventTargetUrl`
+/// - `GET  /queueit/api/{customerId}/{waitingRoomId}/{name}` — protected demo API (KnownUser-style)
+/// - admin under `/_emulator/queueit/`: `state`, `reset`, `faults`, `rooms/{c}/{e}`, `rooms/{c}/{e}/admit`, `tokens`
+///
+/// Absolute URLs are built from the request's `Host` header, so the emulator works on any port.
+public final class QueueItEmulator: Sendable {
+    let model: QueueItEmulatorModel
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - configuration: customers and rooms.
+    ///   - now: the time source (inject a virtual clock's `now()` in tests).
+    public init(configuration: QueueItEmulatorConfiguration = .demo,
+                now: @escaping @Sendable () -> Date = { Date() },
+                logger: Logger = Logger(label: "waitingroom.queueit.emulator")) {
+        self.model = QueueItEmulatorModel(configuration: configuration, now: now)
+        self.logger = logger
+    }
+
+    /// Adds every Queue-it route to `router`.
+    public func addRoutes(to router: Router<BasicRequestContext>) {
+        let enqueue: @Sendable (Request, BasicRequestContext) async throws -> Response = { [self] req, ctx in
+            try await self.handleEnqueue(req, ctx, prefix: ctx.parameters.get("prefix"))
+        }
+        router.post("/api/mobileapp/queue/:customerId/:waitingRoomId/enqueue", use: enqueue)
+        router.post("/:prefix/api/mobileapp/queue/:customerId/:waitingRoomId/enqueue", use: enqueue)
+        let page: @Sendable (Request, BasicRequestContext) async throws -> Response = { [self] req, ctx in
+            self.handleQueuePage(req, ctx, prefix: ctx.parameters.get("prefix"))
+        }
+        router.get("/queueit/queue/:customerId/:waitingRoomId", use: page)
+        router.get("/:prefix/queueit/queue/:customerId/:waitingRoomId", use: page)
+        let target: @Sendable (Request, BasicRequestContext) async throws -> Response = { req, ctx in
+            let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+            let token = req.uri.queryParameters["queueittoken"].map(String.init)
+            return Self.response(200, Array(QueueItQueuePageHTML.target(customer: c, room: e, token: token).utf8), type: "text/html; charset=utf-8")
+        }
+        router.get("/queueit/target/:customerId/:waitingRoomId", use: target)
+        router.get("/:prefix/queueit/target/:customerId/:waitingRoomId", use: target)
+        router.get("/queueit/api/:customerId/:waitingRoomId/:name") { [self] req, ctx in
+            self.handleProtectedAPI(req, ctx)
+        }
+        // Admin.
+        router.get("/_emulator/queueit/state") { [self] _, _ in
+            Self.response(200, QueueItEmulatorModel.json(self.model.snapshot()))
+        }
+        router.post("/_emulator/queueit/reset") { [self] _, _ in
+            self.model.reset()
+            return Self.response(200, QueueItEmulatorModel.json(["reset": true]))
+        }
+        router.post("/_emulator/queueit/faults") { [self] req, _ in
+            try await self.handleAddFault(req)
+        }
+        router.delete("/_emulator/queueit/faults") { [self] _, _ in
+            self.model.clearFaults()
+            return Self.response(200, QueueItEmulatorModel.json(["cleared": true]))
+        }
+        router.post("/_emulator/queueit/rooms/:customerId/:waitingRoomId") { [self] req, ctx in
+            try await self.handleRoomUpdate(req, ctx)
+        }
+        router.post("/_emulator/queueit/rooms/:customerId/:waitingRoomId/admit") { [self] req, ctx in
+            let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+            let count = req.uri.queryParameters["count"].flatMap { Int($0) } ?? 1
+            guard self.model.admit(customer: c, room: e, count: count) else {
+                return Self.response(404, QueueItEmulatorModel.json(["error": "unknown room \(c)/\(e)"]))
+            }
+            return Self.response(200, QueueItEmulatorModel.json(["admitted": count]))
+        }
+        router.post("/_emulator/queueit/tokens") { [self] req, _ in
+            try await self.handleMintToken(req)
+        }
+    }
+
+    // MARK: handlers
+
+    static func response(_ status: Int, _ body: [UInt8], type: String = "application/json", headers: [(String, String)] = []) -> Response {
+        var fields = HTTPFields()
+        fields[.contentType] = type
+        for (k, v) in headers {
+            if let name = HTTPField.Name(k) { fields.append(HTTPField(name: name, value: v)) }
+        }
+        return Response(status: .init(code: status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func response(_ a: QueueItEmulatorModel.Answer) -> Response {
+        response(a.status, a.body, type: a.contentType, headers: a.headers)
+    }
+
+    /// `scheme://host[:port]` of a request (plain http: the emulator serves loopback).
+    static func base(_ req: Request) -> String {
+        let host = req.head.authority ?? "127.0.0.1"
+        return "http://\(host)"
+    }
+
+    static func clientIP(_ req: Request) -> String? {
+        guard let name = HTTPField.Name("X-Forwarded-For"), let xff = req.headers[name] else { return nil }
+        let first = xff.split(separator: ",").first.map { $0.trimmingCharacters(in: CharacterSet.whitespaces) } ?? ""
+        return first.isEmpty ? nil : first
+    }
+
+    static func readJSON(_ req: Request) async throws -> [String: Any]? {
+        let buf = try await req.body.collect(upTo: 1 << 20)
+        let bytes = Array(buf.readableBytesView)
+        if bytes.isEmpty { return [:] }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes), options: [])) as? [String: Any]
+    }
+
+    func handleEnqueue(_ req: Request, _ ctx: BasicRequestContext, prefix: String?) async throws -> Response {
+        let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+        let bytes: [UInt8]
+        do { bytes = Array(try await req.body.collect(upTo: QueueItEnqueueResponse.maxBodyBytes).readableBytesView) } catch {
+            return Self.response(413, QueueItEmulatorModel.json(["error": "enqueue body too large"]))
+        }
+        if let fault = model.takeFault() {
+            switch fault.kind {
+            case .delay:
+                try? await Task.sleep(for: .milliseconds(max(0, fault.delayMs)))
+            case .drop:
+                // Announce a body, send part of it, then fail: the server closes the connection.
+                return Response(status: .ok, headers: [.contentType: "application/json", .contentLength: "64"],
+                                body: ResponseBody(contentLength: 64) { writer in
+                                    try await writer.write(ByteBuffer(string: "{\"QueueId\":"))
+                                    throw QueueItEmulatorDroppedConnection()
+                                })
+            case .status:
+                return Self.response(fault.status, Array((fault.body ?? "{\"error\":\"injected fault \(fault.status)\"}").utf8))
+            case .nonjson:
+                return Self.response(200, Array((fault.body ?? "<html><body>Service temporarily unavailable</body></html>").utf8), type: "text/html")
+            }
+        }
+        return Self.response(model.enqueue(customer: c, room: e, body: bytes, base: Self.base(req), prefix: prefix, clientIP: Self.clientIP(req)))
+    }
+
+    func handleQueuePage(_ req: Request, _ ctx: BasicRequestContext, prefix: String?) -> Response {
+        let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+        let q = req.uri.queryParameters["q"].map(String.init) ?? ""
+        let selfURL = Self.base(req) + (req.uri.description.hasPrefix("/") ? req.uri.description : "/" + req.uri.description)
+        return Self.response(model.queuePage(customer: c, room: e, queueId: q, selfURL: selfURL))
+    }
+
+    func handleProtectedAPI(_ req: Request, _ ctx: BasicRequestContext) -> Response {
+        let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+        let name = ctx.parameters.get("name") ?? ""
+        guard let secret = model.secretKey(customer: c), let room = model.room(customer: c, room: e) else {
+            return Self.response(404, QueueItEmulatorModel.json(["error": "unknown room \(c)/\(e)"]))
+        }
+        let base = Self.base(req) + (room.proxyPrefix.map { "/" + $0 } ?? "")
+        let settings = QueueItKnownUserSettings(customerId: c, secretKey: secret, eventId: e, queueBaseURL: base,
+                                                layoutName: room.layoutName)
+        var headers: [(String, String)] = []
+        for f in req.headers { headers.append((f.name.canonicalName, f.value)) }
+        let url = Self.base(req) + req.uri.description
+        let decision = QueueItRequestValidator(settings: settings).validate(url: url, headers: headers, clientIP: Self.clientIP(req), now: model.now())
+        if decision.isPassed {
+            let body = QueueItEmulatorModel.json(["ok": true, "resource": name, "queueId": decision.queueId ?? "",
+                                                  "redirectType": decision.redirectType ?? ""])
+            return Self.response(200, body, headers: decision.responseHeaders)
+        }
+        let body = QueueItEmulatorModel.json(["ok": false, "queue": true, "reason": decision.rejection?.rawValue ?? "queue"])
+        return Self.response(decision.isAjax ? 200 : 302, body, headers: decision.responseHeaders)
+    }
+
+    func handleAddFault(_ req: Request) async throws -> Response {
+        guard let obj = try await Self.readJSON(req) else {
+            return Self.response(400, QueueItEmulatorModel.json(["error": "body must be a JSON object"]))
+        }
+        guard let k = obj["kind"] as? String, let kind = QueueItEmulatorFault.Kind(rawValue: k) else {
+            return Self.response(400, QueueItEmulatorModel.json(["error": "kind must be one of \(QueueItEmulatorFault.Kind.allCases.map(\.rawValue))"]))
+        }
+        let count = QueueItJSON.int(obj["count"]) ?? 1
+        let status = QueueItJSON.int(obj["status"]) ?? 503
+        guard count >= 1, count <= 1_000_000, (100...599).contains(status) else {
+            return Self.response(400, QueueItEmulatorModel.json(["error": "count must be ≥ 1 and status 100…599"]))
+        }
+        model.addFault(QueueItEmulatorFault(kind: kind, count: count, status: status,
+                                            delayMs: min(60_000, max(0, QueueItJSON.int(obj["delayMs"]) ?? 0)), body: obj["body"] as? String))
+        return Self.response(200, QueueItEmulatorModel.json(["added": k, "count": count]))
+    }
+
+    func handleRoomUpdate(_ req: Request, _ ctx: BasicRequestContext) async throws -> Response {
+        let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+        guard let obj = try await Self.readJSON(req) else {
+            return Self.response(400, QueueItEmulatorModel.json(["error": "body must be a JSON object"]))
+        }
+        do { try model.update(customer: c, room: e, patch: obj) } catch {
+            return Self.response(error.message == "unknown room" ? 404 : 400, QueueItEmulatorModel.json(["error": error.description, "field": error.field]))
+        }
+        return Self.response(200, QueueItEmulatorModel.json(model.snapshot()))
+    }
+
+    func handleMintToken(_ req: Request) async throws -> Response {
+        guard let obj = try await Self.readJSON(req),
+              let c = obj["customerId"] as? String, let e = obj["waitingRoomId"] as? String,
+              let secret = model.secretKey(customer: c) else {
+            return Self.response(400, QueueItEmulatorModel.json(["error": "customerId and waitingRoomId of a configured customer are required"]))
+        }
+        let expiresIn = QueueItJSON.int(obj["expiresIn"]) ?? 600
+        let rt = QueueItRedirectType(rawValue: (obj["redirectType"] as? String) ?? "queue")
+        do {
+            let token = try QueueItTokenMinter(secretKey: (obj["secretKey"] as? String) ?? secret).mint(
+                eventId: (obj["eventId"] as? String) ?? e, queueId: (obj["queueId"] as? String) ?? "emulator-minted",
+                expiresAt: Int64(model.now().timeIntervalSince1970) + Int64(expiresIn), redirectType: rt,
+                cookieValidityMinutes: QueueItJSON.int(obj["cookieValidityMinutes"]), clientIP: obj["clientIP"] as? String)
+            return Self.response(200, QueueItEmulatorModel.json(["token": token]))
+        } catch {
+            return Self.response(400, QueueItEmulatorModel.json(["error": error.description]))
+        }
+    }
+
+    // MARK: admin from Swift
+
+    /// Queues a fault for the next enqueue calls.
+    public func inject(_ fault: QueueItEmulatorFault) { model.addFault(fault) }
+    /// Admits `count` visitors of a room now.
+    @discardableResult public func admit(customerId: String, waitingRoomId: String, count: Int) -> Bool {
+        model.admit(customer: customerId, room: waitingRoomId, count: count)
+    }
+    /// How many enqueue calls were served.
+    public var enqueueCount: Int { model.state.withLock { $0.enqueueCount } }
+}
+
+struct QueueItEmulatorDroppedConnection: Error {}
+
+/// A running emulator bound to 127.0.0.1 (tests, `WR_BENCH_SERVE`).
+public final class QueueItEmulatorServer: Sendable {
+    /// `http://127.0.0.1:{port}`.
+    public let baseURL: String
+    /// The bound port.
+    public let port: Int
+    /// The emulator behind it.
+    public let emulator: QueueItEmulator
+    let task: Task<Void, any Error>
+
+    init(baseURL: String, port: Int, emulator: QueueItEmulator, task: Task<Void, any Error>) {
+        self.baseURL = baseURL
+        self.port = port
+        self.emulator = emulator
+        self.task = task
+    }
+
+    /// Starts `emulator` on 127.0.0.1, port 0 (or `port`), and returns once it accepts connections.
+    public static func start(_ emulator: QueueItEmulator = QueueItEmulator(), port: Int = 0) async throws -> QueueItEmulatorServer {
+        let router = Router()
+        emulator.addRoutes(to: router)
+        let (stream, cont) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "waitingroom.queueit.emulator.server")
+        logger.logLevel = .critical
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                              onServerRunning: { channel in
+                                  cont.yield(channel.localAddress?.port ?? 0)
+                                  cont.finish()
+                              }, logger: logger)
+        let task = Task {
+            defer { cont.finish() }
+            try await app.run()
+        }
+        var bound = 0
+        for await p in stream { bound = p }
+        guard bound > 0 else {
+            task.cancel()
+            throw QueueItEmulatorConfigurationError(field: "port", message: "the emulator could not bind 127.0.0.1:\(port)")
+        }
+        return QueueItEmulatorServer(baseURL: "http://127.0.0.1:\(bound)", port: bound, emulator: emulator, task: task)
+    }
+
+    /// `127.0.0.1:{port}`: what a client configures as `waitingRoomDomain`.
+    public var waitingRoomDomain: String { "127.0.0.1:\(port)" }
+
+    /// Stops the server and waits for it to finish.
+    public func shutdown() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import QueueIt
+
+/// A configuration problem in the emulator's JSON; `field` is the dotted path of the offending key.
+public struct QueueItEmulatorConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let field: String
+    public let message: String
+    public var description: String { "emulator configuration: '\(field)': \(message)" }
+}
+
+/// The state of an emulated waiting room (the redirect type its answers carry, reference §2.2).
+public enum QueueItRoomState: String, Sendable, Codable, CaseIterable {
+    /// Visitors queue: enqueue answers with a queue page, the page admits them at `admitPerSecond`.
+    case queue
+    /// Safety net: enqueue answers with a `rt_safetynet` token (passed without a queue page).
+    case safetynet
+    /// Disabled: enqueue answers with a `rt_disabled` token.
+    case disabled
+    /// Idle (before the event): `rt_idle` token.
+    case idle
+    /// After the event: `rt_afterevent` token.
+    case afterevent
+}
+
+/// The `"queueit"` part of the shared emulator document.
+///
+/// ```json
+/// {"queueit": {"customers": {"demo": {"secretKey": "…",
+///     "rooms": {"sale": {"state": "queue", "admitPerSecond": 2}}}}}}
+/// ```
+/// Room keys (all optional but `state`): `state`, `admitPerSecond` (default 1), `capacity`
+/// (max visitors waiting; beyond it enqueue answers 503), `enqueueTokenRequired`,
+/// `enqueueKeyRequired` (either credential is accepted when both are set), `enqueueKeys`
+/// (accepted keys; empty = any non-empty key), `tokenValiditySeconds` (default 600),
+/// `cookieValidityMinutes` (`cv_`), `targetUrl` (`EventTargetUrl`; default the emulator's own
+/// target page), `refreshSeconds` (queue page refresh, default 1), `layoutName`,
+/// `bindTokenToIP` (adds `hip_` from `X-Forwarded-For`), `proxyPrefix` (the protected API sends
+/// visitors to `/{proxyPrefix}/` on the emulator's host, the behind-proxy shape).
+public struct QueueItEmulatorConfiguration: Sendable, Equatable {
+    public struct Room: Sendable, Equatable {
+        public var state: QueueItRoomState
+        public var admitPerSecond: Double = 1
+        public var capacity: Int?
+        public var enqueueTokenRequired = false
+        public var enqueueKeyRequired = false
+        public var enqueueKeys: [String] = []
+        public var tokenValiditySeconds = 600
+        public var cookieValidityMinutes: Int?
+        public var targetUrl: String?
+        public var refreshSeconds = 1
+        public var layoutName: String?
+        public var bindTokenToIP = false
+        public var proxyPrefix: String?
+
+        public init(state: QueueItRoomState, admitPerSecond: Double = 1) {
+            self.state = state
+            self.admitPerSecond = admitPerSecond
+        }
+    }
+
+    public struct Customer: Sendable, Equatable {
+        public var secretKey: String
+        public var rooms: [String: Room]
+        public init(secretKey: String, rooms: [String: Room]) {
+            self.secretKey = secretKey
+            self.rooms = rooms
+        }
+    }
+
+    public var customers: [String: Customer]
+
+    public init(customers: [String: Customer]) { self.customers = customers }
+
+    /// The CLI default: customer `demo` (secret `demo-secret-key-0123456789`) with rooms `sale`
+    /// (queue, 1 visitor/s), `flash` (queue, 0/s: nobody is admitted until `/_emulator/queueit/admit`),
+    /// `open` (safetynet), `closed` (disabled), `early` (idle), `over` (afterevent),
+    /// `members` (queue, 5/s, enqueue token or key required; key `member-key`).
+    public static var demo: QueueItEmulatorConfiguration {
+        var members = Room(state: .queue, admitPerSecond: 5)
+        members.enqueueTokenRequired = true
+        members.enqueueKeyRequired = true
+        members.enqueueKeys = ["member-key"]
+        return QueueItEmulatorConfiguration(customers: [
+            "demo": Customer(secretKey: "demo-secret-key-0123456789", rooms: [
+                "sale": Room(state: .queue, admitPerSecond: 1),
+                "flash": Room(state: .queue, admitPerSecond: 0),
+                "open": Room(state: .safetynet),
+                "closed": Room(state: .disabled),
+                "early": Room(state: .idle),
+                "over": Room(state: .afterevent),
+                "members": members,
+            ]),
+        ])
+    }
+
+    /// Decodes the `"queueit"` member of a shared emulator document (other keys are ignored).
+    /// A document without `"queueit"` is an error naming `queueit`.
+    public init(document: [UInt8]) throws(QueueItEmulatorConfigurationError) {
+        let any: Any
+        do { any = try JSONSerialization.jsonObject(with: Data(document), options: [.fragmentsAllowed]) } catch {
+            throw QueueItEmulatorConfigurationError(field: "$", message: "not valid JSON")
+        }
+        guard let top = any as? [String: Any] else {
+            throw QueueItEmulatorConfigurationError(field: "$", message: "must be a JSON object")
+        }
+        guard let qi = top["queueit"] else {
+            throw QueueItEmulatorConfigurationError(field: "queueit", message: "is missing")
+        }
+        try self.init(queueItPart: qi)
+    }
+
+    /// Decodes the value of the `"queueit"` member (as produced by `JSONSerialization`).
+    public init(queueItPart qi: Any) throws(QueueItEmulatorConfigurationError) {
+        typealias E = QueueItEmulatorConfigurationError
+        guard let obj = qi as? [String: Any] else { throw E(field: "queueit", message: "must be an object") }
+        guard let customersAny = obj["customers"] else { throw E(field: "queueit.customers", message: "is missing") }
+        guard let customers = customersAny as? [String: Any] else {
+            throw E(field: "queueit.customers", message: "must be an object of customer id → customer")
+        }
+        var out: [String: Customer] = [:]
+        for (cid, cAny) in customers {
+            let cPath = "queueit.customers.\(cid)"
+            do { _ = try QueueItEndpoint(customerId: cid, waitingRoomId: "x") } catch {
+                throw E(field: cPath, message: "customer id must be letters, digits and '-'")
+            }
+            guard let c = cAny as? [String: Any] else { throw E(field: cPath, message: "must be an object") }
+            guard let secret = c["secretKey"] as? String, !secret.isEmpty else {
+                throw E(field: "\(cPath).secretKey", message: "must be a non-empty string")
+            }
+            guard let roomsAny = c["rooms"] as? [String: Any] else {
+                throw E(field: "\(cPath).rooms", message: "must be an object of waiting room id → room")
+            }
+            var rooms: [String: Room] = [:]
+            for (rid, rAny) in roomsAny {
+                let rPath = "\(cPath).rooms.\(rid)"
+                rooms[rid] = try Self.room(rAny, path: rPath, id: rid)
+            }
+            out[cid] = Customer(secretKey: secret, rooms: rooms)
+        }
+        self.customers = out
+    }
+
+    static func room(_ any: Any, path: String, id: String) throws(QueueItEmulatorConfigurationError) -> Room {
+        typealias E = QueueItEmulatorConfigurationError
+        if id.isEmpty || id.contains("/") || id.contains("~") || id.contains("_") {
+            throw E(field: path, message: "waiting room id must be non-empty without '/', '~' or '_'")
+        }
+        guard let r = any as? [String: Any] else { throw E(field: path, message: "must be an object") }
+        let known: Set<String> = ["state", "admitPerSecond", "capacity", "enqueueTokenRequired", "enqueueKeyRequired",
+                                  "enqueueKeys", "tokenValiditySeconds", "cookieValidityMinutes", "targetUrl",
+                                  "refreshSeconds", "layoutName", "bindTokenToIP", "proxyPrefix"]
+        if let unknown = r.keys.sorted().first(where: { !known.contains($0) }) {
+            throw E(field: "\(path).\(unknown)", message: "unknown key (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        guard let s = r["state"] as? String else {
+            throw E(field: "\(path).state", message: "must be one of \(QueueItRoomState.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let state = QueueItRoomState(rawValue: s) else {
+            throw E(field: "\(path).state", message: "'\(s)' is not one of \(QueueItRoomState.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var room = Room(state: state)
+        func num(_ k: String) throws(E) -> Double? {
+            guard let v = r[k] else { return nil }
+            guard let n = QueueItJSON.number(v), n.isFinite else { throw E(field: "\(path).\(k)", message: "must be a number") }
+            return n
+        }
+        func int(_ k: String, min: Int) throws(E) -> Int? {
+            guard let d = try num(k) else { return nil }
+            guard d == d.rounded(), d >= Double(min), d <= 1e9 else { throw E(field: "\(path).\(k)", message: "must be an integer ≥ \(min)") }
+            return Int(d)
+        }
+        func bool(_ k: String) throws(E) -> Bool? {
+            guard let v = r[k] else { return nil }
+            guard let b = QueueItJSON.bool(v) else { throw E(field: "\(path).\(k)", message: "must be true or false") }
+            return b
+        }
+        func str(_ k: String) throws(E) -> String? {
+            guard let v = r[k] else { return nil }
+            guard let s = v as? String else { throw E(field: "\(path).\(k)", message: "must be a string") }
+            return s
+        }
+        if let a = try num("admitPerSecond") {
+            guard a >= 0, a <= 1_000_000 else { throw E(field: "\(path).admitPerSecond", message: "must be between 0 and 1000000") }
+            room.admitPerSecond = a
+        }
+        room.capacity = try int("capacity", min: 0)
+        room.enqueueTokenRequired = try bool("enqueueTokenRequired") ?? false
+        room.enqueueKeyRequired = try bool("enqueueKeyRequired") ?? false
+        if let keys = r["enqueueKeys"] {
+            guard let arr = keys as? [String] else { throw E(field: "\(path).enqueueKeys", message: "must be an array of strings") }
+            room.enqueueKeys = arr
+        }
+        room.tokenValiditySeconds = try int("tokenValiditySeconds", min: 1) ?? 600
+        room.cookieValidityMinutes = try int("cookieValidityMinutes", min: 0)
+        room.refreshSeconds = try int("refreshSeconds", min: 1) ?? 1
+        room.targetUrl = try str("targetUrl")
+        if let t = room.targetUrl, URL(string: t)?.host == nil {
+            throw E(field: "\(path).targetUrl", message: "'\(t)' is not an absolute URL")
+        }
+        room.layoutName = try str("layoutName")
+        room.bindTokenToIP = try bool("bindTokenToIP") ?? false
+        room.proxyPrefix = QueueItEndpoint.sanitizePathPrefix(try str("proxyPrefix"))
+        return room
+    }
+}

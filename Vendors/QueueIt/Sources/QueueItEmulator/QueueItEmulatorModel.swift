@@ -1,0 +1,274 @@
+import Foundation
+import QueueIt
+import Synchronization
+
+/// A fault the emulator injects into the next enqueue calls (admin `POST /_emulator/queueit/faults`).
+public struct QueueItEmulatorFault: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Wait `delayMs` before answering normally.
+        case delay
+        /// Close the connection in the middle of the answer.
+        case drop
+        /// Answer with `status` (default 503) and `body`.
+        case status
+        /// Answer 200 with a body that is not JSON.
+        case nonjson
+    }
+    public var kind: Kind
+    /// How many enqueue calls it affects (default 1).
+    public var count: Int
+    public var status: Int
+    public var delayMs: Int
+    public var body: String?
+
+    public init(kind: Kind, count: Int = 1, status: Int = 503, delayMs: Int = 0, body: String? = nil) {
+        self.kind = kind
+        self.count = count
+        self.status = status
+        self.delayMs = delayMs
+        self.body = body
+    }
+}
+
+/// The emulator's in-memory state: rooms, visitors in line, pending faults. Pure (no I/O); time
+/// comes from the injected `now`.
+final class QueueItEmulatorModel: Sendable {
+    struct RoomRuntime: Sendable {
+        var config: QueueItEmulatorConfiguration.Room
+        var arrivals = 0
+        var admitted: Double = 0
+        var lastUpdate: Date
+
+        mutating func advance(to now: Date) {
+            let dt = max(0, now.timeIntervalSince(lastUpdate))
+            admitted = min(Double(arrivals), admitted + dt * config.admitPerSecond)
+            lastUpdate = now
+        }
+        var admittedCount: Int { Int(admitted.rounded(.down)) }
+        var waiting: Int { max(0, arrivals - admittedCount) }
+    }
+
+    struct Visitor: Sendable {
+        var customerId: String
+        var roomId: String
+        var ticket: Int
+        var clientIP: String?
+        var targetURL: String
+    }
+
+    struct State: Sendable {
+        var configuration: QueueItEmulatorConfiguration
+        var rooms: [String: [String: RoomRuntime]] = [:]
+        var visitors: [String: Visitor] = [:]
+        var faults: [QueueItEmulatorFault] = []
+        var enqueueCount = 0
+        var passedCount = 0
+        var nextQueueNumber: UInt64 = 0
+
+        init(configuration: QueueItEmulatorConfiguration, now: Date) {
+            self.configuration = configuration
+            for (cid, c) in configuration.customers {
+                var rs: [String: RoomRuntime] = [:]
+                for (rid, r) in c.rooms { rs[rid] = RoomRuntime(config: r, lastUpdate: now) }
+                rooms[cid] = rs
+            }
+        }
+    }
+
+    let state: Mutex<State>
+    let now: @Sendable () -> Date
+
+    init(configuration: QueueItEmulatorConfiguration, now: @escaping @Sendable () -> Date) {
+        self.now = now
+        self.state = Mutex(State(configuration: configuration, now: now()))
+    }
+
+    /// An HTTP-ish answer of the model.
+    struct Answer: Sendable {
+        var status: Int
+        var body: [UInt8]
+        var contentType = "application/json"
+        var headers: [(String, String)] = []
+    }
+
+    func secretKey(customer: String) -> String? {
+        state.withLock { $0.configuration.customers[customer]?.secretKey }
+    }
+
+    func room(customer: String, room: String) -> QueueItEmulatorConfiguration.Room? {
+        state.withLock { $0.rooms[customer]?[room]?.config }
+    }
+
+    func takeFault() -> QueueItEmulatorFault? {
+        state.withLock { s in
+            guard var f = s.faults.first else { return nil }
+            f.count -= 1
+            if f.count <= 0 { s.faults.removeFirst() } else { s.faults[0] = f }
+            return f
+        }
+    }
+
+    func addFault(_ f: QueueItEmulatorFault) { state.withLock { $0.faults.append(f) } }
+    func clearFaults() { state.withLock { $0.faults.removeAll() } }
+
+    func reset() {
+        let t = now()
+        state.withLock { s in s = State(configuration: s.configuration, now: t) }
+    }
+
+    static func json(_ obj: [String: Any]) -> [UInt8] {
+        (try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes])).map { Array($0) } ?? Array("{}".utf8)
+    }
+
+    static func error(_ status: Int, _ message: String) -> Answer {
+        Answer(status: status, body: json(["error": message]))
+    }
+
+    func newQueueId(_ s: inout State) -> String {
+        s.nextQueueNumber += 1
+        let r = UInt64.random(in: 0...UInt64.max)
+        return String(format: "%08llx-%04llx-%012llx", s.nextQueueNumber, (r >> 48) & 0xffff, r & 0xffff_ffff_ffff)
+    }
+
+    /// The enqueue call (`POST …/api/mobileapp/queue/{c}/{e}/enqueue`).
+    /// - Parameters:
+    ///   - base: `scheme://host[:port]` of this request.
+    ///   - prefix: the path prefix the call came in under (queue URLs keep it).
+    func enqueue(customer: String, room roomId: String, body bytes: [UInt8], base: String, prefix: String?, clientIP: String?) -> Answer {
+        let body: QueueItEnqueueBody
+        do { body = try QueueItEnqueueBody.decode(bytes) } catch {
+            return Self.error(400, "invalid enqueue body: \(error.field): \(error.message)")
+        }
+        let t = now()
+        return state.withLock { s -> Answer in
+            s.enqueueCount += 1
+            guard let customerConfig = s.configuration.customers[customer] else { return Self.error(404, "unknown customer '\(customer)'") }
+            guard var room = s.rooms[customer]?[roomId] else { return Self.error(404, "unknown waiting room '\(roomId)' for customer '\(customer)'") }
+            let cfg = room.config
+            if cfg.enqueueTokenRequired || cfg.enqueueKeyRequired {
+                let tokenOK = cfg.enqueueTokenRequired && !(body.enqueueToken ?? "").isEmpty
+                let key = body.enqueueKey ?? ""
+                let keyOK = cfg.enqueueKeyRequired && !key.isEmpty && (cfg.enqueueKeys.isEmpty || cfg.enqueueKeys.contains(key))
+                if !tokenOK && !keyOK {
+                    return Self.error(403, "waiting room '\(roomId)' requires a valid enqueue \(cfg.enqueueTokenRequired && cfg.enqueueKeyRequired ? "token or key" : cfg.enqueueTokenRequired ? "token" : "key")")
+                }
+            }
+            let pre = prefix.map { "/" + $0 } ?? ""
+            let target = cfg.targetUrl ?? "\(base)\(pre)/queueit/target/\(customer)/\(roomId)"
+            let qid = newQueueId(&s)
+            let ip = cfg.bindTokenToIP ? clientIP : nil
+            if cfg.state != .queue {
+                let rt = QueueItRedirectType(rawValue: cfg.state.rawValue)
+                let token = try? QueueItTokenMinter(secretKey: customerConfig.secretKey).mint(
+                    eventId: roomId, queueId: qid, expiresAt: Int64(t.timeIntervalSince1970) + Int64(cfg.tokenValiditySeconds),
+                    redirectType: rt, cookieValidityMinutes: cfg.cookieValidityMinutes, clientIP: ip)
+                return Answer(status: 200, body: QueueItEnqueueResponse(queueId: qid, queueUrl: nil, eventTargetUrl: target, queueitToken: token).encoded())
+            }
+            room.advance(to: t)
+            if let cap = cfg.capacity, room.waiting >= cap {
+                s.rooms[customer]?[roomId] = room
+                return Self.error(503, "waiting room '\(roomId)' is full (\(cap) waiting)")
+            }
+            room.arrivals += 1
+            s.visitors[qid] = Visitor(customerId: customer, roomId: roomId, ticket: room.arrivals, clientIP: ip, targetURL: target)
+            s.rooms[customer]?[roomId] = room
+            let queueURL = "\(base)\(pre)/queueit/queue/\(customer)/\(roomId)?c=\(customer)&e=\(roomId)&q=\(qid)"
+            return Answer(status: 200, body: QueueItEnqueueResponse(queueId: qid, queueUrl: queueURL, eventTargetUrl: target,
+                                                                    queueitToken: nil, queueUrlTTLInMinutes: 0).encoded())
+        }
+    }
+
+    /// The queue page: HTML with the position, or a 302 to `EventTargetUrl?queueittoken=…` when it is the visitor's turn.
+    func queuePage(customer: String, room roomId: String, queueId: String, selfURL: String) -> Answer {
+        let t = now()
+        return state.withLock { s -> Answer in
+            guard let v = s.visitors[queueId], v.customerId == customer, v.roomId == roomId,
+                  let secret = s.configuration.customers[customer]?.secretKey, var room = s.rooms[customer]?[roomId] else {
+                return Answer(status: 404, body: Array(QueueItQueuePageHTML.unknown(queueId: queueId).utf8), contentType: "text/html; charset=utf-8")
+            }
+            room.advance(to: t)
+            s.rooms[customer]?[roomId] = room
+            let ahead = v.ticket - room.admittedCount - 1
+            if ahead < 0 || room.config.state != .queue {
+                let rt: QueueItRedirectType = room.config.state == .queue ? .queue : QueueItRedirectType(rawValue: room.config.state.rawValue)
+                guard let token = try? QueueItTokenMinter(secretKey: secret).mint(
+                    eventId: roomId, queueId: queueId, expiresAt: Int64(t.timeIntervalSince1970) + Int64(room.config.tokenValiditySeconds),
+                    redirectType: rt, cookieValidityMinutes: room.config.cookieValidityMinutes, clientIP: v.clientIP) else {
+                    return Self.error(500, "cannot mint a token for '\(roomId)'")
+                }
+                s.passedCount += 1
+                let sep = v.targetURL.contains("?") ? "&" : "?"
+                return Answer(status: 302, body: [], contentType: "text/plain", headers: [("Location", "\(v.targetURL)\(sep)queueittoken=\(token)")])
+            }
+            let rate = room.config.admitPerSecond
+            let eta: Int? = rate > 0 ? Int((Double(ahead + 1) / rate).rounded(.up)) : nil
+            let html = QueueItQueuePageHTML.render(customer: customer, room: roomId, queueId: queueId, ahead: ahead,
+                                                   waiting: room.waiting, etaSeconds: eta, refreshSeconds: room.config.refreshSeconds,
+                                                   selfURL: selfURL)
+            return Answer(status: 200, body: Array(html.utf8), contentType: "text/html; charset=utf-8",
+                          headers: [("Cache-Control", "no-store")])
+        }
+    }
+
+    /// Admits `count` more visitors of a room at once.
+    func admit(customer: String, room roomId: String, count: Int) -> Bool {
+        let t = now()
+        return state.withLock { s in
+            guard var r = s.rooms[customer]?[roomId] else { return false }
+            r.advance(to: t)
+            r.admitted = min(Double(r.arrivals), r.admitted + Double(max(0, count)))
+            s.rooms[customer]?[roomId] = r
+            return true
+        }
+    }
+
+    /// Changes a room's settings (missing keys keep their value).
+    func update(customer: String, room roomId: String, patch: [String: Any]) throws(QueueItEmulatorConfigurationError) {
+        let t = now()
+        let current: QueueItEmulatorConfiguration.Room? = state.withLock { $0.rooms[customer]?[roomId]?.config }
+        guard let current else { throw QueueItEmulatorConfigurationError(field: "\(customer).\(roomId)", message: "unknown room") }
+        var merged: [String: Any] = [
+            "state": current.state.rawValue, "admitPerSecond": current.admitPerSecond,
+            "enqueueTokenRequired": current.enqueueTokenRequired, "enqueueKeyRequired": current.enqueueKeyRequired,
+            "enqueueKeys": current.enqueueKeys, "tokenValiditySeconds": current.tokenValiditySeconds,
+            "refreshSeconds": current.refreshSeconds, "bindTokenToIP": current.bindTokenToIP,
+        ]
+        if let c = current.capacity { merged["capacity"] = c }
+        if let c = current.cookieValidityMinutes { merged["cookieValidityMinutes"] = c }
+        if let c = current.targetUrl { merged["targetUrl"] = c }
+        if let c = current.layoutName { merged["layoutName"] = c }
+        if let c = current.proxyPrefix { merged["proxyPrefix"] = c }
+        for (k, v) in patch {
+            if v is NSNull { merged.removeValue(forKey: k) } else { merged[k] = v }
+        }
+        let room = try QueueItEmulatorConfiguration.room(merged, path: "\(customer).\(roomId)", id: roomId)
+        state.withLock { s in
+            guard var r = s.rooms[customer]?[roomId] else { return }
+            r.advance(to: t)
+            r.config = room
+            s.rooms[customer]?[roomId] = r
+            s.configuration.customers[customer]?.rooms[roomId] = room
+        }
+    }
+
+    func snapshot() -> [String: Any] {
+        let t = now()
+        return state.withLock { s -> [String: Any] in
+            var customers: [String: Any] = [:]
+            for (cid, rooms) in s.rooms {
+                var rs: [String: Any] = [:]
+                for (rid, var r) in rooms {
+                    r.advance(to: t)
+                    s.rooms[cid]?[rid] = r
+                    var o: [String: Any] = ["state": r.config.state.rawValue, "admitPerSecond": r.config.admitPerSecond,
+                                            "arrivals": r.arrivals, "admitted": r.admittedCount, "waiting": r.waiting]
+                    if let c = r.config.capacity { o["capacity"] = c }
+                    rs[rid] = o
+                }
+                customers[cid] = ["rooms": rs]
+            }
+            return ["customers": customers, "enqueueCount": s.enqueueCount, "passedCount": s.passedCount,
+                    "pendingFaults": s.faults.reduce(0) { $0 + $1.count }]
+        }
+    }
+}
