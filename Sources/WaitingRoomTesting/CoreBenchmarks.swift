@@ -11,7 +11,12 @@ public enum CoreBenchmarks {
         public var name: String
         public var value: Double
         public var unit: String
-        public var description: String { "\(name): \(String(format: "%.1f", value)) \(unit)" }
+        public init(name: String, value: Double, unit: String) {
+            self.name = name
+            self.value = value
+            self.unit = unit
+        }
+        public var description: String { "\(name): \(String(format: value < 10 ? "%.3f" : "%.1f", value)) \(unit)" }
     }
 
     /// Delivers `events` progress events through a session to three stream subscribers; the

@@ -99,7 +99,7 @@ public final class VirtualClock: WaitingRoomClock {
     /// Waits (in real time, up to `timeout`) until some task sleeps on this clock, then moves
     /// time to the earliest deadline and wakes it. Returns false if nobody went to sleep.
     @discardableResult
-    public func advanceToNextWakeup(timeout: Duration = .seconds(5)) async -> Bool {
+    public func advanceToNextWakeup(timeout: Duration = .seconds(30)) async -> Bool {
         let limit = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < limit {
             let next: Date? = state.withLock { s in s.sleepers.map(\.deadline).min() }
@@ -115,7 +115,7 @@ public final class VirtualClock: WaitingRoomClock {
 
     /// Waits in real time until at least `count` tasks sleep on this clock.
     @discardableResult
-    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(5)) async -> Bool {
+    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
         let limit = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < limit {
             if sleeperCount >= count { return true }

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import WaitingRoom
 
 /// A running HTTP server for emulator routes, bound to a host and port (port 0 picks a free
@@ -11,14 +12,16 @@ public final class EmulatorServer: Sendable {
     /// The bound port.
     public let port: Int
     private let task: Task<Void, any Error>
+    private let group: ServiceGroup
 
     /// `http://host:port`.
     public var baseURL: String { "http://\(host):\(port)" }
 
-    private init(host: String, port: Int, task: Task<Void, any Error>) {
+    private init(host: String, port: Int, task: Task<Void, any Error>, group: ServiceGroup) {
         self.host = host
         self.port = port
         self.task = task
+        self.group = group
     }
 
     /// Starts serving the routes `install` adds, and returns once the port is bound.
@@ -27,7 +30,7 @@ public final class EmulatorServer: Sendable {
     public static func start(
         host: String = "127.0.0.1",
         port: Int = 0,
-        logger: Logger = Logger(label: "waitingroom.emulator"),
+        logger: Logger = EmulatorServer.quietLogger,
         install: (Router<BasicRequestContext>) -> Void
     ) async throws -> EmulatorServer {
         let router = Router()
@@ -42,9 +45,10 @@ public final class EmulatorServer: Sendable {
             },
             logger: logger
         )
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
         let task = Task {
             defer { continuation.finish() }
-            try await app.runService(gracefulShutdownSignals: [])
+            try await group.run()
         }
         var iterator = bound.makeAsyncIterator()
         guard let actual = await iterator.next() else {
@@ -55,13 +59,20 @@ public final class EmulatorServer: Sendable {
             }
             throw WaitingRoomError.invalidConfiguration(field: "port", "cannot serve on \(host):\(port): \(failure)")
         }
-        return EmulatorServer(host: host, port: actual, task: task)
+        return EmulatorServer(host: host, port: actual, task: task, group: group)
     }
 
-    /// Stops the server and waits until it has stopped.
+    /// Stops the server gracefully (open requests finish) and waits until it has stopped.
     public func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
+    }
+
+    /// The default logger: warnings and errors only.
+    public static var quietLogger: Logger {
+        var logger = Logger(label: "waitingroom.emulator")
+        logger.logLevel = .warning
+        return logger
     }
 
     /// Waits until the server stops (for `waitingroom emulate`).

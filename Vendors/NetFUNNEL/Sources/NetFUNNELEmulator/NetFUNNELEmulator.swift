@@ -212,7 +212,8 @@ public final class NetFUNNELEmulator: Sendable {
         router.get("/nf-setting.json") { request, _ -> Response in
             Self.json(self.settingsDocument(baseURL: Self.baseURL(request)))
         }
-        router.get("/:tenant/nf-setting.json") { request, _ -> Response in
+        // The parameter is named like the Queue-it emulator's path prefix: one router serves both.
+        router.get("/:prefix/nf-setting.json") { request, _ -> Response in
             Self.json(self.settingsDocument(baseURL: Self.baseURL(request)))
         }
         router.get("/_emulator/netfunnel/counters") { _, _ -> Response in

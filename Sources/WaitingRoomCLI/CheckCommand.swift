@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import WaitingRoom
+import WaitingRoomVendors
+
+/// `waitingroom check`: one `tryPass`, for monitoring and cron.
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a room once (tryPass, no waiting); the exit status tells the outcome.",
+        discussion: """
+            Examples:
+              waitingroom check --vendor netfunnel --emulator --scope service_1 --room basic
+              waitingroom check --vendor queueit --config queueit.json --scope demo --room sale --json
+              waitingroom check --vendor netfunnel --set serverUrl=http://127.0.0.1:8080 --set clientId=demo \\
+                                --scope service_1 --room basic
+
+            The vendor configuration comes from --config (a JSON object, or a document with a
+            "<vendor>" member), then --set KEY=VALUE pairs (numbers and true/false are typed), and
+            with --emulator the embedded emulator's address.
+
+            \(ExitStatus.helpTable)
+            """
+    )
+
+    @Option(help: "Vendor id (netfunnel, queueit, scripted).") var vendor: String
+    @OptionGroup var room: RoomOptions
+    @Option(help: "Vendor configuration file (JSON).") var config: String?
+    @Option(name: .customLong("set"), help: "A vendor setting KEY=VALUE (repeatable).") var settings: [String] = []
+    @Flag(help: "Start the embedded emulator (default rooms) and check against it.") var emulator = false
+    @Flag(help: "Print one JSON object.") var json = false
+
+    func run() async throws {
+        let terminal = Terminal()
+        var configuration = try VendorConfigurationLoader.load(vendor: vendor, file: config, settings: settings)
+        var server: EmulatorServer?
+        if emulator {
+            let started = try await EmulatorSuite.demo().start()
+            server = started
+            configuration = VendorDefaults.merge(EmulatorSuite.clientDefaults(for: started)[vendor], under: configuration)
+        }
+        let status: ExitStatus
+        do {
+            let provider = try VendorRegistry.standard.makeProvider(vendor: vendor, configuration: configuration)
+            let result = try await provider.tryPass(room.entry(defaultScope: nil, defaultRoom: nil))
+            if let pass = result.pass, pass.requiresCompletion {
+                _ = try? await provider.release(pass)   // a check never keeps a key
+            }
+            var fields: [String: JSONValue] = [
+                "disposition": .string(result.disposition.rawValue),
+                "vendor": .string(result.status.vendor), "code": .number(Double(result.status.code)),
+                "message": .string(result.status.message),
+            ]
+            if let p = result.progress { fields.merge(p.fields, uniquingKeysWith: { $1 }) }
+            if let page = result.queuePage { fields["queue_url"] = .string(page.queueURL) }
+            if let pass = result.pass { fields["pass"] = .object(pass.fields()) }
+            status = ExitStatus(result.disposition)
+            fields["exit_status"] = .number(Double(status.rawValue))
+            if json { terminal.line(JSONValue.object(fields).jsonText) }
+            else { terminal.line("\(result.disposition.rawValue) (\(result.status.vendor) \(result.status.code) \(result.status.message))") }
+        } catch let error as WaitingRoomError {
+            status = error.kind == .invalidConfiguration ? .usage : .error
+            if json { terminal.line(JSONValue.object(["error": .object(error.fields), "exit_status": .number(Double(status.rawValue))]).jsonText) }
+            terminal.error("waitingroom check: \(error)")
+        }
+        if let server { await server.stop() }
+        throw status.exitCode
+    }
+}
+
+/// Room options shared by `check` and `load`.
+struct RoomOptions: ParsableArguments {
+    @Option(help: "NetFUNNEL project key / Queue-it customer id.") var scope: String?
+    @Option(help: "NetFUNNEL segment key / Queue-it waiting room id.") var room: String?
+    @Option(help: "basic or section.") var control: ControlMode = .basic
+    @Option(help: "User id sent to the vendor.") var userId: String?
+    @Option(help: "Queue-it enqueue token.") var enqueueToken: String?
+    @Option(help: "Queue-it enqueue key.") var enqueueKey: String?
+
+    func validate() throws {
+        if enqueueToken != nil && enqueueKey != nil {
+            throw ValidationError("give --enqueue-token or --enqueue-key, not both")
+        }
+    }
+
+    func entry(defaultScope: String?, defaultRoom: String?) throws -> Entry {
+        guard let scope = scope ?? defaultScope, let room = room ?? defaultRoom else {
+            throw WaitingRoomError.invalidConfiguration(field: "room", "give --scope and --room (project/segment or customer/room)")
+        }
+        let credential: Credential? = enqueueToken.map { .enqueueToken($0) } ?? enqueueKey.map { .enqueueKey($0) }
+        return Entry(room: RoomKey(scope: scope, room: room), control: control, credential: credential, userId: userId)
+    }
+}
+
+extension ControlMode: ExpressibleByArgument {}

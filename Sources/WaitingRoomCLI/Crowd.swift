@@ -1,0 +1,86 @@
+import Foundation
+import WaitingRoom
+
+/// Virtual users that wait in a room, hold their pass for a while and give it back: the crowd in
+/// `demo` and the load in `load`.
+struct Crowd: Sendable {
+    /// What one virtual user experienced.
+    struct Visit: Sendable {
+        var outcome: String
+        var code: Int
+        var waited: Duration
+        var completed: Bool
+    }
+
+    let provider: any WaitingRoomProvider
+    let room: RoomKey
+    let control: ControlMode
+    let hold: ClosedRange<Double>
+
+    /// Starts `count` users, staggered by `stagger`; returns when all are done.
+    func run(count: Int, stagger: Duration = .milliseconds(20), prefix: String = "crowd") async -> [Visit] {
+        await withTaskGroup(of: Visit.self) { group in
+            for i in 0..<count {
+                let provider = self.provider
+                let entry = Entry(room: room, control: control, userId: "\(prefix)-\(i + 1)")
+                let hold = self.hold
+                group.addTask {
+                    try? await Task.sleep(for: stagger * i)
+                    let started = ContinuousClock.now
+                    let session: WaitingSession
+                    do { session = try provider.enqueue(entry) } catch {
+                        return Visit(outcome: "error", code: 0, waited: .zero, completed: false)
+                    }
+                    let outcome = await session.outcome()
+                    let waited = ContinuousClock.now - started
+                    var completed = false
+                    if outcome.pass != nil {
+                        try? await Task.sleep(for: .milliseconds(Int64(Double.random(in: hold) * 1000)))
+                        completed = (try? await session.complete()) != nil
+                    }
+                    return Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: completed)
+                }
+            }
+            var visits: [Visit] = []
+            for await visit in group { visits.append(visit) }
+            return visits
+        }
+    }
+}
+
+/// A latency histogram with fixed bucket edges, printed as text.
+struct LatencyHistogram {
+    private(set) var samples: [Double] = []   // seconds
+
+    mutating func add(_ d: Duration) { samples.append(d.seconds) }
+
+    func percentile(_ p: Double) -> Double {
+        guard !samples.isEmpty else { return 0 }
+        let sorted = samples.sorted()
+        let index = min(sorted.count - 1, max(0, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1))
+        return sorted[index]
+    }
+
+    /// Text lines: one bar per bucket, then p50/p90/p99/max.
+    func render(width: Int = 40) -> [String] {
+        guard !samples.isEmpty else { return ["(no samples)"] }
+        let edges: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, .infinity]
+        var counts = Array(repeating: 0, count: edges.count)
+        for s in samples { counts[edges.firstIndex { s <= $0 } ?? edges.count - 1] += 1 }
+        let most = max(1, counts.max() ?? 1)
+        var lines: [String] = []
+        var lower = 0.0
+        for (i, edge) in edges.enumerated() where counts[i] > 0 {
+            let label = edge.isInfinite ? "> \(Self.format(lower))" : "≤ \(Self.format(edge))"
+            let bar = String(repeating: "█", count: max(1, counts[i] * width / most))
+            lines.append(label.padding(toLength: 10, withPad: " ", startingAt: 0) + " \(bar) \(counts[i])")
+            lower = edge
+        }
+        lines.append("p50 \(Self.format(percentile(50)))  p90 \(Self.format(percentile(90)))  p99 \(Self.format(percentile(99)))  max \(Self.format(samples.max() ?? 0))  n=\(samples.count)")
+        return lines
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds < 1 ? String(format: "%.0f ms", seconds * 1000) : String(format: "%.2f s", seconds)
+    }
+}

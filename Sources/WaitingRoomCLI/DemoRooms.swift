@@ -1,0 +1,34 @@
+import NetFUNNELEmulator
+import QueueItEmulator
+import WaitingRoom
+import WaitingRoomVendors
+
+/// The rooms `waitingroom demo` uses: small enough that a crowd of 20 forms a line, fast enough
+/// that the demo ends within 30 s.
+enum DemoRooms {
+    struct Leg: Sendable {
+        var title: String
+        var vendor: String
+        var room: RoomKey
+        var hold: ClosedRange<Double>
+    }
+
+    static let legs = [
+        Leg(title: "NetFUNNEL basic control (service_1/segKey_demo, 4 at a time)", vendor: "netfunnel",
+            room: RoomKey(scope: "service_1", room: "segKey_demo"), hold: 0.3...1.2),
+        Leg(title: "Queue-it queue (demo/demo-sale, 6 admitted per second)", vendor: "queueit",
+            room: RoomKey(scope: EmulatorSuite.queueItCustomer, room: "demo-sale"), hold: 0...0),
+    ]
+
+    /// The default rooms plus the two demo rooms.
+    static func suite() -> EmulatorSuite {
+        var netfunnel = NetFUNNELEmulatorConfiguration.demo
+        var segment = NetFUNNELEmulatorConfiguration.Segment(control: .basic, limit: 4)
+        segment.ttlMin = 1
+        segment.ttlMax = 1
+        netfunnel.projects["service_1", default: .init(segments: [:])].segments["segKey_demo"] = segment
+        var queueit = QueueItEmulatorConfiguration.demo
+        queueit.customers[EmulatorSuite.queueItCustomer]?.rooms["demo-sale"] = .init(state: .queue, admitPerSecond: 6)
+        return EmulatorSuite(netfunnel: netfunnel, queueit: queueit)
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import WaitingRoom
+import WaitingRoomVendors
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `waitingroom emulate`: serves every vendor's emulator until SIGINT or SIGTERM.
+struct EmulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emulate",
+        abstract: "Serve every vendor's emulator (NetFUNNEL, Queue-it) from one process.",
+        discussion: """
+            Without --config it serves the default rooms (NetFUNNEL project service_1: a queueing basic
+            segment, a section segment, a blocked segment; Queue-it customer demo: a queueing room, a
+            safetynet room, a disabled room) and prints the Queue-it secret key. Samples:
+            Vendors/NetFUNNEL/Fixtures/emulator.json, Vendors/QueueIt/Fixtures/emulator.json.
+            Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+
+            Examples:
+              waitingroom emulate
+              waitingroom emulate --port 8080 --config Vendors/QueueIt/Fixtures/emulator.json
+            """
+    )
+
+    @Option(help: "Emulator configuration document (JSON: {\"netfunnel\": …, \"queueit\": …}).") var config: String?
+    @Option(help: "Address to bind (loopback by default).") var host = "127.0.0.1"
+    @Option(help: "Port (0 picks a free one).") var port = 8080
+    @Flag(help: "Print the addresses as one JSON object.") var json = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+    }
+
+    func run() async throws {
+        let terminal = Terminal()
+        let suite: EmulatorSuite
+        let server: EmulatorServer
+        do {
+            suite = try config.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()
+            server = try await suite.start(host: host, port: port, logger: CLILogging.logger(label: "waitingroom.emulator"))
+        } catch let error as WaitingRoomError {
+            terminal.error("waitingroom emulate: \(error)")
+            throw ExitStatus.usage.exitCode
+        }
+        if json {
+            terminal.line(JSONValue.object(suite.describe(server: server)).jsonText)
+        } else {
+            terminal.line(suite.summary(server: server))
+            terminal.line("Ctrl-C to stop.")
+        }
+        // Stop cleanly on SIGINT / SIGTERM.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+        for source in sources {
+            source.setEventHandler { Task { await server.stop() } }
+            source.resume()
+        }
+        await server.wait()
+        for source in sources { source.cancel() }
+        if !json { terminal.line("emulator stopped") }
+    }
+}

@@ -1,1 +1,0 @@
-// CLI lands with issue 6

@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import WaitingRoom
+import WaitingRoomLua
+import WaitingRoomVendors
+
+/// `waitingroom run FLOW.lua`: runs a flow and exits with its outcome.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a Lua flow; live progress on a terminal, one line (or JSON object) per event otherwise.",
+        discussion: """
+            Examples:
+              waitingroom run Scripts/flows/netfunnel-basic.lua --emulator
+              waitingroom run my-flow.lua --config netfunnel.json --json
+
+            --config gives the vendor configuration (a JSON object, or a document with a member named
+            after the vendor); it fills in what the flow's own `config` leaves out. --emulator starts the embedded
+            emulator (default rooms) and points the vendors at it.
+
+            \(ExitStatus.helpTable) Bypassed counts as passed; aborted as closed.
+            """
+    )
+
+    @Argument(help: "The flow file.") var flow: String
+    @Option(help: "Vendor configuration file (JSON).") var config: String?
+    @Option(help: "Emulator configuration document (JSON) for --emulator.") var emulatorConfig: String?
+    @Flag(help: "Start the embedded emulator and point the vendors at it.") var emulator = false
+    @Flag(help: "One JSON object per event, then the result.") var json = false
+
+    func run() async throws {
+        let terminal = Terminal()
+        let printer = EventPrinter(json: json, terminal: terminal)
+        let defaults = VendorDefaults()
+        var server: EmulatorServer?
+        do {
+            if emulator {
+                let suite = try emulatorConfig.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()
+                let started = try await suite.start()
+                server = started
+                defaults.set(EmulatorSuite.clientDefaults(for: started))
+            }
+            if let config {
+                let document = try VendorConfigurationLoader.readJSON(config)
+                defaults.overlay(document)
+            }
+        } catch let error as WaitingRoomError {
+            terminal.error("waitingroom run: \(error)")
+            if let server { await server.stop() }
+            throw ExitStatus.usage.exitCode
+        }
+        let status = await FlowRunner(
+            path: flow, registry: VendorRegistry.standard.withDefaults(defaults), printer: printer, terminal: terminal
+        ).run()
+        if let server { await server.stop() }
+        throw status.exitCode
+    }
+}
+
+/// Runs one flow file with a printer attached; shared by `run` and `demo`.
+struct FlowRunner {
+    let path: String
+    let registry: VendorRegistry
+    let printer: EventPrinter
+    let terminal: Terminal
+    var options: (inout FlowOptions) -> Void = { _ in }
+
+    func run() async -> ExitStatus {
+        let printer = self.printer
+        let terminal = self.terminal
+        var options = FlowOptions(
+            logger: CLILogging.logger(label: "waitingroom.lua"),
+            printHandler: { terminal.error($0) },
+            registry: registry,
+            eventObserver: { _, event in printer.print(event) }
+        )
+        self.options(&options)
+        let runtime: FlowRuntime
+        do {
+            runtime = try FlowRuntime(path: path, options: options)
+        } catch {
+            terminal.error("waitingroom run: \(error)")
+            printer.printResult(["outcome": .string("error"), "error": .string(error.description), "exit_status": .number(5)])
+            return .scriptError
+        }
+        let actions = Task {
+            for await action in runtime.actions {
+                printer.printAction(action)
+            }
+        }
+        let result = await runtime.run()
+        await runtime.finishActions()
+        _ = await actions.value
+        for error in result.handlerErrors { terminal.error(error.description) }
+        let status = ExitStatus(result.outcome)
+        var fields: [String: JSONValue] = [
+            "outcome": .string(result.outcome.name),
+            "attempts": .number(Double(result.attempts)),
+            "actions": .array(result.actions.map { .object(["name": .string($0.name), "payload": $0.payload]) }),
+            "exit_status": .number(Double(status.rawValue)),
+        ]
+        switch result.outcome {
+        case .vendor(let outcome): fields.merge(outcome.fields(), uniquingKeysWith: { current, _ in current })
+        case .bypassed(let reason, _), .aborted(let reason, _): fields["reason"] = .string(reason)
+        case .flowError(let error):
+            fields["error"] = .string(error.description)
+            terminal.error(error.description)
+        }
+        if let completion = result.completion {
+            fields["completion"] = .object(["code": .number(Double(completion.code)), "message": .string(completion.message)])
+        }
+        printer.printResult(fields)
+        return status
+    }
+}
+
+extension ExitStatus {
+    /// The status for a flow's result.
+    init(_ outcome: FlowOutcome) {
+        switch outcome {
+        case .vendor(let vendorOutcome): self.init(vendorOutcome)
+        case .bypassed: self = .passed
+        case .aborted: self = .closed
+        case .flowError: self = .scriptError
+        }
+    }
+}
+
+extension EventPrinter {
+    /// Prints something a flow handed back with `wr.emit`.
+    func printAction(_ action: FlowAction) {
+        switch mode {
+        case .json:
+            terminal.line(JSONValue.object(["event": .string("action"), "name": .string(action.name), "payload": action.payload]).jsonText)
+        case .plain, .live:
+            if mode == .live { terminal.out("\r\u{1B}[2K") }
+            terminal.line((label.isEmpty ? "" : "[\(label)] ") + "action \(action.name) \(action.payload.jsonText)")
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import WaitingRoom
+
+/// Reads a vendor configuration for the CLI: a JSON file (the vendor's object, or a document
+/// with a member named after the vendor), then `KEY=VALUE` overrides.
+enum VendorConfigurationLoader {
+    static func load(vendor: String, file: String?, settings: [String]) throws -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        if let file {
+            let document = try readJSON(file)
+            guard case .object(let top) = document else {
+                throw WaitingRoomError.invalidConfiguration(field: file, "expected a JSON object")
+            }
+            if case .object(let member)? = top[vendor] { object = member } else { object = top }
+        }
+        for setting in settings {
+            guard let eq = setting.firstIndex(of: "="), eq != setting.startIndex else {
+                throw WaitingRoomError.invalidConfiguration(field: "--set", "expected KEY=VALUE, got \"\(setting)\"")
+            }
+            let key = String(setting[..<eq])
+            let raw = String(setting[setting.index(after: eq)...])
+            object[key] = typed(raw)
+        }
+        return .object(object)
+    }
+
+    /// `true`/`false`, numbers, JSON literals; anything else is a string.
+    static func typed(_ raw: String) -> JSONValue {
+        if raw == "true" { return .bool(true) }
+        if raw == "false" { return .bool(false) }
+        if let n = Double(raw), !raw.isEmpty, raw.first != "+" { return .number(n) }
+        if raw.hasPrefix("{") || raw.hasPrefix("["), let v = try? JSONValue.parse(raw) { return v }
+        return .string(raw)
+    }
+
+    /// Reads and parses a JSON file; errors name the file and say what is wrong.
+    static func readJSON(_ path: String) throws -> JSONValue {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw WaitingRoomError.invalidConfiguration(field: path, "cannot read the file (missing or not readable)")
+        }
+        do {
+            return try JSONValue.parse(data)
+        } catch let error as WaitingRoomError {
+            throw WaitingRoomError.invalidConfiguration(field: path, error.message)
+        }
+    }
+}

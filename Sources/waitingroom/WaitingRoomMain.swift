@@ -1,0 +1,9 @@
+import WaitingRoomCLI
+
+/// The `waitingroom` executable: everything lives in `WaitingRoomCLI` so tests can reach it.
+@main
+enum WaitingRoomMain {
+    static func main() async {
+        await WaitingRoomCommand.main(nil)
+    }
+}

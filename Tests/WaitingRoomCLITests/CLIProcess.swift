@@ -1,0 +1,74 @@
+import Foundation
+
+/// Runs the built `waitingroom` binary as a child process, the way a person would.
+struct CLIProcess {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The `waitingroom` executable next to the test bundle.
+    static var binary: String {
+        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? "")
+        for _ in 0..<4 {
+            dir = dir.deletingLastPathComponent()
+            let candidate = dir.appendingPathComponent("waitingroom").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        // Fallback: the package's debug build folder.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/waitingroom").path
+    }
+
+    /// The package root (for `Scripts/…`).
+    static var packageRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    /// Runs `waitingroom arguments…` with `input` on stdin; kills it after `timeout`.
+    static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        async let out = Task.detached { stdout.fileHandleForReading.readDataToEndOfFile() }.value
+        async let err = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: await out, as: UTF8.self), stderr: String(decoding: await err, as: UTF8.self))
+    }
+
+    /// Starts `waitingroom arguments…` without waiting for it.
+    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, stdout)
+    }
+
+    static func temporaryDirectory() -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wr-cli-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.path
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@Suite("waitingroom CLI", .serialized)
+struct CLITests {
+    @Test func helpHasExamplesForEveryCommand() async throws {
+        let top = try await CLIProcess.run(["--help"])
+        #expect(top.status == 0)
+        #expect(top.stdout.contains("Examples:"))
+        for command in ["run", "repl", "check", "emulate", "demo", "load", "bench"] {
+            let help = try await CLIProcess.run([command, "--help"])
+            #expect(help.status == 0, "\(command) --help")
+            #expect(help.stdout.contains("Example"), "\(command) --help has an example")
+        }
+    }
+
+    @Test func unknownFlagsAndBadValuesExit64() async throws {
+        let unknown = try await CLIProcess.run(["run", "--frobnicate"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("Usage") || unknown.stderr.contains("usage"))
+        let bad = try await CLIProcess.run(["emulate", "--port", "seventy"])
+        #expect(bad.status == 64)
+        let range = try await CLIProcess.run(["emulate", "--port", "70000"])
+        #expect(range.status == 64)
+        let subcommand = try await CLIProcess.run(["fly"])
+        #expect(subcommand.status == 64)
+    }
+
+    @Test func pipedREPLEvaluatesExpressionsFunctionsAndReportsErrors() async throws {
+        let input = """
+            1 + 1
+            t = {a = 1, b = {2, 3}}
+            t
+            function f(a)
+              return a + 1
+            end
+            f(41)
+            error("boom")
+            "still here"
+            """
+        let result = try await CLIProcess.run(["repl", "--history", CLIProcess.temporaryDirectory() + "/h"], input: input + "\n")
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("2"))
+        #expect(lines.contains("42"))
+        #expect(result.stdout.contains("still here"))
+        #expect(result.stdout.contains("a = 1") || result.stdout.contains("a=1"))
+        #expect(result.stderr.contains("boom"))
+        #expect(!result.stdout.contains("> "), "no prompts when stdin is not a terminal")
+    }
+
+    @Test func badConfigFileIsReportedWithTheFieldNamed() async throws {
+        let dir = CLIProcess.temporaryDirectory()
+        let path = dir + "/emulator.json"
+        try Data(#"{"netfunnel": {"projects": {"p": {"segments": {"s": {"limit": "many"}}}}}}"#.utf8).write(to: URL(fileURLWithPath: path))
+        let result = try await CLIProcess.run(["emulate", "--port", "0", "--config", path])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("limit"))
+        let missing = try await CLIProcess.run(["emulate", "--port", "0", "--config", dir + "/nope.json"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("nope.json"))
+    }
+
+    @Test func emulateServesAndStopsOnSIGTERM() async throws {
+        let (process, stdout) = try CLIProcess.start(["emulate", "--port", "0", "--json"])
+        let line = try await Task.detached { () -> String in
+            var data = Data()
+            while !data.contains(UInt8(ascii: "\n")) {
+                let chunk = stdout.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                data.append(chunk)
+            }
+            return String(decoding: data, as: UTF8.self)
+        }.value
+        #expect(line.contains("http://127.0.0.1:"))
+        process.terminate()   // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+}

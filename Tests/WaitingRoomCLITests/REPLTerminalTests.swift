@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// The REPL on a real terminal (tmux), with libedit line editing and history.
+@Suite("REPL on a terminal (tmux)", .serialized)
+struct REPLTerminalTests {
+    static var tmux: String? {
+        ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    @discardableResult
+    static func tmux(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tmux ?? "/usr/bin/tmux")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Waits until the pane shows `text` (or gives up after `timeout`).
+    static func waitFor(_ text: String, session: String, timeout: Duration = .seconds(20)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var screen = ""
+        while ContinuousClock.now < deadline {
+            screen = try tmux(["capture-pane", "-p", "-t", session])
+            if screen.contains(text) { return screen }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return screen
+    }
+
+    @Test(.enabled(if: tmux != nil, "tmux is not installed"))
+    func historyIsRecalledWithTheArrowKeys() async throws {
+        let dir = CLIProcess.temporaryDirectory()
+        let session = "wr-repl-\(UInt32.random(in: 0...UInt32.max))"
+        let command = "cd '\(CLIProcess.packageRoot)' && HOME='\(dir)' '\(CLIProcess.binary)' repl --history '\(dir)/history'"
+        try Self.tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "30", command])
+        defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
+        var screen = try await Self.waitFor("> ", session: session)
+        #expect(screen.contains("WaitingRoom REPL"))
+
+        try Self.tmux(["send-keys", "-t", session, "-l", "6 * 7"])
+        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        screen = try await Self.waitFor("42", session: session)
+        #expect(screen.contains("42"))
+
+        try Self.tmux(["send-keys", "-t", session, "-l", "function sq(x)"])
+        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        screen = try await Self.waitFor(">> ", session: session)
+        #expect(screen.contains(">> "), "continuation prompt")
+        try Self.tmux(["send-keys", "-t", session, "-l", "return x * x end"])
+        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        try Self.tmux(["send-keys", "-t", session, "-l", "sq(12)"])
+        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        screen = try await Self.waitFor("144", session: session)
+        #expect(screen.contains("144"))
+
+        // Up Up recalls "6 * 7" past "sq(12)"; Enter runs it again.
+        try Self.tmux(["send-keys", "-t", session, "-l", "\"marker\""])
+        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        _ = try await Self.waitFor("marker", session: session)
+        try Self.tmux(["send-keys", "-t", session, "Up"])
+        try Self.tmux(["send-keys", "-t", session, "Up"])
+        try Self.tmux(["send-keys", "-t", session, "Up"])
+        try Self.tmux(["send-keys", "-t", session, "Up"])
+        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        try await Task.sleep(for: .milliseconds(500))
+        screen = try Self.tmux(["capture-pane", "-p", "-t", session])
+        let answers = screen.components(separatedBy: "\n").filter { $0.trimmingCharacters(in: .whitespaces) == "42" }
+        #expect(answers.count == 2, "the recalled line ran again:\n\(screen)")
+
+        // Ctrl-D leaves; the history file was written.
+        try Self.tmux(["send-keys", "-t", session, "C-d"])
+        try await Task.sleep(for: .milliseconds(500))
+        let history = (try? String(contentsOfFile: "\(dir)/history", encoding: .utf8)) ?? ""
+        #expect(history.contains("sq(12)"))
+    }
+}
