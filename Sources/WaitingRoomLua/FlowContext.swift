@@ -14,7 +14,15 @@ final class FlowContext {
     var chunkRef: Int32 = LUA_NOREF
     var logger: Logger
     /// `on_*` handlers from the flow table (registry refs).
-    var handlers: [String: Int32] = [:]
+    var handlers: [String: Int32] = [:] {
+        didSet {
+            var byEvent: [EventName: (name: String, ref: Int32)] = [:]
+            for (event, name) in LuaEventNames.handlers { if let ref = handlers[name] { byEvent[event] = (name, ref) } }
+            handlersByEvent = byEvent
+        }
+    }
+    /// `handlers` keyed by the event that calls them (the dispatch hot path).
+    var handlersByEvent: [EventName: (name: String, ref: Int32)] = [:]
     /// `wr.on` listeners: id → (event name, function ref).
     var listeners: [(id: Int, event: String, ref: Int32)] = []
     var nextListenerID = 1

@@ -13,19 +13,22 @@ WORK=$(mktemp -d)
 URL_FILE="$WORK/url"
 SERVE_SECONDS=$((DURATION * 2 + 60))
 
-echo "building (release)…"
-swift build -c release --build-tests >/dev/null
+BUILD=${BUILD:-release}   # release (default) or debug
+echo "building ($BUILD)…"
+[ "${SKIP_BUILD:-0}" = 1 ] || swift build -c "$BUILD" --build-tests >/dev/null
+BIN=$(ls -d .build/"$BUILD"/*PackageTests.xctest | head -1)
 
-echo "starting the emulator on 127.0.0.1:$EMU_PORT"
+echo "starting the emulator ($BUILD) on 127.0.0.1:$EMU_PORT"
 WR_BENCH_SERVE=1 WR_BENCH_PORT=$EMU_PORT WR_BENCH_SECONDS=$SERVE_SECONDS WR_BENCH_URL_FILE=$URL_FILE \
-  swift test -c release --skip-build --filter benchServeEmulator >"$WORK/emulator.log" 2>&1 &
+  "$BIN" --testing-library swift-testing --filter benchServeEmulator >"$WORK/emulator.log" 2>&1 &
 EMU_PID=$!
 
 mkdir -p "$WORK/www" "$WORK/logs"
 # a static file the size of a typical 5002 reply
 printf "NetFunnel.gRtype=5002;NetFunnel.gControl.result='5002:201:key=%064d&nwait=0&nnext=0&tps=0.000000&ttl=1&ip=127.0.0.1&port=%d&vwr_html=&vwr_type=&live_message=&chk_enter_cnt=1&sticky=nf4';NetFunnel.gControl._showResult();" 0 "$EMU_PORT" > "$WORK/www/reply.js"
 cat >"$WORK/nginx.conf" <<CONF
-worker_processes 1;
+user root;
+worker_processes auto;
 pid $WORK/nginx.pid;
 error_log $WORK/logs/error.log;
 events { worker_connections 1024; }
@@ -39,7 +42,7 @@ http {
 CONF
 mkdir -p "$WORK/tmp"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-"$NGINX" -c "$WORK/nginx.conf" -p "$WORK"
+"$NGINX" -e "$WORK/logs/error.log" -c "$WORK/nginx.conf" -p "$WORK"
 
 cleanup() {
   kill "$(cat "$WORK/nginx.pid" 2>/dev/null)" 2>/dev/null || true
@@ -60,4 +63,5 @@ wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" "$NGINX_URL" | tee "$WORK/ngi
 EMU_RPS=$(awk '/Requests\/sec/ {print $2}' "$WORK/emu.txt")
 NGINX_RPS=$(awk '/Requests\/sec/ {print $2}' "$WORK/nginx.txt")
 echo
+echo "($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s)"
 echo "emulator 5002: $EMU_RPS req/s; nginx static: $NGINX_RPS req/s; ratio emulator/nginx: $(awk -v a="$EMU_RPS" -v b="$NGINX_RPS" 'BEGIN {printf "%.3f", a/b}')"

@@ -5,7 +5,8 @@
 #   Vendors/QueueIt/bench/wrk.sh            # release build (slow first build), 10 s per wrk run
 #   CONFIG=debug DURATION=5 Vendors/QueueIt/bench/wrk.sh
 #
-# Env: CONFIG (release|debug), DURATION (s), THREADS, CONNS, ROOM (default sale: a queueing room).
+# Env: CONFIG (release|debug), DURATION (s), THREADS, CONNS, ROOM (default sale: a queueing room),
+#      TOKENS (tokens to validate, default 200000), SCRATCH (extra swift flags, e.g. --scratch-path).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 CONFIG=${CONFIG:-release}
@@ -13,6 +14,9 @@ DURATION=${DURATION:-10}
 THREADS=${THREADS:-2}
 CONNS=${CONNS:-32}
 ROOM=${ROOM:-sale}
+TOKENS=${TOKENS:-200000}
+# SCRATCH: e.g. "--scratch-path .build-release" to keep the release build apart from .build.
+SCRATCH=${SCRATCH:-}
 WORK=$(mktemp -d /tmp/qi-bench.XXXXXX)
 PORTFILE=$WORK/port
 cleanup() {
@@ -22,26 +26,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== building tests ($CONFIG) =="
-swift build -c "$CONFIG" --build-tests --product WaitingRoomPackageTests >/dev/null 2>&1 || swift build -c "$CONFIG" --build-tests 2>&1 | tail -5
-
-echo "== token validation (release figure when CONFIG=release) =="
-WR_BENCH=1 swift test -c "$CONFIG" --skip-build --filter 'QueueItBenchmarks/tokenValidationThroughput' 2>&1 | grep -E 'bench:' || true
+# `swift test` builds with testable imports also in release (`swift build --build-tests` does not).
+echo "== building tests ($CONFIG) and validating tokens =="
+WR_BENCH=1 WR_BENCH_TOKENS=$TOKENS swift test -c "$CONFIG" $SCRATCH --filter 'QueueItBenchmarks/tokenValidationThroughput' 2>&1 | grep -E 'bench:' || true
 
 echo "== starting emulator =="
 WR_BENCH_SERVE=$((DURATION * 2 + 20)) WR_BENCH_PORTFILE=$PORTFILE \
-  swift test -c "$CONFIG" --skip-build --filter 'QueueItBenchmarks/serveForBenchmark' >"$WORK/emu.log" 2>&1 &
+  swift test -c "$CONFIG" --skip-build $SCRATCH --filter 'QueueItBenchmarks/serveForBenchmark' >"$WORK/emu.log" 2>&1 &
 EMU_PID=$!
-for _ in $(seq 1 300); do [ -s "$PORTFILE" ] && break; sleep 0.1; done
+for _ in $(seq 1 600); do [ -s "$PORTFILE" ] && break; sleep 0.1; done
+[ -s "$PORTFILE" ] || { echo "emulator did not start:"; cat "$WORK/emu.log"; exit 1; }
 EPORT=$(cat "$PORTFILE")
 echo "emulator on 127.0.0.1:$EPORT"
 
 echo "== starting nginx =="
 NPORT=$((20000 + RANDOM % 20000))
 mkdir -p "$WORK/www" "$WORK/logs"
+chmod 755 "$WORK" "$WORK/www"
 curl -s -X POST -H 'Content-Type: application/json' \
   -d '{"userId":"u","userAgent":"a","sdkVersion":"s"}' \
   "http://127.0.0.1:$EPORT/api/mobileapp/queue/demo/$ROOM/enqueue" >"$WORK/www/static.json"
+chmod 644 "$WORK/www/static.json"
 echo "static file: $(wc -c <"$WORK/www/static.json") bytes (a real enqueue answer)"
 cat >"$WORK/nginx.conf" <<NGX
 worker_processes $THREADS;
@@ -70,6 +75,7 @@ echo "$E_OUT"
 echo "== wrk: nginx static file =="
 N_OUT=$(run_wrk "http://127.0.0.1:$NPORT/static.json")
 echo "$N_OUT"
+if echo "$N_OUT" | grep -q "Non-2xx"; then echo "nginx answered errors:"; tail -3 "$WORK/logs/error.log"; fi
 E_RPS=$(echo "$E_OUT" | awk '/Requests\/sec/ {print $2}')
 N_RPS=$(echo "$N_OUT" | awk '/Requests\/sec/ {print $2}')
 echo "== summary =="

@@ -165,8 +165,17 @@ public final class Netfunnel {
         let session = running.session
         switch session.state {
         case .passed, .disabled:
-            Task { @MainActor in
-                _ = try? await session.complete()
+            // A keyless pass (bypass, white list) has nothing to return and its event stream has
+            // already ended, so the completion is reported here; a key's completion arrives as
+            // the session's `completed` event.
+            let holdsKey = session.currentOutcome?.pass?.requiresCompletion == true
+            Task { @MainActor [weak self] in
+                let status = try? await session.complete()
+                guard !holdsKey, let self else { return }
+                self.sessions[room] = nil
+                self.delegate?.nfComplete(
+                    projectKey: projectKey, segmentKey: segmentKey, statusCode: 200,
+                    message: status?.message ?? "Success (nothing to return)")
             }
         case .idle, .connecting, .waiting:
             session.cancel()
@@ -202,7 +211,9 @@ public final class Netfunnel {
             }
             sessions[RoomKey(scope: p, room: s)] = nil
         case .completed(let status):
-            delegate.nfComplete(projectKey: p, segmentKey: s, statusCode: status.code, message: status.message)
+            // nfComplete knows 200 (returned or nothing to return) and 500 (return failed)
+            let code = status.code == 500 ? 500 : 200
+            delegate.nfComplete(projectKey: p, segmentKey: s, statusCode: code, message: status.message)
             sessions[RoomKey(scope: p, room: s)] = nil
         case .stateChanged, .queueOpened, .sessionRestarted:
             break

@@ -127,6 +127,23 @@ struct FacadeTests {
         #expect(agent.initializationError?.field == "netfunnel.retryCount")
     }
 
+    @Test func staticInitialiseInBothDocumentedOrders() async {
+        let delegate = RecordingDelegate()
+        // the option reference's "complete example" order (errorBypass before useNetfunnelTemplate)
+        Netfunnel.initialize(
+            clientId: "", delegate: delegate, networkTimeout: 5000, retryCount: 2, printLog: false, errorBypass: false,
+            useNetfunnelTemplate: true, userId: "user_67890", useNetworkRecoveryMode: true)
+        #expect(Netfunnel.shared.initializationError == nil)
+        // the agent guide's order
+        Netfunnel.initialize(
+            clientId: "", serverUrl: nil, errorUrl: nil, delegate: delegate, networkTimeout: 3000, retryCount: 0,
+            printLog: false, useNetfunnelTemplate: true, errorBypass: false, userId: nil, useNetworkRecoveryMode: false)
+        Netfunnel.shared.nfStart(projectKey: "{{PROJECT_KEY}}", segmentKey: "{{SEGMENT_KEY}}")
+        await delegate.wait(for: "nfSuccess 300")
+        Netfunnel.shared.nfStop(projectKey: "{{PROJECT_KEY}}", segmentKey: "{{SEGMENT_KEY}}")
+        await delegate.wait(for: "nfComplete 200")
+    }
+
     @Test func bypassModeWithEmptyClientId() async {
         let agent = Netfunnel(environment: ProviderEnvironment(clock: VirtualClock(autoAdvance: true)))
         let delegate = RecordingDelegate()

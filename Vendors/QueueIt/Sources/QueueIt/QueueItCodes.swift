@@ -37,8 +37,6 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
     case sessionRestart = -204
     /// Ours: a pass was taken from the pass store without contacting the server.
     case storedPass = -205
-    /// Ours: the engine facade was asked to run while a run is in progress (a real check, unlike iOS ≥3.1.14).
-    case alreadyRunning = -206
 
     /// The vendor status code to report for an HTTP status: the status itself (iOS reports 4xx
     /// answers with the HTTP status as the code).
@@ -65,7 +63,6 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
         case .viewClosed: return "The queue view was closed"
         case .sessionRestart: return "Session restart requested by the queue page"
         case .storedPass: return "Pass taken from the pass store"
-        case .alreadyRunning: return "The engine is already running"
         }
     }
 }

@@ -64,10 +64,11 @@ public enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
 
     /// The text between the first `~rt_` and the following `~`, or nil when there is none.
     public static func extract(from token: String) -> String? {
-        guard let start = token.range(of: "~rt_") else { return nil }
-        let rest = token[start.upperBound...]
-        guard let end = rest.firstIndex(of: "~") else { return nil }
-        return String(rest[..<end])
+        let bytes = Array(token.utf8)
+        guard let at = QueueItBytes.find(Array("~rt_".utf8), in: bytes) else { return nil }
+        let rest = bytes[(at + 4)...]
+        guard let end = rest.firstIndex(of: UInt8(ascii: "~")) else { return nil }
+        return String(decoding: rest[..<end], as: UTF8.self)
     }
 
     /// What the engine does with an enqueue answer of this type (reference §2.2 engine step).

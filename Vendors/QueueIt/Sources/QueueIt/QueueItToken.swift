@@ -58,10 +58,11 @@ public struct QueueItToken: Sendable, Hashable {
     public init(_ raw: String) {
         self.raw = raw
         var out: [(key: String, value: String)] = []
-        for piece in raw.split(separator: "~", omittingEmptySubsequences: false) {
-            let parts = piece.split(separator: "_", omittingEmptySubsequences: false)
-            guard parts.count == 2 else { continue }
-            out.append((String(parts[0]), String(parts[1])))
+        for piece in raw.utf8.split(separator: UInt8(ascii: "~"), omittingEmptySubsequences: false) {
+            guard let us = piece.firstIndex(of: UInt8(ascii: "_")) else { continue }
+            let rest = piece[piece.index(after: us)...]
+            guard !rest.contains(UInt8(ascii: "_")) else { continue }
+            out.append((String(decoding: piece[..<us], as: UTF8.self), String(decoding: rest, as: UTF8.self)))
         }
         self.fields = out
     }
@@ -70,9 +71,10 @@ public struct QueueItToken: Sendable, Hashable {
     /// `String.replace` semantics). Nil when the token has no `h` field.
     public var hashedText: String? {
         guard let h = hash else { return nil }
-        let marker = "~h_" + h
-        guard let range = raw.range(of: marker) else { return raw }
-        return raw.replacingCharacters(in: range, with: "")
+        let bytes = Array(raw.utf8)
+        guard let at = QueueItBytes.find(Array(("~h_" + h).utf8), in: bytes) else { return raw }
+        let markerLength = 3 + h.utf8.count
+        return String(decoding: bytes[..<at] + bytes[(at + markerLength)...], as: UTF8.self)
     }
 
     static func parseEpoch(_ s: String) -> Int64? {
@@ -163,5 +165,25 @@ public struct QueueItTokenValidator: Sendable {
             guard QueueItHash.constantTimeEquals(expectedIP, hip) else { throw .ip }
         }
         return parsed
+    }
+}
+
+/// Byte-level helpers (Foundation's `range(of:)` is slow on Linux).
+enum QueueItBytes {
+    /// Index of the first occurrence of `needle` in `haystack`.
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int = 0) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
+        let first = needle[0]
+        var i = start
+        let last = haystack.count - needle.count
+        while i <= last {
+            if haystack[i] == first {
+                var j = 1
+                while j < needle.count && haystack[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return i }
+            }
+            i += 1
+        }
+        return nil
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import QueueIt
+import WaitingRoom
 
 /// A configuration problem in the emulator's JSON; `field` is the dotted path of the offending key.
 public struct QueueItEmulatorConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -107,6 +108,15 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
             throw QueueItEmulatorConfigurationError(field: "queueit", message: "is missing")
         }
         try self.init(queueItPart: qi)
+    }
+
+    /// Decodes the `"queueit"` member of a shared emulator document given as a `JSONValue`.
+    public init(json document: JSONValue) throws(QueueItEmulatorConfigurationError) {
+        let encoder = JSONEncoder()
+        guard let data = try? encoder.encode(document) else {
+            throw QueueItEmulatorConfigurationError(field: "$", message: "cannot be encoded as JSON")
+        }
+        try self.init(document: Array(data))
     }
 
     /// Decodes the value of the `"queueit"` member (as produced by `JSONSerialization`).

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WaitingRoom
 @testable import QueueIt
 @testable import QueueItEmulator
 
@@ -19,6 +20,14 @@ import Testing
         #expect(demo.rooms["members"]?.enqueueKeys == ["member-key"])
         #expect(demo.rooms["proxied"]?.proxyPrefix == "queue")
         #expect(Set(demo.rooms.values.map(\.state)) == Set(QueueItRoomState.allCases))
+    }
+
+    @Test func fromJSONValue() throws {
+        let doc: JSONValue = .object(["queueit": .object(["customers": .object(["c1": .object([
+            "secretKey": .string("k"), "rooms": .object(["r": .object(["state": .string("idle"), "bindTokenToIP": .bool(true)])]),
+        ])])]), "other": .null])
+        let c = try QueueItEmulatorConfiguration(json: doc)
+        #expect(c.customers["c1"]?.rooms["r"]?.state == .idle && c.customers["c1"]?.rooms["r"]?.bindTokenToIP == true)
     }
 
     @Test func demoHasEveryState() {

@@ -36,8 +36,14 @@ struct SplitMix: RandomNumberGenerator {
         return b
     }
 
-    @Test func hundredThousandTokensAndBodies() throws {
-        var rng = SplitMix(seed: 0xC0FFEE)
+    struct Tally: Sendable {
+        var runs = 0, validMutants = 0, parsedBodies = 0
+        var familyTime = [Duration](repeating: .zero, count: 5)
+    }
+
+    /// Runs inputs `range` (seeded by the chunk) through the parsers.
+    static func chunk(_ range: Range<Int>, seed: UInt64) throws -> Tally {
+        var rng = SplitMix(seed: seed)
         let secret = "fuzz-secret"
         let minter = QueueItTokenMinter(secretKey: secret)
         let validator = QueueItTokenValidator(secretKey: secret, eventId: "sale")
@@ -56,11 +62,9 @@ struct SplitMix: RandomNumberGenerator {
             Array(redirect.utf8),
         ]
         let nav = QueueItNavigationClassifier(queueURL: URL(string: "http://127.0.0.1/q")!, targetURL: URL(string: "http://t/x")!)
+        var tally = Tally()
         let clock = ContinuousClock()
-        let start = clock.now
-        var runs = 0, validMutants = 0, parsedBodies = 0
-        let count = 100_000
-        for i in 0..<count {
+        for i in range {
             let family = i % seeds.count
             let input: [UInt8]
             if i % 10 == 0 {
@@ -68,6 +72,8 @@ struct SplitMix: RandomNumberGenerator {
             } else {
                 input = Self.mutate(seeds[family], &rng)
             }
+            let t0 = clock.now
+            defer { tally.familyTime[family] += clock.now - t0 }
             let text = String(decoding: input, as: UTF8.self)
             // Every input goes through the token parser (cheap); then its family's parser.
             let t = QueueItToken(text)
@@ -76,10 +82,10 @@ struct SplitMix: RandomNumberGenerator {
             _ = t.hashedText
             switch family {
             case 0:
-                if (try? validator.validate(text, now: now, clientIP: "10.1.2.3")) != nil, text != good { validMutants += 1 }
+                if (try? validator.validate(text, now: now, clientIP: "10.1.2.3")) != nil, text != good { tally.validMutants += 1 }
                 if i % 20 == 0 { _ = nav.classify("http://t/x?queueittoken=" + text) }
             case 1:
-                if (try? QueueItEnqueueBody.decode(input)) != nil { parsedBodies += 1 }
+                if (try? QueueItEnqueueBody.decode(input)) != nil { tally.parsedBodies += 1 }
             case 2:
                 _ = QueueItEnqueueResult.classify(status: 200, body: input)
             case 3:
@@ -89,11 +95,32 @@ struct SplitMix: RandomNumberGenerator {
             default:
                 _ = QueueItRedirectInfo.parse(headerValue: text)
             }
-            runs += 1
+            tally.runs += 1
         }
+        return tally
+    }
+
+    @Test func hundredThousandTokensAndBodies() async throws {
+        let count = 100_000, chunks = 4
+        let clock = ContinuousClock()
+        let start = clock.now
+        let tally = try await withThrowingTaskGroup(of: Tally.self) { group in
+            for k in 0..<chunks {
+                group.addTask { try Self.chunk((k * count / chunks)..<((k + 1) * count / chunks), seed: 0xC0FFEE &+ UInt64(k)) }
+            }
+            var total = Tally()
+            for try await t in group {
+                total.runs += t.runs
+                total.validMutants += t.validMutants
+                total.parsedBodies += t.parsedBodies
+                for f in 0..<5 { total.familyTime[f] += t.familyTime[f] }
+            }
+            return total
+        }
+        let (runs, validMutants, parsedBodies, familyTime) = (tally.runs, tally.validMutants, tally.parsedBodies, tally.familyTime)
         let elapsed = clock.now - start
         print("fuzz: \(runs) random/mutated inputs (tokens, enqueue bodies, enqueue answers, cookies, redirect headers) in \(elapsed); "
-              + "\(parsedBodies) body mutants still decoded, \(validMutants) altered tokens validated")
+              + "\(parsedBodies) body mutants still decoded, \(validMutants) altered tokens validated; CPU per family (token, body, answer, cookie, redirect) \(familyTime)")
         #expect(runs == count)
         #expect(validMutants == 0)
     }
