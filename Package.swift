@@ -117,7 +117,8 @@ let package = Package(
         .target(
             name: "WaitingRoomCLI",
             dependencies: [
-                "WaitingRoom", "WaitingRoomLua", "WaitingRoomVendors", "CEditLine",
+                "WaitingRoom", "WaitingRoomLua", "WaitingRoomVendors", "WaitingRoomTesting", "NetFUNNEL", "NetFUNNELEmulator",
+                "QueueIt", "QueueItEmulator", "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

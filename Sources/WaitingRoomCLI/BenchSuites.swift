@@ -1,20 +1,78 @@
 import Foundation
+import NetFUNNEL
+import QueueIt
 import WaitingRoom
+import WaitingRoomLua
 import WaitingRoomTesting
 
-/// The benchmark suites `waitingroom bench` runs.
+/// The benchmark suites `waitingroom bench` runs. Figures that matter are ratios to a baseline
+/// measured in the same run.
 enum BenchSuites {
-    static let names = ["core"]
+    typealias Figure = CoreBenchmarks.Figure
+    static let names = ["core", "lua", "netfunnel", "queueit"]
 
-    static func run(_ name: String) async -> [CoreBenchmarks.Figure] {
+    static func run(_ name: String) async -> [Figure] {
         switch name {
         case "core":
             let baseline = await CoreBenchmarks.eventBaseline()
             let fanOut = await CoreBenchmarks.eventFanOut()
-            let ratio = CoreBenchmarks.Figure(name: "fan-out to 3 / baseline", value: fanOut.value / baseline.value, unit: "×")
+            let ratio = Figure(name: "fan-out to 3 / baseline", value: fanOut.value / baseline.value, unit: "×")
             return [baseline, fanOut, ratio, await CoreBenchmarks.idleSessionMemory()]
+        case "lua":
+            do {
+                let f = try await FlowBenchmarks.measure()
+                return [
+                    Figure(name: "raw lua_pcall round trip", value: f.rawPcallNanoseconds, unit: "ns"),
+                    Figure(name: "full progress-event dispatch Swift → Lua handler → back", value: f.dispatchNanoseconds / 1000, unit: "µs/event"),
+                    Figure(name: "dispatch / raw pcall", value: f.ratio, unit: "×"),
+                    Figure(name: "Lua heap of one idle flow runtime", value: Double(f.idleRuntimeBytes), unit: "bytes"),
+                ]
+            } catch {
+                return [Figure(name: "lua benchmark failed: \(error)", value: .nan, unit: "")]
+            }
+        case "netfunnel":
+            return [netFunnelParsing()]
+        case "queueit":
+            return queueItTokens()
         default:
             return []
         }
+    }
+
+    /// NetFUNNEL replies parsed per second (both envelopes, a mix of codes).
+    static func netFunnelParsing(rounds: Int = 400_000) -> Figure {
+        let bodies = [
+            "NetFunnel.gRtype=5101;NetFunnel.gControl.result='5002:200:key=\(String(repeating: "K", count: 64))&nwait=0&nnext=0&tps=0.000000&ttl=0&ip=127.0.0.1&port=8080';NetFunnel.gControl._showResult();",
+            "NetFunnel.gRtype = 5002 ; NetFunnel.gControl.result = '5002:201:key=AB&nwait=1532&nnext=410&tps=37.5&ttl=8' ;",
+            "201:key=ABCDEF&nwait=1532&nnext=410&tps=37.5&ttl=8&ip=10.0.0.7&port=80",
+            "NetFunnel.gControl.result='5004:200:key=&nwait=0&chk_enter_cnt=0&vwr_html=https%3A%2F%2Fx';",
+        ].map { Array($0.utf8) }
+        var checksum = 0
+        let elapsed = ContinuousClock().measure {
+            for i in 0..<rounds {
+                if let reply = try? NetFUNNELReply.parse(bodies[i % bodies.count]) { checksum &+= reply.code }
+            }
+        }
+        return Figure(name: "NetFUNNEL replies parsed (checksum \(checksum % 1000))", value: Double(rounds) / elapsed.seconds, unit: "replies/s")
+    }
+
+    /// Queue-it tokens validated per second (hash → event → expiry → ip), next to a bare
+    /// HMAC-SHA256 of the same bytes as the baseline.
+    static func queueItTokens(rounds: Int = 200_000) -> [Figure] {
+        let minter = QueueItTokenMinter(secretKey: "bench-secret-key")
+        let validator = QueueItTokenValidator(secretKey: "bench-secret-key", eventId: "sale")
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let tokens = (0..<1000).compactMap { i in
+            try? minter.mint(eventId: "sale", queueId: "9f1c2b7e-\(i)", expiresAt: 1_700_000_600, redirectType: .queue,
+                             cookieValidityMinutes: 20, clientIP: "10.0.\(i % 250).1")
+        }
+        guard !tokens.isEmpty else { return [Figure(name: "queueit token mint failed", value: .nan, unit: "")] }
+        var ok = 0
+        let elapsed = ContinuousClock().measure {
+            for i in 0..<rounds where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: "10.0.\(i % tokens.count % 250).1")) != nil {
+                ok += 1
+            }
+        }
+        return [Figure(name: "Queue-it tokens validated (\(ok) valid)", value: Double(rounds) / elapsed.seconds, unit: "tokens/s")]
     }
 }

@@ -68,7 +68,7 @@ final class ReplSession: Sendable {
         let interrupt = runtime.interrupt
         signal(SIGINT, SIG_IGN)
         let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        sigint.setEventHandler { [running] in
+        sigint.setEventHandler { [self] in
             interrupt.request()
             running.withLock { $0?.cancel() }
         }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every subcommand end to end against the embedded emulator, with its exit statuses.
-@Suite("waitingroom end to end", .serialized)
+@Suite("waitingroom end to end", .serialized, .timeLimit(.minutes(3)))
 struct CLIEndToEndTests {
     func write(_ text: String, name: String) throws -> String {
         let path = CLIProcess.temporaryDirectory() + "/" + name

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("waitingroom CLI", .serialized)
+@Suite("waitingroom CLI", .serialized, .timeLimit(.minutes(3)))
 struct CLITests {
     @Test func helpHasExamplesForEveryCommand() async throws {
         let top = try await CLIProcess.run(["--help"])
@@ -63,6 +63,11 @@ struct CLITests {
 
     @Test func emulateServesAndStopsOnSIGTERM() async throws {
         let (process, stdout) = try CLIProcess.start(["emulate", "--port", "0", "--json"])
+        let watchdog = Task.detached {
+            try await Task.sleep(for: .seconds(30))
+            if process.isRunning { process.interrupt() }
+        }
+        defer { watchdog.cancel() }
         let line = await Task.detached { () -> String in
             var data = Data()
             while !data.contains(UInt8(ascii: "\n")) {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The REPL on a real terminal (tmux), with libedit line editing and history.
-@Suite("REPL on a terminal (tmux)", .serialized)
+@Suite("REPL on a terminal (tmux)", .serialized, .timeLimit(.minutes(2)))
 struct REPLTerminalTests {
     static var tmux: String? {
         ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -13,11 +13,15 @@ struct REPLTerminalTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tmux ?? "/usr/bin/tmux")
         process.arguments = arguments
+        // Only capture-pane's output is read: `new-session` forks the tmux server, which would
+        // keep a pipe open forever.
+        let capture = arguments.first == "capture-pane"
         let out = Pipe()
-        process.standardOutput = out
+        process.standardOutput = capture ? out : FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = capture ? out.fileHandleForReading.readDataToEndOfFile() : Data()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }
