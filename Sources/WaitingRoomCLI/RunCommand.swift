@@ -43,6 +43,11 @@ struct RunCommand: AsyncParsableCommand {
             if let config {
                 let document = try VendorConfigurationLoader.readJSON(config)
                 defaults.overlay(document)
+                // A bad setting is a usage error naming the field, found before the flow runs.
+                let registry = VendorRegistry.standard
+                for vendor in registry.vendorIDs where document[vendor] != nil {
+                    _ = try registry.makeProvider(vendor: vendor, configuration: defaults.apply(vendor: vendor, to: .object([:])))
+                }
             }
         } catch let error as WaitingRoomError {
             terminal.error("waitingroom run: \(error)")

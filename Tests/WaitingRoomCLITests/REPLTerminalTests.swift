@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// The REPL on a real terminal (tmux), with libedit line editing and history.
@@ -8,22 +11,24 @@ struct REPLTerminalTests {
         ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// Runs tmux through `/bin/sh` with output to a file and waits with `waitpid`: `new-session`
+    /// forks the tmux server, which must not keep a pipe of ours (or Foundation's exit
+    /// notification) waiting.
     @discardableResult
     static func tmux(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tmux ?? "/usr/bin/tmux")
-        process.arguments = arguments
-        // Only capture-pane's output is read: `new-session` forks the tmux server, which would
-        // keep a pipe open forever.
-        let capture = arguments.first == "capture-pane"
-        let out = Pipe()
-        process.standardOutput = capture ? out : FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = capture ? out.fileHandleForReading.readDataToEndOfFile() : Data()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).txt").path
+        let quoted = ([tmux ?? "/usr/bin/tmux"] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = quoted.joined(separator: " ") + " > '\(out)' 2>/dev/null < /dev/null"
+        var pid: pid_t = 0
+        let words: [String] = ["/bin/sh", "-c", command]
+        var argv: [UnsafeMutablePointer<CChar>?] = words.map { word in word.withCString { strdup($0) } }
+        argv.append(nil)
+        defer { for p in argv { free(p) } }
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { return "" }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        return (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
     }
 
     /// Waits until the pane shows `text` (or gives up after `timeout`).
