@@ -138,9 +138,10 @@ struct FacadeTests {
         Netfunnel.initialize(
             clientId: "", serverUrl: nil, errorUrl: nil, delegate: delegate, networkTimeout: 3000, retryCount: 0,
             printLog: false, useNetfunnelTemplate: true, errorBypass: false, userId: nil, useNetworkRecoveryMode: false)
-        Netfunnel.shared.nfStart(projectKey: "{{PROJECT_KEY}}", segmentKey: "{{SEGMENT_KEY}}")
+        // keys of its own: other tests use the shared agent too, and an entry still in flight would be joined
+        Netfunnel.shared.nfStart(projectKey: "static_project", segmentKey: "static_segment")
         await delegate.wait(for: "nfSuccess 300")
-        Netfunnel.shared.nfStop(projectKey: "{{PROJECT_KEY}}", segmentKey: "{{SEGMENT_KEY}}")
+        Netfunnel.shared.nfStop(projectKey: "static_project", segmentKey: "static_segment")
         await delegate.wait(for: "nfComplete 200")
     }
 
