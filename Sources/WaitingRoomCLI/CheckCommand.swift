@@ -10,10 +10,10 @@ struct CheckCommand: AsyncParsableCommand {
         abstract: "Check a room once (tryPass, no waiting); the exit status tells the outcome.",
         discussion: """
             Examples:
-              waitingroom check --vendor netfunnel --emulator --scope service_1 --room basic
+              waitingroom check --vendor netfunnel --emulator --scope service_1 --room segKey_basic
               waitingroom check --vendor queueit --config queueit.json --scope demo --room sale --json
               waitingroom check --vendor netfunnel --set serverUrl=http://127.0.0.1:8080 --set clientId=demo \\
-                                --scope service_1 --room basic
+                                --scope service_1 --room segKey_basic
 
             The vendor configuration comes from --config (a JSON object, or a document with a
             "<vendor>" member), then --set KEY=VALUE pairs (numbers and true/false are typed), and
@@ -23,26 +23,18 @@ struct CheckCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Vendor id (netfunnel, queueit, scripted).") var vendor: String
+    @OptionGroup var vendorOptions: VendorOptions
     @OptionGroup var room: RoomOptions
-    @Option(help: "Vendor configuration file (JSON).") var config: String?
-    @Option(name: .customLong("set"), help: "A vendor setting KEY=VALUE (repeatable).") var settings: [String] = []
-    @Flag(help: "Start the embedded emulator (default rooms) and check against it.") var emulator = false
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() async throws {
         let terminal = Terminal()
-        var configuration = try VendorConfigurationLoader.load(vendor: vendor, file: config, settings: settings)
-        var server: EmulatorServer?
-        if emulator {
-            let started = try await EmulatorSuite.demo().start()
-            server = started
-            configuration = VendorDefaults.merge(EmulatorSuite.clientDefaults(for: started)[vendor], under: configuration)
-        }
+        let vendor = vendorOptions.vendor
+        let (configuration, server) = try await vendorOptions.resolve()
         let status: ExitStatus
         do {
             let provider = try VendorRegistry.standard.makeProvider(vendor: vendor, configuration: configuration)
-            let result = try await provider.tryPass(room.entry(defaultScope: nil, defaultRoom: nil))
+            let result = try await provider.tryPass(room.entry())
             if let pass = result.pass, pass.requiresCompletion {
                 _ = try? await provider.release(pass)   // a check never keeps a key
             }
@@ -83,8 +75,8 @@ struct RoomOptions: ParsableArguments {
         }
     }
 
-    func entry(defaultScope: String?, defaultRoom: String?) throws -> Entry {
-        guard let scope = scope ?? defaultScope, let room = room ?? defaultRoom else {
+    func entry() throws -> Entry {
+        guard let scope, let room else {
             throw WaitingRoomError.invalidConfiguration(field: "room", "give --scope and --room (project/segment or customer/room)")
         }
         let credential: Credential? = enqueueToken.map { .enqueueToken($0) } ?? enqueueKey.map { .enqueueKey($0) }

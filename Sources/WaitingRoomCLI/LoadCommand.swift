@@ -18,13 +18,10 @@ struct LoadCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Vendor id.") var vendor: String
+    @OptionGroup var vendorOptions: VendorOptions
     @OptionGroup var room: RoomOptions
     @Option(help: "Virtual users.") var users = 50
     @Option(help: "Seconds each user holds the pass.") var hold = 0.1
-    @Option(help: "Vendor configuration file (JSON).") var config: String?
-    @Option(name: .customLong("set"), help: "A vendor setting KEY=VALUE (repeatable).") var settings: [String] = []
-    @Flag(help: "Start the embedded emulator and drive it.") var emulator = false
     @Flag(help: "Print the summary as JSON.") var json = false
 
     func validate() throws {
@@ -34,18 +31,13 @@ struct LoadCommand: AsyncParsableCommand {
 
     func run() async throws {
         let terminal = Terminal()
-        var configuration = try VendorConfigurationLoader.load(vendor: vendor, file: config, settings: settings)
-        var server: EmulatorServer?
-        if emulator {
-            let started = try await EmulatorSuite.demo().start()
-            server = started
-            configuration = VendorDefaults.merge(EmulatorSuite.clientDefaults(for: started)[vendor], under: configuration)
-        }
+        let vendor = vendorOptions.vendor
+        let (configuration, server) = try await vendorOptions.resolve()
         let provider: any WaitingRoomProvider
         let entry: Entry
         do {
             provider = try VendorRegistry.standard.makeProvider(vendor: vendor, configuration: configuration)
-            entry = try room.entry(defaultScope: nil, defaultRoom: nil)
+            entry = try room.entry()
         } catch {
             terminal.error("waitingroom load: \(error)")
             if let server { await server.stop() }

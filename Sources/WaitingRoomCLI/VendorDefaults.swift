@@ -27,9 +27,7 @@ final class VendorDefaults: Sendable {
 
     /// `configuration` with the vendor's defaults filled in where it is silent.
     func apply(vendor: String, to configuration: JSONValue) -> JSONValue {
-        guard case .object(let base)? = values.withLock({ $0[vendor] }) else { return configuration }
-        guard case .object(let given) = configuration else { return configuration }
-        return .object(base.merging(given) { _, explicit in explicit })
+        Self.merge(values.withLock { $0[vendor] }, under: configuration)
     }
 }
 
