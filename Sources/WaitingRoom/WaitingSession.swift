@@ -50,6 +50,8 @@ public final class WaitingSession: Sendable {
         var handlers: [(id: UInt64, name: EventName?, handler: Handler)] = []
         var outcomeWaiters: [CheckedContinuation<Outcome, Never>] = []
         var completion: Task<VendorStatus, Never>?
+        /// The outcome event and `completed`, once delivered: replayed to late subscribers.
+        var replay: [WaitingRoomEvent] = []
     }
 
     /// Creates a session and starts waiting at once. Vendors call this from
@@ -75,10 +77,15 @@ public final class WaitingSession: Sendable {
     /// A new stream of this session's events. It starts with `stateChanged` for the current
     /// state, so a late subscriber knows where the session stands; any number of streams may
     /// be read at the same time.
+    ///
+    /// A subscriber that arrives after the outcome also gets the outcome event (`passed`,
+    /// `blocked`, …) replayed, and `completed` when the key was already returned, so a loop that
+    /// waits for the outcome event never misses it, however late it subscribes.
     public var events: AsyncStream<WaitingRoomEvent> {
         let (stream, continuation) = AsyncStream<WaitingRoomEvent>.makeStream(bufferingPolicy: .unbounded)
         let id: UInt64? = core.withLock { core in
             continuation.yield(.stateChanged(core.state, core.status))
+            for event in core.replay { continuation.yield(event) }
             if core.streamsFinished {
                 continuation.finish()
                 return nil
@@ -195,6 +202,7 @@ public final class WaitingSession: Sendable {
         let previous: Task<Void, Never>? = core.withLock { core in
             core.generation += 1
             core.outcome = nil
+            core.replay = []
             core.completion = nil
             core.cancelRequested = false
             let previous = core.running
@@ -294,6 +302,10 @@ public final class WaitingSession: Sendable {
                 }
             default:
                 core.status = event.status
+            }
+            switch event {
+            case .passed, .disabled, .blocked, .closed, .failed, .completed: core.replay.append(event)
+            case .stateChanged, .progress, .queueOpened, .sessionRestarted: break
             }
             var calls: [(Handler, WaitingRoomEvent)] = []
             for event in events {

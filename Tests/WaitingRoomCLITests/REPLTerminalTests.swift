@@ -11,24 +11,43 @@ struct REPLTerminalTests {
         ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// A tmux server of this test's own (`-L`), so no other tmux server is touched and the
+    /// test can end it with `kill-server`.
+    static let socket = "wr-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+
     /// Runs tmux through `/bin/sh` with output to a file and waits with `waitpid`: `new-session`
     /// forks the tmux server, which must not keep a pipe of ours (or Foundation's exit
-    /// notification) waiting.
+    /// notification) waiting. A tmux client that does not finish within `timeout` is killed and
+    /// reported, so the test can never hang the run.
     @discardableResult
-    static func tmux(_ arguments: [String]) throws -> String {
+    static func tmux(_ arguments: [String], timeout: Duration = .seconds(10)) throws -> String {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).txt").path
-        let quoted = ([tmux ?? "/usr/bin/tmux"] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let command = quoted.joined(separator: " ") + " > '\(out)' 2>/dev/null < /dev/null"
+        let quoted = ([tmux ?? "/usr/bin/tmux", "-L", socket] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        // exec: the shell becomes the tmux client, so a kill reaches the client itself.
+        let command = "exec " + quoted.joined(separator: " ") + " > '\(out)' 2>/dev/null < /dev/null"
         var pid: pid_t = 0
         let words: [String] = ["/bin/sh", "-c", command]
         var argv: [UnsafeMutablePointer<CChar>?] = words.map { word in word.withCString { strdup($0) } }
         argv.append(nil)
         defer { for p in argv { free(p) } }
-        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { return "" }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw TmuxFailure(message: "posix_spawn failed") }
         defer { try? FileManager.default.removeItem(atPath: out) }
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if ContinuousClock.now > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                throw TmuxFailure(message: "tmux \(arguments.first ?? "") did not finish within \(timeout)")
+            }
+            usleep(10_000)
+        }
         return (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+    }
+
+    struct TmuxFailure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
     }
 
     /// Waits until the pane shows `text` (or gives up after `timeout`).
@@ -49,7 +68,10 @@ struct REPLTerminalTests {
         let session = "wr-repl-\(UInt32.random(in: 0...UInt32.max))"
         let command = "cd '\(CLIProcess.packageRoot)' && HOME='\(dir)' '\(CLIProcess.binary)' repl --history '\(dir)/history'"
         try Self.tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "30", command])
-        defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
+        defer {
+            _ = try? Self.tmux(["kill-session", "-t", session])
+            _ = try? Self.tmux(["kill-server"])
+        }
         var screen = try await Self.waitFor("WaitingRoom REPL", session: session)
         #expect(screen.contains("WaitingRoom REPL"))
 

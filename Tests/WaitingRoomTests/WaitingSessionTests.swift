@@ -48,11 +48,28 @@ struct WaitingSessionTests {
         #expect(first == .stateChanged(.waiting, Fixture.status(201, "wait")))
         session.cancel()
         _ = await session.outcome()
-        // after the end, a new subscriber gets the final state and the stream ends
+        // after the end, a new subscriber gets the final state, the outcome event replayed, and the stream ends
         let after = await Fixture.collect(session.events)
-        #expect(after.count == 1)
-        #expect(after.first?.name == .stateChanged)
+        #expect(after.map(\.name) == [.stateChanged, .closed])
         #expect(session.state == .closed)
+    }
+
+    /// A subscriber that arrives after a pass that holds a key (the stream stays open until the
+    /// key is returned) still sees `passed`, then `completed`, each once.
+    @Test func lateSubscriberAfterAPassSeesThePassAndTheCompletion() async throws {
+        let p = provider([.finish(.passed(Fixture.keyPass(), Fixture.status(200, "pass")))])
+        let session = try p.enqueue(Fixture.entry)
+        _ = await session.outcome()
+        var iterator = session.events.makeAsyncIterator()
+        #expect(await iterator.next()?.name == .stateChanged)
+        #expect(await iterator.next()?.name == .passed)
+        _ = try await session.complete()
+        var rest: [EventName] = []
+        while let event = await iterator.next() { rest.append(event.name) }
+        #expect(rest == [.stateChanged, .completed])
+        // and after the completion, a new subscriber gets the whole ending once
+        let after = await Fixture.collect(session.events)
+        #expect(after.map(\.name) == [.stateChanged, .passed, .completed])
     }
 
     @Test func bindUnbindAndUnbindAll() async throws {
