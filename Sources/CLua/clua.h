@@ -26,6 +26,8 @@ static inline const char *clua_typename_at(lua_State *L, int i) { return lua_typ
 static inline void clua_pushglobaltable(lua_State *L) { lua_pushglobaltable(L); }
 static inline int clua_maxinteger_exact(lua_Number n, lua_Integer *out) { return lua_numbertointeger(n, out); }
 static inline int clua_gc_collect(lua_State *L) { return lua_gc(L, LUA_GCCOLLECT, 0); }
+/* Generational mode (Lua 5.4): short-lived garbage such as event tables is cheap to collect. */
+static inline int clua_gc_generational(lua_State *L) { return lua_gc(L, LUA_GCGEN, 0, 0); }
 static inline int clua_gc_count_bytes(lua_State *L) {
     return lua_gc(L, LUA_GCCOUNT, 0) * 1024 + lua_gc(L, LUA_GCCOUNTB, 0);
 }

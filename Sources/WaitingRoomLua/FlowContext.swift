@@ -16,13 +16,13 @@ final class FlowContext {
     /// `on_*` handlers from the flow table (registry refs).
     var handlers: [String: Int32] = [:] {
         didSet {
-            var byEvent: [EventName: (name: String, ref: Int32)] = [:]
-            for (event, name) in LuaEventNames.handlers { if let ref = handlers[name] { byEvent[event] = (name, ref) } }
+            var byEvent = [(name: String, ref: Int32)?](repeating: nil, count: EventName.count)
+            for (event, name) in LuaEventNames.handlers { if let ref = handlers[name] { byEvent[event.ordinal] = (name, ref) } }
             handlersByEvent = byEvent
         }
     }
-    /// `handlers` keyed by the event that calls them (the dispatch hot path).
-    var handlersByEvent: [EventName: (name: String, ref: Int32)] = [:]
+    /// `handlers` indexed by `EventName.ordinal` of the event that calls them (the dispatch hot path).
+    var handlersByEvent = [(name: String, ref: Int32)?](repeating: nil, count: EventName.count)
     /// `wr.on` listeners: id → (event name, function ref).
     var listeners: [(id: Int, event: String, ref: Int32)] = []
     var nextListenerID = 1

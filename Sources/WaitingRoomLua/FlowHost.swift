@@ -124,7 +124,7 @@ final class FlowHost {
         _ event: WaitingRoomEvent, session: WaitingSession?, to context: FlowContext, useHandler: Bool,
         isolation: isolated (any Actor)? = #isolation
     ) async -> (decision: FlowDecision?, errors: [LuaError]) {
-        let handler: (String, Int32)? = useHandler ? context.handlersByEvent[event.name] : nil
+        let handler: (String, Int32)? = useHandler ? context.handlersByEvent[event.name.ordinal] : nil
         if context.listeners.isEmpty {
             // the hot path: one handler, no listeners
             guard let (name, ref) = handler else { return (nil, []) }

@@ -37,45 +37,70 @@ enum LuaEventNames {
 extension LuaVM {
     /// Push `event` as a table with the core's field names (`WaitingRoomEvent.fields`): `event`,
     /// `vendor`, `code`, `message`, and `state`, `queue_url`, `target_url`, `ahead`, `behind`,
-    /// `eta`, `eta_text`, `percent`, `pass`, `error` where they apply. Built field by field (the
-    /// hot path for progress events).
+    /// `eta`, `eta_text`, `percent`, `pass`, `error` where they apply. Built field by field with
+    /// interned keys and raw sets (the hot path for progress events).
     func push(_ L: OpaquePointer, event: WaitingRoomEvent) {
         let status = event.status
         lua_createtable(L, 0, 9)
-        push(L, event.name.rawValue)
-        lua_setfield(L, -2, "event")
-        push(L, status.vendor)
-        lua_setfield(L, -2, "vendor")
-        lua_pushinteger(L, lua_Integer(status.code))
-        lua_setfield(L, -2, "code")
-        push(L, status.message)
-        lua_setfield(L, -2, "message")
+        _ = clua_getref(L, interned.keys[LuaEventKey.event.rawValue])
+        _ = clua_getref(L, interned.eventNames[event.name.ordinal])
+        lua_rawset(L, -3)
+        rawSet(L, .vendor, status.vendor)
+        rawSet(L, .code, status.code)
+        rawSet(L, .message, status.message)
         switch event {
         case .stateChanged(let state, _):
-            setField(L, "state", state.rawValue)
+            rawSet(L, .state, state.rawValue)
         case .queueOpened(let page, _):
-            setField(L, "queue_url", page.queueURL)
-            setField(L, "target_url", page.targetURL)
+            rawSet(L, .queueURL, page.queueURL)
+            rawSet(L, .targetURL, page.targetURL)
         case .progress(let progress, _):
-            setField(L, "ahead", progress.ahead)
-            setField(L, "behind", progress.behind)
-            if let eta = progress.eta { setField(L, "eta", eta.seconds) }
-            setField(L, "eta_text", progress.etaText)
-            setField(L, "percent", progress.percent)
+            rawSet(L, .ahead, progress.ahead)
+            rawSet(L, .behind, progress.behind)
+            if let eta = progress.eta { rawSet(L, .eta, eta.seconds) }
+            rawSet(L, .etaText, progress.etaText)
+            rawSet(L, .percent, progress.percent)
         case .passed(let pass, _):
+            _ = clua_getref(L, interned.keys[LuaEventKey.pass.rawValue])
             push(L, json: .object(pass.fields(revealSecrets: true)))
-            lua_setfield(L, -2, "pass")
+            lua_rawset(L, -3)
         case .disabled(let pass, _):
             if let pass {
+                _ = clua_getref(L, interned.keys[LuaEventKey.pass.rawValue])
                 push(L, json: .object(pass.fields(revealSecrets: true)))
-                lua_setfield(L, -2, "pass")
+                lua_rawset(L, -3)
             }
         case .failed(let error):
+            _ = clua_getref(L, interned.keys[LuaEventKey.error.rawValue])
             push(L, json: .object(error.fields))
-            lua_setfield(L, -2, "error")
-            setField(L, "kind", error.kind.rawValue)
+            lua_rawset(L, -3)
+            rawSet(L, .kind, error.kind.rawValue)
         case .blocked, .closed, .sessionRestarted, .completed:
             break
         }
+    }
+
+    @inline(__always)
+    private func rawSet(_ L: OpaquePointer, _ key: LuaEventKey, _ value: String?) {
+        guard let value else { return }
+        _ = clua_getref(L, interned.keys[key.rawValue])
+        push(L, value)
+        lua_rawset(L, -3)
+    }
+
+    @inline(__always)
+    private func rawSet(_ L: OpaquePointer, _ key: LuaEventKey, _ value: Int?) {
+        guard let value else { return }
+        _ = clua_getref(L, interned.keys[key.rawValue])
+        lua_pushinteger(L, lua_Integer(value))
+        lua_rawset(L, -3)
+    }
+
+    @inline(__always)
+    private func rawSet(_ L: OpaquePointer, _ key: LuaEventKey, _ value: Double?) {
+        guard let value else { return }
+        _ = clua_getref(L, interned.keys[key.rawValue])
+        lua_pushnumber(L, value)
+        lua_rawset(L, -3)
     }
 }

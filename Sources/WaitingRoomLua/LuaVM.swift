@@ -42,6 +42,8 @@ typealias HostFunction = (LuaVM, OpaquePointer) -> HostReturn
 final class LuaVM {
     let L: OpaquePointer
     let limits: LuaLimits
+    /// `limits.handlerDeadline` in nanoseconds (nil: none), worked out once for the hot path.
+    private let handlerDeadlineNs: Int64?
     let interrupt: LuaInterrupt
     var logger: Logger
     private let state: UnsafeMutablePointer<clua_Limits>
@@ -50,9 +52,15 @@ final class LuaVM {
     private var nextOperationID: Int64 = 1
     private var threadPool: [(thread: OpaquePointer, ref: Int32)] = []
     private var makeEnvironmentRef: Int32 = LUA_NOREF
+    /// Interned event keys and names (see `LuaInternedStrings`).
+    private(set) var interned = LuaInternedStrings(keys: [], eventNames: [])
 
     init(limits: LuaLimits = .default, interrupt: LuaInterrupt = LuaInterrupt(), logger: Logger) throws(LuaError) {
         self.limits = limits
+        self.handlerDeadlineNs = limits.handlerDeadline.map { duration in
+            let (seconds, attoseconds) = duration.components
+            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        }
         self.interrupt = interrupt
         self.logger = logger
         state = UnsafeMutablePointer<clua_Limits>.allocate(capacity: 1)
@@ -80,6 +88,8 @@ final class LuaVM {
             throw LuaError(kind: .memory, message: "cannot open the Lua libraries")
         }
         try installPrelude()
+        interned = LuaInternedStrings(L) { L, text in self.push(L, text) }
+        _ = clua_gc_generational(L)
     }
 
     deinit {
@@ -214,22 +224,22 @@ final class LuaVM {
     ) async -> ThreadOutcome {
         var nargs = nargs
         var instructionsLeft = Int64(limits.instructionBudget)
-        var runTimeLeftNs: Int64? = limits.handlerDeadline.map { duration in
-            let (seconds, attoseconds) = duration.components
-            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        }
+        let budgetEnabled: Int32 = limits.instructionBudget > 0 ? 1 : 0
+        var runTimeLeftNs = handlerDeadlineNs
         while true {
             state.pointee.tripped = 0
             state.pointee.refused_growth = 0
-            state.pointee.budget_enabled = limits.instructionBudget > 0 ? 1 : 0
+            state.pointee.budget_enabled = budgetEnabled
             state.pointee.budget = instructionsLeft
-            let start = clua_now_ns()
+            // The clock is read only when a deadline is set, and read again only after a yield
+            // (the time spent awaiting a `wr.*` call does not count against the handler).
+            let start = runTimeLeftNs != nil ? clua_now_ns() : 0
             state.pointee.deadline_ns = runTimeLeftNs.map { start + max($0, 1) } ?? 0
             var nres: Int32 = 0
             let status = clua_resume(co, L, nargs, &nres)
             instructionsLeft = state.pointee.budget
-            if let left = runTimeLeftNs { runTimeLeftNs = left - (clua_now_ns() - start) }
             state.pointee.deadline_ns = 0
+            if status == LUA_YIELD, let left = runTimeLeftNs { runTimeLeftNs = left - (clua_now_ns() - start) }
             switch status {
             case LUA_OK:
                 return .finished(nres)
