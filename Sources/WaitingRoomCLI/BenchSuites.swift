@@ -25,6 +25,7 @@ enum BenchSuites {
                     Figure(name: "raw lua_pcall round trip", value: f.rawPcallNanoseconds, unit: "ns"),
                     Figure(name: "full progress-event dispatch Swift → Lua handler → back", value: f.dispatchNanoseconds / 1000, unit: "µs/event"),
                     Figure(name: "dispatch / raw pcall", value: f.ratio, unit: "×"),
+                    Figure(name: "same dispatch from inside the runtime's actor (no hop)", value: f.inActorDispatchNanoseconds / 1000, unit: "µs/event"),
                     Figure(name: "Lua heap of one idle flow runtime", value: Double(f.idleRuntimeBytes), unit: "bytes"),
                 ]
             } catch {

@@ -13,6 +13,9 @@ public enum FlowBenchmarks {
         /// A realistic progress event from a non-main task to the flow's `on_progress` and back:
         /// actor hop, pooled coroutine, event table built field by field, handler, decision read.
         public var dispatchNanoseconds: Double
+        /// The same dispatch issued from inside the runtime's actor (no hop): what the hop costs is
+        /// the difference.
+        public var inActorDispatchNanoseconds: Double
         /// The same through a `WaitingSession` stream and `FlowRuntime.run()` (when measured).
         public var endToEndNanoseconds: Double?
         /// Lua heap of one idle flow runtime with its flow loaded and its table read.
@@ -25,6 +28,7 @@ public enum FlowBenchmarks {
                 "raw lua_pcall round trip: \(format(rawPcallNanoseconds)) ns/call",
                 "full progress-event dispatch: \(format(dispatchNanoseconds / 1000, digits: 3)) us/event",
                 "ratio full / raw: \(format(ratio))x",
+                "same dispatch from inside the actor (no hop): \(format(inActorDispatchNanoseconds / 1000, digits: 3)) us/event",
             ]
             if let endToEndNanoseconds {
                 lines.append("end to end (WaitingSession stream + run()): \(format(endToEndNanoseconds / 1000, digits: 3)) us/event")
@@ -70,11 +74,11 @@ public enum FlowBenchmarks {
         }
         var inside = Duration.seconds(1_000_000)
         for _ in 0..<repeats { inside = min(inside, await runtime.dispatchLoopForBenchmark(event, iterations: iterations)) }
-        print("inside the actor: \(nanoseconds(inside) / Double(iterations)) ns")
         let idle = try FlowRuntime(source: flowSource, name: "idle.lua", options: options)
         try await idle.prepareHandlers()
         var figures = Figures(
             rawPcallNanoseconds: raw, dispatchNanoseconds: nanoseconds(best) / Double(iterations),
+            inActorDispatchNanoseconds: nanoseconds(inside) / Double(iterations),
             endToEndNanoseconds: nil, idleRuntimeBytes: await idle.memoryInUse)
         if let endToEnd {
             let steps = min(iterations, 20_000)

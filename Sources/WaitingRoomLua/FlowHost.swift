@@ -93,7 +93,14 @@ final class FlowHost {
         let co = vm.acquireThread()
         _ = clua_getref(co.thread, ref)
         let nargs = pushArguments(co.thread)
-        switch await vm.run(co.thread, nargs: nargs) {
+        var budget = vm.makeBudget()
+        // A handler that does not await ends in the first resume: no async frame on that path.
+        let outcome: ThreadOutcome
+        switch vm.resume(co.thread, nargs: nargs, budget: &budget) {
+        case .done(let done): outcome = done
+        case let step: outcome = await vm.finish(co.thread, after: step, budget: budget)
+        }
+        switch outcome {
         case .finished(let count):
             let decision = count > 0 ? readDecision(co.thread, -count) : nil
             vm.releaseThread(co)

@@ -215,6 +215,66 @@ final class LuaVM {
         }
     }
 
+    /// The limits left to a coroutine across its resumes.
+    struct RunBudget {
+        var instructionsLeft: Int64
+        var runTimeLeftNs: Int64?
+    }
+
+    /// What one resume of a coroutine ended with.
+    enum ResumeStep {
+        /// Returned (`n` results on the stack) or failed: the run is over.
+        case done(ThreadOutcome)
+        /// Yielded on a `wr.*` operation to await.
+        case awaiting(PendingOperation)
+        /// A bare `coroutine.yield()`: let others run, then resume with no values.
+        case yielded
+        /// Resume again at once with `nargs` values already pushed (an internal answer).
+        case resume(nargs: Int32)
+    }
+
+    /// A fresh budget from the limits.
+    func makeBudget() -> RunBudget {
+        RunBudget(instructionsLeft: Int64(limits.instructionBudget), runTimeLeftNs: handlerDeadlineNs)
+    }
+
+    /// Resume `co` once, synchronously, with the limits armed. The hot path: a handler that
+    /// does not await finishes here without an async frame.
+    func resume(_ co: OpaquePointer, nargs: Int32, budget: inout RunBudget) -> ResumeStep {
+        state.pointee.tripped = 0
+        state.pointee.refused_growth = 0
+        state.pointee.budget_enabled = limits.instructionBudget > 0 ? 1 : 0
+        state.pointee.budget = budget.instructionsLeft
+        // The clock is read only when a deadline is set, and read again only after a yield
+        // (the time spent awaiting a `wr.*` call does not count against the handler).
+        let start = budget.runTimeLeftNs != nil ? clua_now_ns() : 0
+        state.pointee.deadline_ns = budget.runTimeLeftNs.map { start + max($0, 1) } ?? 0
+        var nres: Int32 = 0
+        let status = clua_resume(co, L, nargs, &nres)
+        budget.instructionsLeft = state.pointee.budget
+        state.pointee.deadline_ns = 0
+        switch status {
+        case LUA_OK:
+            return .done(.finished(nres))
+        case LUA_YIELD:
+            if let left = budget.runTimeLeftNs { budget.runTimeLeftNs = left - (clua_now_ns() - start) }
+            guard nres >= 2, lua_touserdata(co, -nres) == clua_sentinel() else {
+                clua_pop(co, nres)
+                return .yielded
+            }
+            let id = clua_tointeger(co, -nres + 1)
+            clua_pop(co, nres)
+            guard let operation = pending.removeValue(forKey: id) else {
+                lua_pushnil(co)
+                push(co, "internal error: unknown operation")
+                return .resume(nargs: 2)
+            }
+            return .awaiting(operation)
+        default:
+            return .done(.failed(failure(co, status: status)))
+        }
+    }
+
     /// Resume `co` until it returns, errors, or is stopped by a limit, serving `wr.*` awaits in
     /// between (the caller's actor is free while an operation is awaited). On `.finished(n)` the
     /// `n` results are on top of `co`'s stack.
@@ -222,55 +282,42 @@ final class LuaVM {
         _ co: OpaquePointer, nargs: Int32, chunkName: String? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) async -> ThreadOutcome {
-        var nargs = nargs
-        var instructionsLeft = Int64(limits.instructionBudget)
-        let budgetEnabled: Int32 = limits.instructionBudget > 0 ? 1 : 0
-        var runTimeLeftNs = handlerDeadlineNs
+        var budget = makeBudget()
+        let first = resume(co, nargs: nargs, budget: &budget)
+        if case .done(let outcome) = first { return outcome }
+        return await finish(co, after: first, budget: budget)
+    }
+
+    /// Serve what a resume stopped on, and resume again, until the coroutine is done.
+    func finish(
+        _ co: OpaquePointer, after step: ResumeStep, budget: RunBudget,
+        isolation: isolated (any Actor)? = #isolation
+    ) async -> ThreadOutcome {
+        var step = step
+        var budget = budget
         while true {
-            state.pointee.tripped = 0
-            state.pointee.refused_growth = 0
-            state.pointee.budget_enabled = budgetEnabled
-            state.pointee.budget = instructionsLeft
-            // The clock is read only when a deadline is set, and read again only after a yield
-            // (the time spent awaiting a `wr.*` call does not count against the handler).
-            let start = runTimeLeftNs != nil ? clua_now_ns() : 0
-            state.pointee.deadline_ns = runTimeLeftNs.map { start + max($0, 1) } ?? 0
-            var nres: Int32 = 0
-            let status = clua_resume(co, L, nargs, &nres)
-            instructionsLeft = state.pointee.budget
-            state.pointee.deadline_ns = 0
-            if status == LUA_YIELD, let left = runTimeLeftNs { runTimeLeftNs = left - (clua_now_ns() - start) }
-            switch status {
-            case LUA_OK:
-                return .finished(nres)
-            case LUA_YIELD:
-                if nres >= 2, lua_touserdata(co, -nres) == clua_sentinel() {
-                    let id = clua_tointeger(co, -nres + 1)
-                    clua_pop(co, nres)
-                    guard let operation = pending.removeValue(forKey: id) else {
-                        lua_pushnil(co)
-                        push(co, "internal error: unknown operation")
-                        nargs = 2
-                        continue
-                    }
-                    if Task.isCancelled {
-                        nargs = pushCancelled(co)
-                        continue
-                    }
+            let nargs: Int32
+            switch step {
+            case .done(let outcome):
+                return outcome
+            case .resume(let count):
+                nargs = count
+            case .yielded:
+                // a bare coroutine.yield() at the handler's top level: let others run
+                await Task.yield()
+                nargs = 0
+            case .awaiting(let operation):
+                if Task.isCancelled {
+                    nargs = pushCancelled(co)
+                } else {
                     let value = await operation.run()
                     if interrupt.isRequested {
                         return .failed(LuaError(kind: .interrupted, message: "interrupted while waiting"))
                     }
                     nargs = Task.isCancelled ? pushCancelled(co) : operation.deliver(self, co, value)
-                } else {
-                    // a bare coroutine.yield() at the handler's top level: let others run
-                    clua_pop(co, nres)
-                    await Task.yield()
-                    nargs = 0
                 }
-            default:
-                return .failed(failure(co, status: status))
             }
+            step = resume(co, nargs: nargs, budget: &budget)
         }
     }
 
