@@ -150,15 +150,60 @@ public final class NetFUNNELEmulator: Sendable {
     /// Lenient query decoding: `&`-separated, first `=` splits, `+` kept, percent-decoding when valid.
     public static func decodeQuery(_ query: String) -> [String: String] {
         var parameters: [String: String] = [:]
-        for piece in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let rawName = String(parts[0])
-            let rawValue = parts.count > 1 ? String(parts[1]) : ""
-            let name = rawName.removingPercentEncoding ?? rawName
-            let value = rawValue.removingPercentEncoding ?? rawValue
-            parameters[name.trimmingCharacters(in: .whitespaces)] = value.trimmingCharacters(in: .whitespaces)
+        for piece in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let parts = piece.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            let name = decodeComponent(parts[0])
+            let value = parts.count > 1 ? decodeComponent(parts[1]) : ""
+            parameters[name] = value
         }
         return parameters
+    }
+
+    /// One query component: `%XX` decoded (the raw text is kept when a `%` is not followed by two
+    /// hex digits; decoded bytes that are not UTF-8 are repaired with U+FFFD), then spaces and tabs
+    /// trimmed at both ends. Works on bytes: the emulator's hot path.
+    static func decodeComponent(_ raw: Substring.UTF8View) -> String {
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        var text: String
+        if raw.contains(UInt8(ascii: "%")) {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(raw.count)
+            var index = raw.startIndex
+            var valid = true
+            while index != raw.endIndex {
+                let byte = raw[index]
+                if byte == UInt8(ascii: "%") {
+                    let first = raw.index(after: index)
+                    guard first != raw.endIndex, let high = hex(raw[first]) else { valid = false; break }
+                    let second = raw.index(after: first)
+                    guard second != raw.endIndex, let low = hex(raw[second]) else { valid = false; break }
+                    bytes.append(high << 4 | low)
+                    index = raw.index(after: second)
+                } else {
+                    bytes.append(byte)
+                    index = raw.index(after: index)
+                }
+            }
+            text = valid ? String(decoding: bytes, as: UTF8.self) : String(Substring(raw))
+        } else {
+            text = String(Substring(raw))
+        }
+        func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == " " || scalar == "\t" || (scalar.value > 0x7f && scalar.properties.generalCategory == .spaceSeparator)
+        }
+        if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last, isBlank(first) || isBlank(last) {
+            let scalars = text.unicodeScalars
+            guard let start = scalars.firstIndex(where: { !isBlank($0) }), let end = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
+            text = String(scalars[start...end])
+        }
+        return text
     }
 
     /// The proposed `nf-setting.json` (reference §10.3).

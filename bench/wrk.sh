@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The emulators' request rates next to nginx serving a static file, in one run, on loopback with
+# keep-alive (wrk, Debian package; nginx, Debian package, from a temporary config on a free port):
+#   - NetFUNNEL: 5002 (key check) of a waiting key, GET
+#   - Queue-it: enqueue, POST with a small JSON body (wrk Lua body script)
+# The figure that matters is each ratio emulator / nginx: machines here are noisy.
+#
+#   bench/wrk.sh                       # builds `waitingroom` in release (.build-release), 10 s per run
+#   DURATION=5 BUILD=debug bench/wrk.sh
+# Env: BUILD (release|debug), DURATION (s), THREADS, CONNS, ONLY (netfunnel|queueit), SKIP_BUILD=1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-release}
+DURATION=${DURATION:-10}
+THREADS=${THREADS:-2}
+CONNS=${CONNS:-32}
+ONLY=${ONLY:-}
+SCRATCH=.build-$BUILD
+[ "$BUILD" = debug ] && SCRATCH=.build
+for tool in wrk nginx curl; do
+  command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || { echo "needs $tool (apt-get install wrk nginx-light curl)"; exit 1; }
+done
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  echo "building waitingroom ($BUILD, $SCRATCH)…"
+  swift build -c "$BUILD" --scratch-path "$SCRATCH" --product waitingroom >/dev/null
+fi
+BIN="$SCRATCH/$BUILD/waitingroom"
+WORK=$(mktemp -d /tmp/wr-wrk.XXXXXX)
+cleanup() {
+  [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+  [ -n "${EMU_PID:-}" ] && kill "$EMU_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# A NetFUNNEL segment that admits one key and keeps the next one waiting for a day, plus the
+# default Queue-it rooms.
+cat >"$WORK/emulator.json" <<'JSON'
+{ "netfunnel": { "projects": { "service_1": { "segments": {
+    "bench": { "control": "basic", "limit": 1, "timeoutSec": 86400, "retentionSec": 86400 } } } } },
+  "queueit": { "customers": { "demo": { "secretKey": "demo-secret-key-0123456789", "rooms": {
+    "sale": { "state": "queue", "admitPerSecond": 2, "refreshSeconds": 1 } } } } } }
+JSON
+"$BIN" emulate --config "$WORK/emulator.json" --port 0 --json >"$WORK/emulator.out" 2>"$WORK/emulator.log" &
+EMU_PID=$!
+for _ in $(seq 1 100); do grep -q baseURL "$WORK/emulator.out" 2>/dev/null && break; sleep 0.1; done
+BASE=$(sed -n 's/.*"baseURL":"\([^"]*\)".*/\1/p' "$WORK/emulator.out")
+[ -n "$BASE" ] || { echo "the emulator did not start:"; cat "$WORK/emulator.log"; exit 1; }
+echo "emulator ($BUILD): $BASE"
+
+# NetFUNNEL: take the one admitted key, queue a second and check that one (201 on every 5002).
+NF="$BASE/ts.wseq?opcode=5101&nfid=0&sid=service_1&aid=bench&js=yes"
+curl -s "$NF" >/dev/null
+KEY=$(curl -s "$NF" | sed -n "s/.*key=\([^&']*\).*/\1/p")
+[ -n "$KEY" ] || { echo "no NetFUNNEL key"; exit 1; }
+NF_URL="$BASE/ts.wseq?opcode=5002&key=$KEY&nfid=0&prefix=NetFunnel.gRtype%3D5002%3B&ttl=1&sid=service_1&aid=bench&js=yes"
+QI_URL="$BASE/api/mobileapp/queue/demo/sale/enqueue"
+cat >"$WORK/enqueue.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"userId":"bench-user","userAgent":"wrk/4 (bench)","sdkVersion":"wrk-bench-1"}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json"
+LUA
+
+# nginx serves files the size of the two answers.
+mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
+curl -s "$NF_URL" >"$WORK/www/reply.js"
+curl -s -X POST -H 'Content-Type: application/json' -d '{"userId":"u","userAgent":"a","sdkVersion":"s"}' "$QI_URL" >"$WORK/www/enqueue.json"
+chmod -R a+rX "$WORK"
+NPORT=$((20000 + RANDOM % 20000))
+cat >"$WORK/nginx.conf" <<NGX
+worker_processes $THREADS;
+pid $WORK/nginx.pid;
+error_log $WORK/logs/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  client_body_temp_path $WORK/tmp; proxy_temp_path $WORK/tmp; fastcgi_temp_path $WORK/tmp;
+  uwsgi_temp_path $WORK/tmp; scgi_temp_path $WORK/tmp;
+  types { application/javascript js; application/json json; }
+  server { listen 127.0.0.1:$NPORT; root $WORK/www; }
+}
+NGX
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+"$NGINX" -e "$WORK/logs/error.log" -c "$WORK/nginx.conf" -p "$WORK"
+sleep 0.3
+
+rps() { awk '/Requests\/sec/ {print $2}'; }
+run() { wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" "$@"; }
+echo "warm-up…"
+wrk -t1 -c4 -d2s "$NF_URL" >/dev/null; wrk -t1 -c4 -d2s "http://127.0.0.1:$NPORT/reply.js" >/dev/null
+SUMMARY=""
+if [ -z "$ONLY" ] || [ "$ONLY" = netfunnel ]; then
+  echo "== NetFUNNEL 5002 on the emulator"; E=$(run "$NF_URL"); echo "$E"
+  echo "== nginx static reply.js ($(wc -c <"$WORK/www/reply.js") bytes)"; N=$(run "http://127.0.0.1:$NPORT/reply.js"); echo "$N"
+  ER=$(echo "$E" | rps); NR=$(echo "$N" | rps)
+  SUMMARY+="NetFUNNEL 5002: $ER req/s; nginx static: $NR req/s; ratio emulator/nginx: $(awk -v a="$ER" -v b="$NR" 'BEGIN {printf "%.3f", a/b}')"$'\n'
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = queueit ]; then
+  echo "== Queue-it enqueue on the emulator (POST)"; E=$(run -s "$WORK/enqueue.lua" "$QI_URL"); echo "$E"
+  echo "== nginx static enqueue.json ($(wc -c <"$WORK/www/enqueue.json") bytes)"; N=$(run "http://127.0.0.1:$NPORT/enqueue.json"); echo "$N"
+  ER=$(echo "$E" | rps); NR=$(echo "$N" | rps)
+  SUMMARY+="Queue-it enqueue: $ER req/s; nginx static: $NR req/s; ratio emulator/nginx: $(awk -v a="$ER" -v b="$NR" 'BEGIN {printf "%.3f", a/b}')"$'\n'
+fi
+echo
+echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s)"
+printf "%s" "$SUMMARY"
