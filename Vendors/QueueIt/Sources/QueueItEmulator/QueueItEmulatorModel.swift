@@ -140,17 +140,23 @@ final class QueueItEmulatorModel: Sendable {
             return Self.error(400, "invalid enqueue body: \(error.field): \(error.message)")
         }
         let t = now()
-        return state.withLock { s -> Answer in
+        // Only the state change happens under the lock; the token and the JSON are made after it.
+        enum Decision {
+            case answer(Answer)
+            case mint(secret: String, qid: String, redirectType: QueueItRedirectType, target: String, validity: Int, cookieMinutes: Int?, ip: String?)
+            case queue(qid: String, queueURL: String, target: String)
+        }
+        let decision = state.withLock { s -> Decision in
             s.enqueueCount += 1
-            guard let customerConfig = s.configuration.customers[customer] else { return Self.error(404, "unknown customer '\(customer)'") }
-            guard var room = s.rooms[customer]?[roomId] else { return Self.error(404, "unknown waiting room '\(roomId)' for customer '\(customer)'") }
+            guard let customerConfig = s.configuration.customers[customer] else { return .answer(Self.error(404, "unknown customer '\(customer)'")) }
+            guard var room = s.rooms[customer]?[roomId] else { return .answer(Self.error(404, "unknown waiting room '\(roomId)' for customer '\(customer)'")) }
             let cfg = room.config
             if cfg.enqueueTokenRequired || cfg.enqueueKeyRequired {
                 let tokenOK = cfg.enqueueTokenRequired && !(body.enqueueToken ?? "").isEmpty
                 let key = body.enqueueKey ?? ""
                 let keyOK = cfg.enqueueKeyRequired && !key.isEmpty && (cfg.enqueueKeys.isEmpty || cfg.enqueueKeys.contains(key))
                 if !tokenOK && !keyOK {
-                    return Self.error(403, "waiting room '\(roomId)' requires a valid enqueue \(cfg.enqueueTokenRequired && cfg.enqueueKeyRequired ? "token or key" : cfg.enqueueTokenRequired ? "token" : "key")")
+                    return .answer(Self.error(403, "waiting room '\(roomId)' requires a valid enqueue \(cfg.enqueueTokenRequired && cfg.enqueueKeyRequired ? "token or key" : cfg.enqueueTokenRequired ? "token" : "key")"))
                 }
             }
             let pre = prefix.map { "/" + $0 } ?? ""
@@ -158,21 +164,28 @@ final class QueueItEmulatorModel: Sendable {
             let qid = newQueueId(&s)
             let ip = cfg.bindTokenToIP ? clientIP : nil
             if cfg.state != .queue {
-                let rt = QueueItRedirectType(rawValue: cfg.state.rawValue)
-                let token = try? QueueItTokenMinter(secretKey: customerConfig.secretKey).mint(
-                    eventId: roomId, queueId: qid, expiresAt: Int64(t.timeIntervalSince1970) + Int64(cfg.tokenValiditySeconds),
-                    redirectType: rt, cookieValidityMinutes: cfg.cookieValidityMinutes, clientIP: ip)
-                return Answer(status: 200, body: QueueItEnqueueResponse(queueId: qid, queueUrl: nil, eventTargetUrl: target, queueitToken: token).encoded())
+                return .mint(secret: customerConfig.secretKey, qid: qid, redirectType: QueueItRedirectType(rawValue: cfg.state.rawValue),
+                             target: target, validity: cfg.tokenValiditySeconds, cookieMinutes: cfg.cookieValidityMinutes, ip: ip)
             }
             room.advance(to: t)
             if let cap = cfg.capacity, room.waiting >= cap {
                 s.rooms[customer]?[roomId] = room
-                return Self.error(503, "waiting room '\(roomId)' is full (\(cap) waiting)")
+                return .answer(Self.error(503, "waiting room '\(roomId)' is full (\(cap) waiting)"))
             }
             room.arrivals += 1
             s.visitors[qid] = Visitor(customerId: customer, roomId: roomId, ticket: room.arrivals, clientIP: ip, targetURL: target)
             s.rooms[customer]?[roomId] = room
-            let queueURL = "\(base)\(pre)/queueit/queue/\(customer)/\(roomId)?c=\(customer)&e=\(roomId)&q=\(qid)"
+            return .queue(qid: qid, queueURL: "\(base)\(pre)/queueit/queue/\(customer)/\(roomId)?c=\(customer)&e=\(roomId)&q=\(qid)", target: target)
+        }
+        switch decision {
+        case .answer(let answer):
+            return answer
+        case .mint(let secret, let qid, let rt, let target, let validity, let cookieMinutes, let ip):
+            let token = try? QueueItTokenMinter(secretKey: secret).mint(
+                eventId: roomId, queueId: qid, expiresAt: Int64(t.timeIntervalSince1970) + Int64(validity),
+                redirectType: rt, cookieValidityMinutes: cookieMinutes, clientIP: ip)
+            return Answer(status: 200, body: QueueItEnqueueResponse(queueId: qid, queueUrl: nil, eventTargetUrl: target, queueitToken: token).encoded())
+        case .queue(let qid, let queueURL, let target):
             return Answer(status: 200, body: QueueItEnqueueResponse(queueId: qid, queueUrl: queueURL, eventTargetUrl: target,
                                                                     queueitToken: nil, queueUrlTTLInMinutes: 0).encoded())
         }
