@@ -52,7 +52,13 @@ public final class WaitingSession: Sendable {
         var completion: Task<VendorStatus, Never>?
         /// The outcome event and `completed`, once delivered: replayed to late subscribers.
         var replay: [WaitingRoomEvent] = []
+        /// Events delivered before the first stream was opened (nil once one was).
+        var early: [WaitingRoomEvent]? = []
+        let createdStatus: VendorStatus
     }
+
+    /// How many events a session keeps for its first stream.
+    public static let earlyEventLimit = 32
 
     /// Creates a session and starts waiting at once. Vendors call this from
     /// ``WaitingRoomProvider/enqueue(_:)``.
@@ -62,7 +68,8 @@ public final class WaitingSession: Sendable {
         self.vendorID = engine.vendorID
         self.environment = environment
         self.logger = environment.logger(for: engine.vendorID)
-        self.core = Mutex(Core(status: VendorStatus(vendor: engine.vendorID, code: 0, message: "created")))
+        let created = VendorStatus(vendor: engine.vendorID, code: 0, message: "created")
+        self.core = Mutex(Core(status: created, createdStatus: created))
         start()
     }
 
@@ -74,18 +81,28 @@ public final class WaitingSession: Sendable {
     /// The outcome, once known (nil while waiting or after a restart).
     public var currentOutcome: Outcome? { core.withLock { $0.outcome } }
 
-    /// A new stream of this session's events. It starts with `stateChanged` for the current
-    /// state, so a late subscriber knows where the session stands; any number of streams may
-    /// be read at the same time.
+    /// A new stream of this session's events; any number of streams may be read at the same time.
     ///
-    /// A subscriber that arrives after the outcome also gets the outcome event (`passed`,
-    /// `blocked`, …) replayed, and `completed` when the key was already returned, so a loop that
-    /// waits for the outcome event never misses it, however late it subscribes.
+    /// - The **first** stream opened on a session gets everything that happened before it was
+    ///   opened (from `stateChanged(idle)` on; at most the last 32 events, the oldest progress
+    ///   events dropped first), because a session starts waiting as soon as `enqueue` returns and
+    ///   can emit before the caller subscribes.
+    /// - A **later** stream starts with `stateChanged` for the current state, so it knows where
+    ///   the session stands, and gets the outcome event (`passed`, `blocked`, …) replayed, and
+    ///   `completed` when the key was already returned.
+    ///
+    /// So a loop that waits for an event never misses it, however late it subscribes.
     public var events: AsyncStream<WaitingRoomEvent> {
         let (stream, continuation) = AsyncStream<WaitingRoomEvent>.makeStream(bufferingPolicy: .unbounded)
         let id: UInt64? = core.withLock { core in
-            continuation.yield(.stateChanged(core.state, core.status))
-            for event in core.replay { continuation.yield(event) }
+            if let early = core.early {
+                core.early = nil
+                continuation.yield(.stateChanged(.idle, core.createdStatus))
+                for event in early { continuation.yield(event) }
+            } else {
+                continuation.yield(.stateChanged(core.state, core.status))
+                for event in core.replay { continuation.yield(event) }
+            }
             if core.streamsFinished {
                 continuation.finish()
                 return nil
@@ -306,6 +323,19 @@ public final class WaitingSession: Sendable {
             switch event {
             case .passed, .disabled, .blocked, .closed, .failed, .completed: core.replay.append(event)
             case .stateChanged, .progress, .queueOpened, .sessionRestarted: break
+            }
+            if core.early != nil {
+                core.early?.append(contentsOf: events)
+                if let count = core.early?.count, count > Self.earlyEventLimit {
+                    // drop the oldest progress events first, then the oldest events
+                    var excess = count - Self.earlyEventLimit
+                    core.early?.removeAll { event in
+                        guard excess > 0, case .progress = event else { return false }
+                        excess -= 1
+                        return true
+                    }
+                    if excess > 0 { core.early?.removeFirst(excess) }
+                }
             }
             var calls: [(Handler, WaitingRoomEvent)] = []
             for event in events {
