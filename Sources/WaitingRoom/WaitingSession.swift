@@ -95,7 +95,9 @@ public final class WaitingSession: Sendable {
     public var events: AsyncStream<WaitingRoomEvent> {
         let (stream, continuation) = AsyncStream<WaitingRoomEvent>.makeStream(bufferingPolicy: .unbounded)
         let id: UInt64? = core.withLock { core in
-            if let early = core.early {
+            if core.early != nil {
+                Self.trim(&core.early, to: Self.earlyEventLimit)
+                let early = core.early ?? []
                 core.early = nil
                 continuation.yield(.stateChanged(.idle, core.createdStatus))
                 for event in early { continuation.yield(event) }
@@ -117,6 +119,18 @@ public final class WaitingSession: Sendable {
             }
         }
         return stream
+    }
+
+    /// Keeps the last `limit` events, dropping the oldest progress events first.
+    private static func trim(_ events: inout [WaitingRoomEvent]?, to limit: Int) {
+        guard let count = events?.count, count > limit else { return }
+        var excess = count - limit
+        events?.removeAll { event in
+            guard excess > 0, case .progress = event else { return false }
+            excess -= 1
+            return true
+        }
+        if excess > 0 { events?.removeFirst(excess) }
     }
 
     /// Waits for the outcome.
@@ -326,15 +340,9 @@ public final class WaitingSession: Sendable {
             }
             if core.early != nil {
                 core.early?.append(contentsOf: events)
-                if let count = core.early?.count, count > Self.earlyEventLimit {
-                    // drop the oldest progress events first, then the oldest events
-                    var excess = count - Self.earlyEventLimit
-                    core.early?.removeAll { event in
-                        guard excess > 0, case .progress = event else { return false }
-                        excess -= 1
-                        return true
-                    }
-                    if excess > 0 { core.early?.removeFirst(excess) }
+                // trimmed in batches (amortised O(1) per event); exact when a stream takes them
+                if let count = core.early?.count, count > 2 * Self.earlyEventLimit {
+                    Self.trim(&core.early, to: Self.earlyEventLimit)
                 }
             }
             var calls: [(Handler, WaitingRoomEvent)] = []
