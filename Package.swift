@@ -35,6 +35,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
@@ -154,12 +155,12 @@ let package = Package(
         ),
         .testTarget(
             name: "WaitingRoomLuaTests",
-            dependencies: ["WaitingRoomLua", "WaitingRoomVendors", "WaitingRoomTesting"],
+            dependencies: ["WaitingRoomLua", "WaitingRoomVendors", "WaitingRoomTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WaitingRoomCLITests",
-            dependencies: ["WaitingRoomCLI", "WaitingRoomVendors"],
+            dependencies: ["WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomTesting"],
             swiftSettings: strict
         ),
     ]

@@ -1,11 +1,16 @@
 #include "clua_shim.h"
 #include <lauxlib.h>
 #include <lualib.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static char clua_sentinel_tag;
+
+static void clua_enter(clua_Limits *lim, const char *what);
+static void clua_leave(clua_Limits *lim);
 
 void *clua_sentinel(void) { return &clua_sentinel_tag; }
 
@@ -75,8 +80,11 @@ lua_State *clua_newstate(clua_Limits *lim) {
 
 void clua_close(lua_State *L) {
     clua_Limits *lim = clua_limits(L);
+    clua_enter(lim, "lua_close");
     lim->in_host++;
     lua_close(L);
+    lim->depth = 0;
+    __atomic_store_n(&lim->owner, 0, __ATOMIC_RELEASE);
 }
 
 /* ---- hook --------------------------------------------------------------------------------- */
@@ -143,13 +151,33 @@ void clua_pushhost(lua_State *L, int fid) {
     lua_pushcclosure(L, clua_trampoline, 1);
 }
 
+/* ---- entry guard -------------------------------------------------------------------------- */
+
+static void clua_enter(clua_Limits *lim, const char *what) {
+    uintptr_t self = (uintptr_t)pthread_self();
+    uintptr_t expected = 0;
+    if (!__atomic_compare_exchange_n(&lim->owner, &expected, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)
+        && expected != self) {
+        fprintf(stderr, "WaitingRoomLua: %s entered a lua_State that another thread is running; "
+                        "Lua code must only run on its FlowRuntime's actor\n", what);
+        abort();
+    }
+    lim->depth++;
+}
+
+static void clua_leave(clua_Limits *lim) {
+    if (--lim->depth == 0) __atomic_store_n(&lim->owner, 0, __ATOMIC_RELEASE);
+}
+
 int clua_resume(lua_State *co, lua_State *from, int nargs, int *nres) {
     clua_Limits *lim = clua_limits(co);
+    clua_enter(lim, "lua_resume");
     int saved = lim->in_host;
     lim->in_host = 0;
     clua_arm(co);
     int status = lua_resume(co, from, nargs, nres);
     lim->in_host = saved;
+    clua_leave(lim);
     return status;
 }
 
@@ -168,10 +196,12 @@ int clua_pcall(lua_State *L, int nargs, int nresults) {
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, clua_msgh);
     lua_insert(L, base);
+    clua_enter(lim, "lua_pcall");
     int saved = lim->in_host;
     lim->in_host = 0;
     clua_arm(L);
     int status = lua_pcall(L, nargs, nresults, base);
+    clua_leave(lim);
     lua_sethook(L, NULL, 0, 0);
     lim->in_host = saved;
     lua_remove(L, base);
@@ -179,7 +209,11 @@ int clua_pcall(lua_State *L, int nargs, int nresults) {
 }
 
 int clua_pcall_host(lua_State *L, int nargs, int nresults) {
-    return lua_pcall(L, nargs, nresults, 0);
+    clua_Limits *lim = clua_limits(L);
+    clua_enter(lim, "lua_pcall");
+    int status = lua_pcall(L, nargs, nresults, 0);
+    clua_leave(lim);
+    return status;
 }
 
 int clua_load(lua_State *L, const char *buf, size_t len, const char *chunkname) {

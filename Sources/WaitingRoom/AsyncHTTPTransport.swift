@@ -5,9 +5,10 @@ import NIOHTTP1
 
 /// The default ``HTTPTransport``, on AsyncHTTPClient.
 ///
-/// Deadlines are enforced with the SDK's own clock race on top of AsyncHTTPClient's deadline,
-/// so they hold to milliseconds (not whole seconds); cancelling the calling task cancels the
-/// request; bodies larger than ``maxBodyBytes`` are refused as `.invalidResponse`.
+/// Deadlines are AsyncHTTPClient's own, scheduled on the request's NIO event loop, so they hold
+/// to milliseconds (not whole seconds) even when every thread of Swift's cooperative pool is
+/// busy; cancelling the calling task cancels the request; bodies larger than ``maxBodyBytes``
+/// are refused as `.invalidResponse`.
 public struct AsyncHTTPTransport: HTTPTransport {
     /// The shared transport (clients that live for the whole process; no shutdown needed).
     public static let shared = AsyncHTTPTransport()
@@ -35,33 +36,58 @@ public struct AsyncHTTPTransport: HTTPTransport {
         return configuration
     }
 
+    /// Sends `request` and returns the complete response.
+    ///
+    /// The deadline (``HTTPRequest/timeout``, else ``defaultTimeout``) covers the whole
+    /// exchange, redirects and the full body included. It is AsyncHTTPClient's own deadline,
+    /// scheduled on the request's event loop, which fails the request and closes its connection
+    /// when it passes; it does not wait for a free thread of Swift's cooperative pool, so a busy
+    /// pool cannot make it late (only the caller's resumption needs a cooperative thread).
+    ///
+    /// - Throws: ``WaitingRoomError`` (`.networkTimeout` when the deadline passed), or
+    ///   `CancellationError` when the calling task was cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let timeout = request.timeout ?? defaultTimeout
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = HTTPMethod(rawValue: request.method.uppercased())
-        for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
-        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let prepared = outgoing
-        let client = request.followRedirects ? Self.following : Self.direct
-        let limit = maxBodyBytes
+        let timeout = max(.zero, min(request.timeout ?? defaultTimeout, EventLoopTimer.longestWait))
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
         let url = request.url
+        let limit = maxBodyBytes
+        let outgoing: HTTPClient.Request
         do {
-            return try await withDeadline(timeout, clock: SystemClock(), onTimeout: {
-                WaitingRoomError(.networkTimeout, message: "no complete answer from \(url) within \(timeout.milliseconds) ms")
-            }, operation: {
-                let response = try await client.execute(prepared, deadline: .now() + .milliseconds(timeout.milliseconds + 250))
-                var body = try await response.body.collect(upTo: limit)
-                let bytes = body.readBytes(length: body.readableBytes) ?? []
-                let headers = HTTPHeaderList(response.headers.map { ($0.name, $0.value) })
-                return HTTPResponse(status: Int(response.status.code), headers: headers, body: bytes, url: response.url?.absoluteString ?? url)
-            })
-        } catch let error as WaitingRoomError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
+            var headers = HTTPHeaders()
+            for field in request.headers { headers.add(name: field.name, value: field.value) }
+            outgoing = try HTTPClient.Request(
+                url: url, method: HTTPMethod(rawValue: request.method.uppercased()), headers: headers,
+                body: request.body.map { .bytes($0) })
         } catch {
             throw Self.classify(error, url: url, limit: limit)
         }
+        try Task.checkCancellation()
+        let client = request.followRedirects ? Self.following : Self.direct
+        let task = client.execute(
+            request: outgoing, delegate: ResponseAccumulator(request: outgoing, maxBodySize: limit), deadline: deadline)
+        let response: HTTPClient.Response
+        do {
+            // Cancellation is forwarded to the request at once (on the cancelling thread);
+            // `task.cancel()` only marks the request failed and hands the rest to its event loop.
+            response = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            let failure = Self.classify(error, url: url, limit: limit)
+            let timedOut = (error as? HTTPClientError) == .deadlineExceeded
+                || (failure.kind == .networkOffline && NIODeadline.now() >= deadline)
+            if timedOut {
+                throw WaitingRoomError(.networkTimeout, message: "no complete answer from \(url) within \(timeout.milliseconds) ms")
+            }
+            throw failure
+        }
+        var body = response.body ?? ByteBuffer()
+        let bytes = body.readBytes(length: body.readableBytes) ?? []
+        let headers = HTTPHeaderList(response.headers.map { ($0.name, $0.value) })
+        return HTTPResponse(status: Int(response.status.code), headers: headers, body: bytes, url: response.url?.absoluteString ?? url)
     }
 
     /// Maps AsyncHTTPClient and NIO failures onto the SDK's error kinds.
@@ -83,7 +109,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
                 return WaitingRoomError(.networkOffline, message: "\(url): \(e)")
             }
         }
-        if error is NIOTooManyBytesError {
+        if error is NIOTooManyBytesError || error is ResponseAccumulator.ResponseTooBigError {
             return WaitingRoomError(.invalidResponse, message: "\(url): response body larger than \(limit) bytes")
         }
         if error is HTTPParserError {

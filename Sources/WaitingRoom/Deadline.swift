@@ -1,8 +1,10 @@
 /// Runs `operation` and gives up with `onTimeout()` when `timeout` passes first on `clock`.
 ///
 /// The operation is cancelled when the deadline wins; the deadline is cancelled when the
-/// operation finishes. This is how the SDK enforces its own deadlines instead of trusting a
-/// transport's rounding.
+/// operation finishes. With ``SystemClock`` the deadline's timer fires from a NIO event loop, not
+/// from the cooperative pool; the operation must still react to cancellation, and the caller
+/// needs a cooperative thread to resume. ``AsyncHTTPTransport`` does not need this race: its
+/// deadline is AsyncHTTPClient's own, on the request's event loop.
 public func withDeadline<T: Sendable>(
     _ timeout: Duration,
     clock: any WaitingRoomClock,

@@ -3,7 +3,16 @@ import Synchronization
 /// Keeps one session per entry in flight, so a second `enqueue` for the same entry joins the
 /// first session or is refused (``DuplicatePolicy``). Providers own one.
 public final class SessionDeduplicator: Sendable {
-    private let sessions = Mutex<[Entry: WaitingSession]>([:])
+    private struct State {
+        var sessions: [Entry: WaitingSession] = [:]
+        /// The size at which finished sessions are next swept out: twice the live count after
+        /// the last sweep, so sweeping costs O(1) per `enqueue` amortised (a sweep on every call
+        /// made `n` concurrent sessions cost O(n²) under the lock).
+        var sweepAt = State.minimumSweep
+        static let minimumSweep = 64
+    }
+
+    private let state = Mutex(State())
 
     /// Creates an empty deduplicator.
     public init() {}
@@ -12,8 +21,8 @@ public final class SessionDeduplicator: Sendable {
     /// A session counts as in flight until it reaches a final state (blocked, closed, failed,
     /// completed).
     public func session(for entry: Entry, policy: DuplicatePolicy, make: () -> WaitingSession) throws -> WaitingSession {
-        try sessions.withLock { sessions in
-            if let existing = sessions[entry], !existing.state.isFinal {
+        try state.withLock { state in
+            if let existing = state.sessions[entry], !existing.state.isFinal {
                 switch policy {
                 case .join:
                     return existing
@@ -24,13 +33,16 @@ public final class SessionDeduplicator: Sendable {
                             + "wait for its outcome or cancel it first (duplicate policy: reject)")
                 }
             }
-            sessions = sessions.filter { !$0.value.state.isFinal }
+            if state.sessions.count >= state.sweepAt {
+                state.sessions = state.sessions.filter { !$0.value.state.isFinal }
+                state.sweepAt = max(State.minimumSweep, state.sessions.count * 2)
+            }
             let created = make()
-            sessions[entry] = created
+            state.sessions[entry] = created
             return created
         }
     }
 
     /// Sessions currently in flight.
-    public var inFlightCount: Int { sessions.withLock { $0.values.filter { !$0.state.isFinal }.count } }
+    public var inFlightCount: Int { state.withLock { $0.sessions.values.filter { !$0.state.isFinal }.count } }
 }

@@ -18,13 +18,22 @@ extension WaitingRoomClock {
     }
 }
 
-/// The real clock: `Date()` for wall time and `ContinuousClock` for sleeping.
+/// The real clock: `Date()` for wall time; sleeps are woken by a NIO event loop.
+///
+/// Polling intervals, retry waits and deadlines must not depend on a free thread of Swift's
+/// cooperative pool (an app, or a test suite, that keeps the pool busy would otherwise see
+/// every timer fire late), so a sleep is a task scheduled on the process-wide NIO event loop
+/// group that resumes the sleeping task when it is due. Cancelling the task ends the sleep at
+/// once with `CancellationError`.
 public struct SystemClock: WaitingRoomClock {
     /// Creates the system clock.
     public init() {}
+    /// The current wall-clock time.
     public func now() -> Date { Date() }
+    /// Suspends for `duration` (monotonic time, woken from an event loop); throws
+    /// `CancellationError` when the task is cancelled.
     public func sleep(for duration: Duration) async throws {
-        try await ContinuousClock().sleep(for: duration)
+        try await EventLoopTimer.sleep(for: duration)
     }
 }
 

@@ -54,7 +54,19 @@ public final class WaitingSession: Sendable {
         var replay: [WaitingRoomEvent] = []
         /// Events delivered before the first stream was opened (nil once one was).
         var early: [WaitingRoomEvent]? = []
+        /// Stream operations decided under the lock, carried out outside it, in order.
+        var outbox: [Outgoing] = []
+        /// A thread is carrying out the outbox.
+        var draining = false
         let createdStatus: VendorStatus
+    }
+
+    private typealias Stream = AsyncStream<WaitingRoomEvent>.Continuation
+
+    /// A stream operation waiting in the outbox.
+    private enum Outgoing {
+        case yield(WaitingRoomEvent, to: [(id: UInt64, stream: Stream)])
+        case finish([Stream])
     }
 
     /// How many events a session keeps for its first stream.
@@ -94,7 +106,7 @@ public final class WaitingSession: Sendable {
     /// So a loop that waits for an event never misses it, however late it subscribes.
     public var events: AsyncStream<WaitingRoomEvent> {
         let (stream, continuation) = AsyncStream<WaitingRoomEvent>.makeStream(bufferingPolicy: .unbounded)
-        let id: UInt64? = core.withLock { core in
+        core.withLock { core in
             if core.early != nil {
                 Self.trim(&core.early, to: Self.earlyEventLimit)
                 let early = core.early ?? []
@@ -107,17 +119,13 @@ public final class WaitingSession: Sendable {
             }
             if core.streamsFinished {
                 continuation.finish()
-                return nil
+                return
             }
             core.nextID += 1
             core.streams[core.nextID] = continuation
-            return core.nextID
         }
-        if let id {
-            continuation.onTermination = { [weak self] _ in
-                self?.core.withLock { _ = $0.streams.removeValue(forKey: id) }
-            }
-        }
+        // No `onTermination` that takes the lock: a stream whose reader has gone is dropped at the
+        // next event (`yield` answers `.terminated`), or when the streams finish.
         return stream
     }
 
@@ -301,12 +309,54 @@ public final class WaitingSession: Sendable {
     }
 
     private func finishStreams() {
-        let streams = core.withLock { core -> [AsyncStream<WaitingRoomEvent>.Continuation] in
+        core.withLock { core in
             core.streamsFinished = true
-            defer { core.streams.removeAll() }
-            return Array(core.streams.values)
+            core.outbox.append(.finish(Array(core.streams.values)))
+            core.streams.removeAll()
         }
-        for stream in streams { stream.finish() }
+        drainOutbox()
+    }
+
+    /// Carries out the outbox outside the lock, in order; one thread at a time does it (a thread
+    /// that finds another at it leaves its operations to that one).
+    ///
+    /// Why not under the lock: a `yield` resumes the reader's task and takes that task's status
+    /// lock, and cancelling a task runs its cancellation handlers while holding that same status
+    /// lock; a handler that calls into this session (`cancel()`, a stream's termination) then
+    /// waits for our lock. Yielding under our lock made the two orders deadlock (found by the Lua
+    /// stress test: a flow task cancelled while its session emitted).
+    private func drainOutbox() {
+        let claimed = core.withLock { core -> Bool in
+            guard !core.draining, !core.outbox.isEmpty else { return false }
+            core.draining = true
+            return true
+        }
+        guard claimed else { return }
+        while true {
+            let batch: [Outgoing]? = core.withLock { core in
+                guard !core.outbox.isEmpty else {
+                    core.draining = false
+                    return nil
+                }
+                defer { core.outbox.removeAll(keepingCapacity: true) }
+                return core.outbox
+            }
+            guard let batch else { return }
+            var gone: [UInt64] = []
+            for item in batch {
+                switch item {
+                case .yield(let event, let streams):
+                    for (id, stream) in streams {
+                        if case .terminated = stream.yield(event) { gone.append(id) }
+                    }
+                case .finish(let streams):
+                    for stream in streams { stream.finish() }
+                }
+            }
+            if !gone.isEmpty {
+                core.withLock { core in for id in gone { core.streams.removeValue(forKey: id) } }
+            }
+        }
     }
 
     /// Emits from an engine run; dropped when the run was superseded.
@@ -346,16 +396,16 @@ public final class WaitingSession: Sendable {
                 }
             }
             var calls: [(Handler, WaitingRoomEvent)] = []
+            let streams = core.streamsFinished || core.streams.isEmpty ? [] : core.streams.map { (id: $0.key, stream: $0.value) }
             for event in events {
-                if !core.streamsFinished {
-                    for stream in core.streams.values { stream.yield(event) }
-                }
+                if !streams.isEmpty { core.outbox.append(.yield(event, to: streams)) }
                 for bound in core.handlers where bound.name == nil || bound.name == event.name {
                     calls.append((bound.handler, event))
                 }
             }
             return calls
         }
+        drainOutbox()
         for (handler, event) in calls { handler(event) }
     }
 }

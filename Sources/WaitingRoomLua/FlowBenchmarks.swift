@@ -129,7 +129,7 @@ extension FlowRuntime {
     /// Run the main flow's chunk and read its handlers (what `run()` does first).
     func prepareHandlers() async throws(LuaError) {
         guard let primary else { return }
-        if case .failure(let error) = await host.loadSpec(primary) { throw error }
+        if case .failure(let error) = await host.loadSpec(primary, on: self) { throw error }
     }
 
     /// `iterations` events dispatched from inside the actor (no hop): the share of the hop.
@@ -142,6 +142,6 @@ extension FlowRuntime {
     /// One event to the main flow's handler, as `run()` dispatches it.
     func dispatchForBenchmark(_ event: WaitingRoomEvent) async {
         guard let primary else { return }
-        _ = await host.dispatch(event, session: nil, to: primary, useHandler: true)
+        _ = await host.dispatch(event, session: nil, to: primary, useHandler: true, on: self)
     }
 }

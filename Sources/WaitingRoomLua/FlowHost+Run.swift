@@ -22,11 +22,11 @@ extension FlowContext {
 
 extension FlowHost {
     /// Run the flow's chunk, read its table, run the entry, dispatch every event, apply decisions.
-    func run(_ context: FlowContext, isolation: isolated (any Actor)? = #isolation) async -> FlowResult {
+    func run(_ context: FlowContext, on runtime: isolated FlowRuntime) async -> FlowResult {
         var result = FlowResult(outcome: .flowError(LuaError(kind: .invalidFlow, message: "not run")), actions: [], attempts: 0, handlerErrors: [], completion: nil)
         defer { _ = result }
         let spec: FlowSpec
-        switch await loadSpec(context) {
+        switch await loadSpec(context, on: runtime) {
         case .success(let value): spec = value
         case .failure(let error):
             result.outcome = .flowError(error)
@@ -64,7 +64,7 @@ extension FlowHost {
 
         while true {
             result.attempts += 1
-            let attempt = await runAttempt(entry: entry, provider: provider, context: context, autoComplete: autoComplete, result: &result)
+            let attempt = await runAttempt(entry: entry, provider: provider, context: context, autoComplete: autoComplete, result: &result, on: runtime)
             switch attempt.decision {
             case .retry(let after)?:
                 if result.attempts <= maxRetries {
@@ -94,7 +94,7 @@ extension FlowHost {
     /// One enqueue: returns the outcome and the decision that ends the attempt.
     private func runAttempt(
         entry: Entry, provider: any WaitingRoomProvider, context: FlowContext, autoComplete: Bool,
-        result: inout FlowResult, isolation: isolated (any Actor)? = #isolation
+        result: inout FlowResult, on runtime: isolated FlowRuntime
     ) async -> (outcome: Outcome?, decision: FlowDecision?) {
         let session: WaitingSession
         do {
@@ -103,12 +103,15 @@ extension FlowHost {
             let failure = (error as? WaitingRoomError) ?? WaitingRoomError(.invalidUse, message: "\(error)")
             let event = WaitingRoomEvent.failed(failure)
             options.eventObserver?(context.name, event)
-            let (decision, errors) = await dispatch(event, session: nil, to: context, useHandler: true)
+            let (decision, errors) = await dispatch(event, session: nil, to: context, useHandler: true, on: runtime)
             result.handlerErrors += errors
             return (.failed(failure), decision)
         }
+        // The operation names `runtime`, so it runs on the runtime's actor. (A closure that does not
+        // capture the isolated parameter runs on the global executor, and `#isolation` inside it is
+        // nil: that is how the flow loop once ran off the actor and raced other flows on one lua_State.)
         return await withTaskCancellationHandler {
-            await drive(session, context: context, autoComplete: autoComplete, result: &result)
+            await drive(session, context: context, autoComplete: autoComplete, result: &result, on: runtime)
         } onCancel: {
             session.cancel()
         }
@@ -116,7 +119,7 @@ extension FlowHost {
 
     private func drive(
         _ session: WaitingSession, context: FlowContext, autoComplete: Bool,
-        result: inout FlowResult, isolation: isolated (any Actor)? = #isolation
+        result: inout FlowResult, on runtime: isolated FlowRuntime
     ) async -> (outcome: Outcome?, decision: FlowDecision?) {
         var outcome: Outcome?
         var endDecision: FlowDecision?
@@ -124,11 +127,11 @@ extension FlowHost {
             options.eventObserver?(context.name, event)
             if case .stateChanged = event {
                 if !context.listeners.isEmpty {
-                    result.handlerErrors += await dispatch(event, session: session, to: context, useHandler: false).errors
+                    result.handlerErrors += await dispatch(event, session: session, to: context, useHandler: false, on: runtime).errors
                 }
                 continue
             }
-            let (decision, errors) = await dispatch(event, session: session, to: context, useHandler: true)
+            let (decision, errors) = await dispatch(event, session: session, to: context, useHandler: true, on: runtime)
             result.handlerErrors += errors
             switch event {
             case .stateChanged:
@@ -208,14 +211,14 @@ extension FlowHost {
     // MARK: the flow table
 
     /// Run the chunk and check what it returned (the flow contract).
-    func loadSpec(_ context: FlowContext, isolation: isolated (any Actor)? = #isolation) async -> Result<FlowSpec, LuaError> {
+    func loadSpec(_ context: FlowContext, on runtime: isolated FlowRuntime) async -> Result<FlowSpec, LuaError> {
         let file = context.displayName
         guard context.chunkRef != LUA_NOREF else {
             return .failure(LuaError(kind: .invalidFlow, message: "\(file): no flow chunk loaded"))
         }
         let co = vm.acquireThread()
         _ = clua_getref(co.thread, context.chunkRef)
-        switch await vm.run(co.thread, nargs: 0) {
+        switch await vm.run(co.thread, nargs: 0, on: runtime) {
         case .failed(let error):
             vm.releaseThread(co, finished: false)
             return .failure(error)

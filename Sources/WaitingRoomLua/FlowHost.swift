@@ -88,7 +88,7 @@ final class FlowHost {
     /// the handler's decision (its first result, when it is one).
     func call(
         _ ref: Int32, pushArguments: (OpaquePointer) -> Int32,
-        isolation: isolated (any Actor)? = #isolation
+        on runtime: isolated FlowRuntime
     ) async -> Result<FlowDecision?, LuaError> {
         let co = vm.acquireThread()
         _ = clua_getref(co.thread, ref)
@@ -98,7 +98,7 @@ final class FlowHost {
         let outcome: ThreadOutcome
         switch vm.resume(co.thread, nargs: nargs, budget: &budget) {
         case .done(let done): outcome = done
-        case let step: outcome = await vm.finish(co.thread, after: step, budget: budget)
+        case let step: outcome = await vm.finish(co.thread, after: step, budget: budget, on: runtime)
         }
         switch outcome {
         case .finished(let count):
@@ -129,21 +129,21 @@ final class FlowHost {
     /// coroutine, in registration order). Returns the handler's decision and any failures.
     func dispatch(
         _ event: WaitingRoomEvent, session: WaitingSession?, to context: FlowContext, useHandler: Bool,
-        isolation: isolated (any Actor)? = #isolation
+        on runtime: isolated FlowRuntime
     ) async -> (decision: FlowDecision?, errors: [LuaError]) {
         let handler: (String, Int32)? = useHandler ? context.handlersByEvent[event.name.ordinal] : nil
         if context.listeners.isEmpty {
             // the hot path: one handler, no listeners
             guard let (name, ref) = handler else { return (nil, []) }
             let sessionRef = session.map { sessionReference($0) }
-            let result = await call(ref) { L in
+            let result = await call(ref, pushArguments: { L in
                 vm.push(L, event: event)
                 if let sessionRef {
                     _ = clua_getref(L, sessionRef)
                     return 2
                 }
                 return 1
-            }
+            }, on: runtime)
             switch result {
             case .success(let answer):
                 return (answer, [])
@@ -163,14 +163,14 @@ final class FlowHost {
         var decision: FlowDecision?
         var errors: [LuaError] = []
         for (name, ref) in refs {
-            let result = await call(ref) { L in
+            let result = await call(ref, pushArguments: { L in
                 vm.push(L, event: event)
                 if let sessionRef {
                     _ = clua_getref(L, sessionRef)
                     return 2
                 }
                 return 1
-            }
+            }, on: runtime)
             switch result {
             case .success(let answer):
                 if decision == nil { decision = answer }

@@ -18,7 +18,7 @@ extension LuaVM {
     /// stops it.
     func evaluate(
         _ text: String, env: Int32, chunkName: String = "=stdin",
-        isolation: isolated (any Actor)? = #isolation
+        on runtime: isolated FlowRuntime
     ) async -> EvaluationResult {
         interrupt.reset()
         var source = text
@@ -31,7 +31,7 @@ extension LuaVM {
         }
         let co = acquireThread()
         lua_xmove(L, co.thread, 1)
-        switch await run(co.thread, nargs: 0) {
+        switch await run(co.thread, nargs: 0, on: runtime) {
         case .finished(let count):
             var values: [String] = []
             if count > 0 {

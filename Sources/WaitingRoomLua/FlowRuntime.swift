@@ -75,7 +75,7 @@ public actor FlowRuntime {
             return FlowResult(outcome: .flowError(LuaError(kind: .invalidFlow, message: "this runtime was built without a flow")), actions: [], attempts: 0, handlerErrors: [], completion: nil)
         }
         host.runtime = self
-        let result = await host.run(primary)
+        let result = await host.run(primary, on: self)
         actionContinuation.finish()
         return result
     }
@@ -87,7 +87,7 @@ public actor FlowRuntime {
             return FlowResult(outcome: .flowError(LuaError(kind: .invalidFlow, message: "unknown flow")), actions: [], attempts: 0, handlerErrors: [], completion: nil)
         }
         host.runtime = self
-        return await host.run(context)
+        return await host.run(context, on: self)
     }
 
     /// End the `actions` stream.
@@ -109,7 +109,7 @@ public actor FlowRuntime {
             }
             host.replContext = context
         }
-        return await host.vm.evaluate(text, env: context.env)
+        return await host.vm.evaluate(text, env: context.env, on: self)
     }
 
     /// Bytes the runtime's Lua heap uses now.
@@ -119,7 +119,7 @@ public actor FlowRuntime {
     func deliver(_ event: WaitingRoomEvent, session: WaitingSession, contextID: Int) async {
         guard let context = host.contexts.first(where: { $0.id == contextID }) else { return }
         host.options.eventObserver?(context.name, event)
-        _ = await host.dispatch(event, session: session, to: context, useHandler: false)
+        _ = await host.dispatch(event, session: session, to: context, useHandler: false, on: self)
     }
 }
 

@@ -280,18 +280,18 @@ final class LuaVM {
     /// `n` results are on top of `co`'s stack.
     func run(
         _ co: OpaquePointer, nargs: Int32, chunkName: String? = nil,
-        isolation: isolated (any Actor)? = #isolation
+        on runtime: isolated FlowRuntime
     ) async -> ThreadOutcome {
         var budget = makeBudget()
         let first = resume(co, nargs: nargs, budget: &budget)
         if case .done(let outcome) = first { return outcome }
-        return await finish(co, after: first, budget: budget)
+        return await finish(co, after: first, budget: budget, on: runtime)
     }
 
     /// Serve what a resume stopped on, and resume again, until the coroutine is done.
     func finish(
         _ co: OpaquePointer, after step: ResumeStep, budget: RunBudget,
-        isolation: isolated (any Actor)? = #isolation
+        on runtime: isolated FlowRuntime
     ) async -> ThreadOutcome {
         var step = step
         var budget = budget

@@ -1,4 +1,5 @@
 import Foundation
+import WaitingRoomTesting
 
 /// Runs the built `waitingroom` binary as a child process, the way a person would.
 struct CLIProcess {
@@ -42,8 +43,9 @@ struct CLIProcess {
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
-        async let out = Task.detached { stdout.fileHandleForReading.readDataToEndOfFile() }.value
-        async let err = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
+        // The reads block until the child ends: on threads of their own, not the cooperative pool's.
+        async let out = DedicatedThread.run(name: "cli.stdout") { stdout.fileHandleForReading.readDataToEndOfFile() }
+        async let err = DedicatedThread.run(name: "cli.stderr") { stderr.fileHandleForReading.readDataToEndOfFile() }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaitingRoomTesting
 
 @Suite("waitingroom CLI", .serialized, .timeLimit(.minutes(3)))
 struct CLITests {
@@ -68,7 +69,8 @@ struct CLITests {
             if process.isRunning { process.interrupt() }
         }
         defer { watchdog.cancel() }
-        let line = await Task.detached { () -> String in
+        // The reads block: on a thread of their own, not the cooperative pool's.
+        let line = await DedicatedThread.run(name: "cli.emulate") { () -> String in
             var data = Data()
             while !data.contains(UInt8(ascii: "\n")) {
                 let chunk = stdout.fileHandleForReading.availableData
@@ -76,7 +78,7 @@ struct CLITests {
                 data.append(chunk)
             }
             return String(decoding: data, as: UTF8.self)
-        }.value
+        }
         #expect(line.contains("http://127.0.0.1:"))
         process.terminate()   // SIGTERM
         process.waitUntilExit()

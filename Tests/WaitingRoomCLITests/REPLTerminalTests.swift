@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
+import WaitingRoomTesting
 
 /// The REPL on a real terminal (tmux), with libedit line editing and history.
 @Suite("REPL on a terminal (tmux)", .serialized, .timeLimit(.minutes(2)))
@@ -19,8 +20,12 @@ struct REPLTerminalTests {
     /// forks the tmux server, which must not keep a pipe of ours (or Foundation's exit
     /// notification) waiting. A tmux client that does not finish within `timeout` is killed and
     /// reported, so the test can never hang the run.
+    ///
+    /// The wait blocks its thread, so tests call ``tmux(_:timeout:)``, which runs it on a thread
+    /// of its own rather than on a thread of the cooperative pool; only `defer` clean-up (which
+    /// cannot `await`) calls this directly.
     @discardableResult
-    static func tmux(_ arguments: [String], timeout: Duration = .seconds(10)) throws -> String {
+    static func tmuxBlocking(_ arguments: [String], timeout: Duration = .seconds(10)) throws -> String {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).txt").path
         let quoted = ([tmux ?? "/usr/bin/tmux", "-L", socket] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         // exec: the shell becomes the tmux client, so a kill reaches the client itself.
@@ -45,6 +50,12 @@ struct REPLTerminalTests {
         return (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
     }
 
+    /// Runs a tmux client (see ``tmuxBlocking(_:timeout:)``) off the cooperative pool.
+    @discardableResult
+    static func tmux(_ arguments: [String], timeout: Duration = .seconds(10)) async throws -> String {
+        try await DedicatedThread.run(name: "tmux") { try tmuxBlocking(arguments, timeout: timeout) }
+    }
+
     struct TmuxFailure: Error, CustomStringConvertible {
         let message: String
         var description: String { message }
@@ -55,7 +66,7 @@ struct REPLTerminalTests {
         let deadline = ContinuousClock.now + timeout
         var screen = ""
         while ContinuousClock.now < deadline {
-            screen = try tmux(["capture-pane", "-p", "-t", session])
+            screen = try await tmux(["capture-pane", "-p", "-t", session])
             if screen.contains(text) { return screen }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -67,46 +78,46 @@ struct REPLTerminalTests {
         let dir = CLIProcess.temporaryDirectory()
         let session = "wr-repl-\(UInt32.random(in: 0...UInt32.max))"
         let command = "cd '\(CLIProcess.packageRoot)' && HOME='\(dir)' '\(CLIProcess.binary)' repl --history '\(dir)/history'"
-        try Self.tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "30", command])
+        try await Self.tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "30", command])
         defer {
-            _ = try? Self.tmux(["kill-session", "-t", session])
-            _ = try? Self.tmux(["kill-server"])
+            _ = try? Self.tmuxBlocking(["kill-session", "-t", session])
+            _ = try? Self.tmuxBlocking(["kill-server"])
         }
         var screen = try await Self.waitFor("WaitingRoom REPL", session: session)
         #expect(screen.contains("WaitingRoom REPL"))
 
-        try Self.tmux(["send-keys", "-t", session, "-l", "6 * 7"])
-        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        try await Self.tmux(["send-keys", "-t", session, "-l", "6 * 7"])
+        try await Self.tmux(["send-keys", "-t", session, "Enter"])
         screen = try await Self.waitFor("42", session: session)
         #expect(screen.contains("42"))
 
-        try Self.tmux(["send-keys", "-t", session, "-l", "function sq(x)"])
-        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        try await Self.tmux(["send-keys", "-t", session, "-l", "function sq(x)"])
+        try await Self.tmux(["send-keys", "-t", session, "Enter"])
         screen = try await Self.waitFor(">>", session: session)
         #expect(screen.contains(">>"), "continuation prompt")
-        try Self.tmux(["send-keys", "-t", session, "-l", "return x * x end"])
-        try Self.tmux(["send-keys", "-t", session, "Enter"])
-        try Self.tmux(["send-keys", "-t", session, "-l", "sq(12)"])
-        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        try await Self.tmux(["send-keys", "-t", session, "-l", "return x * x end"])
+        try await Self.tmux(["send-keys", "-t", session, "Enter"])
+        try await Self.tmux(["send-keys", "-t", session, "-l", "sq(12)"])
+        try await Self.tmux(["send-keys", "-t", session, "Enter"])
         screen = try await Self.waitFor("144", session: session)
         #expect(screen.contains("144"))
 
         // Up Up recalls "6 * 7" past "sq(12)"; Enter runs it again.
-        try Self.tmux(["send-keys", "-t", session, "-l", "\"marker\""])
-        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        try await Self.tmux(["send-keys", "-t", session, "-l", "\"marker\""])
+        try await Self.tmux(["send-keys", "-t", session, "Enter"])
         _ = try await Self.waitFor("marker", session: session)
-        try Self.tmux(["send-keys", "-t", session, "Up"])
-        try Self.tmux(["send-keys", "-t", session, "Up"])
-        try Self.tmux(["send-keys", "-t", session, "Up"])
-        try Self.tmux(["send-keys", "-t", session, "Up"])
-        try Self.tmux(["send-keys", "-t", session, "Enter"])
+        try await Self.tmux(["send-keys", "-t", session, "Up"])
+        try await Self.tmux(["send-keys", "-t", session, "Up"])
+        try await Self.tmux(["send-keys", "-t", session, "Up"])
+        try await Self.tmux(["send-keys", "-t", session, "Up"])
+        try await Self.tmux(["send-keys", "-t", session, "Enter"])
         try await Task.sleep(for: .milliseconds(500))
-        screen = try Self.tmux(["capture-pane", "-p", "-t", session])
+        screen = try await Self.tmux(["capture-pane", "-p", "-t", session])
         let answers = screen.components(separatedBy: "\n").filter { $0.trimmingCharacters(in: .whitespaces) == "42" }
         #expect(answers.count == 2, "the recalled line ran again:\n\(screen)")
 
         // Ctrl-D leaves; the history file was written.
-        try Self.tmux(["send-keys", "-t", session, "C-d"])
+        try await Self.tmux(["send-keys", "-t", session, "C-d"])
         try await Task.sleep(for: .milliseconds(500))
         let history = (try? String(contentsOfFile: "\(dir)/history", encoding: .utf8)) ?? ""
         #expect(history.contains("sq(12)"))

@@ -188,6 +188,6 @@ extension FlowRuntime {
     }
 
     func evaluate(_ text: String, in contextID: Int) async -> EvaluationResult {
-        await host.vm.evaluate(text, env: host.contexts[contextID].env)
+        await host.vm.evaluate(text, env: host.contexts[contextID].env, on: self)
     }
 }

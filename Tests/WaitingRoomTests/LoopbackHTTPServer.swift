@@ -4,27 +4,36 @@ import NIOPosix
 
 /// A tiny HTTP/1.1 server on 127.0.0.1, port 0, that misbehaves on purpose for transport tests.
 ///
-/// Paths: `/ok` (200 "hello"), `/delay/MS` (200 after MS milliseconds), `/reset` (closes the
-/// connection without answering), `/garbage` (bytes that are not HTTP), `/redirect` (302 to
-/// `/ok`), `/big/N` (200 with N bytes).
+/// Paths: `/ok` (200 "hello"), `/delay/MS` (200 after MS milliseconds), `/never` (never
+/// answers), `/partial` (the head and 4 of 100 body bytes, then nothing), `/reset` (closes the connection without answering), `/garbage` (bytes that are not
+/// HTTP), `/redirect` (302 to `/ok`), `/big/N` (200 with N bytes).
+///
+/// ``activity`` records, on the server's event loop, when requests arrive and when clients
+/// close their connections, so a test can see what the client did without needing a free
+/// cooperative thread.
 final class LoopbackHTTPServer: Sendable {
     let channel: any Channel
+    let activity: LoopbackActivity
     var port: Int { channel.localAddress?.port ?? 0 }
     var base: String { "http://127.0.0.1:\(port)" }
 
     static func start() async throws -> LoopbackHTTPServer {
+        let activity = LoopbackActivity()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.addHandler(MisbehavingHandler())
+                channel.pipeline.addHandler(MisbehavingHandler(activity: activity))
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
-        return LoopbackHTTPServer(channel: channel)
+        return LoopbackHTTPServer(channel: channel, activity: activity)
     }
 
-    private init(channel: any Channel) { self.channel = channel }
+    private init(channel: any Channel, activity: LoopbackActivity) {
+        self.channel = channel
+        self.activity = activity
+    }
 
     func stop() async { try? await channel.close() }
 }
@@ -33,6 +42,15 @@ private final class MisbehavingHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    let activity: LoopbackActivity
+
+    init(activity: LoopbackActivity) { self.activity = activity }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        activity.connectionClosed()
+        context.fireChannelInactive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
         let text = buffer.readString(length: buffer.readableBytes) ?? ""
@@ -40,6 +58,7 @@ private final class MisbehavingHandler: ChannelInboundHandler, Sendable {
         let parts = line.split(separator: " ")
         let path = parts.count > 1 ? String(parts[1]) : "/"
         let channel = context.channel
+        activity.requestReceived(path: path)
         func reply(_ status: String, _ body: String, extra: String = "") {
             let head = "HTTP/1.1 \(status)\r\nContent-Length: \(body.utf8.count)\r\nContent-Type: text/plain\r\n\(extra)\r\n"
             channel.writeAndFlush(ByteBuffer(string: head + body), promise: nil)
@@ -50,6 +69,10 @@ private final class MisbehavingHandler: ChannelInboundHandler, Sendable {
             channel.eventLoop.scheduleTask(in: .milliseconds(ms)) {
                 channel.writeAndFlush(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nlate"), promise: nil)
             }
+        } else if path == "/never" {
+            return
+        } else if path == "/partial" {
+            channel.writeAndFlush(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nfour"), promise: nil)
         } else if path == "/reset" {
             context.close(promise: nil)
         } else if path == "/garbage" {

@@ -42,6 +42,33 @@ struct WaitingSessionTests {
         #expect(ea.last?.status.code == 200)
     }
 
+    /// Readers cancelled while the session emits: a stream's termination must not wait for the
+    /// lock a yield holds (the two once deadlocked: the cancelling thread held the reader task's
+    /// status lock and wanted the session's; the emitting thread the other way round).
+    @Test(.timeLimit(.minutes(1)))
+    func readersCancelledWhileTheSessionEmits() async throws {
+        for _ in 0..<5 {
+            let steps = (0..<3_000).map { i in ScriptedProvider.Step.emit(.progress(QueueProgress(ahead: 3_000 - i), Fixture.status(201))) }
+                + [.finish(.passed(Fixture.keyPass(), Fixture.status(200, "pass")))]
+            let p = ScriptedProvider(steps: steps, environment: ProviderEnvironment(clock: VirtualClock(autoAdvance: true)))
+            let session = try p.enqueue(Fixture.entry)
+            let readers = (0..<200).map { _ in
+                let stream = session.events
+                return Task { var n = 0; for await _ in stream { n += 1 }; return n }
+            }
+            for (index, reader) in readers.enumerated() {
+                if index % 3 == 0 { await Task.yield() }
+                reader.cancel()
+            }
+            for reader in readers { _ = await reader.value }
+            #expect(await session.outcome().name == "passed")
+            try await session.complete()
+            // a reader that stayed sees the whole run
+            let last = await Fixture.collect(session.events)
+            #expect(last.map(\.name).suffix(2) == [.passed, .completed])
+        }
+    }
+
     @Test func lateSubscriberFirstReceivesTheCurrentState() async throws {
         let p = provider([.emit(.progress(QueueProgress(ahead: 5), Fixture.status(201, "wait"))), .sleep(.seconds(10))])
         let session = try p.enqueue(Fixture.entry)

@@ -48,6 +48,12 @@ typedef struct clua_Limits {
     /* host functions */
     clua_HostDispatch dispatch;
     void *dispatch_ctx;
+    /* entry guard: the thread running Lua code on this state now (0 = none) and its nesting.
+     * Lua allows one thread at a time in a state and all its coroutines; the host keeps to that
+     * by running Lua only on its actor. Entering from a second thread while one is inside aborts
+     * with a message (a host bug) instead of silently corrupting the heap or the string table. */
+    uintptr_t owner;
+    int depth;
 } clua_Limits;
 
 lua_State *clua_newstate(clua_Limits *lim);

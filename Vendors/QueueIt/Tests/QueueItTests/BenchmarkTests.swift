@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaitingRoomTesting
 @testable import QueueIt
 @testable import QueueItEmulator
 
@@ -11,7 +12,7 @@ import Testing
     static var env: [String: String] { ProcessInfo.processInfo.environment }
 
     @Test(.enabled(if: env["WR_BENCH"] != nil))
-    func tokenValidationThroughput() throws {
+    func tokenValidationThroughput() async throws {
         let secret = "bench-secret-key"
         let minter = QueueItTokenMinter(secretKey: secret)
         let validator = QueueItTokenValidator(secretKey: secret, eventId: "sale")
@@ -21,12 +22,15 @@ import Testing
                             cookieValidityMinutes: 20, clientIP: "10.0.\(i % 250).1")
         }
         let n = Int(Self.env["WR_BENCH_TOKENS"] ?? "") ?? 200_000
-        let clock = ContinuousClock()
-        var ok = 0
-        let elapsed = clock.measure {
-            for i in 0..<n where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: "10.0.\(i % tokens.count % 250).1")) != nil {
-                ok += 1
+        // CPU-bound: measured on a thread of its own, off the cooperative pool.
+        let (elapsed, ok) = await DedicatedThread.run(name: "queueit.bench") { () -> (Duration, Int) in
+            var ok = 0
+            let elapsed = ContinuousClock().measure {
+                for i in 0..<n where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: "10.0.\(i % tokens.count % 250).1")) != nil {
+                    ok += 1
+                }
             }
+            return (elapsed, ok)
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print("bench: \(n) tokens validated (hash+event+expiry+ip, 2 HMACs each) in \(elapsed): \(Int(Double(n) / seconds)) tokens/s")

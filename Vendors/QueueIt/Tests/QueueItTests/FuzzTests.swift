@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaitingRoomTesting
 @testable import QueueIt
 
 /// A small deterministic PRNG (SplitMix64) so failures reproduce.
@@ -106,7 +107,13 @@ struct SplitMix: RandomNumberGenerator {
         let start = clock.now
         let tally = try await withThrowingTaskGroup(of: Tally.self) { group in
             for k in 0..<chunks {
-                group.addTask { try Self.chunk((k * count / chunks)..<((k + 1) * count / chunks), seed: 0xC0FFEE &+ UInt64(k)) }
+                // CPU-bound: each chunk runs on a thread of its own, so the cooperative pool (and
+                // the deadlines and timers of the tests running in parallel) is not starved.
+                group.addTask {
+                    try await DedicatedThread.run(name: "queueit.fuzz.\(k)") {
+                        try Self.chunk((k * count / chunks)..<((k + 1) * count / chunks), seed: 0xC0FFEE &+ UInt64(k))
+                    }
+                }
             }
             var total = Tally()
             for try await t in group {
