@@ -28,11 +28,21 @@ public struct AsyncHTTPTransport: HTTPTransport {
     private static let following = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: configuration(redirects: .follow(max: 10, allowCycles: false)))
 
+    /// Connections kept per host and port (AsyncHTTPClient's default is 8).
+    ///
+    /// One process often speaks for many users at once (a server, `waitingroom load`). With 8
+    /// connections, a few slow answers hold every connection and the other users' requests queue
+    /// inside the client until their deadlines pass; a request sent just before its deadline is
+    /// still handled by the server, which then issues a NetFUNNEL key nobody receives. Found by
+    /// `waitingroom load --chaos`: 10 delayed 5101s out of 300 users left 3–5 such keys per run.
+    public static let connectionsPerHost = 256
+
     /// The SDK retries by its own policies, so the client must not retry connection
     /// establishment silently until the deadline: a refused connection is reported at once.
     private static func configuration(redirects: HTTPClient.Configuration.RedirectConfiguration) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(redirectConfiguration: redirects)
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
         return configuration
     }
 

@@ -27,7 +27,7 @@ extension WaitingRoomEvent {
             if let pass { f["pass"] = .object(pass.fields(revealSecrets: revealSecrets)) }
         case .failed(let error):
             f["error"] = .object(error.fields)
-        case .blocked, .closed, .sessionRestarted, .completed:
+        case .blocked, .closed, .sessionRestarted, .completed, .keyReturnedLate:
             break
         }
         return f

@@ -24,6 +24,9 @@ public struct ProviderEnvironment: Sendable {
     public var revealSecrets: Bool
     /// What `enqueue` does for an entry already in flight.
     public var duplicatePolicy: DuplicatePolicy
+    /// Key returns still running in the background (see ``PendingReturns``); drain it before
+    /// the process exits.
+    public var pendingReturns: PendingReturns
 
     /// Creates an environment.
     public init(
@@ -32,7 +35,8 @@ public struct ProviderEnvironment: Sendable {
         passStore: (any PassStore)? = nil,
         logger: Logger = Logger(label: "waitingroom"),
         revealSecrets: Bool = false,
-        duplicatePolicy: DuplicatePolicy = .join
+        duplicatePolicy: DuplicatePolicy = .join,
+        pendingReturns: PendingReturns = PendingReturns()
     ) {
         self.transport = transport
         self.clock = clock
@@ -40,6 +44,7 @@ public struct ProviderEnvironment: Sendable {
         self.logger = logger
         self.revealSecrets = revealSecrets
         self.duplicatePolicy = duplicatePolicy
+        self.pendingReturns = pendingReturns
     }
 
     /// A logger labelled for `vendor` (`waitingroom.<vendor>`), with the base logger's level.

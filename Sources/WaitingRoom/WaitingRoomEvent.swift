@@ -21,6 +21,9 @@ public enum WaitingRoomEvent: Hashable, Sendable, Codable {
     case failed(WaitingRoomError)
     /// The pass was given back (``WaitingSession/complete()``).
     case completed(VendorStatus)
+    /// A key whose documented return attempts had failed (reported as such with `completed`,
+    /// `closed` or `failed`) was returned later, in the background (see ``PendingReturns``).
+    case keyReturnedLate(VendorStatus)
 
     /// The event's name, for ``WaitingSession/bind(_:_:)``.
     public var name: EventName {
@@ -35,6 +38,7 @@ public enum WaitingRoomEvent: Hashable, Sendable, Codable {
         case .sessionRestarted: return .sessionRestarted
         case .failed: return .failed
         case .completed: return .completed
+        case .keyReturnedLate: return .keyReturnedLate
         }
     }
 
@@ -42,7 +46,8 @@ public enum WaitingRoomEvent: Hashable, Sendable, Codable {
     public var status: VendorStatus {
         switch self {
         case .stateChanged(_, let s), .queueOpened(_, let s), .progress(_, let s), .passed(_, let s),
-             .disabled(_, let s), .blocked(let s), .closed(let s), .sessionRestarted(let s), .completed(let s):
+             .disabled(_, let s), .blocked(let s), .closed(let s), .sessionRestarted(let s), .completed(let s),
+             .keyReturnedLate(let s):
             return s
         case .failed(let error):
             return error.status
@@ -53,4 +58,5 @@ public enum WaitingRoomEvent: Hashable, Sendable, Codable {
 /// Names of ``WaitingRoomEvent`` cases, used to bind handlers to one kind of event.
 public enum EventName: String, Hashable, Sendable, Codable, CaseIterable {
     case stateChanged, queueOpened, progress, passed, disabled, blocked, closed, sessionRestarted, failed, completed
+    case keyReturnedLate
 }

@@ -17,6 +17,10 @@ public protocol WaitingRoomProvider: Sendable {
     func enqueue(_ entry: Entry) throws -> WaitingSession
     /// Returns what a pass from ``tryPass(_:)`` holds (a key), when the protected step is done.
     func release(_ pass: Pass) async throws -> VendorStatus
+    /// Waits up to `timeout` for key returns still running in the background (a return that
+    /// failed its documented attempts, see ``PendingReturns``); call it before the process
+    /// exits. Returns how many were still in flight when the bound passed (0 = no key dropped).
+    func drainPendingReturns(timeout: Duration) async -> Int
 }
 
 extension WaitingRoomProvider {
@@ -24,4 +28,7 @@ extension WaitingRoomProvider {
     public func release(_ pass: Pass) async throws -> VendorStatus {
         VendorStatus(vendor: vendorID, code: 0, message: "nothing to return")
     }
+
+    /// Default: a vendor without background returns has nothing to wait for.
+    public func drainPendingReturns(timeout: Duration) async -> Int { 0 }
 }

@@ -24,7 +24,8 @@ public struct HandlerID: Hashable, Sendable, CustomStringConvertible {
 ///   `completed`; ``complete()`` before passing) throws a `.invalidUse` error.
 ///
 /// Event streams end with the outcome event, or, when the pass holds a key that must be
-/// returned, with the `completed` event.
+/// returned, with the `completed` event; when a key return failed its documented attempts and
+/// is retried in the background, they end after it (with `keyReturnedLate` if it succeeded).
 public final class WaitingSession: Sendable {
     /// The entry being waited for.
     public let entry: Entry
@@ -58,6 +59,10 @@ public final class WaitingSession: Sendable {
         var outbox: [Outgoing] = []
         /// A thread is carrying out the outbox.
         var draining = false
+        /// Key returns handed to the background by ``SessionContext/returnInBackground``.
+        var lateReturns = 0
+        /// The streams are due to finish once the late returns end.
+        var finishDeferred = false
         let createdStatus: VendorStatus
     }
 
@@ -309,12 +314,32 @@ public final class WaitingSession: Sendable {
     }
 
     private func finishStreams() {
-        core.withLock { core in
+        let deferred = core.withLock { core -> Bool in
+            guard core.lateReturns == 0 else {
+                core.finishDeferred = true
+                return true
+            }
             core.streamsFinished = true
             core.outbox.append(.finish(Array(core.streams.values)))
             core.streams.removeAll()
+            return false
         }
-        drainOutbox()
+        if !deferred { drainOutbox() }
+    }
+
+    /// A key return the engine handed to the background (see
+    /// ``SessionContext/returnInBackground(schedule:attempt:)``): the streams stay open until it
+    /// ends, and a successful return is announced as `keyReturnedLate`.
+    func returnInBackground(schedule: PendingReturns.Schedule, attempt: @escaping @Sendable () async -> PendingReturns.Attempt) {
+        core.withLock { $0.lateReturns += 1 }
+        environment.pendingReturns.start(schedule: schedule, clock: environment.clock, attempt: attempt) { [self] status in
+            if let status { emitNow(.keyReturnedLate(status)) }
+            let finish = core.withLock { core -> Bool in
+                core.lateReturns -= 1
+                return core.lateReturns == 0 && core.finishDeferred
+            }
+            if finish { finishStreams() }
+        }
     }
 
     /// Carries out the outbox outside the lock, in order; one thread at a time does it (a thread
@@ -381,11 +406,14 @@ public final class WaitingSession: Sendable {
                     core.state = .waiting
                     events.insert(.stateChanged(.waiting, status), at: 0)
                 }
+            case .keyReturnedLate:
+                // after the outcome: the state and its status stay as they are
+                break
             default:
                 core.status = event.status
             }
             switch event {
-            case .passed, .disabled, .blocked, .closed, .failed, .completed: core.replay.append(event)
+            case .passed, .disabled, .blocked, .closed, .failed, .completed, .keyReturnedLate: core.replay.append(event)
             case .stateChanged, .progress, .queueOpened, .sessionRestarted: break
             }
             if core.early != nil {

@@ -40,4 +40,15 @@ public struct SessionContext: Sendable {
 
     /// Emits `event` to every subscriber and bound handler of the session.
     public func emit(_ event: WaitingRoomEvent) { session.emit(event, generation: generation) }
+
+    /// Hands a key whose documented return attempts failed to the environment's
+    /// ``PendingReturns``: `attempt` is tried on `schedule` until it returns the key, and the
+    /// session announces a success as ``WaitingRoomEvent/keyReturnedLate(_:)``. Call it before
+    /// returning the outcome (or the completion status) that reports the failed return, so the
+    /// session's streams stay open for the late event.
+    public func returnInBackground(
+        schedule: PendingReturns.Schedule, attempt: @escaping @Sendable () async -> PendingReturns.Attempt
+    ) {
+        session.returnInBackground(schedule: schedule, attempt: attempt)
+    }
 }

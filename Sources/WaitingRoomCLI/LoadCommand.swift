@@ -1,18 +1,37 @@
 import ArgumentParser
 import Foundation
+import NetFUNNELEmulator
 import WaitingRoom
 import WaitingRoomVendors
 
-/// `waitingroom load`: N concurrent virtual users through a room, with a latency histogram.
+/// `waitingroom load`: N concurrent virtual users through a room, with a latency histogram;
+/// optionally with faults injected into the embedded emulator, and the keys they cost counted.
 struct LoadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
         abstract: "Drive N concurrent virtual users through a room (emulator or URL); prints a time-to-pass histogram.",
         discussion: """
             Each user enqueues, waits for the outcome, holds the pass for --hold seconds and returns it.
+            Before exiting, load waits up to --drain-timeout seconds for key returns still running in
+            the background (a return that failed its documented attempts).
+
+            Faults (with --emulator): --chaos N installs N faults of each kind (dropped connection,
+            HTTP 503, malformed reply, 1.5 s delay) on every request kind of the vendor (NetFUNNEL:
+            5101, 5002 and 5004; Queue-it: enqueue); --faults FILE installs the faults of a JSON file
+            (an array of the emulator's fault objects, or {"netfunnel": [...], "queueit": [...]}).
+            The summary then counts, from the emulator: keysNeverReturned (keys the server had to
+            time out, or still holds), keysAutoReturned, waitersDropped; and from the client:
+            keysReturnedLate (returned in the background after their documented attempts failed),
+            backgroundReturnsGivenUp (still failing when their time budget or --drain-timeout ran out)
+            and backgroundReturnsKeyGone (the server had already timed the key out).
 
             Examples:
               waitingroom load --vendor netfunnel --emulator --scope service_1 --room segKey_basic --users 50
+              waitingroom load --vendor netfunnel --emulator --emulator-config Scripts/load/emulator-rooms.json \\
+                               --scope service_1 --room segKey_load --users 300 \\
+                               --set retryCount=3 --set networkTimeout=1000 --chaos 10
+              waitingroom load --vendor netfunnel --emulator --faults Scripts/load/faults-netfunnel.json \\
+                               --scope service_1 --room segKey_basic --users 20 --set retryCount=3
               waitingroom load --vendor netfunnel --set serverUrl=http://127.0.0.1:8080 --set clientId=x \\
                                --scope service_1 --room segKey_basic --users 200 --hold 0.05
             """
@@ -22,22 +41,47 @@ struct LoadCommand: AsyncParsableCommand {
     @OptionGroup var room: RoomOptions
     @Option(help: "Virtual users.") var users = 50
     @Option(help: "Seconds each user holds the pass.") var hold = 0.1
+    @Option(help: "Emulator configuration document (JSON) for --emulator.") var emulatorConfig: String?
+    @Option(help: "With --emulator: N faults of each kind on every request kind of the vendor.") var chaos = 0
+    @Option(help: "With --emulator: a JSON file of emulator faults to install.") var faults: String?
+    @Option(help: "Seconds to wait at the end for key returns still running in the background.") var drainTimeout = 30.0
     @Flag(help: "Print the summary as JSON.") var json = false
 
     func validate() throws {
         guard (1...100_000).contains(users) else { throw ValidationError("--users must be 1…100000") }
         guard (0...600).contains(hold) else { throw ValidationError("--hold must be 0…600 seconds") }
+        guard (0...100_000).contains(chaos) else { throw ValidationError("--chaos must be 0…100000") }
+        guard (0...600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be 0…600 seconds") }
+        if !vendorOptions.emulator {
+            if chaos > 0 || faults != nil { throw ValidationError("--chaos and --faults need --emulator (faults are injected into the embedded emulator)") }
+            if emulatorConfig != nil { throw ValidationError("--emulator-config needs --emulator") }
+        }
     }
 
     func run() async throws {
         let terminal = Terminal()
         let vendor = vendorOptions.vendor
-        let (configuration, server) = try await vendorOptions.resolve()
+        let configuration: JSONValue
+        let server: EmulatorServer?
+        let suite: EmulatorSuite?
         let provider: any WaitingRoomProvider
         let entry: Entry
+        let environment = ProviderEnvironment()
+        var faultsInstalled = 0
         do {
-            provider = try VendorRegistry.standard.makeProvider(vendor: vendor, configuration: configuration)
+            let wanted = try emulatorConfig.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()
+            (configuration, server, suite) = try await vendorOptions.resolve(suite: wanted)
+        } catch {
+            terminal.error("waitingroom load: \(error)")
+            throw ExitStatus.usage.exitCode
+        }
+        do {
+            provider = try VendorRegistry.standard.makeProvider(vendor: vendor, configuration: configuration, environment: environment)
             entry = try room.entry()
+            if let suite {
+                faultsInstalled += try suite.installChaos(vendor: vendor, perKind: chaos)
+                if let faults { faultsInstalled += try suite.installFaults(VendorConfigurationLoader.readJSON(faults), vendor: vendor) }
+            }
         } catch {
             terminal.error("waitingroom load: \(error)")
             if let server { await server.stop() }
@@ -47,23 +91,86 @@ struct LoadCommand: AsyncParsableCommand {
         let visits = await Crowd(provider: provider, room: entry.room, control: entry.control, hold: hold...hold)
             .run(count: users, stagger: .zero, prefix: "load")
         let wall = ContinuousClock.now - started
+        let notDrained = await provider.drainPendingReturns(timeout: .milliseconds(Int64(drainTimeout * 1000)))
+        let summary = LoadSummary(
+            users: users, wall: wall, visits: visits, returns: environment.pendingReturns.statistics,
+            returnsLeft: notDrained, faultsInstalled: faultsInstalled,
+            netfunnel: suite.flatMap { vendor == "netfunnel" ? $0.netfunnel.counters() : nil })
         if let server { await server.stop() }
-        var histogram = LatencyHistogram()
-        for visit in visits where visit.outcome == "passed" { histogram.add(visit.waited) }
+        if json {
+            terminal.line(summary.json.jsonText)
+        } else {
+            for line in summary.text { terminal.line(line) }
+        }
+        throw summary.failed > 0 ? ExitStatus.error.exitCode : ExitStatus.passed.exitCode
+    }
+}
+
+/// What a load run came to: outcomes, time to pass, and what the faults cost in keys.
+struct LoadSummary {
+    var users: Int
+    var wall: Duration
+    var visits: [Crowd.Visit]
+    /// The client's background key returns.
+    var returns: PendingReturns.Statistics
+    /// Background returns still running when the drain's bound passed.
+    var returnsLeft: Int
+    var faultsInstalled: Int
+    /// The NetFUNNEL emulator's counters, when it served the run.
+    var netfunnel: NetFUNNELEmulatorCounters?
+
+    var outcomes: [String: Int] {
         var outcomes: [String: Int] = [:]
         for visit in visits { outcomes[visit.outcome, default: 0] += 1 }
-        if json {
-            terminal.line(JSONValue.object([
-                "users": .number(Double(users)), "wall_seconds": .number(wall.seconds),
-                "outcomes": .object(outcomes.mapValues { .number(Double($0)) }),
-                "p50": .number(histogram.percentile(50)), "p90": .number(histogram.percentile(90)),
-                "p99": .number(histogram.percentile(99)),
-            ]).jsonText)
-        } else {
-            terminal.line("users \(users) · wall \(LatencyHistogram.format(wall.seconds)) · " + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " · "))
-            terminal.line("time to pass:")
-            for line in histogram.render() { terminal.line("  " + line) }
+        return outcomes
+    }
+
+    var failed: Int { outcomes["failed"] ?? 0 }
+
+    var histogram: LatencyHistogram {
+        var histogram = LatencyHistogram()
+        for visit in visits where visit.outcome == "passed" { histogram.add(visit.waited) }
+        return histogram
+    }
+
+    /// The key figures, by name.
+    var keys: [(String, Int)] {
+        var figures: [(String, Int)] = [
+            ("keysReturnedLate", returns.returnedLate), ("backgroundReturnsGivenUp", returns.gaveUp + returnsLeft),
+            ("backgroundReturnsKeyGone", returns.alreadyGone),
+        ]
+        if let n = netfunnel {
+            figures = [
+                ("keysNeverReturned", n.keysNeverReturned), ("keysAutoReturned", n.keysAutoReturned),
+                ("keysReturnedLate", returns.returnedLate), ("waitersDropped", n.waitersDropped),
+                ("keysIssued", n.keysIssued), ("keysReturned", n.keysReturned), ("faultsInjected", n.faultsInjected),
+                ("requestsAbandoned", n.requestsAbandoned),
+                ("backgroundReturnsGivenUp", returns.gaveUp + returnsLeft), ("backgroundReturnsKeyGone", returns.alreadyGone),
+            ]
         }
-        throw (outcomes["failed"] ?? 0) > 0 ? ExitStatus.error.exitCode : ExitStatus.passed.exitCode
+        return figures
+    }
+
+    var json: JSONValue {
+        let histogram = self.histogram
+        var object: [String: JSONValue] = [
+            "users": .number(Double(users)), "wall_seconds": .number(wall.seconds),
+            "outcomes": .object(outcomes.mapValues { .number(Double($0)) }),
+            "p50": .number(histogram.percentile(50)), "p90": .number(histogram.percentile(90)),
+            "p99": .number(histogram.percentile(99)),
+            "faultsInstalled": .number(Double(faultsInstalled)),
+        ]
+        for (name, value) in keys { object[name] = .number(Double(value)) }
+        return .object(object)
+    }
+
+    var text: [String] {
+        var lines = ["users \(users) · wall \(LatencyHistogram.format(wall.seconds)) · "
+            + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " · ")]
+        lines.append("keys: " + keys.map { "\($0.0) \($0.1)" }.joined(separator: " · ")
+            + (faultsInstalled > 0 ? " · faultsInstalled \(faultsInstalled)" : ""))
+        lines.append("time to pass:")
+        lines += histogram.render().map { "  " + $0 }
+        return lines
     }
 }

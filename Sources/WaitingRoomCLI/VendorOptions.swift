@@ -12,9 +12,15 @@ struct VendorOptions: ParsableArguments {
 
     /// The vendor configuration, and the emulator started for it (stop it when done).
     func resolve() async throws -> (configuration: JSONValue, server: EmulatorServer?) {
+        let (configuration, server, _) = try await resolve(suite: .demo())
+        return (configuration, server)
+    }
+
+    /// The vendor configuration, and `suite` started for it with `--emulator` (stop it when done).
+    func resolve(suite: EmulatorSuite) async throws -> (configuration: JSONValue, server: EmulatorServer?, suite: EmulatorSuite?) {
         let configuration = try VendorConfigurationLoader.load(vendor: vendor, file: config, settings: settings)
-        guard emulator else { return (configuration, nil) }
-        let server = try await EmulatorSuite.demo().start()
-        return (VendorDefaults.merge(EmulatorSuite.clientDefaults(for: server)[vendor], under: configuration), server)
+        guard emulator else { return (configuration, nil, nil) }
+        let server = try await suite.start()
+        return (VendorDefaults.merge(EmulatorSuite.clientDefaults(for: server)[vendor], under: configuration), server, suite)
     }
 }

@@ -134,7 +134,7 @@ extension FlowHost {
             let (decision, errors) = await dispatch(event, session: session, to: context, useHandler: true, on: runtime)
             result.handlerErrors += errors
             switch event {
-            case .stateChanged:
+            case .stateChanged, .keyReturnedLate:
                 continue
             case .progress, .queueOpened, .sessionRestarted:
                 switch decision {

@@ -20,7 +20,7 @@ enum LuaEventKey: Int, CaseIterable {
 }
 
 extension EventName {
-    /// A dense index (0..<10) for tables keyed by event.
+    /// A dense index (0..<11) for tables keyed by event.
     var ordinal: Int {
         switch self {
         case .stateChanged: return 0
@@ -33,10 +33,11 @@ extension EventName {
         case .sessionRestarted: return 7
         case .failed: return 8
         case .completed: return 9
+        case .keyReturnedLate: return 10
         }
     }
 
-    static let count = 10
+    static let count = 11
 }
 
 /// Registry refs of the interned key and event-name strings of one Lua state.

@@ -9,12 +9,12 @@ enum LuaEventNames {
     static let handlers: [EventName: String] = [
         .queueOpened: "on_queue_opened", .progress: "on_progress", .passed: "on_success",
         .disabled: "on_disabled", .blocked: "on_block", .failed: "on_error", .closed: "on_close",
-        .sessionRestarted: "on_restart", .completed: "on_complete",
+        .sessionRestarted: "on_restart", .completed: "on_complete", .keyReturnedLate: "on_key_returned_late",
     ]
     /// Every handler a flow table may define, in documentation order.
     static let handlerNames = [
         "on_progress", "on_queue_opened", "on_success", "on_disabled", "on_block", "on_error",
-        "on_close", "on_restart", "on_complete",
+        "on_close", "on_restart", "on_complete", "on_key_returned_late",
     ]
     /// `wr.on` accepts the handler stem (`success`), the Swift name (`passed`) or `*`.
     static let listenerAliases: [String: EventName] = {
@@ -30,6 +30,7 @@ enum LuaEventNames {
         map["complete"] = .completed
         map["state"] = .stateChanged
         map["state_changed"] = .stateChanged
+        map["key_returned_late"] = .keyReturnedLate
         return map
     }()
 }
@@ -75,7 +76,7 @@ extension LuaVM {
             push(L, json: .object(error.fields))
             lua_rawset(L, -3)
             rawSet(L, .kind, error.kind.rawValue)
-        case .blocked, .closed, .sessionRestarted, .completed:
+        case .blocked, .closed, .sessionRestarted, .completed, .keyReturnedLate:
             break
         }
     }

@@ -181,21 +181,89 @@ struct NetFUNNELClient: Sendable {
 
     /// Returns `key` with one 5004 attempt (502 = already returned counts as success).
     func returnKey(_ key: String, node: NetFUNNELNode?, entry: Entry, retries: Bool) async -> VendorStatus {
+        await returnAttempt(key, node: node, entry: entry, retries: retries).status
+    }
+
+    /// What one key return (with or without the agent's retries) came to.
+    enum KeyReturn: Sendable {
+        /// 200, or 502 (already returned).
+        case returned(VendorStatus)
+        /// The server answered, but refused it (the key is not its to return any more).
+        case refused(VendorStatus)
+        /// No usable answer: worth trying again later.
+        case failed(VendorStatus)
+        /// The calling task was cancelled.
+        case cancelled(VendorStatus)
+
+        var status: VendorStatus {
+            switch self {
+            case .returned(let s), .refused(let s), .failed(let s), .cancelled(let s): return s
+            }
+        }
+    }
+
+    /// One background attempt to return `key` (see ``PendingReturns``): one 5004 without retries.
+    func backgroundReturn(_ key: String, node: NetFUNNELNode?, entry: Entry) -> @Sendable () async -> PendingReturns.Attempt {
+        { [self] in
+            switch await returnAttempt(key, node: node, entry: entry, retries: false) {
+            case .returned(let returned):
+                return .returned(VendorStatus(vendor: returned.vendor, code: returned.code, message: "key returned late: \(returned.message)"))
+            case .refused(let refused):
+                return .gone(refused)
+            case .failed(let failed), .cancelled(let failed):
+                return .failed(failed.message)
+            }
+        }
+    }
+
+    /// Returns a key that belongs to no session (``NetFUNNELProvider/tryPass(_:)``,
+    /// ``NetFUNNELProvider/release(_:)``); a return that gets no answer goes on in the background
+    /// (`backgroundReturnSeconds`, a proposal) and the documented failure (500) is reported.
+    func returnDetachedKey(_ key: String, node: NetFUNNELNode?, entry: Entry, retries: Bool) async -> VendorStatus {
+        let result = await returnAttempt(key, node: node, entry: entry, retries: retries)
+        switch result {
+        case .returned(let status), .refused(let status):
+            return status
+        case .failed(let status), .cancelled(let status):
+            let schedule = configuration.backgroundReturnSchedule
+            guard !schedule.delays.isEmpty else { return status }
+            let logger = self.logger
+            let redacted = environment.redact(key)
+            logger.info("key return failed; returning it in the background", metadata: ["key": "\(redacted)", "reason": "\(status.message)"])
+            environment.pendingReturns.start(
+                schedule: schedule, clock: environment.clock, attempt: backgroundReturn(key, node: node, entry: entry)
+            ) { returned in
+                if returned != nil {
+                    logger.info("key returned late", metadata: ["key": "\(redacted)"])
+                } else {
+                    logger.warning("key not returned within backgroundReturnSeconds; the server keeps it until it times out",
+                                   metadata: ["key": "\(redacted)"])
+                }
+            }
+            return status
+        }
+    }
+
+    /// One key return: 5004 with the agent's retries when `retries`.
+    func returnAttempt(_ key: String, node: NetFUNNELNode?, entry: Entry, retries: Bool) async -> KeyReturn {
         do {
             let reply = try await send(.complete, key: key, entry: entry, node: node, retries: retries)
             switch reply.code {
             case 200:
-                return VendorStatus(vendor: Self.vendor, code: 200, message: "Success")
+                return .returned(VendorStatus(vendor: Self.vendor, code: 200, message: "Success"))
             case 502:
-                return VendorStatus(vendor: Self.vendor, code: 200, message: "Success (key was already returned: 502)")
+                return .returned(VendorStatus(vendor: Self.vendor, code: 200, message: "Success (key was already returned: 502)"))
             default:
                 let text = reply.message ?? NetFUNNELStatusCode.message(for: reply.code)
-                return VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: server answered \(reply.code) \(text)")
+                let status = VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: server answered \(reply.code) \(text)")
+                // A server error other than a refusal of this key is worth another try later.
+                let keyRefused = reply.code == NetFUNNELStatusCode.noKey.rawValue || reply.code == NetFUNNELStatusCode.invalidKey.rawValue
+                return keyRefused ? .refused(status) : .failed(status)
             }
         } catch let error as WaitingRoomError {
-            return VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: \(error.message)")
+            return .failed(VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: \(error.message)"))
         } catch {
-            return VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: cancelled")
+            return .cancelled(VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: cancelled"))
         }
     }
 }

@@ -16,6 +16,7 @@ import WaitingRoom
 /// | `errorBypass` | false | |
 /// | `userId` | none (sent as `user_data`) | |
 /// | `useNetworkRecoveryMode` | false | |
+/// | `backgroundReturnSeconds` (proposal) | 60 s | 0–600; 0 = off |
 public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     public static let vendorID = "netfunnel"
 
@@ -39,16 +40,22 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     public var userId: String?
     /// Keep waiting through network failures during 5002; re-issue 5101 once if the key is gone.
     public var useNetworkRecoveryMode: Bool
+    /// (proposal, not an agent option) After a key return failed its documented attempts
+    /// (`nfComplete` 500), keep returning the key in the background, with a doubling backoff
+    /// from 1 s to 10 s, for this many seconds; a success is reported as `keyReturnedLate`.
+    /// 0 turns it off (the agent's behaviour: the server keeps the key until it times out).
+    public var backgroundReturnSeconds: Int
 
     /// Valid ranges.
     public static let networkTimeoutRange = 100...10_000
     public static let retryCountRange = 0...10
+    public static let backgroundReturnSecondsRange = 0...600
 
     /// Creates a configuration; ``validate()`` checks it (``makeProvider(environment:)`` does).
     public init(
         clientId: String? = nil, serverUrl: String? = nil, errorUrl: String? = nil, networkTimeout: Int = 3000,
         retryCount: Int = 0, printLog: Bool = false, useNetfunnelTemplate: Bool = true, errorBypass: Bool = false,
-        userId: String? = nil, useNetworkRecoveryMode: Bool = false
+        userId: String? = nil, useNetworkRecoveryMode: Bool = false, backgroundReturnSeconds: Int = 60
     ) {
         self.clientId = clientId
         self.serverUrl = serverUrl
@@ -60,12 +67,13 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
         self.errorBypass = errorBypass
         self.userId = userId
         self.useNetworkRecoveryMode = useNetworkRecoveryMode
+        self.backgroundReturnSeconds = backgroundReturnSeconds
     }
 
     /// Every JSON key.
     public static let optionNames: Set<String> = [
         "clientId", "serverUrl", "errorUrl", "networkTimeout", "retryCount", "printLog", "useNetfunnelTemplate",
-        "errorBypass", "userId", "useNetworkRecoveryMode",
+        "errorBypass", "userId", "useNetworkRecoveryMode", "backgroundReturnSeconds",
     ]
 
     public init(json: JSONValue) throws {
@@ -81,7 +89,9 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
             useNetfunnelTemplate: try reader.bool("useNetfunnelTemplate") ?? true,
             errorBypass: try reader.bool("errorBypass") ?? false,
             userId: try reader.string("userId"),
-            useNetworkRecoveryMode: try reader.bool("useNetworkRecoveryMode") ?? false)
+            useNetworkRecoveryMode: try reader.bool("useNetworkRecoveryMode") ?? false,
+            backgroundReturnSeconds: try reader.int(
+                "backgroundReturnSeconds", range: Self.backgroundReturnSecondsRange, unit: "s") ?? 60)
         try validate()
     }
 
@@ -106,6 +116,11 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     /// The per-request deadline.
     public var networkTimeoutDuration: Duration { .milliseconds(networkTimeout) }
 
+    /// When background key returns are tried (``backgroundReturnSeconds``).
+    public var backgroundReturnSchedule: PendingReturns.Schedule {
+        PendingReturns.Schedule(budget: .seconds(backgroundReturnSeconds), initialDelay: .seconds(1), maximumDelay: .seconds(10))
+    }
+
     /// Checks every option; errors name the field and the allowed range.
     public func validate() throws {
         if !Self.networkTimeoutRange.contains(networkTimeout) {
@@ -116,6 +131,11 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
         if !Self.retryCountRange.contains(retryCount) {
             throw WaitingRoomError.outOfRange(
                 field: "netfunnel.retryCount", value: retryCount, range: Self.retryCountRange, vendor: Self.vendorID)
+        }
+        if !Self.backgroundReturnSecondsRange.contains(backgroundReturnSeconds) {
+            throw WaitingRoomError.outOfRange(
+                field: "netfunnel.backgroundReturnSeconds", value: backgroundReturnSeconds,
+                range: Self.backgroundReturnSecondsRange, unit: "s", vendor: Self.vendorID)
         }
         if let clientId, !clientId.isEmpty {
             let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")

@@ -80,7 +80,7 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
                 pass: Self.pass(for: entry, code: reply.code, key: key, node: node, clock: environment.clock))
         case .wait:
             // not handed out: give the key back before answering
-            if !key.isEmpty { _ = await client.returnKey(key, node: node, entry: entry, retries: false) }
+            if !key.isEmpty { _ = await client.returnDetachedKey(key, node: node, entry: entry, retries: false) }
             return TryPassResult(
                 disposition: .queue, status: status,
                 queuePage: reply.vwrPageURL.map { QueuePage(queueURL: $0.absoluteString) },
@@ -106,7 +106,13 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
         }
         let entry = Entry(room: pass.room, control: ControlMode(rawValue: pass.details["control"] ?? "") ?? .basic)
         let node = Self.node(of: pass).flatMap { client.isAllowedHost($0.host) ? $0 : nil }
-        return await client.returnKey(pass.credential, node: node, entry: entry, retries: true)
+        return await client.returnDetachedKey(pass.credential, node: node, entry: entry, retries: true)
+    }
+
+    /// Waits up to `timeout` for key returns that failed their documented attempts and go on in
+    /// the background (`backgroundReturnSeconds`); returns how many were left when it passed.
+    public func drainPendingReturns(timeout: Duration) async -> Int {
+        await environment.pendingReturns.drain(timeout: timeout)
     }
 
     // MARK: passes

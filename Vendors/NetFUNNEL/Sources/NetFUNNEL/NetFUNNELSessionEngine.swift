@@ -57,10 +57,10 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                     let newest = reply.key.flatMap { $0.isEmpty ? nil : $0 } ?? key
                     let keyHeld = NetFUNNELStatusCode.disposition(of: reply.code) == .wait
                         || reply.code == NetFUNNELStatusCode.success.rawValue
-                    return await closeOnCancel(key: keyHeld ? newest : nil, node: client.allowedNode(from: reply) ?? node, entry: entry)
+                    return await closeOnCancel(key: keyHeld ? newest : nil, node: client.allowedNode(from: reply) ?? node, context: context)
                 }
             } catch let error as WaitingRoomError {
-                if Task.isCancelled { return await closeOnCancel(key: key, node: node, entry: entry) }
+                if Task.isCancelled { return await closeOnCancel(key: key, node: node, context: context) }
                 if configuration.useNetworkRecoveryMode, waitingStarted, opcode == .checkEnter,
                    NetFUNNELClient.isNetworkFailure(error)
                 {
@@ -68,13 +68,13 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                     do {
                         try await client.environment.clock.sleep(for: .seconds(max(1, sleptTTL)))
                     } catch {
-                        return await closeOnCancel(key: key, node: node, entry: entry)
+                        return await closeOnCancel(key: key, node: node, context: context)
                     }
                     continue
                 }
-                return await fail(error, key: key, node: node, entry: entry)
+                return await fail(error, key: key, node: node, context: context)
             } catch {
-                return await closeOnCancel(key: key, node: node, entry: entry)
+                return await closeOnCancel(key: key, node: node, context: context)
             }
             if let newest = reply.key, !newest.isEmpty { key = newest }
             if let next = client.allowedNode(from: reply) { node = next }
@@ -109,7 +109,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                 do {
                     try await client.environment.clock.sleep(for: .seconds(sleptTTL))
                 } catch {
-                    return await closeOnCancel(key: key, node: node, entry: entry)
+                    return await closeOnCancel(key: key, node: node, context: context)
                 }
             case .block:
                 return .blocked(replyStatus)
@@ -128,25 +128,24 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                 let error = WaitingRoomError(
                     .server, vendor: vendorID, vendorCode: code,
                     message: "NetFUNNEL server answered \(code) (\(reply.message ?? NetFUNNELStatusCode.message(for: code))) to \(opcode.rawValue)")
-                return await fail(error, key: keyGone ? nil : key, node: node, entry: entry)
+                return await fail(error, key: keyGone ? nil : key, node: node, context: context)
             }
         }
     }
 
     /// Cancelled: return the key (in a task that is not cancelled) and report 499.
-    private func closeOnCancel(key: String?, node: NetFUNNELNode?, entry: Entry) async -> Outcome {
+    private func closeOnCancel(key: String?, node: NetFUNNELNode?, context: SessionContext) async -> Outcome {
         if let key, !key.isEmpty {
-            let client = self.client
-            _ = await Task { await client.returnKey(key, node: node, entry: entry, retries: false) }.value
+            _ = await giveBack(key, node: node, context: context, retries: false)
         }
         return .closed(cancelledStatus)
     }
 
     /// A failure: give back any key (one attempt), then fail or, with `errorBypass`, pass (300).
-    private func fail(_ error: WaitingRoomError, key: String?, node: NetFUNNELNode?, entry: Entry) async -> Outcome {
+    private func fail(_ error: WaitingRoomError, key: String?, node: NetFUNNELNode?, context: SessionContext) async -> Outcome {
+        let entry = context.entry
         if let key, !key.isEmpty {
-            let client = self.client
-            _ = await Task { await client.returnKey(key, node: node, entry: entry, retries: false) }.value
+            _ = await giveBack(key, node: node, context: context, retries: false)
         }
         guard configuration.errorBypass else { return .failed(error) }
         var pass = NetFUNNELProvider.keylessPass(entry, reason: "errorBypass", clock: client.environment.clock)
@@ -202,6 +201,29 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
             return status(200, "Success (no key to return)")
         }
         let fallback = NetFUNNELProvider.node(of: pass).flatMap { client.isAllowedHost($0.host) ? $0 : nil }
-        return await client.returnKey(credential, node: node ?? fallback, entry: context.entry, retries: true)
+        return await giveBack(credential, node: node ?? fallback, context: context, retries: true)
+    }
+
+    /// Returns `key` (5004, with the agent's retries when `retries`) in a task that is not
+    /// cancelled with the caller. When that fails for want of an answer, the key is handed to
+    /// the background (``NetFUNNELConfiguration/backgroundReturnSeconds``, a proposal) and the
+    /// failure is reported as the agent documents it (500).
+    private func giveBack(_ key: String, node: NetFUNNELNode?, context: SessionContext, retries: Bool) async -> VendorStatus {
+        let client = self.client
+        let entry = context.entry
+        let result = await Task { await client.returnAttempt(key, node: node, entry: entry, retries: retries) }.value
+        switch result {
+        case .returned(let status), .refused(let status):
+            return status
+        case .failed(let status), .cancelled(let status):
+            let schedule = configuration.backgroundReturnSchedule
+            guard !schedule.delays.isEmpty else { return status }
+            client.logger.info("key return failed; returning it in the background", metadata: [
+                "key": "\(client.environment.redact(key))", "budget": "\(configuration.backgroundReturnSeconds) s",
+                "reason": "\(status.message)",
+            ])
+            context.returnInBackground(schedule: schedule, attempt: client.backgroundReturn(key, node: node, entry: entry))
+            return status
+        }
     }
 }

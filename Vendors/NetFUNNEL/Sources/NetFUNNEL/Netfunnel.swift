@@ -215,7 +215,8 @@ public final class Netfunnel {
             let code = status.code == 500 ? 500 : 200
             delegate.nfComplete(projectKey: p, segmentKey: s, statusCode: code, message: status.message)
             sessions[RoomKey(scope: p, room: s)] = nil
-        case .stateChanged, .queueOpened, .sessionRestarted:
+        case .stateChanged, .queueOpened, .sessionRestarted, .keyReturnedLate:
+            // The agent has no callback for a late return (nfComplete 500 already fired).
             break
         }
     }

@@ -94,8 +94,22 @@ public final class NetFUNNELEmulator: Sendable {
     public func answer(query: String, clientIP: String = "127.0.0.1", host: String = "127.0.0.1", port: Int = 80) -> Answer {
         let request = NetFUNNELIncomingRequest(
             parameters: Self.decodeQuery(query), clientIP: clientIP, host: host, port: port)
-        let fault = takeFault(opcode: request.opcode)
-        if fault != nil { state.withLock { $0.countFault(opcode: request.opcode) } }
+        return answer(request, fault: takeCountedFault(opcode: request.opcode))
+    }
+
+    /// The next fault for `opcode`, counted as injected.
+    func takeCountedFault(opcode: Int?) -> NetFUNNELFault? {
+        let fault = takeFault(opcode: opcode)
+        if let fault {
+            let delayed = if case .delay = fault.action { true } else { false }
+            state.withLock { $0.countFault(opcode: opcode, request: !delayed) }
+        }
+        return fault
+    }
+
+    /// Answers `request` with `fault` applied (a delay is left to the caller, in ``Answer/delay``).
+    func answer(_ request: NetFUNNELIncomingRequest, fault: NetFUNNELFault?) -> Answer {
+        let host = request.host, port = request.port
         var delay: Duration?
         switch fault?.action {
         case .dropConnection?:
@@ -245,8 +259,24 @@ public final class NetFUNNELEmulator: Sendable {
             let (host, port) = Self.hostAndPort(request)
             let clientIP = request.headers[.init("X-Forwarded-For")!]?.split(separator: ",").first
                 .map { $0.trimmingCharacters(in: .whitespaces) } ?? "127.0.0.1"
-            let answer = self.answer(query: request.uri.query ?? "", clientIP: clientIP, host: host, port: port)
-            if let delay = answer.delay { try await Task.sleep(for: delay) }
+            let incoming = NetFUNNELIncomingRequest(
+                parameters: Self.decodeQuery(request.uri.query ?? ""), clientIP: clientIP, host: host, port: port)
+            let fault = self.takeCountedFault(opcode: incoming.opcode)
+            let answer: Answer
+            if case .delay(let delay)? = fault?.action {
+                // A slow hop in front of the server: the request reaches the server after `delay`,
+                // unless the client gave up (closed the connection) first; then it never does, and
+                // no key is issued that nobody would return.
+                do {
+                    try await request.body.consumeWithCancellationOnInboundClose { _ in try await Task.sleep(for: delay) }
+                } catch {
+                    self.state.withLock { $0.countAbandoned(opcode: incoming.opcode) }
+                    throw error
+                }
+                answer = self.answer(incoming, fault: nil)
+            } else {
+                answer = self.answer(incoming, fault: fault)
+            }
             if answer.drop {
                 return Response(status: .ok, headers: [.contentLength: "4096"], body: ResponseBody(contentLength: 4096) { _ in
                     throw DroppedConnection()

@@ -54,6 +54,9 @@ public struct NetFUNNELEmulatorCounters: Sendable, Equatable, Codable {
     public var waitersDropped = 0
     /// Faults injected so far.
     public var faultsInjected = 0
+    /// Delayed requests whose client gave up (closed the connection) before they reached the
+    /// server; they changed nothing.
+    public var requestsAbandoned = 0
 
     /// Taken keys never returned with 5004: auto-returned ones plus those still held.
     public var keysNeverReturned: Int { keysAutoReturned + keysHeld }
@@ -62,7 +65,7 @@ public struct NetFUNNELEmulatorCounters: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case requests, replies, keysIssued, keysTaken, keysReturned, keysAutoReturned, keysHeld, waiting, waitersLeft,
-             waitersDropped, faultsInjected, keysNeverReturned
+             waitersDropped, faultsInjected, requestsAbandoned, keysNeverReturned
     }
 
     public init(from decoder: any Decoder) throws {
@@ -78,6 +81,7 @@ public struct NetFUNNELEmulatorCounters: Sendable, Equatable, Codable {
         waitersLeft = try c.decodeIfPresent(Int.self, forKey: .waitersLeft) ?? 0
         waitersDropped = try c.decodeIfPresent(Int.self, forKey: .waitersDropped) ?? 0
         faultsInjected = try c.decodeIfPresent(Int.self, forKey: .faultsInjected) ?? 0
+        requestsAbandoned = try c.decodeIfPresent(Int.self, forKey: .requestsAbandoned) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -93,6 +97,7 @@ public struct NetFUNNELEmulatorCounters: Sendable, Equatable, Codable {
         try c.encode(waitersLeft, forKey: .waitersLeft)
         try c.encode(waitersDropped, forKey: .waitersDropped)
         try c.encode(faultsInjected, forKey: .faultsInjected)
+        try c.encode(requestsAbandoned, forKey: .requestsAbandoned)
         try c.encode(keysNeverReturned, forKey: .keysNeverReturned)
     }
 }
@@ -172,8 +177,16 @@ public struct NetFUNNELServerState: Sendable {
     }
 
     /// Counts a request answered by an injected fault (the state machine is not run).
-    mutating func countFault(opcode: Int?) {
+    /// Counts an injected fault; `request` counts the request too (a delayed request is
+    /// counted when it is handled, or as abandoned).
+    mutating func countFault(opcode: Int?, request: Bool = true) {
         counters.faultsInjected += 1
+        if request { counters.requests[opcode.map(String.init) ?? "other", default: 0] += 1 }
+    }
+
+    /// Counts a delayed request whose client gave up before it reached the server.
+    mutating func countAbandoned(opcode: Int?) {
+        counters.requestsAbandoned += 1
         counters.requests[opcode.map(String.init) ?? "other", default: 0] += 1
     }
 

@@ -148,7 +148,8 @@ struct EndToEndTests {
 
     @Test func keyReturnFailureReports500() async throws {
         try await Harness.run { h in
-            let session = try h.provider().enqueue(h.entry())
+            // the agent's own behaviour: no background return
+            let session = try h.provider { $0.backgroundReturnSeconds = 0 }.enqueue(h.entry())
             guard case .passed(let pass, _) = await session.outcome() else { Issue.record("not passed"); return }
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .forceCode(503), count: 1))
             let status = try await session.complete()
