@@ -38,6 +38,10 @@ struct CheckCommand: AsyncParsableCommand {
             if let pass = result.pass, pass.requiresCompletion {
                 _ = try? await provider.release(pass)   // a check never keeps a key
             }
+            // a key whose return failed goes on in the background: give it a bounded time
+            if await provider.drainPendingReturns(timeout: .seconds(10)) > 0 {
+                terminal.error("waitingroom check: a key return is still failing; the server keeps that key until it times out")
+            }
             var fields: [String: JSONValue] = [
                 "disposition": .string(result.disposition.rawValue),
                 "vendor": .string(result.status.vendor), "code": .number(Double(result.status.code)),

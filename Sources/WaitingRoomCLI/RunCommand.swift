@@ -11,12 +11,15 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Run a Lua flow; live progress on a terminal, one line (or JSON object) per event otherwise.",
         discussion: """
             Examples:
-              waitingroom run Scripts/flows/netfunnel-basic.lua --emulator
+              waitingroom run Scripts/flows/netfunnel-checkout.lua --emulator
+              waitingroom run Scripts/flows/netfunnel-checkout.lua --emulator --set netfunnel.retryCount=3 --json
               waitingroom run my-flow.lua --config netfunnel.json --json
 
             --config gives the vendor configuration (a JSON object, or a document with a member named
-            after the vendor); it fills in what the flow's own `config` leaves out. --emulator starts the embedded
-            emulator (default rooms) and points the vendors at it.
+            after the vendor); --set VENDOR.KEY=VALUE sets one option on top of it. Both fill in what the
+            flow's own `config` leaves out. --emulator starts the embedded emulator (default rooms) and
+            points the vendors at it. Before exiting, run waits up to --drain-timeout seconds for key
+            returns still running in the background.
 
             \(ExitStatus.helpTable) Bypassed counts as passed; aborted as closed.
             """
@@ -24,9 +27,15 @@ struct RunCommand: AsyncParsableCommand {
 
     @Argument(help: "The flow file.") var flow: String
     @Option(help: "Vendor configuration file (JSON).") var config: String?
+    @Option(name: .customLong("set"), help: "A vendor setting VENDOR.KEY=VALUE (repeatable), over --config.") var settings: [String] = []
     @Option(help: "Emulator configuration document (JSON) for --emulator.") var emulatorConfig: String?
+    @Option(help: "Seconds to wait at the end for key returns still running in the background.") var drainTimeout = 30.0
     @Flag(help: "Start the embedded emulator and point the vendors at it.") var emulator = false
     @Flag(help: "One JSON object per event, then the result.") var json = false
+
+    func validate() throws {
+        guard (0...600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be 0…600 seconds") }
+    }
 
     func run() async throws {
         let terminal = Terminal()
@@ -40,14 +49,21 @@ struct RunCommand: AsyncParsableCommand {
                 server = started
                 defaults.set(EmulatorSuite.clientDefaults(for: started))
             }
+            let registry = VendorRegistry.standard
+            var configured: Set<String> = []
             if let config {
                 let document = try VendorConfigurationLoader.readJSON(config)
                 defaults.overlay(document)
-                // A bad setting is a usage error naming the field, found before the flow runs.
-                let registry = VendorRegistry.standard
-                for vendor in registry.vendorIDs where document[vendor] != nil {
-                    _ = try registry.makeProvider(vendor: vendor, configuration: defaults.apply(vendor: vendor, to: .object([:])))
-                }
+                configured.formUnion(registry.vendorIDs.filter { document[$0] != nil })
+            }
+            if !settings.isEmpty {
+                let document = try VendorConfigurationLoader.vendorSettings(settings, vendors: registry.vendorIDs)
+                defaults.overlay(document)
+                configured.formUnion(registry.vendorIDs.filter { document[$0] != nil })
+            }
+            // A bad setting is a usage error naming the field, found before the flow runs.
+            for vendor in configured.sorted() {
+                _ = try registry.makeProvider(vendor: vendor, configuration: defaults.apply(vendor: vendor, to: .object([:])))
             }
         } catch let error as WaitingRoomError {
             terminal.error("waitingroom run: \(error)")
@@ -55,7 +71,8 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitStatus.usage.exitCode
         }
         let status = await FlowRunner(
-            path: flow, registry: VendorRegistry.standard.withDefaults(defaults), printer: printer, terminal: terminal
+            path: flow, registry: VendorRegistry.standard.withDefaults(defaults), printer: printer, terminal: terminal,
+            drainTimeout: .milliseconds(Int64(drainTimeout * 1000))
         ).run()
         if let server { await server.stop() }
         throw status.exitCode
@@ -68,6 +85,8 @@ struct FlowRunner {
     let registry: VendorRegistry
     let printer: EventPrinter
     let terminal: Terminal
+    /// How long to wait at the end for key returns still running in the background.
+    var drainTimeout: Duration = .seconds(30)
     var options: (inout FlowOptions) -> Void = { _ in }
 
     func run() async -> ExitStatus {
@@ -96,6 +115,10 @@ struct FlowRunner {
         let result = await runtime.run()
         await runtime.finishActions()
         _ = await actions.value
+        // Keys whose return failed its documented attempts are still being returned: give them a
+        // bounded time before the process exits.
+        let left = await options.environment.pendingReturns.drain(timeout: drainTimeout)
+        if left > 0 { terminal.error("waitingroom: \(left) key return(s) still failing after the drain timeout; the server keeps those keys until they time out") }
         for error in result.handlerErrors { terminal.error(error.description) }
         let status = ExitStatus(result.outcome)
         var fields: [String: JSONValue] = [

@@ -24,6 +24,29 @@ enum VendorConfigurationLoader {
         return .object(object)
     }
 
+    /// `VENDOR.KEY=VALUE` settings (`run --set`) as a document with one member per vendor.
+    /// - Throws: `.invalidConfiguration` (field `--set`) for a setting without `=`, without a
+    ///   vendor prefix, or naming a vendor that is not registered.
+    static func vendorSettings(_ settings: [String], vendors: [String]) throws -> JSONValue {
+        var document: [String: [String: JSONValue]] = [:]
+        for setting in settings {
+            guard let eq = setting.firstIndex(of: "="), let dot = setting[..<eq].firstIndex(of: "."),
+                  dot != setting.startIndex, setting.index(after: dot) < eq
+            else {
+                throw WaitingRoomError.invalidConfiguration(
+                    field: "--set", "expected VENDOR.KEY=VALUE (for example netfunnel.retryCount=3), got \"\(setting)\"")
+            }
+            let vendor = String(setting[..<dot])
+            guard vendors.contains(vendor) else {
+                throw WaitingRoomError.invalidConfiguration(
+                    field: "--set", "no vendor \"\(vendor)\" in \"\(setting)\"; registered: \(vendors.joined(separator: ", "))")
+            }
+            let key = String(setting[setting.index(after: dot)..<eq])
+            document[vendor, default: [:]][key] = typed(String(setting[setting.index(after: eq)...]))
+        }
+        return .object(document.mapValues { .object($0) })
+    }
+
     /// `true`/`false`, numbers, JSON literals; anything else is a string.
     static func typed(_ raw: String) -> JSONValue {
         if raw == "true" { return .bool(true) }

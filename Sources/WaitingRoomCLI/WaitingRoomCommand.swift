@@ -8,7 +8,7 @@ public struct WaitingRoomCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               waitingroom demo                                  # crowd + you, NetFUNNEL then Queue-it, on the embedded emulator
-              waitingroom run Scripts/flows/netfunnel-basic.lua --emulator
+              waitingroom run Scripts/flows/netfunnel-checkout.lua --emulator
               waitingroom check --vendor netfunnel --emulator --scope service_1 --room segKey_basic --json
               waitingroom emulate --port 8080                   # serve every vendor's emulator
               waitingroom repl                                  # Lua with `wr` loaded
