@@ -49,6 +49,7 @@ wr.entry = nil
 ---@field on_close? fun(event: wr.Event, session: wr.Session): wr.Decision? The user (or the host) left the line.
 ---@field on_restart? fun(event: wr.Event, session: wr.Session): wr.Decision? The vendor restarted the wait.
 ---@field on_complete? fun(event: wr.Event, session: wr.Session) The key was returned.
+---@field on_key_returned_late? fun(event: wr.Event, session: wr.Session) A key whose return had failed (on_complete with code 500, or on_close/on_error) was returned later, in the background. A flow that has already ended does not see it; a `wr.on("key_returned_late", fn)` listener on a session that is still read does.
 
 ---What the host wants to enter.
 ---@class wr.Entry
@@ -65,7 +66,7 @@ wr.entry = nil
 -- ---------------------------------------------------------------------------------------------
 
 ---@class wr.Event
----@field event "stateChanged"|"queueOpened"|"progress"|"passed"|"disabled"|"blocked"|"closed"|"sessionRestarted"|"failed"|"completed"
+---@field event "stateChanged"|"queueOpened"|"progress"|"passed"|"disabled"|"blocked"|"closed"|"sessionRestarted"|"failed"|"completed"|"keyReturnedLate"
 ---@field vendor string Vendor id.
 ---@field code integer The vendor's own status code.
 ---@field message string The vendor's own message.
