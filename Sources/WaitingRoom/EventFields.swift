@@ -68,12 +68,13 @@ extension Pass {
 }
 
 extension WaitingRoomError {
-    /// `kind`, `vendor`, `code`, `message`, `field` (only those known).
+    /// `kind`, `vendor`, `code`, `message`, `field`, `details` (only those known).
     public var fields: [String: JSONValue] {
         var f: [String: JSONValue] = ["kind": .string(kind.rawValue), "message": .string(message)]
         if let vendor { f["vendor"] = .string(vendor) }
         if let vendorCode { f["code"] = .number(Double(vendorCode)) }
         if let field { f["field"] = .string(field) }
+        if !details.isEmpty { f["details"] = .object(details.mapValues { .string($0) }) }
         return f
     }
 }

@@ -2,9 +2,10 @@
 ///
 /// Two pacing rules cover the vendors:
 /// - ``Pacing/fixedSlots``: every attempt owns a slot as long as the attempt timeout; the next
-///   attempt starts when the slot ends, even if the failure came back at once, and the final
-///   failure is reported at the end of the last slot. With a 3000 ms timeout and 3 retries the
-///   failure is reported 12 s after the first attempt started.
+///   attempt starts when the slot ends, even if the failure came back at once. The final failure
+///   is reported as soon as it is known ("immediate error response → no timeout wait"): with a
+///   3000 ms timeout and 3 retries, requests that time out are reported at 12 s, requests
+///   refused at once at 9 s (three slots waited, the last refusal reported at once).
 /// - ``Pacing/afterFailure``: after a failed attempt, wait the next delay of ``delays``, then
 ///   try again; when the delays are used up, report ``exhaustion``.
 ///
@@ -110,11 +111,11 @@ public struct RetryPolicy: Hashable, Sendable {
                 lastError = error
                 guard error.isRetryable else { throw error }
             }
+            guard attempt + 1 < maxAttempts else { break }
             if pacing == .fixedSlots, let slot = attemptTimeout {
-                // The next attempt (or the final report) waits for the end of this slot.
+                // The next attempt waits for the end of this slot; the final report does not.
                 try await clock.sleep(until: started.addingTimeInterval(slot.seconds))
             }
-            guard attempt + 1 < maxAttempts else { break }
             onRetry(attempt + 1, lastError)
             if pacing == .afterFailure {
                 try await clock.sleep(for: delay(beforeRetry: attempt))

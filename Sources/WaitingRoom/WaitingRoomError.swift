@@ -35,14 +35,46 @@ public struct WaitingRoomError: Error, Hashable, Sendable, Codable, CustomString
     public var message: String
     /// The configuration field at fault, for `.invalidConfiguration`.
     public var field: String?
+    /// Vendor details kept for diagnosis, for example the server's own result code when the
+    /// vendor's SDK reports a different one (NetFUNNEL reports every server error as 500 and
+    /// keeps the server's code as `serverCode`).
+    public var details: [String: String]
 
     /// Creates an error.
-    public init(_ kind: Kind, vendor: String? = nil, vendorCode: Int? = nil, message: String, field: String? = nil) {
+    public init(
+        _ kind: Kind, vendor: String? = nil, vendorCode: Int? = nil, message: String, field: String? = nil,
+        details: [String: String] = [:]
+    ) {
         self.kind = kind
         self.vendor = vendor
         self.vendorCode = vendorCode
         self.message = message
         self.field = field
+        self.details = details
+    }
+
+    private enum CodingKeys: String, CodingKey { case kind, vendor, vendorCode, message, field, details }
+
+    /// Decodes an error; `details` may be missing (errors stored before it existed).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try c.decode(Kind.self, forKey: .kind)
+        vendor = try c.decodeIfPresent(String.self, forKey: .vendor)
+        vendorCode = try c.decodeIfPresent(Int.self, forKey: .vendorCode)
+        message = try c.decode(String.self, forKey: .message)
+        field = try c.decodeIfPresent(String.self, forKey: .field)
+        details = try c.decodeIfPresent([String: String].self, forKey: .details) ?? [:]
+    }
+
+    /// Encodes the error (`details` only when there are any).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(vendor, forKey: .vendor)
+        try c.encodeIfPresent(vendorCode, forKey: .vendorCode)
+        try c.encode(message, forKey: .message)
+        try c.encodeIfPresent(field, forKey: .field)
+        if !details.isEmpty { try c.encode(details, forKey: .details) }
     }
 
     /// A configuration error naming `field`.

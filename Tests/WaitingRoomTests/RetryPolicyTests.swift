@@ -7,8 +7,9 @@ import WaitingRoomTesting
 @Suite("RetryPolicy")
 struct RetryPolicyTests {
     /// NetFUNNEL's rule: slots of one full timeout from each attempt's start, even when the error
-    /// comes back at once: 3000 ms × (3 retries + 1) ⇒ failure reported at 12 s.
-    @Test func fixedSlotsReportTheFailureAtTheEndOfTheLastSlot() async throws {
+    /// comes back at once; the last failure is reported at once ("immediate error response → no
+    /// timeout wait"): 3000 ms × 3 retries of an immediate refusal ⇒ reported at 9 s.
+    @Test func fixedSlotsWaitOutEachSlotButReportTheLastFailureAtOnce() async throws {
         let clock = VirtualClock(autoAdvance: true)
         let attempts = Mutex<[Duration]>([])
         let policy = RetryPolicy.fixedSlots(attemptTimeout: .milliseconds(3000), retries: 3)
@@ -20,7 +21,7 @@ struct RetryPolicyTests {
             }
         }
         #expect(attempts.withLock { $0 } == [.zero, .seconds(3), .seconds(6), .seconds(9)])
-        #expect(clock.elapsed == .seconds(12))
+        #expect(clock.elapsed == .seconds(9))
     }
 
     @Test func fixedSlotsWithATimeoutThatTakesTheWholeSlot() async throws {

@@ -173,6 +173,17 @@ struct NetFUNNELClient: Sendable {
         return mapped
     }
 
+    /// A server error as the agent reports it: `nfError` knows one status code, 500, so every
+    /// server result code outside the flow codes becomes 500; the server's own code is kept in
+    /// ``WaitingRoomError/details`` (`serverCode`) and in the message, for diagnosis.
+    static func serverError(code: Int, message: String?, opcode: Int) -> WaitingRoomError {
+        let text = message ?? NetFUNNELStatusCode.message(for: code)
+        return WaitingRoomError(
+            .server, vendor: vendor, vendorCode: NetFUNNELStatusCode.noService.rawValue,
+            message: "NetFUNNEL server answered \(code) (\(text)) to \(opcode)",
+            details: ["serverCode": String(code), "opcode": String(opcode)])
+    }
+
     /// True for failures reported through `nfNetworkError` (1001/1002).
     static func isNetworkFailure(_ error: WaitingRoomError) -> Bool {
         guard let code = error.vendorCode else { return false }

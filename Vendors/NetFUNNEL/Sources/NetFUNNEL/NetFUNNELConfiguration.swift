@@ -6,8 +6,8 @@ import WaitingRoom
 ///
 /// | option | default | range |
 /// |---|---|---|
-/// | `clientId` | none ⇒ bypass mode (passes without any request) | letters, digits, `-` |
-/// | `serverUrl` | `https://{clientId}.netfunnel.stclab.com` | https, or http on loopback |
+/// | `clientId` | none ⇒ bypass mode (passes without any request, even with a `serverUrl`) | letters, digits, `-` |
+/// | `serverUrl` | `https://{clientId}.netfunnel.stclab.com` | https, or http on loopback (any host with `allowInsecureHTTP`) |
 /// | `errorUrl` | none | https, or http on loopback |
 /// | `networkTimeout` | 3000 ms | 100–10000 |
 /// | `retryCount` | 0 | 0–10 |
@@ -17,6 +17,7 @@ import WaitingRoom
 /// | `userId` | none (sent as `user_data`) | |
 /// | `useNetworkRecoveryMode` | false | |
 /// | `backgroundReturnSeconds` (proposal) | 60 s | 0–600; 0 = off |
+/// | `allowInsecureHTTP` (proposal) | false | plain `http://` to a non-loopback traffic server |
 public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     public static let vendorID = "netfunnel"
 
@@ -45,6 +46,10 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     /// from 1 s to 10 s, for this many seconds; a success is reported as `keyReturnedLate`.
     /// 0 turns it off (the agent's behaviour: the server keeps the key until it times out).
     public var backgroundReturnSeconds: Int
+    /// (proposal, not an agent option) Allow a plain `http://` `serverUrl`/`errorUrl` on a
+    /// non-loopback host, as some deployments still serve the traffic server (keys travel in
+    /// clear text; a warning is logged when a provider is made with it). Off by default.
+    public var allowInsecureHTTP: Bool
 
     /// Valid ranges.
     public static let networkTimeoutRange = 100...10_000
@@ -55,7 +60,8 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     public init(
         clientId: String? = nil, serverUrl: String? = nil, errorUrl: String? = nil, networkTimeout: Int = 3000,
         retryCount: Int = 0, printLog: Bool = false, useNetfunnelTemplate: Bool = true, errorBypass: Bool = false,
-        userId: String? = nil, useNetworkRecoveryMode: Bool = false, backgroundReturnSeconds: Int = 60
+        userId: String? = nil, useNetworkRecoveryMode: Bool = false, backgroundReturnSeconds: Int = 60,
+        allowInsecureHTTP: Bool = false
     ) {
         self.clientId = clientId
         self.serverUrl = serverUrl
@@ -68,12 +74,13 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
         self.userId = userId
         self.useNetworkRecoveryMode = useNetworkRecoveryMode
         self.backgroundReturnSeconds = backgroundReturnSeconds
+        self.allowInsecureHTTP = allowInsecureHTTP
     }
 
     /// Every JSON key.
     public static let optionNames: Set<String> = [
         "clientId", "serverUrl", "errorUrl", "networkTimeout", "retryCount", "printLog", "useNetfunnelTemplate",
-        "errorBypass", "userId", "useNetworkRecoveryMode", "backgroundReturnSeconds",
+        "errorBypass", "userId", "useNetworkRecoveryMode", "backgroundReturnSeconds", "allowInsecureHTTP",
     ]
 
     public init(json: JSONValue) throws {
@@ -91,20 +98,27 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
             userId: try reader.string("userId"),
             useNetworkRecoveryMode: try reader.bool("useNetworkRecoveryMode") ?? false,
             backgroundReturnSeconds: try reader.int(
-                "backgroundReturnSeconds", range: Self.backgroundReturnSecondsRange, unit: "s") ?? 60)
+                "backgroundReturnSeconds", range: Self.backgroundReturnSecondsRange, unit: "s") ?? 60,
+            allowInsecureHTTP: try reader.bool("allowInsecureHTTP") ?? false)
         try validate()
     }
 
-    /// True when no `clientId` and no `serverUrl` are set: every entry passes without a request.
-    public var isBypassMode: Bool {
-        (clientId ?? "").isEmpty && (serverUrl ?? "").isEmpty
+    /// True when `clientId` is missing or empty: "the agent runs in bypass mode, allowing direct
+    /// access without a waiting room". A `serverUrl` does not change that (it is validated, never
+    /// contacted, and a warning is logged).
+    public var isBypassMode: Bool { (clientId ?? "").isEmpty }
+
+    /// True when a plain-http traffic server on a non-loopback host is in use.
+    public var usesInsecureHTTP: Bool {
+        guard let serverUrl, let url = URL(string: serverUrl), url.scheme?.lowercased() == "http", let host = url.host else { return false }
+        return !Self.isLoopback(host)
     }
 
     /// The traffic server: `serverUrl`, or `https://{clientId}.netfunnel.stclab.com`; nil in bypass mode.
     public func resolvedServerURL() throws -> URL? {
-        if let serverUrl, !serverUrl.isEmpty { return try Self.checkedURL(serverUrl, field: "serverUrl") }
+        let configured = try serverUrl.flatMap { $0.isEmpty ? nil : try checkedURL($0, field: "serverUrl") }
         guard let clientId, !clientId.isEmpty else { return nil }
-        return URL(string: "https://\(clientId).netfunnel.stclab.com")
+        return configured ?? URL(string: "https://\(clientId).netfunnel.stclab.com")
     }
 
     /// The waiting-room page derived from `clientId` (used when a reply names none).
@@ -147,7 +161,19 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
             }
         }
         _ = try resolvedServerURL()
-        if let errorUrl, !errorUrl.isEmpty { _ = try Self.checkedURL(errorUrl, field: "errorUrl") }
+        if let errorUrl, !errorUrl.isEmpty { _ = try checkedURL(errorUrl, field: "errorUrl") }
+    }
+
+    /// How many times recovery mode re-issues 5101 in one wait when the server has dropped the
+    /// key (505/507) after an outage (proposal): `retryCount`, at least 1 and at most 10.
+    public var recoveryReissueLimit: Int { min(10, max(1, retryCount)) }
+
+    /// An absolute https URL, or http on a loopback host (any host with ``allowInsecureHTTP``).
+    func checkedURL(_ text: String, field: String) throws -> URL {
+        if allowInsecureHTTP, let url = URL(string: text), url.scheme?.lowercased() == "http", let host = url.host, !host.isEmpty {
+            return url
+        }
+        return try Self.checkedURL(text, field: field)
     }
 
     /// An absolute https URL, or http on a loopback host.
@@ -165,7 +191,7 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
         case "http":
             throw WaitingRoomError.invalidConfiguration(
                 field: "netfunnel.\(field)",
-                "plain http is refused for \(host); use https (http is allowed only for loopback hosts such as 127.0.0.1)",
+                "plain http is refused for \(host); use https (http is allowed for loopback hosts such as 127.0.0.1, or for any host with allowInsecureHTTP: true)",
                 vendor: vendorID)
         default:
             throw WaitingRoomError.invalidConfiguration(

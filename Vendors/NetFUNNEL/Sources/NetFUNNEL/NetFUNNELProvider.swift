@@ -26,6 +26,14 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
         } else {
             client = nil
         }
+        let logger = environment.logger(for: vendorID)
+        if configuration.isBypassMode, let serverUrl = configuration.serverUrl, !serverUrl.isEmpty {
+            logger.warning("no clientId: bypass mode, every entry passes and \(serverUrl) is never contacted")
+        }
+        if configuration.usesInsecureHTTP, client != nil {
+            logger.warning("allowInsecureHTTP: the traffic server is plain http; keys travel in clear text",
+                           metadata: ["serverUrl": "\(configuration.serverUrl ?? "")"])
+        }
     }
 
     func checkRoom(_ entry: Entry) throws {
@@ -37,7 +45,12 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
     }
 
     public func enqueue(_ entry: Entry) throws -> WaitingSession {
-        try checkRoom(entry)
+        // errorBypass "bypasses all error situations": a bad room becomes a session that passes (300).
+        var setupError: WaitingRoomError?
+        do { try checkRoom(entry) } catch let error as WaitingRoomError {
+            guard configuration.errorBypass else { throw error }
+            setupError = error
+        }
         let bypassClient: NetFUNNELClient
         if let client {
             bypassClient = client
@@ -48,12 +61,20 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
         }
         let environment = self.environment
         return try sessions.session(for: entry, policy: environment.duplicatePolicy) {
-            WaitingSession(entry: entry, engine: NetFUNNELSessionEngine(client: bypassClient), environment: environment)
+            WaitingSession(
+                entry: entry, engine: NetFUNNELSessionEngine(client: bypassClient, setupError: setupError), environment: environment)
         }
     }
 
     public func tryPass(_ entry: Entry) async throws -> TryPassResult {
-        try checkRoom(entry)
+        do { try checkRoom(entry) } catch let error as WaitingRoomError {
+            guard configuration.errorBypass else { throw error }
+            var pass = Self.keylessPass(entry, reason: "errorBypass", clock: environment.clock)
+            pass.bypassedError = error
+            return TryPassResult(
+                disposition: .passed,
+                status: VendorStatus(vendor: vendorID, code: 300, message: "Bypass (errorBypass): \(error.message)"), pass: pass)
+        }
         guard let client else {
             return TryPassResult(
                 disposition: .passed, status: VendorStatus(vendor: vendorID, code: 300, message: "Bypass (no clientId: bypass mode)"),
@@ -88,9 +109,7 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
         case .block:
             return TryPassResult(disposition: .blocked, status: status)
         default:
-            let error = WaitingRoomError(
-                .server, vendor: vendorID, vendorCode: reply.code,
-                message: "NetFUNNEL server answered \(reply.code) (\(status.message)) to 5101")
+            let error = NetFUNNELClient.serverError(code: reply.code, message: reply.message, opcode: 5101)
             guard configuration.errorBypass else { throw error }
             var pass = Self.keylessPass(entry, reason: "errorBypass", clock: environment.clock)
             pass.bypassedError = error

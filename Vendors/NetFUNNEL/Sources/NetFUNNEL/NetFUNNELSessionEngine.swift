@@ -17,7 +17,14 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         var alive: Task<Void, Never>?
     }
 
-    init(client: NetFUNNELClient) { self.client = client }
+    /// An error found before any request (a bad room); the wait reports it (or, with
+    /// `errorBypass`, passes with 300).
+    let setupError: WaitingRoomError?
+
+    init(client: NetFUNNELClient, setupError: WaitingRoomError? = nil) {
+        self.client = client
+        self.setupError = setupError
+    }
 
     var configuration: NetFUNNELConfiguration { client.configuration }
 
@@ -31,6 +38,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     }
 
     func wait(for entry: Entry, context: SessionContext) async -> Outcome {
+        if let setupError { return await fail(setupError, key: nil, node: nil, context: context) }
         if configuration.isBypassMode {
             return .passed(
                 NetFUNNELProvider.keylessPass(entry, reason: "bypassMode", clock: client.environment.clock),
@@ -41,7 +49,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         var node: NetFUNNELNode?
         var sleptTTL = 0
         var waitingStarted = false
-        var reissued = false
+        var reissues = 0
         var pageOpened = false
         while true {
             let opcode: NetFUNNELOpcode = key == nil ? .issueAndEnter : .checkEnter
@@ -82,6 +90,12 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
             let replyStatus = status(code, reply.message)
             switch NetFUNNELStatusCode.disposition(of: code) {
             case .pass:
+                if code != NetFUNNELStatusCode.success.rawValue, waitingStarted, let waitingKey = key, !waitingKey.isEmpty {
+                    // 300/303 on 5002 (deactivated, white list): the pass holds no key, so the
+                    // waiting key goes back to the server now.
+                    _ = await giveBack(waitingKey, node: node, context: context, retries: false)
+                    key = nil
+                }
                 let pass = NetFUNNELProvider.pass(
                     for: entry, code: code, key: key ?? "", node: node, clock: client.environment.clock)
                 held.withLock {
@@ -94,6 +108,9 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                 return .passed(pass, status(code, reply.message ?? NetFUNNELStatusCode.message(for: code)))
             case .wait:
                 waitingStarted = true
+                // nfContinue is documented with 201 only: the classic server's 202 (debug mode) is
+                // folded into it; the server's message is kept.
+                let replyStatus = status(NetFUNNELStatusCode.continue.rawValue, reply.message ?? NetFUNNELStatusCode.continue.message)
                 let info = tracker.update(nwait: reply.nwait, nnext: reply.nnext, tps: reply.tps)
                 if configuration.useNetfunnelTemplate, !pageOpened {
                     pageOpened = true
@@ -112,11 +129,15 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                     return await closeOnCancel(key: key, node: node, context: context)
                 }
             case .block:
+                // 301/302 (block, black list) while waiting: the waiting key goes back first.
+                if let waitingKey = key, !waitingKey.isEmpty, waitingStarted {
+                    _ = await giveBack(waitingKey, node: node, context: context, retries: false)
+                }
                 return .blocked(replyStatus)
             case .serverError, .close, .networkError:
                 let keyGone = code == NetFUNNELStatusCode.noKey.rawValue || code == NetFUNNELStatusCode.invalidKey.rawValue
-                if configuration.useNetworkRecoveryMode, waitingStarted, keyGone, !reissued {
-                    reissued = true
+                if configuration.useNetworkRecoveryMode, waitingStarted, keyGone, reissues < configuration.recoveryReissueLimit {
+                    reissues += 1
                     key = nil
                     node = nil
                     sleptTTL = 0
@@ -125,9 +146,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                     context.emit(.sessionRestarted(replyStatus))
                     continue
                 }
-                let error = WaitingRoomError(
-                    .server, vendor: vendorID, vendorCode: code,
-                    message: "NetFUNNEL server answered \(code) (\(reply.message ?? NetFUNNELStatusCode.message(for: code))) to \(opcode.rawValue)")
+                let error = NetFUNNELClient.serverError(code: code, message: reply.message, opcode: opcode.rawValue)
                 return await fail(error, key: keyGone ? nil : key, node: node, context: context)
             }
         }

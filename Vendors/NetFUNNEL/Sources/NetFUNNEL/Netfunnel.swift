@@ -20,6 +20,9 @@ public final class Netfunnel {
     public private(set) var provider: NetFUNNELProvider?
     private weak var delegate: (any NetfunnelDelegate)?
     private var configuration: NetFUNNELConfiguration?
+    /// `errorBypass` of the last `initialize`, kept even when it was refused: "errorBypass: true
+    /// bypasses all error situations", a refused initialisation included.
+    private var lastErrorBypass = false
     private var sessions: [RoomKey: Running] = [:]
 
     private struct Running {
@@ -47,13 +50,14 @@ public final class Netfunnel {
 
     /// Initialises the agent. Parameters, defaults and ranges are the agent's: `networkTimeout`
     /// 100–10000 ms (3000), `retryCount` 0–10 (0), `useNetfunnelTemplate` true, the rest false/nil.
-    /// An empty `clientId` (and no `serverUrl`) selects bypass mode.
+    /// An empty `clientId` selects bypass mode (a `serverUrl` is then never contacted).
     public func initialize(
         clientId: String, serverUrl: String? = nil, errorUrl: String? = nil, delegate: any NetfunnelDelegate,
         networkTimeout: Int = 3000, retryCount: Int = 0, printLog: Bool = false, useNetfunnelTemplate: Bool = true,
         errorBypass: Bool = false, userId: String? = nil, useNetworkRecoveryMode: Bool = false
     ) {
         self.delegate = delegate
+        lastErrorBypass = errorBypass
         let configuration = NetFUNNELConfiguration(
             clientId: clientId, serverUrl: serverUrl, errorUrl: errorUrl, networkTimeout: networkTimeout,
             retryCount: retryCount, printLog: printLog, useNetfunnelTemplate: useNetfunnelTemplate,
@@ -129,7 +133,11 @@ public final class Netfunnel {
         guard let provider else {
             let message = initializationError.map { "NetFUNNEL is not initialised: \($0.message)" }
                 ?? "NetFUNNEL is not initialised: call initialize(clientId:delegate:) first"
-            delegate?.nfError(projectKey: projectKey, segmentKey: segmentKey, statusCode: 500, message: message)
+            if lastErrorBypass {
+                delegate?.nfSuccess(projectKey: projectKey, segmentKey: segmentKey, statusCode: 300, message: "Bypass (errorBypass): \(message)")
+            } else {
+                delegate?.nfError(projectKey: projectKey, segmentKey: segmentKey, statusCode: 500, message: message)
+            }
             return
         }
         let room = RoomKey(scope: projectKey, room: segmentKey)
@@ -140,7 +148,8 @@ public final class Netfunnel {
         do {
             session = try provider.enqueue(Entry(room: room, control: control, userId: configuration?.userId))
         } catch let error as WaitingRoomError {
-            delegate?.nfError(projectKey: projectKey, segmentKey: segmentKey, statusCode: error.vendorCode ?? 500, message: error.message)
+            // nfError knows one code, 500 (errorBypass already turned setup errors into a pass)
+            delegate?.nfError(projectKey: projectKey, segmentKey: segmentKey, statusCode: 500, message: error.message)
             return
         } catch {
             delegate?.nfError(projectKey: projectKey, segmentKey: segmentKey, statusCode: 500, message: "\(error)")
@@ -207,7 +216,8 @@ public final class Netfunnel {
             if NetFUNNELStatusCode.disposition(of: code) == .networkError {
                 delegate.nfNetworkError(projectKey: p, segmentKey: s, statusCode: code, message: error.message)
             } else {
-                delegate.nfError(projectKey: p, segmentKey: s, statusCode: code, message: error.message)
+                // nfError is documented with one code: 500 (the server's own is in error.details)
+                delegate.nfError(projectKey: p, segmentKey: s, statusCode: 500, message: error.message)
             }
             sessions[RoomKey(scope: p, room: s)] = nil
         case .completed(let status):

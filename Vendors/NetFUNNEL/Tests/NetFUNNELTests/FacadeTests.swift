@@ -100,7 +100,7 @@ struct FacadeTests {
             agent.nfStart(projectKey: "service_1", segmentKey: "seg")
             await delegate.wait(for: "nfNetworkError 1001")
             agent.nfStart(projectKey: "service_1", segmentKey: "nope")
-            await delegate.wait(for: "nfError 501")
+            await delegate.wait(for: "nfError 500")  // unknown segment: the server's 501, reported as documented
 
             let bypassing = RecordingDelegate()
             agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: bypassing,
