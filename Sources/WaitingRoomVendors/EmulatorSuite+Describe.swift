@@ -27,14 +27,21 @@ extension EmulatorSuite {
         }
         return [
             "baseURL": .string(server.baseURL),
-            "netfunnel": .object(["serverUrl": .string(server.baseURL), "projects": .object(projects)]),
+            "netfunnel": .object([
+                "clientId": .string(netfunnelConfiguration.clientId), "serverUrl": .string(server.baseURL),
+                "projects": .object(projects),
+            ]),
             "queueit": .object(["waitingRoomDomain": .string("\(server.host):\(server.port)"), "customers": .object(customers)]),
         ]
     }
 
     /// The same as text for people.
     public func summary(server: EmulatorServer) -> String {
-        var lines = ["Emulator on \(server.baseURL)", "", "NetFUNNEL  serverUrl=\(server.baseURL)  (GET /ts.wseq, /nf-setting.json)"]
+        var lines = [
+            "Emulator on \(server.baseURL)", "",
+            "NetFUNNEL  clientId=\(netfunnelConfiguration.clientId) serverUrl=\(server.baseURL)  (GET /ts.wseq, /nf-setting.json;"
+                + " a client without clientId runs in bypass mode)",
+        ]
         for (name, project) in netfunnelConfiguration.projects.sorted(by: { $0.key < $1.key }) {
             for (key, s) in project.segments.sorted(by: { $0.key < $1.key }) {
                 var notes = ["\(s.control.rawValue)", "limit \(s.limit)"]
