@@ -97,8 +97,10 @@ import WaitingRoomTesting
         #expect(error.vendorCode == QueueItErrorCode.queueUnavailable.rawValue)
         #expect(error.message.hasPrefix("Error! Queue is unavailable."))
         #expect(outcome.status.code == 3)
-        // Exactly the budget: the first attempt plus every retry, each after its delay.
-        #expect(h.emulator.faultsInjected == count)
+        // Exactly the budget: the first attempt plus every retry, each after its delay. (A `delay`
+        // attempt can time out on a very busy machine before the server took its fault.)
+        let injected = h.emulator.faultsInjected
+        #expect(kind == .delay ? (1...count).contains(injected) : injected == count, "\(injected) faults injected")
         #expect(h.clock.sleepLog == Self.delays(target))
         #expect(h.clock.elapsed == Self.delays(target).reduce(.zero, +))
         #expect(took < .seconds(30), "bounded in real time (\(took))")
