@@ -7,24 +7,55 @@ import WaitingRoom
 /// `queueit-ahead` / `queueit-waiting` / `queueit-eta-seconds` meta tags when the page has them.
 /// This is how the emulator's queue page is waited through; a real Queue-it page that relies on
 /// JavaScript needs the host-driven driver instead.
+///
+/// Transient failures of a page load — transport errors (refused, reset, dropped mid-answer),
+/// no complete answer within `requestTimeout`, HTTP 5xx or 429, or a 200 answer that is not a
+/// queue page the driver can follow (no refresh, no `queueit-*` position tags, no exit body:
+/// garbage, a CDN error page) — neither end the wait nor lose the visitor's place: the same URL
+/// (which carries the queue id) is loaded again after the next delay of `retryPolicy`
+/// (default ``RetryPolicy/queueItPage``: 1, 2, 4, 8, 16, 30 s). A good page starts the schedule
+/// over. When the retries are used up the wait ends `.failed` with `.unavailable`, vendor code 3
+/// (`QueueItErrorCode.queueUnavailable`), the last failure in the message. A 4xx page, a blocked
+/// page or too many redirects end at once with code -202 (`queuePageFailed`).
 public struct QueueItHTTPFollowDriver: QueuePageDriver {
     public var pollInterval: Duration
     /// Redirect hops allowed without a page in between.
     public var maxHops: Int
-    /// Consecutive failed page loads tolerated (network errors, 5xx) before giving up.
-    public var maxConsecutiveFailures: Int
+    /// Waits between reloads of a page that failed to load, and what is reported when they are
+    /// used up (only ``RetryPolicy/delays``, ``RetryPolicy/retries`` and ``RetryPolicy/exhaustion``
+    /// are used; the load deadline is ``requestTimeout``).
+    public var retryPolicy: RetryPolicy
+    /// The deadline of one page load (redirect hops are separate loads).
+    public var requestTimeout: Duration
     /// Bodies larger than this are not read for hints.
     public static let maxPageBytes = 1 << 20
 
-    public init(pollInterval: Duration = .seconds(5), maxHops: Int = 10, maxConsecutiveFailures: Int = 5) {
+    /// Consecutive failed page loads tolerated before giving up (``retryPolicy``'s retries).
+    public var maxConsecutiveFailures: Int { retryPolicy.retries }
+
+    public init(pollInterval: Duration = .seconds(5), maxHops: Int = 10, retryPolicy: RetryPolicy = .queueItPage,
+                requestTimeout: Duration = .seconds(30)) {
         self.pollInterval = pollInterval
         self.maxHops = maxHops
-        self.maxConsecutiveFailures = maxConsecutiveFailures
+        self.retryPolicy = retryPolicy
+        self.requestTimeout = requestTimeout
     }
 
     static func failure(_ message: String) -> QueuePageResult {
         .failed(WaitingRoomError(.invalidResponse, vendor: QueueItConfiguration.vendorID,
                                  vendorCode: QueueItErrorCode.queuePageFailed.rawValue, message: message))
+    }
+
+    /// The end of a wait whose page loads kept failing.
+    func exhausted(_ url: URL, failures: Int, last: String) -> QueuePageResult {
+        let vendor = QueueItConfiguration.vendorID
+        let detail = "queue page \(url): \(failures) loads in a row failed; last failure: \(last)"
+        switch retryPolicy.exhaustion {
+        case .unavailable(let code, let message):
+            return .failed(WaitingRoomError(.unavailable, vendor: vendor, vendorCode: code, message: "\(message) (\(detail))"))
+        case .lastError:
+            return Self.failure(detail)
+        }
     }
 
     public func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
@@ -34,6 +65,15 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
         var lastProgress: QueueProgress?
         // The first load of the queue page is a navigation to the queue host (iOS fires queue-URL-changed for it).
         if case .queueURLChanged(let u) = page.classifier.classify(url) { context.emit(.queueURLChanged(u)) }
+        /// Counts a failed load of `url`; the wait's end when the retries are used up, else nil
+        /// after the schedule's delay (the same URL is loaded again: the visitor keeps its place).
+        func transient(_ what: String) async -> QueuePageResult? {
+            failures += 1
+            context.logger.debug("queue page load failed", metadata: ["url": "\(url)", "failure": "\(failures)", "error": "\(what)"])
+            if failures > retryPolicy.retries { return exhausted(url, failures: failures, last: what) }
+            if (try? await context.clock.sleep(for: retryPolicy.delay(beforeRetry: failures - 1))) == nil { return .closed }
+            return nil
+        }
         while true {
             if Task.isCancelled { return .closed }
             let response: HTTPResponse
@@ -41,13 +81,10 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
                 response = try await context.transport.send(HTTPRequest(
                     method: "GET", url: url.absoluteString,
                     headers: [("Accept", "text/html,application/xhtml+xml"), ("User-Agent", context.userAgent)],
-                    timeout: .seconds(30), followRedirects: false))
+                    timeout: requestTimeout, followRedirects: false))
             } catch {
                 if Task.isCancelled || error is CancellationError { return .closed }
-                failures += 1
-                context.logger.info("queue page load failed", metadata: ["url": "\(url)", "error": "\(error)"])
-                if failures > maxConsecutiveFailures { return Self.failure("queue page \(url) failed \(failures) times: \(error)") }
-                if (try? await context.clock.sleep(for: pollInterval)) == nil { return .closed }
+                if let end = await transient("\(error)") { return end }
                 continue
             }
             if (300...399).contains(response.status) {
@@ -71,17 +108,20 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
             }
             hops = 0
             if response.status >= 500 || response.status == 429 {
-                failures += 1
-                if failures > maxConsecutiveFailures { return Self.failure("queue page \(url) answered \(response.status) \(failures) times") }
-                if (try? await context.clock.sleep(for: pollInterval)) == nil { return .closed }
+                if let end = await transient("HTTP \(response.status)") { return end }
                 continue
             }
             if response.status >= 400 {
                 return Self.failure("queue page \(url) answered \(response.status)")
             }
-            failures = 0
             let hints = QueuePageHints(html: response.body.count <= Self.maxPageBytes ? response.text : "",
                                        refreshHeader: response.headers.value(for: "Refresh"))
+            guard hints.isFollowable else {
+                // (proposal) A 200 answer with nothing to follow is a failed load, not a page.
+                if let end = await transient("HTTP \(response.status) without a refresh, position or exit (not a queue page)") { return end }
+                continue
+            }
+            failures = 0
             if hints.exit { context.emit(.userExited) }
             if let p = hints.progress, p != lastProgress {
                 lastProgress = p
@@ -128,6 +168,10 @@ struct QueuePageHints: Sendable, Hashable {
     var refresh: Refresh?
     var progress: QueueProgress?
     var exit = false
+
+    /// Whether the page gives the driver anything to go on: a refresh (header or meta), a
+    /// position (`queueit-*` meta tags) or an exit body. Anything else is garbage to the driver.
+    var isFollowable: Bool { refresh != nil || progress != nil || exit }
 
     init(html: String, refreshHeader: String?) {
         if let h = refreshHeader { refresh = Self.parseRefresh(h) }

@@ -46,7 +46,8 @@ public final class QueueItProvider: WaitingRoomProvider {
         self.environment = environment
         switch (driver, configuration.queuePage) {
         case (let d?, _): self.driver = d
-        case (nil, .follow): self.driver = QueueItHTTPFollowDriver(pollInterval: configuration.pollInterval)
+        case (nil, .follow): self.driver = QueueItHTTPFollowDriver(pollInterval: configuration.pollInterval,
+                                                                  requestTimeout: configuration.requestTimeout)
         case (nil, .host): self.driver = QueueItHostDrivenPageDriver()
         }
         self.connectivity = connectivity
@@ -218,9 +219,11 @@ struct QueueItSessionEngine: WaitingSessionEngine {
                 })
             switch await p.driver.wait(on: page, context: pageContext) {
             case .passed(let token):
-                if Task.isCancelled { return .closed(cancelledStatus) }
+                // The pass is kept even if the caller cancelled meanwhile: a later tryPass/session
+                // finds it in the store instead of queueing again (no pass is lost).
                 let pass = p.makePass(room: room, token: token, response: r, targetURL: ts)
                 await p.persist(pass)
+                if Task.isCancelled { return .closed(cancelledStatus) }
                 return .passed(pass, p.status(.ok, token == nil ? "passed the queue (no queueittoken on the target URL)" : "passed the queue"))
             case .closed:
                 return Task.isCancelled ? .closed(cancelledStatus) : .closed(p.status(.viewClosed))

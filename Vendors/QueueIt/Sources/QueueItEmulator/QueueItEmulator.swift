@@ -37,7 +37,7 @@ public final class QueueItEmulator: Sendable {
         router.post("/api/mobileapp/queue/:customerId/:waitingRoomId/enqueue", use: enqueue)
         router.post("/:prefix/api/mobileapp/queue/:customerId/:waitingRoomId/enqueue", use: enqueue)
         let page: @Sendable (Request, BasicRequestContext) async throws -> Response = { [self] req, ctx in
-            self.handleQueuePage(req, ctx, prefix: ctx.parameters.get("prefix"))
+            await self.handleQueuePage(req, ctx, prefix: ctx.parameters.get("prefix"))
         }
         router.get("/queueit/queue/:customerId/:waitingRoomId", use: page)
         router.get("/:prefix/queueit/queue/:customerId/:waitingRoomId", use: page)
@@ -122,27 +122,41 @@ public final class QueueItEmulator: Sendable {
         do { bytes = Array(try await req.body.collect(upTo: QueueItEnqueueResponse.maxBodyBytes).readableBytesView) } catch {
             return Self.response(413, QueueItEmulatorModel.json(["error": "enqueue body too large"]))
         }
-        if let fault = model.takeFault() {
-            switch fault.kind {
-            case .delay:
-                try? await Task.sleep(for: .milliseconds(max(0, fault.delayMs)))
-            case .drop:
-                // Announce a body, send part of it, then fail: the server closes the connection.
-                return Response(status: .ok, headers: [.contentType: "application/json", .contentLength: "64"],
-                                body: ResponseBody(contentLength: 64) { writer in
-                                    try await writer.write(ByteBuffer(string: "{\"QueueId\":"))
-                                    throw QueueItEmulatorDroppedConnection()
-                                })
-            case .status:
-                return Self.response(fault.status, Array((fault.body ?? "{\"error\":\"injected fault \(fault.status)\"}").utf8))
-            case .nonjson:
-                return Self.response(200, Array((fault.body ?? "<html><body>Service temporarily unavailable</body></html>").utf8), type: "text/html")
-            }
+        if let fault = model.takeFault(for: .enqueue), let answer = await Self.apply(fault, on: .enqueue) {
+            return answer
         }
         return Self.response(model.enqueue(customer: c, room: e, body: bytes, base: Self.base(req), prefix: prefix, clientIP: Self.clientIP(req)))
     }
 
-    func handleQueuePage(_ req: Request, _ ctx: BasicRequestContext, prefix: String?) -> Response {
+    /// What an injected fault does to a request of kind `request`: the response to send instead,
+    /// or nil to answer normally (after a `delay`).
+    static func apply(_ fault: QueueItEmulatorFault, on request: QueueItEmulatorFault.Target) async -> Response? {
+        let html = request == .queue
+        switch fault.kind {
+        case .delay:
+            try? await Task.sleep(for: .milliseconds(max(0, fault.delayMs)))
+            return nil
+        case .drop:
+            // Announce a body, send part of it, then fail: the server closes the connection.
+            let type = html ? "text/html; charset=utf-8" : "application/json"
+            let start = html ? "<html><head><meta name=\"queueit-ahead\"" : "{\"QueueId\":"
+            return Response(status: .ok, headers: [.contentType: type, .contentLength: "64"],
+                            body: ResponseBody(contentLength: 64) { writer in
+                                try await writer.write(ByteBuffer(string: start))
+                                throw QueueItEmulatorDroppedConnection()
+                            })
+        case .status:
+            let body = fault.body ?? (html ? "<html><body>Injected fault \(fault.status)</body></html>" : "{\"error\":\"injected fault \(fault.status)\"}")
+            return response(fault.status, Array(body.utf8), type: html ? "text/html; charset=utf-8" : "application/json")
+        case .nonjson:
+            return response(200, Array((fault.body ?? "<html><body>Service temporarily unavailable</body></html>").utf8), type: "text/html")
+        }
+    }
+
+    func handleQueuePage(_ req: Request, _ ctx: BasicRequestContext, prefix: String?) async -> Response {
+        if let fault = model.takeFault(for: .queue), let answer = await Self.apply(fault, on: .queue) {
+            return answer
+        }
         let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
         let q = req.uri.queryParameters["q"].map(String.init) ?? ""
         let selfURL = Self.base(req) + (req.uri.description.hasPrefix("/") ? req.uri.description : "/" + req.uri.description)
@@ -178,14 +192,23 @@ public final class QueueItEmulator: Sendable {
         guard let k = obj["kind"] as? String, let kind = QueueItEmulatorFault.Kind(rawValue: k) else {
             return Self.response(400, QueueItEmulatorModel.json(["error": "kind must be one of \(QueueItEmulatorFault.Kind.allCases.map(\.rawValue))"]))
         }
+        var target = QueueItEmulatorFault.Target.enqueue
+        if let raw = obj["on"] {
+            guard let text = raw as? String, let t = QueueItEmulatorFault.Target(rawValue: text) else {
+                return Self.response(400, QueueItEmulatorModel.json([
+                    "error": "on must be one of \(QueueItEmulatorFault.Target.allCases.map(\.rawValue).joined(separator: ", "))", "field": "on"]))
+            }
+            target = t
+        }
         let count = QueueItJSON.int(obj["count"]) ?? 1
         let status = QueueItJSON.int(obj["status"]) ?? 503
         guard count >= 1, count <= 1_000_000, (100...599).contains(status) else {
             return Self.response(400, QueueItEmulatorModel.json(["error": "count must be ≥ 1 and status 100…599"]))
         }
         model.addFault(QueueItEmulatorFault(kind: kind, count: count, status: status,
-                                            delayMs: min(60_000, max(0, QueueItJSON.int(obj["delayMs"]) ?? 0)), body: obj["body"] as? String))
-        return Self.response(200, QueueItEmulatorModel.json(["added": k, "count": count]))
+                                            delayMs: min(60_000, max(0, QueueItJSON.int(obj["delayMs"]) ?? 0)), body: obj["body"] as? String,
+                                            on: target))
+        return Self.response(200, QueueItEmulatorModel.json(["added": k, "count": count, "on": target.rawValue]))
     }
 
     func handleRoomUpdate(_ req: Request, _ ctx: BasicRequestContext) async throws -> Response {
@@ -228,6 +251,36 @@ public final class QueueItEmulator: Sendable {
     }
     /// How many enqueue calls were served.
     public var enqueueCount: Int { model.state.withLock { $0.enqueueCount } }
+
+    /// The counters (the same figures as `GET /_emulator/queueit/state`).
+    public var counters: QueueItEmulatorCounters { model.state.withLock { $0.counters } }
+
+    /// Faults injected so far, on every request kind (`faultsInjected` in the state JSON).
+    public var faultsInjected: Int { counters.faultsInjected }
+
+    /// Queue ids the queue page has handed a `queueittoken` (each admitted visitor whose turn
+    /// answer was sent at least once).
+    public var passedQueueIds: Set<String> { model.passedQueueIds() }
+
+    /// Installs a burst of faults for load tests (`waitingroom load --chaos N`): `perKind` faults
+    /// of each kind — HTTP 503 (`status`), a connection dropped mid-answer (`drop`), a 200 garbage
+    /// body (`nonjson`) and a `delayMs` pause before the normal answer (`delay`) — on the enqueue
+    /// call, and as many again on the queue page / status polls (`8 × perKind` in all). Each fault
+    /// hits one request; the kinds take turns (delay, drop, status, nonjson, delay, …) so
+    /// consecutive requests meet different faults. Faults added one by one (`inject(_:)`, the
+    /// admin route) are served before these. Every use is counted in ``faultsInjected``;
+    /// `POST /_emulator/queueit/reset` or `DELETE /_emulator/queueit/faults` removes what is left.
+    ///
+    /// - Parameters:
+    ///   - perKind: faults of each kind per request kind (values ≤ 0 install nothing; capped at 1,000,000).
+    ///   - delayMs: the pause of the `delay` faults in milliseconds (clamped to 0…60,000). A pause
+    ///     longer than the client's request timeout makes the attempt time out; a shorter one only
+    ///     slows it down.
+    public func installChaos(perKind: Int, delayMs: Int) {
+        let n = min(max(0, perKind), 1_000_000)
+        guard n > 0 else { return }
+        model.addChaos(perKind: n, delayMs: min(max(0, delayMs), 60_000))
+    }
 }
 
 struct QueueItEmulatorDroppedConnection: Error {}

@@ -2,7 +2,7 @@ import Foundation
 import QueueIt
 import Synchronization
 
-/// A fault the emulator injects into the next enqueue calls (admin `POST /_emulator/queueit/faults`).
+/// A fault the emulator injects into the next matching requests (admin `POST /_emulator/queueit/faults`).
 public struct QueueItEmulatorFault: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
         /// Wait `delayMs` before answering normally.
@@ -11,22 +11,82 @@ public struct QueueItEmulatorFault: Sendable, Equatable {
         case drop
         /// Answer with `status` (default 503) and `body`.
         case status
-        /// Answer 200 with a body that is not JSON.
+        /// Answer 200 with a body that is neither JSON (enqueue) nor a followable queue page (queue):
+        /// garbage, like a CDN error page served as 200.
         case nonjson
     }
+
+    /// Which requests a fault applies to (JSON field `on`).
+    public enum Target: String, Sendable, CaseIterable {
+        /// The enqueue call (`POST …/enqueue`); the default, as before `on` existed.
+        case enqueue
+        /// The queue page and its status polls (`GET …/queueit/queue/{c}/{e}?q=…`).
+        case queue
+        /// Whichever of the two comes first.
+        case any
+
+        /// Whether a fault with this target applies to a request of kind `request`.
+        func matches(_ request: Target) -> Bool { self == .any || self == request }
+    }
+
     public var kind: Kind
-    /// How many enqueue calls it affects (default 1).
+    /// How many matching requests it affects (default 1).
     public var count: Int
     public var status: Int
     public var delayMs: Int
     public var body: String?
+    /// Which requests it applies to (default ``Target/enqueue``).
+    public var on: Target
 
-    public init(kind: Kind, count: Int = 1, status: Int = 503, delayMs: Int = 0, body: String? = nil) {
+    public init(kind: Kind, count: Int = 1, status: Int = 503, delayMs: Int = 0, body: String? = nil, on: Target = .enqueue) {
         self.kind = kind
         self.count = count
         self.status = status
         self.delayMs = delayMs
         self.body = body
+        self.on = on
+    }
+}
+
+/// The emulator's counters (also in `GET /_emulator/queueit/state`).
+public struct QueueItEmulatorCounters: Sendable, Hashable {
+    /// Enqueue calls that reached the model (faulted calls are not counted).
+    public var enqueueCount: Int
+    /// Queue-page answers that carried a `queueittoken` (a visitor may get more than one when an
+    /// answer was lost, e.g. after a delay past the client's timeout).
+    public var passedCount: Int
+    /// Distinct visitors (queue ids) that were given a `queueittoken` on the queue page.
+    public var passedVisitors: Int
+    /// Faults injected so far, all targets (`faultsInjected`).
+    public var faultsInjected: Int
+    /// Faults injected into enqueue calls.
+    public var faultsInjectedOnEnqueue: Int
+    /// Faults injected into queue-page requests.
+    public var faultsInjectedOnQueue: Int
+    /// Fault uses still pending (sum of the remaining counts).
+    public var pendingFaults: Int
+}
+
+/// Chaos faults for one request kind (``QueueItEmulator/installChaos(perKind:delayMs:)``): how
+/// many of each kind are left, served in rotation delay, drop, status, nonjson. O(1) per request,
+/// however many were installed.
+struct QueueItChaosPlan: Sendable {
+    static let order: [QueueItEmulatorFault.Kind] = [.delay, .drop, .status, .nonjson]
+    var remaining: [Int] = [0, 0, 0, 0]
+    var next = 0
+    var delayMs = 0
+
+    var pending: Int { remaining.reduce(0, +) }
+
+    mutating func take(on target: QueueItEmulatorFault.Target) -> QueueItEmulatorFault? {
+        for step in 0..<Self.order.count {
+            let i = (next + step) % Self.order.count
+            guard remaining[i] > 0 else { continue }
+            remaining[i] -= 1
+            next = (i + 1) % Self.order.count
+            return QueueItEmulatorFault(kind: Self.order[i], status: 503, delayMs: delayMs, on: target)
+        }
+        return nil
     }
 }
 
@@ -54,6 +114,8 @@ final class QueueItEmulatorModel: Sendable {
         var ticket: Int
         var clientIP: String?
         var targetURL: String
+        /// Whether the queue page has handed this visitor a `queueittoken`.
+        var tokenIssued = false
     }
 
     struct State: Sendable {
@@ -61,9 +123,21 @@ final class QueueItEmulatorModel: Sendable {
         var rooms: [String: [String: RoomRuntime]] = [:]
         var visitors: [String: Visitor] = [:]
         var faults: [QueueItEmulatorFault] = []
+        var chaosOnEnqueue = QueueItChaosPlan()
+        var chaosOnQueue = QueueItChaosPlan()
         var enqueueCount = 0
         var passedCount = 0
+        var passedVisitors = 0
+        var faultsInjectedOnEnqueue = 0
+        var faultsInjectedOnQueue = 0
         var nextQueueNumber: UInt64 = 0
+
+        var counters: QueueItEmulatorCounters {
+            QueueItEmulatorCounters(enqueueCount: enqueueCount, passedCount: passedCount, passedVisitors: passedVisitors,
+                                    faultsInjected: faultsInjectedOnEnqueue + faultsInjectedOnQueue,
+                                    faultsInjectedOnEnqueue: faultsInjectedOnEnqueue, faultsInjectedOnQueue: faultsInjectedOnQueue,
+                                    pendingFaults: faults.reduce(0) { $0 + $1.count } + chaosOnEnqueue.pending + chaosOnQueue.pending)
+        }
 
         init(configuration: QueueItEmulatorConfiguration, now: Date) {
             self.configuration = configuration
@@ -99,17 +173,54 @@ final class QueueItEmulatorModel: Sendable {
         state.withLock { $0.rooms[customer]?[room]?.config }
     }
 
-    func takeFault() -> QueueItEmulatorFault? {
+    /// Takes one use of the first pending fault that applies to a request of kind `request`
+    /// (``QueueItEmulatorFault/Target/enqueue`` or ``QueueItEmulatorFault/Target/queue``) and counts
+    /// it. Faults added one by one come first (in order), then the chaos faults of that kind.
+    func takeFault(for request: QueueItEmulatorFault.Target) -> QueueItEmulatorFault? {
         state.withLock { s in
-            guard var f = s.faults.first else { return nil }
-            f.count -= 1
-            if f.count <= 0 { s.faults.removeFirst() } else { s.faults[0] = f }
-            return f
+            var taken: QueueItEmulatorFault?
+            if let i = s.faults.firstIndex(where: { $0.on.matches(request) }) {
+                var f = s.faults[i]
+                f.count -= 1
+                if f.count <= 0 { s.faults.remove(at: i) } else { s.faults[i] = f }
+                taken = f
+            } else if request == .queue {
+                taken = s.chaosOnQueue.take(on: .queue)
+            } else {
+                taken = s.chaosOnEnqueue.take(on: .enqueue)
+            }
+            if taken != nil {
+                if request == .queue { s.faultsInjectedOnQueue += 1 } else { s.faultsInjectedOnEnqueue += 1 }
+            }
+            return taken
+        }
+    }
+
+    /// Adds `perKind` chaos faults of each kind on both request kinds.
+    func addChaos(perKind: Int, delayMs: Int) {
+        state.withLock { s in
+            for i in 0..<QueueItChaosPlan.order.count {
+                s.chaosOnEnqueue.remaining[i] += perKind
+                s.chaosOnQueue.remaining[i] += perKind
+            }
+            s.chaosOnEnqueue.delayMs = delayMs
+            s.chaosOnQueue.delayMs = delayMs
         }
     }
 
     func addFault(_ f: QueueItEmulatorFault) { state.withLock { $0.faults.append(f) } }
-    func clearFaults() { state.withLock { $0.faults.removeAll() } }
+    func clearFaults() {
+        state.withLock { s in
+            s.faults.removeAll()
+            s.chaosOnEnqueue = QueueItChaosPlan()
+            s.chaosOnQueue = QueueItChaosPlan()
+        }
+    }
+
+    /// Queue ids the queue page has handed a `queueittoken`.
+    func passedQueueIds() -> Set<String> {
+        state.withLock { s in Set(s.visitors.compactMap { $0.value.tokenIssued ? $0.key : nil }) }
+    }
 
     func reset() {
         let t = now()
@@ -210,6 +321,10 @@ final class QueueItEmulatorModel: Sendable {
                     return Self.error(500, "cannot mint a token for '\(roomId)'")
                 }
                 s.passedCount += 1
+                if !v.tokenIssued {
+                    s.visitors[queueId]?.tokenIssued = true
+                    s.passedVisitors += 1
+                }
                 let sep = v.targetURL.contains("?") ? "&" : "?"
                 return Answer(status: 302, body: [], contentType: "text/plain", headers: [("Location", "\(v.targetURL)\(sep)queueittoken=\(token)")])
             }
@@ -280,8 +395,10 @@ final class QueueItEmulatorModel: Sendable {
                 }
                 customers[cid] = ["rooms": rs]
             }
-            return ["customers": customers, "enqueueCount": s.enqueueCount, "passedCount": s.passedCount,
-                    "pendingFaults": s.faults.reduce(0) { $0 + $1.count }]
+            let c = s.counters
+            return ["customers": customers, "enqueueCount": c.enqueueCount, "passedCount": c.passedCount,
+                    "passedVisitors": c.passedVisitors, "pendingFaults": c.pendingFaults, "faultsInjected": c.faultsInjected,
+                    "faultsInjectedOn": ["enqueue": c.faultsInjectedOnEnqueue, "queue": c.faultsInjectedOnQueue]]
         }
     }
 }
