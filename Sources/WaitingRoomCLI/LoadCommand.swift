@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetFUNNELEmulator
+import QueueItEmulator
 import WaitingRoom
 import WaitingRoomVendors
 
@@ -17,11 +18,12 @@ struct LoadCommand: AsyncParsableCommand {
 
             Faults (with --emulator): --chaos N installs N faults of each kind (dropped connection,
             HTTP 503, malformed reply, 1.5 s delay) on every request kind of the vendor (NetFUNNEL:
-            5101, 5002 and 5004; Queue-it: enqueue); --faults FILE installs the faults of a JSON file
+            5101, 5002 and 5004; Queue-it: enqueue and queue page); --faults FILE installs the faults of a JSON file
             (an array of the emulator's fault objects, or {"netfunnel": [...], "queueit": [...]}).
             The summary then counts, from the emulator: keysNeverReturned (keys the server had to
             time out, or still holds), keysAutoReturned, waitersDropped; and from the client:
             keysReturnedLate (returned in the background after their documented attempts failed),
+            for Queue-it enqueued, passedVisitors and faults per request kind,
             backgroundReturnsGivenUp (still failing when their time budget or --drain-timeout ran out)
             and backgroundReturnsKeyGone (the server had already timed the key out).
 
@@ -95,7 +97,8 @@ struct LoadCommand: AsyncParsableCommand {
         let summary = LoadSummary(
             users: users, wall: wall, visits: visits, returns: environment.pendingReturns.statistics,
             returnsLeft: notDrained, faultsInstalled: faultsInstalled,
-            netfunnel: suite.flatMap { vendor == "netfunnel" ? $0.netfunnel.counters() : nil })
+            netfunnel: suite.flatMap { vendor == "netfunnel" ? $0.netfunnel.counters() : nil },
+            queueit: suite.flatMap { vendor == "queueit" ? $0.queueit.counters : nil })
         if let server { await server.stop() }
         if json {
             terminal.line(summary.json.jsonText)
@@ -118,6 +121,8 @@ struct LoadSummary {
     var faultsInstalled: Int
     /// The NetFUNNEL emulator's counters, when it served the run.
     var netfunnel: NetFUNNELEmulatorCounters?
+    /// The Queue-it emulator's counters, when it served the run.
+    var queueit: QueueItEmulatorCounters?
 
     var outcomes: [String: Int] {
         var outcomes: [String: Int] = [:]
@@ -146,6 +151,13 @@ struct LoadSummary {
                 ("keysIssued", n.keysIssued), ("keysReturned", n.keysReturned), ("faultsInjected", n.faultsInjected),
                 ("requestsAbandoned", n.requestsAbandoned),
                 ("backgroundReturnsGivenUp", returns.gaveUp + returnsLeft), ("backgroundReturnsKeyGone", returns.alreadyGone),
+            ]
+        }
+        if let q = queueit {
+            // Queue-it holds no keys: what counts is that every admitted visitor got its pass.
+            figures = [
+                ("enqueued", q.enqueueCount), ("passedVisitors", q.passedVisitors), ("faultsInjected", q.faultsInjected),
+                ("faultsInjectedOnEnqueue", q.faultsInjectedOnEnqueue), ("faultsInjectedOnQueue", q.faultsInjectedOnQueue),
             ]
         }
         return figures

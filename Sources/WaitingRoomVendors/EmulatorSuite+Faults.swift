@@ -14,7 +14,8 @@ extension EmulatorSuite {
     /// a `delay` longer than a usual `networkTimeout`) on every request kind of `vendor`'s
     /// emulator; returns how many faults were installed.
     ///
-    /// NetFUNNEL: on 5101, 5002 and 5004 (``chaosOpcodes``). Queue-it: on the enqueue call.
+    /// NetFUNNEL: on 5101, 5002 and 5004 (``chaosOpcodes``). Queue-it: on the enqueue call and on
+    /// the queue page the follow driver polls (`QueueItEmulator.installChaos(perKind:delayMs:)`).
     /// - Throws: `.invalidConfiguration` (field `vendor`) for a vendor without an emulator.
     @discardableResult
     public func installChaos(vendor: String, perKind: Int, delay: Duration = .milliseconds(1500)) throws -> Int {
@@ -27,14 +28,8 @@ extension EmulatorSuite {
             }
             return Self.chaosOpcodes.count * actions.count * perKind
         case QueueItConfiguration.vendorID:
-            let faults = [
-                QueueItEmulatorFault(kind: .drop, count: perKind),
-                QueueItEmulatorFault(kind: .status, count: perKind, status: 503),
-                QueueItEmulatorFault(kind: .nonjson, count: perKind),
-                QueueItEmulatorFault(kind: .delay, count: perKind, delayMs: Int(delay.milliseconds)),
-            ]
-            for fault in faults { queueit.inject(fault) }
-            return faults.count * perKind
+            queueit.installChaos(perKind: perKind, delayMs: Int(delay.milliseconds))
+            return 8 * perKind  // four kinds on enqueue, four on the queue page
         default:
             throw WaitingRoomError.invalidConfiguration(
                 field: "vendor", "the embedded emulator has no faults for \"\(vendor)\" (netfunnel, queueit)")
@@ -88,18 +83,26 @@ extension EmulatorSuite {
         return installed
     }
 
-    /// A Queue-it fault from its admin JSON (`kind`, `count`, `status`, `delayMs`, `body`).
+    /// A Queue-it fault from its admin JSON (`kind`, `count`, `status`, `delayMs`, `body`, `on`).
     static func queueItFault(_ json: JSONValue, path: String) throws -> QueueItEmulatorFault {
         let reader = try ConfigurationReader(json, path: path, vendor: QueueItConfiguration.vendorID)
-        try reader.rejectUnknownKeys(["kind", "count", "status", "delayMs", "body"])
+        try reader.rejectUnknownKeys(["kind", "count", "status", "delayMs", "body", "on"])
         let kinds = QueueItEmulatorFault.Kind.allCases.map(\.rawValue)
         guard let name = try reader.string("kind"), let kind = QueueItEmulatorFault.Kind(rawValue: name) else {
             throw WaitingRoomError.invalidConfiguration(field: "\(path).kind", "expected one of \(kinds.joined(separator: ", "))")
+        }
+        let targets = QueueItEmulatorFault.Target.allCases.map(\.rawValue)
+        var target = QueueItEmulatorFault.Target.enqueue
+        if let on = try reader.string("on") {
+            guard let parsed = QueueItEmulatorFault.Target(rawValue: on) else {
+                throw WaitingRoomError.invalidConfiguration(field: "\(path).on", "expected one of \(targets.joined(separator: ", "))")
+            }
+            target = parsed
         }
         return QueueItEmulatorFault(
             kind: kind, count: try reader.int("count", range: 1...1_000_000) ?? 1,
             status: try reader.int("status", range: 100...599) ?? 503,
             delayMs: try reader.int("delayMs", range: 0...600_000) ?? 0,
-            body: try reader.string("body"))
+            body: try reader.string("body"), on: target)
     }
 }
