@@ -30,6 +30,19 @@ struct CLIFaultsAndPathsTests {
         }
     }
 
+    @Test func queueItLoadWithChaosGivesEveryVisitorItsPass() async throws {
+        let result = try await CLIProcess.run([
+            "load", "--vendor", "queueit", "--emulator", "--emulator-config", "Scripts/load/emulator-rooms.json",
+            "--scope", "demo", "--room", "load", "--users", "60", "--hold", "0", "--chaos", "2", "--json",
+        ], timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try Self.json(result.stdout)
+        #expect((summary["outcomes"] as? [String: Any])?["passed"] as? Int == 60, "\(summary)")
+        #expect(summary["passedVisitors"] as? Int == 60, "\(summary)")
+        #expect(summary["faultsInstalled"] as? Int == 16, "2 of 4 kinds on enqueue and on the queue page")
+        #expect(summary["faultsInjectedOnEnqueue"] as? Int == 8, "\(summary)")
+    }
+
     @Test func loadTakesAFaultsFileAndRefusesBadOnes() async throws {
         let ok = try await CLIProcess.run([
             "load", "--vendor", "netfunnel", "--emulator", "--faults", "Scripts/load/faults-netfunnel.json",
