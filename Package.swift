@@ -69,6 +69,8 @@ let package = Package(
             dependencies: [
                 "WaitingRoom",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // AES-256-CBC of enqueue-token payloads (`AES._CBC`).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Vendors/QueueIt/Sources/QueueIt",

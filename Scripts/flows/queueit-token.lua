@@ -12,8 +12,15 @@ return {
     waitingRoomDomain = "http://127.0.0.1:8080",   -- --emulator replaces it with the emulator's URL
     language = "en-US",
     pollIntervalSeconds = 1,
+    queuePage = "follow",   -- the emulator's queue page is followed over HTTP (real pages need a host)
   },
-  entry = { scope = "demo", room = "members", token = "invite-2f9c1e", user_id = "member-42" },
+  -- A QueueToken.V1 enqueue token (header.payload.signature) signed with the demo customer's
+  -- secret key, for room "members", no expiry; mint your own with QueueItEnqueueTokenMinter
+  -- (Swift) or the emulator's POST /_emulator/queueit/enqueuetokens.
+  entry = {
+    scope = "demo", room = "members", user_id = "member-42",
+    token = "eyJ0eXAiOiJRVDEiLCJlbmMiOiJBRVMyNTYiLCJpc3MiOjE3NjcyMjU2MDAwMDAsInRpIjoiaW52aXRlLTJmOWMxZSIsImMiOiJkZW1vIiwiZSI6Im1lbWJlcnMifQ..VK-XVP-q15dXA-WrCnHN9m8gYYajg8XXNjKQu3XnKgA",
+  },
 
   on_queue_opened = function(event)
     wr.emit("show_queue_page", { url = event.queue_url })

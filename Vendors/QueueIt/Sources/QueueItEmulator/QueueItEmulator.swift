@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import QueueIt
+import WaitingRoom
 
 /// A local emulator of Queue-it's mobile enqueue API, queue page, and a KnownUser-protected demo API.
 ///
@@ -79,6 +80,9 @@ public final class QueueItEmulator: Sendable {
         }
         router.post("/_emulator/queueit/tokens") { [self] req, _ in
             try await self.handleMintToken(req)
+        }
+        router.post("/_emulator/queueit/enqueuetokens") { [self] req, _ in
+            try await self.handleMintEnqueueToken(req)
         }
     }
 
@@ -241,7 +245,32 @@ public final class QueueItEmulator: Sendable {
         }
     }
 
+    /// `POST /_emulator/queueit/enqueuetokens` `{"customerId", ["waitingRoomId", "expiresIn" (s; omitted: no
+    /// expiry), "key", "secretKey", "tokenIdentifier"]}` ⇒ `{"token": …}`: an enqueue token for tests.
+    func handleMintEnqueueToken(_ req: Request) async throws -> Response {
+        guard let obj = try await Self.readJSON(req), let c = obj["customerId"] as? String,
+              let secret = model.secretKey(customer: c) else {
+            return Self.response(400, QueueItEmulatorModel.json(["error": "customerId of a configured customer is required"]))
+        }
+        let token = mintEnqueueToken(customerId: c, waitingRoomId: obj["waitingRoomId"] as? String,
+                                     expiresIn: QueueItJSON.int(obj["expiresIn"]).map { .seconds($0) },
+                                     key: obj["key"] as? String, secretKey: (obj["secretKey"] as? String) ?? secret,
+                                     tokenIdentifier: obj["tokenIdentifier"] as? String)
+        return Self.response(200, QueueItEmulatorModel.json(["token": token ?? ""]))
+    }
+
     // MARK: admin from Swift
+
+    /// An enqueue token (``QueueItEnqueueTokenMinter``) signed with the customer's secret key (or
+    /// `secretKey`), issued at the emulator's `now`; nil for an unknown customer.
+    public func mintEnqueueToken(customerId: String, waitingRoomId: String?, expiresIn: Duration? = nil, key: String? = nil,
+                                 secretKey: String? = nil, tokenIdentifier: String? = nil) -> String? {
+        guard let secret = secretKey ?? model.secretKey(customer: customerId) else { return nil }
+        let now = model.now()
+        return QueueItEnqueueTokenMinter(secretKey: secret).mint(
+            customerId: customerId, eventId: waitingRoomId, issuedAt: now, expiresAt: expiresIn.map { now.addingTimeInterval($0.seconds) },
+            tokenIdentifier: tokenIdentifier ?? UUID().uuidString.lowercased(), payload: key.map { QueueItEnqueueTokenPayload(key: $0) })
+    }
 
     /// Queues a fault for the next enqueue calls.
     public func inject(_ fault: QueueItEmulatorFault) { model.addFault(fault) }

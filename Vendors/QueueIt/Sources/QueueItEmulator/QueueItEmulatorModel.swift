@@ -263,11 +263,22 @@ final class QueueItEmulatorModel: Sendable {
             guard var room = s.rooms[customer]?[roomId] else { return .answer(Self.error(404, "unknown waiting room '\(roomId)' for customer '\(customer)'")) }
             let cfg = room.config
             if cfg.enqueueTokenRequired || cfg.enqueueKeyRequired {
-                let tokenOK = cfg.enqueueTokenRequired && !(body.enqueueToken ?? "").isEmpty
+                // An enqueue token must be one the customer's secret key signed, for this customer
+                // and room (or any room), not expired (QueueItEnqueueTokenValidator).
+                var tokenOK = false
+                var tokenError: QueueItEnqueueTokenError?
+                if cfg.enqueueTokenRequired, let token = body.enqueueToken, !token.isEmpty {
+                    do throws(QueueItEnqueueTokenError) {
+                        try QueueItEnqueueTokenValidator(secretKey: customerConfig.secretKey, customerId: customer, eventId: roomId)
+                            .validate(token, now: t)
+                        tokenOK = true
+                    } catch { tokenError = error }
+                }
                 let key = body.enqueueKey ?? ""
                 let keyOK = cfg.enqueueKeyRequired && !key.isEmpty && (cfg.enqueueKeys.isEmpty || cfg.enqueueKeys.contains(key))
                 if !tokenOK && !keyOK {
-                    return .answer(Self.error(403, "waiting room '\(roomId)' requires a valid enqueue \(cfg.enqueueTokenRequired && cfg.enqueueKeyRequired ? "token or key" : cfg.enqueueTokenRequired ? "token" : "key")"))
+                    let what = cfg.enqueueTokenRequired && cfg.enqueueKeyRequired ? "token or key" : cfg.enqueueTokenRequired ? "token" : "key"
+                    return .answer(Self.error(403, "waiting room '\(roomId)' requires a valid enqueue \(what)" + (tokenError.map { ": \($0)" } ?? "")))
                 }
             }
             let pre = prefix.map { "/" + $0 } ?? ""

@@ -162,7 +162,10 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         defer { Task { await h.stop() } }
         let p = try h.provider(room: "members")
         #expect(try await p.tryPass(h.entry("members", credential: .enqueueKey("member-key"))).disposition == .queue)
-        #expect(try await p.tryPass(h.entry("members", credential: .enqueueToken("any-enqueue-token"))).disposition == .queue)
+        // Issue 15: an enqueue token must be a signed QueueToken.V1 token (any text was accepted before).
+        let token = try #require(h.emulator.mintEnqueueToken(customerId: "demo", waitingRoomId: "members"))
+        #expect(try await p.tryPass(h.entry("members", credential: .enqueueToken(token))).disposition == .queue)
+        await #expect(throws: WaitingRoomError.self) { try await p.tryPass(h.entry("members", credential: .enqueueToken("any-enqueue-token"))) }
         await #expect(throws: WaitingRoomError.self) { try await p.tryPass(h.entry("members", credential: .enqueueKey("wrong"))) }
         // The facade provider hands out the raw result.
         let facade = try QueueITWaitingRoomProvider(customerId: "demo", eventOrAliasId: "members", waitingRoomDomain: h.server.waitingRoomDomain,
