@@ -22,7 +22,8 @@ end
 
 return {
   vendor = "queueit",
-  config = { customerId = "demo", waitingRoomDomain = "http://127.0.0.1:8080", pollIntervalSeconds = 1 },
+  -- queuePage "follow": the emulator's queue page is followed over HTTP (real pages need a host)
+  config = { customerId = "demo", waitingRoomDomain = "http://127.0.0.1:8080", pollIntervalSeconds = 1, queuePage = "follow" },
   entry = { scope = "demo", room = "sale" },
   max_retries = 1,
 

@@ -75,6 +75,8 @@ public struct EmulatorSuite: Sendable {
             "queueit": .object([
                 "customerId": .string(Self.queueItCustomer),
                 "waitingRoomDomain": .string("\(server.host):\(server.port)"),
+                // The emulator's queue page is followed over HTTP; the Queue-it default is "host".
+                "queuePage": .string("follow"),
             ]),
         ]
     }

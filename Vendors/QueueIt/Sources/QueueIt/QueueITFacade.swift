@@ -78,8 +78,14 @@ public final class QueueITEngine: Sendable {
     let runState = Mutex(RunState())
     let base: QueueItConfiguration
     let environment: ProviderEnvironment
-    let driver: (any QueuePageDriver)?
+    let driver: any QueuePageDriver
     let connectivity: any QueueItConnectivity
+
+    /// The driver every run waits through: `driver:` when given, else an HTTP-follow driver when
+    /// `template.queuePage` is `follow`, else one ``QueueItHostDrivenPageDriver`` (the SDK's web view).
+    public var pageDriver: any QueuePageDriver { driver }
+    /// The host-driven driver the app feeds navigations to, when the engine uses one.
+    public var hostDriver: QueueItHostDrivenPageDriver? { driver as? QueueItHostDrivenPageDriver }
 
     /// Mirrors `initWithHost:customerId:eventOrAliasId:layoutName:language:waitingRoomDomain:queuePathPrefix:`.
     public init(customerId: String, eventOrAliasId: String, layoutName: String? = nil, language: String? = nil,
@@ -89,12 +95,19 @@ public final class QueueITEngine: Sendable {
         var c = try QueueItConfiguration(customerId: customerId, waitingRoomId: eventOrAliasId, waitingRoomDomain: waitingRoomDomain,
                                          pathPrefix: queuePathPrefix, layoutName: layoutName, language: language,
                                          userAgent: template?.userAgent ?? QueueItConfiguration.defaultUserAgent, userId: template?.userId,
-                                         pollInterval: template?.pollInterval ?? .seconds(5))
+                                         pollInterval: template?.pollInterval ?? .seconds(5),
+                                         queuePage: template?.queuePage ?? .host,
+                                         followMaxWait: template?.followMaxWait ?? QueueItHTTPFollowDriver.defaultMaxWait)
         c.reuseStoredPass = false
         c.autoRestartSession = false
         self.base = c
         self.environment = environment
-        self.driver = driver
+        switch (driver, c.queuePage) {
+        case (let d?, _): self.driver = d
+        case (nil, .follow): self.driver = QueueItHTTPFollowDriver(pollInterval: c.pollInterval, requestTimeout: c.requestTimeout,
+                                                                  maxWait: c.followMaxWait)
+        case (nil, .host): self.driver = QueueItHostDrivenPageDriver()
+        }
         self.connectivity = connectivity
     }
 

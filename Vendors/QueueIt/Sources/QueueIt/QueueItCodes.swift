@@ -37,6 +37,9 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
     case sessionRestart = -204
     /// Ours: a pass was taken from the pass store without contacting the server.
     case storedPass = -205
+    /// Ours: the HTTP-follow driver waited its `maxWait` without reaching the target (a page it
+    /// cannot follow, such as a real, script-driven Queue-it queue page).
+    case queuePageTimeout = -206
 
     /// The vendor status code to report for an HTTP status: the status itself (iOS reports 4xx
     /// answers with the HTTP status as the code).
@@ -63,6 +66,7 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
         case .viewClosed: return "The queue view was closed"
         case .sessionRestart: return "Session restart requested by the queue page"
         case .storedPass: return "Pass taken from the pass store"
+        case .queuePageTimeout: return "The queue page did not lead to the target in time"
         }
     }
 }

@@ -3,9 +3,13 @@ import WaitingRoom
 
 /// How the queue page is waited through.
 public enum QueueItQueuePageMode: String, Sendable, Hashable, CaseIterable {
-    /// Poll the queue URL with GET, follow redirects, classify every hop (headless; default).
+    /// Poll the queue URL with GET, follow redirects, classify every hop (headless). Understands
+    /// pages that redirect or refresh (HTTP `Refresh`, `<meta http-equiv="refresh">`) to the
+    /// target, such as this project's emulator; a real, script-driven Queue-it page is not one of
+    /// them, so the wait is bounded (``QueueItConfiguration/followMaxWait``).
     case follow
-    /// The host app shows the page and feeds navigations to ``QueueItHostDrivenPageDriver``.
+    /// The host app shows the page (a web view, a browser) and feeds its navigations to
+    /// ``QueueItHostDrivenPageDriver``, as the vendor's SDKs do with their web view. The default.
     case host
 }
 
@@ -14,8 +18,8 @@ public enum QueueItQueuePageMode: String, Sendable, Hashable, CaseIterable {
 /// JSON keys: `customerId` (required), `waitingRoomId`, `waitingRoomDomain`, `pathPrefix`,
 /// `layoutName`, `language`, `userAgent`, `userId`, `sdkVersion`, `requestTimeoutSeconds`
 /// (1…120, default 10), `pollIntervalSeconds` (1…300, default 5), `viewDelaySeconds` (0…60),
-/// `queuePage` (`follow` | `host`), `reuseStoredPass` (default true), `autoRestartSession`
-/// (default true). Errors name the field.
+/// `queuePage` (`host` (default) | `follow`), `followMaxWaitSeconds` (1…86,400, default 1,800),
+/// `reuseStoredPass` (default true), `autoRestartSession` (default true). Errors name the field.
 public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     public static let vendorID = "queueit"
 
@@ -37,6 +41,9 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     /// Wait between "queue opened" and starting the queue page driver (the SDK's view delay).
     public var viewDelay: Duration
     public var queuePage: QueueItQueuePageMode
+    /// The longest the HTTP-follow driver waits on one queue page before it gives up with code
+    /// -206 (`queuePageTimeout`); counted on the environment's clock. (proposal) 30 min by default.
+    public var followMaxWait: Duration
     /// Take a valid pass from the pass store instead of calling the server.
     public var reuseStoredPass: Bool
     /// On `queueit://restartSession`, enqueue again inside the same session (true) or end the
@@ -51,7 +58,8 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
                 layoutName: String? = nil, language: String? = nil, userAgent: String = QueueItConfiguration.defaultUserAgent,
                 userId: String? = nil, sdkVersion: String = QueueItEnqueueBody.defaultSDKVersion,
                 requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(5), viewDelay: Duration = .zero,
-                queuePage: QueueItQueuePageMode = .follow, reuseStoredPass: Bool = true, autoRestartSession: Bool = true) throws(WaitingRoomError) {
+                queuePage: QueueItQueuePageMode = .host, reuseStoredPass: Bool = true, autoRestartSession: Bool = true,
+                followMaxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait) throws(WaitingRoomError) {
         self.customerId = customerId
         self.waitingRoomId = waitingRoomId.flatMap { $0.isEmpty ? nil : $0 }
         self.waitingRoomDomain = waitingRoomDomain.flatMap { $0.isEmpty ? nil : $0 }
@@ -65,6 +73,7 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
         self.pollInterval = pollInterval
         self.viewDelay = viewDelay
         self.queuePage = queuePage
+        self.followMaxWait = followMaxWait
         self.reuseStoredPass = reuseStoredPass
         self.autoRestartSession = autoRestartSession
         // Validate now so errors name the field before anything is sent.
@@ -78,6 +87,9 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
         guard viewDelay >= .zero, viewDelay <= .seconds(60) else {
             throw .outOfRange(field: "viewDelaySeconds", value: viewDelay.seconds, range: 0...60, unit: "s", vendor: Self.vendorID)
         }
+        guard followMaxWait >= .seconds(1), followMaxWait <= .seconds(86_400) else {
+            throw .outOfRange(field: "followMaxWaitSeconds", value: followMaxWait.seconds, range: 1...86_400, unit: "s", vendor: Self.vendorID)
+        }
     }
 
     /// Decodes the provider settings (see the type's documentation for the keys).
@@ -85,11 +97,11 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
         let r = try ConfigurationReader(json, vendor: Self.vendorID)
         try r.rejectUnknownKeys(["customerId", "waitingRoomId", "waitingRoomDomain", "pathPrefix", "layoutName", "language",
                                  "userAgent", "userId", "sdkVersion", "requestTimeoutSeconds", "pollIntervalSeconds",
-                                 "viewDelaySeconds", "queuePage", "reuseStoredPass", "autoRestartSession"])
-        var mode = QueueItQueuePageMode.follow
+                                 "viewDelaySeconds", "queuePage", "followMaxWaitSeconds", "reuseStoredPass", "autoRestartSession"])
+        var mode = QueueItQueuePageMode.host
         if let m = try r.string("queuePage") {
             guard let parsed = QueueItQueuePageMode(rawValue: m) else {
-                throw WaitingRoomError.invalidConfiguration(field: "queuePage", "'\(m)' is not one of follow, host", vendor: Self.vendorID)
+                throw WaitingRoomError.invalidConfiguration(field: "queuePage", "'\(m)' is not one of host, follow", vendor: Self.vendorID)
             }
             mode = parsed
         }
@@ -108,7 +120,9 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
             viewDelay: .milliseconds(Int64((try r.double("viewDelaySeconds", range: 0...60) ?? 0) * 1000)),
             queuePage: mode,
             reuseStoredPass: try r.bool("reuseStoredPass") ?? true,
-            autoRestartSession: try r.bool("autoRestartSession") ?? true)
+            autoRestartSession: try r.bool("autoRestartSession") ?? true,
+            followMaxWait: .milliseconds(Int64((try r.double("followMaxWaitSeconds", range: 1...86_400)
+                ?? QueueItHTTPFollowDriver.defaultMaxWait.seconds) * 1000)))
     }
 
     public func makeProvider(environment: ProviderEnvironment) throws -> any WaitingRoomProvider {

@@ -6,7 +6,12 @@ import WaitingRoom
 /// `<meta http-equiv="refresh">` says (else every `pollInterval`), and reads progress from
 /// `queueit-ahead` / `queueit-waiting` / `queueit-eta-seconds` meta tags when the page has them.
 /// This is how the emulator's queue page is waited through; a real Queue-it page that relies on
-/// JavaScript needs the host-driven driver instead.
+/// JavaScript needs the host-driven driver instead (``QueueItQueuePageMode/host``, the default).
+/// The `queueit-*` meta tags are this project's emulator convention, not Queue-it's.
+///
+/// The whole wait is bounded by ``maxWait`` (on the context's clock): a page that keeps
+/// refreshing without ever leading to the target (a real queue page, whose progress is driven by
+/// script) ends `.failed` with code -206 (`queuePageTimeout`) and a message saying so.
 ///
 /// Transient failures of a page load — transport errors (refused, reset, dropped mid-answer),
 /// no complete answer within `requestTimeout`, HTTP 5xx or 429, or a 200 answer that is not a
@@ -15,8 +20,14 @@ import WaitingRoom
 /// (which carries the queue id) is loaded again after the next delay of `retryPolicy`
 /// (default ``RetryPolicy/queueItPage``: 1, 2, 4, 8, 16, 30 s). A good page starts the schedule
 /// over. When the retries are used up the wait ends `.failed` with `.unavailable`, vendor code 3
-/// (`QueueItErrorCode.queueUnavailable`), the last failure in the message. A 4xx page, a blocked
-/// page or too many redirects end at once with code -202 (`queuePageFailed`).
+/// (`QueueItErrorCode.queueUnavailable`), exactly the vendor's message, the last failure in
+/// `details["lastFailure"]`.
+///
+/// Navigations the vendor's web view only cancels (reference §4) do not end the wait: a redirect
+/// or refresh to `/what-is-this.html` or to a non-web scheme (reported as `externalLink`), and a
+/// 4xx error page, leave the visitor on the current page, which is reloaded after `pollInterval`.
+/// Too many redirects in a row or a redirect without a usable `Location` end at once with code
+/// -202 (`queuePageFailed`).
 public struct QueueItHTTPFollowDriver: QueuePageDriver {
     public var pollInterval: Duration
     /// Redirect hops allowed without a page in between.
@@ -27,6 +38,11 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
     public var retryPolicy: RetryPolicy
     /// The deadline of one page load (redirect hops are separate loads).
     public var requestTimeout: Duration
+    /// The longest the whole wait may take (clock time from the first load).
+    public var maxWait: Duration
+    /// (proposal) 30 minutes: the reference names no bound; a visitor in a real queue may wait
+    /// longer, but a real queue is not what this driver can follow.
+    public static let defaultMaxWait: Duration = .seconds(1800)
     /// Bodies larger than this are not read for hints.
     public static let maxPageBytes = 1 << 20
 
@@ -34,11 +50,22 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
     public var maxConsecutiveFailures: Int { retryPolicy.retries }
 
     public init(pollInterval: Duration = .seconds(5), maxHops: Int = 10, retryPolicy: RetryPolicy = .queueItPage,
-                requestTimeout: Duration = .seconds(30)) {
+                requestTimeout: Duration = .seconds(30), maxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait) {
         self.pollInterval = pollInterval
         self.maxHops = maxHops
         self.retryPolicy = retryPolicy
         self.requestTimeout = requestTimeout
+        self.maxWait = maxWait
+    }
+
+    /// The end of a wait that took longer than ``maxWait``.
+    func timedOut(_ url: URL) -> QueuePageResult {
+        .failed(WaitingRoomError(
+            .invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: QueueItErrorCode.queuePageTimeout.rawValue,
+            message: "the queue page \(url) did not lead to the target within \(Int(maxWait.seconds)) s; the HTTP-follow driver "
+                + "only follows redirects and refreshes (this project's emulator); show a real Queue-it queue page in a host "
+                + "(queuePage \"host\", QueueItHostDrivenPageDriver)",
+            details: ["queueUrl": url.absoluteString]))
     }
 
     static func failure(_ message: String) -> QueuePageResult {
@@ -52,17 +79,27 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
         let detail = "queue page \(url): \(failures) loads in a row failed; last failure: \(last)"
         switch retryPolicy.exhaustion {
         case .unavailable(let code, let message):
-            return .failed(WaitingRoomError(.unavailable, vendor: vendor, vendorCode: code, message: "\(message) (\(detail))"))
+            // The vendor's text as is; what failed goes in the details.
+            return .failed(WaitingRoomError(.unavailable, vendor: vendor, vendorCode: code, message: message,
+                                            details: ["lastFailure": detail, "queueUrl": url.absoluteString]))
         case .lastError:
             return Self.failure(detail)
         }
     }
 
     public func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
+        // `url` is what is loaded next; `current` is the last page that was shown (where a
+        // cancelled navigation leaves the visitor).
         var url = page.queueURL
+        var current = page.queueURL
         var hops = 0
         var failures = 0
         var lastProgress: QueueProgress?
+        let started = context.clock.now()
+        /// Whether waiting `delay` more would pass ``maxWait``.
+        func overdue(after delay: Duration) -> Bool {
+            context.clock.now().timeIntervalSince(started) + delay.seconds > maxWait.seconds
+        }
         // The first load of the queue page is a navigation to the queue host (iOS fires queue-URL-changed for it).
         if case .queueURLChanged(let u) = page.classifier.classify(url) { context.emit(.queueURLChanged(u)) }
         /// Counts a failed load of `url`; the wait's end when the retries are used up, else nil
@@ -71,7 +108,37 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
             failures += 1
             context.logger.debug("queue page load failed", metadata: ["url": "\(url)", "failure": "\(failures)", "error": "\(what)"])
             if failures > retryPolicy.retries { return exhausted(url, failures: failures, last: what) }
-            if (try? await context.clock.sleep(for: retryPolicy.delay(beforeRetry: failures - 1))) == nil { return .closed }
+            let delay = retryPolicy.delay(beforeRetry: failures - 1)
+            if overdue(after: delay) { return timedOut(url) }
+            if (try? await context.clock.sleep(for: delay)) == nil { return .closed }
+            return nil
+        }
+        /// A navigation the vendor cancels (reference §4: `/what-is-this.html`, a non-web scheme,
+        /// an error page): the visitor stays on the current page, which is reloaded after
+        /// `pollInterval`. Nil to go on, else the wait's end.
+        func stay(_ why: String) async -> QueuePageResult? {
+            context.logger.debug("queue page navigation cancelled", metadata: ["url": "\(url)", "why": "\(why)"])
+            hops = 0
+            url = current
+            if overdue(after: pollInterval) { return timedOut(current) }
+            if (try? await context.clock.sleep(for: pollInterval)) == nil { return .closed }
+            return nil
+        }
+        /// Acts on a navigation to `next`: the wait's end, or nil with `url` set to what to load.
+        func navigate(to next: URL) async -> QueuePageResult? {
+            switch page.classifier.classify(next) {
+            case .passed(let token): return .passed(token: token)
+            case .close: return .closed
+            case .restartSession: return .restartSession
+            case .blocked: return await stay("blocked page \(next)")
+            case .external(let u):
+                context.emit(.externalLink(u))
+                return await stay("external link \(u)")
+            case .queueURLChanged(let u):
+                context.emit(.queueURLChanged(u))
+                url = u
+            case .allow: url = next
+            }
             return nil
         }
         while true {
@@ -93,17 +160,7 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
                 }
                 hops += 1
                 if hops > maxHops { return Self.failure("more than \(maxHops) redirects from \(page.queueURL)") }
-                switch page.classifier.classify(next) {
-                case .passed(let token): return .passed(token: token)
-                case .close: return .closed
-                case .restartSession: return .restartSession
-                case .blocked: return Self.failure("the queue page redirected to a blocked page \(next)")
-                case .queueURLChanged(let u):
-                    context.emit(.queueURLChanged(u))
-                    url = u
-                case .external(let u): url = u
-                case .allow: url = next
-                }
+                if let end = await navigate(to: next) { return end }
                 continue
             }
             hops = 0
@@ -111,17 +168,28 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
                 if let end = await transient("HTTP \(response.status)") { return end }
                 continue
             }
-            if response.status >= 400 {
-                return Self.failure("queue page \(url) answered \(response.status)")
-            }
             let hints = QueuePageHints(html: response.body.count <= Self.maxPageBytes ? response.text : "",
                                        refreshHeader: response.headers.value(for: "Refresh"))
+            if response.status >= 400 {
+                // A web view shows an error page; the wait goes on (reference §4: only the
+                // navigation is lost). The page may still say exit or refresh elsewhere.
+                if hints.exit { context.emit(.userExited) }
+                if let r = hints.refresh, let target = r.url, let next = URL(string: target, relativeTo: url)?.absoluteURL, next != url {
+                    if overdue(after: .seconds(r.seconds)) { return timedOut(url) }
+                    if r.seconds > 0, (try? await context.clock.sleep(for: .milliseconds(Int64(min(r.seconds, 300) * 1000)))) == nil { return .closed }
+                    if let end = await navigate(to: next) { return end }
+                    continue
+                }
+                if let end = await stay("HTTP \(response.status) from \(url)") { return end }
+                continue
+            }
             guard hints.isFollowable else {
                 // (proposal) A 200 answer with nothing to follow is a failed load, not a page.
                 if let end = await transient("HTTP \(response.status) without a refresh, position or exit (not a queue page)") { return end }
                 continue
             }
             failures = 0
+            current = url
             if hints.exit { context.emit(.userExited) }
             if let p = hints.progress, p != lastProgress {
                 lastProgress = p
@@ -143,18 +211,9 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
                 default: break
                 }
             }
+            if overdue(after: delay) { return timedOut(url) }
             if delay > .zero, (try? await context.clock.sleep(for: delay)) == nil { return .closed }
-            if next != url {
-                switch page.classifier.classify(next) {
-                case .passed(let token): return .passed(token: token)
-                case .close: return .closed
-                case .restartSession: return .restartSession
-                case .blocked: return Self.failure("the queue page refreshed to a blocked page \(next)")
-                case .queueURLChanged(let u): context.emit(.queueURLChanged(u)); url = u
-                case .external(let u): url = u
-                case .allow: url = next
-                }
-            }
+            if next != url, let end = await navigate(to: next) { return end }
         }
     }
 }

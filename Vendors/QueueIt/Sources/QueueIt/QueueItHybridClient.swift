@@ -30,40 +30,64 @@ public final class QueueItHybridClient: Sendable {
 
     /// - Parameters:
     ///   - environment: transport, clock, pass store and logger for the calls and the waiting.
-    ///   - template: settings used for waiting (user agent, user id, poll interval…); the
-    ///     customer, room, domain, prefix, layout and language come from the redirect.
-    ///   - driver: the queue page driver (default: HTTP-follow).
+    ///   - template: settings used for waiting (user agent, user id, poll interval, queue page
+    ///     mode…); the customer, room, layout and language come from the redirect, and so do the
+    ///     domain and prefix unless the template configures a `waitingRoomDomain` (see
+    ///     ``configuration(for:template:)``).
+    ///   - driver: the queue page driver (default: from `template.queuePage`: one shared
+    ///     ``QueueItHostDrivenPageDriver`` (``hostDriver``) for `host`, the default, or HTTP-follow).
     public convenience init(environment: ProviderEnvironment = ProviderEnvironment(), template: QueueItConfiguration? = nil,
                             driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
                             maxQueueRounds: Int = 3) {
+        let host: QueueItHostDrivenPageDriver? = driver == nil && (template?.queuePage ?? .host) == .host ? QueueItHostDrivenPageDriver() : nil
+        let chosen: (any QueuePageDriver)? = driver ?? host
         let waiter: Waiter = { info in
-            try await QueueItHybridClient.wait(info: info, environment: environment, template: template, driver: driver, connectivity: connectivity)
+            try await QueueItHybridClient.wait(info: info, environment: environment, template: template, driver: chosen, connectivity: connectivity)
         }
         self.init(transport: environment.transport, clock: environment.clock, maxQueueRounds: maxQueueRounds,
-                  logger: environment.logger(for: QueueItConfiguration.vendorID), waiter: waiter)
+                  logger: environment.logger(for: QueueItConfiguration.vendorID), hostDriver: host, waiter: waiter)
     }
+
+    /// The host-driven driver the app feeds the queue page's navigations to, when the client
+    /// made one (no `driver` given and the template's `queuePage` is `host`).
+    public let hostDriver: QueueItHostDrivenPageDriver?
 
     /// Creates a client with a custom way of waiting.
     public init(transport: any HTTPTransport, clock: any WaitingRoomClock, maxQueueRounds: Int = 3,
-                logger: Logger = Logger(label: "waitingroom.queueit"), waiter: @escaping Waiter) {
+                logger: Logger = Logger(label: "waitingroom.queueit"), hostDriver: QueueItHostDrivenPageDriver? = nil,
+                waiter: @escaping Waiter) {
         self.transport = transport
         self.clock = clock
         self.maxQueueRounds = max(1, maxQueueRounds)
         self.logger = logger
+        self.hostDriver = hostDriver
         self.waiter = waiter
+    }
+
+    /// The settings used to wait in the room a redirect names. Customer, room, `enqueuetoken`,
+    /// layout (`l`) and language (`cid`) come from the redirect. The waiting-room domain and
+    /// prefix come from the template when it configures a `waitingRoomDomain` (an app behind its
+    /// own reverse proxy knows its domain; the connector's redirect may name another host), else
+    /// from the redirect URL's host and path (the Android demo's behind-proxy rule, reference §7.1).
+    public static func configuration(for info: QueueItRedirectInfo, template: QueueItConfiguration?) throws -> QueueItConfiguration {
+        let t = template
+        let configured = t?.waitingRoomDomain != nil
+        return try QueueItConfiguration(
+            customerId: info.customerId, waitingRoomId: info.waitingRoomId,
+            waitingRoomDomain: configured ? t?.waitingRoomDomain : info.waitingRoomDomain,
+            pathPrefix: configured ? t?.pathPrefix : info.pathPrefix,
+            layoutName: info.layoutName ?? t?.layoutName, language: info.language ?? t?.language,
+            userAgent: t?.userAgent ?? QueueItConfiguration.defaultUserAgent, userId: t?.userId,
+            sdkVersion: t?.sdkVersion ?? QueueItEnqueueBody.defaultSDKVersion, requestTimeout: t?.requestTimeout ?? .seconds(10),
+            pollInterval: t?.pollInterval ?? .seconds(5), viewDelay: .zero, queuePage: t?.queuePage ?? .host,
+            reuseStoredPass: false, autoRestartSession: true,
+            followMaxWait: t?.followMaxWait ?? QueueItHTTPFollowDriver.defaultMaxWait)
     }
 
     /// The default waiting: a provider for the redirect's room, one session, its outcome.
     public static func wait(info: QueueItRedirectInfo, environment: ProviderEnvironment, template: QueueItConfiguration?,
                             driver: (any QueuePageDriver)?, connectivity: any QueueItConnectivity) async throws -> String? {
-        let t = template
-        let config = try QueueItConfiguration(
-            customerId: info.customerId, waitingRoomId: info.waitingRoomId, waitingRoomDomain: info.waitingRoomDomain,
-            pathPrefix: info.pathPrefix, layoutName: info.layoutName ?? t?.layoutName, language: info.language ?? t?.language,
-            userAgent: t?.userAgent ?? QueueItConfiguration.defaultUserAgent, userId: t?.userId,
-            sdkVersion: t?.sdkVersion ?? QueueItEnqueueBody.defaultSDKVersion, requestTimeout: t?.requestTimeout ?? .seconds(10),
-            pollInterval: t?.pollInterval ?? .seconds(5), viewDelay: .zero, queuePage: t?.queuePage ?? .follow,
-            reuseStoredPass: false, autoRestartSession: true)
+        let config = try configuration(for: info, template: template)
         let provider = QueueItProvider(configuration: config, environment: environment, driver: driver, connectivity: connectivity)
         let room = RoomKey(scope: info.customerId, room: info.waitingRoomId)
         // The connector asked us to queue: a stored token for this room is no longer good.

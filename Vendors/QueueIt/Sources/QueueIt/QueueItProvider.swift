@@ -37,7 +37,8 @@ public final class QueueItProvider: WaitingRoomProvider {
 
     /// - Parameters:
     ///   - driver: how queue pages are waited through; default from `configuration.queuePage`
-    ///     (`follow` ⇒ ``QueueItHTTPFollowDriver``, `host` ⇒ a new ``QueueItHostDrivenPageDriver``).
+    ///     (`host` (the default) ⇒ a new ``QueueItHostDrivenPageDriver``, see ``hostDriver``;
+    ///     `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by `followMaxWait`).
     ///   - connectivity: offline check before each attempt (default: assume online).
     public init(configuration: QueueItConfiguration, environment: ProviderEnvironment = ProviderEnvironment(),
                 driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
@@ -47,13 +48,18 @@ public final class QueueItProvider: WaitingRoomProvider {
         switch (driver, configuration.queuePage) {
         case (let d?, _): self.driver = d
         case (nil, .follow): self.driver = QueueItHTTPFollowDriver(pollInterval: configuration.pollInterval,
-                                                                  requestTimeout: configuration.requestTimeout)
+                                                                  requestTimeout: configuration.requestTimeout,
+                                                                  maxWait: configuration.followMaxWait)
         case (nil, .host): self.driver = QueueItHostDrivenPageDriver()
         }
         self.connectivity = connectivity
         self.observer = observer
         self.logger = environment.logger(for: QueueItConfiguration.vendorID)
     }
+
+    /// The host-driven driver, when this provider hands queue pages to the host (the default,
+    /// `queuePage: host`): show `currentPage` and report every navigation with `navigate(to:kind:)`.
+    public var hostDriver: QueueItHostDrivenPageDriver? { driver as? QueueItHostDrivenPageDriver }
 
     /// Whether an enqueue call of this provider is running (a real flag, unlike iOS ≥3.1.14).
     public var isRequestInProgress: Bool { inFlight.withLock { $0 > 0 } }

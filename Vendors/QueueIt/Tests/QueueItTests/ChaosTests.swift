@@ -34,7 +34,7 @@ import WaitingRoomTesting
                          store: (any PassStore)? = nil) throws -> QueueItProvider {
         let configuration = try QueueItConfiguration(
             customerId: "demo", waitingRoomId: room, waitingRoomDomain: h.server.waitingRoomDomain, userId: userId,
-            requestTimeout: timeout, pollInterval: .seconds(1))
+            requestTimeout: timeout, pollInterval: .seconds(1), queuePage: .follow)
         return QueueItProvider(configuration: configuration, environment: ProviderEnvironment(
             transport: AsyncHTTPTransport.shared, clock: h.clock, passStore: store ?? h.store))
     }

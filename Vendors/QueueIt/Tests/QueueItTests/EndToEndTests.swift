@@ -26,8 +26,9 @@ struct Harness {
     }
 
     func configuration(room: String, customer: String = "demo", autoRestart: Bool = true) throws -> QueueItConfiguration {
+        // The emulator's queue page is followed over HTTP: chosen explicitly since the default became `host` (issue 15).
         try QueueItConfiguration(customerId: customer, waitingRoomId: room, waitingRoomDomain: server.waitingRoomDomain,
-                                 userId: "user-1", pollInterval: .seconds(1), autoRestartSession: autoRestart)
+                                 userId: "user-1", pollInterval: .seconds(1), queuePage: .follow, autoRestartSession: autoRestart)
     }
 
     func provider(room: String, driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
