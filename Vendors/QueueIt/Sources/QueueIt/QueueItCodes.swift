@@ -1,10 +1,23 @@
 /// The one table of Queue-it status codes we report (`VendorStatus.code`, `WaitingRoomError.vendorCode`).
 ///
 /// Codes `-100`, `3` and `10` are the vendor SDK's own (reference §3.3). An HTTP 4xx answer to
-/// enqueue is reported with the HTTP status itself as the code (iOS behaviour); the most common
-/// ones have a case here, any other 4xx status is carried as the plain number. Codes below `-100`
-/// are ours (the vendor SDK has no equivalent) and are listed in `Vendors/QueueIt/README.md`.
+/// enqueue is reported with the HTTP status itself as the code and the body as the message (iOS
+/// behaviour, reference §3.1); that is all the public record says about 4xx. The cases for
+/// 400, 401, 403, 404 and 429 only name common statuses: what Queue-it's server means by each is
+/// not public, and the meanings given below are (proposal) this project's emulator's. Codes below
+/// `-100` are ours (the vendor SDK has no equivalent). See ``origin`` and `Vendors/QueueIt/README.md`.
 public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
+    /// Where a code comes from.
+    public enum Origin: String, Sendable, Hashable {
+        /// A code of the vendor's SDK (`3`, `10`, `-100`).
+        case vendorSDK
+        /// An HTTP status reported as the code (200, 4xx), as iOS does; the vendor publishes no
+        /// meaning per 4xx status, so any meaning given is a proposal.
+        case httpStatus
+        /// This project's own code (below -100).
+        case ours
+    }
+
     /// Enqueue answered 200 with a JSON object: the call succeeded (the HTTP status, as iOS reports it).
     case ok = 200
     /// Retries exhausted (1, 2, 4, 8 s): "Error! Queue is unavailable." (iOS provider code 3).
@@ -13,13 +26,15 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
     case requestAlreadyInProgress = 10
     /// The device is offline; reported at once, without retry (iOS `NetworkUnavailable`).
     case networkUnavailable = -100
-    /// HTTP 400 from enqueue: rejected, not retried.
+    /// HTTP 400 from enqueue: rejected, not retried. (proposal) The emulator: a bad enqueue body.
     case badRequest = 400
-    /// HTTP 401 from enqueue: rejected, not retried.
+    /// HTTP 401 from enqueue: rejected, not retried. (proposal) The emulator never sends it.
     case unauthorized = 401
-    /// HTTP 403 from enqueue (for example a missing or invalid enqueue token/key): rejected, not retried.
+    /// HTTP 403 from enqueue: rejected, not retried. (proposal) The emulator: a missing or invalid
+    /// enqueue token or key.
     case forbidden = 403
-    /// HTTP 404 from enqueue (unknown customer or waiting room): rejected, not retried.
+    /// HTTP 404 from enqueue: rejected, not retried. (proposal) The emulator: an unknown customer
+    /// or waiting room.
     case notFound = 404
     /// HTTP 429 from enqueue: rejected, not retried (the vendor treats every 4xx alike).
     case tooManyRequests = 429
@@ -40,6 +55,15 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
     /// Ours: the HTTP-follow driver waited its `maxWait` without reaching the target (a page it
     /// cannot follow, such as a real, script-driven Queue-it queue page).
     case queuePageTimeout = -206
+
+    /// Where this code comes from (vendor SDK, HTTP status, ours).
+    public var origin: Origin {
+        switch self {
+        case .queueUnavailable, .requestAlreadyInProgress, .networkUnavailable: return .vendorSDK
+        case .ok, .badRequest, .unauthorized, .forbidden, .notFound, .tooManyRequests: return .httpStatus
+        default: return .ours
+        }
+    }
 
     /// The vendor status code to report for an HTTP status: the status itself (iOS reports 4xx
     /// answers with the HTTP status as the code).

@@ -12,9 +12,11 @@ public struct QueueItEnqueueCall: Sendable, Hashable {
         self.body = body
     }
 
-    /// The HTTP request (reference §1.2: JSON headers; `User-Agent` = the body's `userAgent`).
+    /// The HTTP request: `Content-Type: application/json` and `Accept: application/json` (iOS
+    /// `QueueITApiClient_NSURLConnection.m`; Android sends `application/json; charset=utf-8`),
+    /// `User-Agent` = the body's `userAgent` (Android `QueueITApiClient`).
     public func httpRequest(timeout: Duration?) -> HTTPRequest {
-        var headers: HTTPHeaderList = [("Content-Type", "application/json; charset=utf-8"), ("Accept", "application/json")]
+        var headers: HTTPHeaderList = [("Content-Type", "application/json"), ("Accept", "application/json")]
         if !body.userAgent.isEmpty { headers.add("User-Agent", body.userAgent) }
         return HTTPRequest(method: "POST", url: endpoint.enqueueURL.absoluteString, headers: headers,
                            body: body.encoded(), timeout: timeout, followRedirects: false)
@@ -49,9 +51,35 @@ public struct QueueItEnqueueClient: Sendable {
                          message: QueueItErrorCode.networkUnavailable.message)
     }
 
-    /// Enqueues once (with retries) and returns the decoded answer.
+    /// Enqueues once (with retries) and returns the decoded answer. When the retries are used
+    /// up the error carries exactly the vendor's message ("Error! Queue is unavailable.", code 3);
+    /// the last failure is in `details["lastFailure"]` (and its HTTP status, if any, in
+    /// `details["lastStatus"]`).
     public func enqueue(_ call: QueueItEnqueueCall) async throws -> QueueItEnqueueResponse {
         if connectivity.isOffline { throw Self.offlineError }
+        do {
+            return try await attempts(call)
+        } catch let e as WaitingRoomError where e.kind == .unavailable && e.vendorCode == QueueItErrorCode.queueUnavailable.rawValue {
+            throw Self.unavailable(from: e)
+        }
+    }
+
+    /// The vendor's unavailable report for an exhausted run: the core policy's error with the
+    /// message reset to the vendor's text and the failure detail moved to `details`.
+    static func unavailable(from e: WaitingRoomError) -> WaitingRoomError {
+        let vendorText = QueueItErrorCode.queueUnavailable.message
+        var details = e.details
+        var detail = e.message
+        if detail.hasPrefix(vendorText) { detail = String(detail.dropFirst(vendorText.count)) }
+        detail = detail.trimmingCharacters(in: .whitespaces)
+        if detail.hasPrefix("("), detail.hasSuffix(")") { detail = String(detail.dropFirst().dropLast()) }
+        if detail.hasPrefix("last failure: ") { detail = String(detail.dropFirst("last failure: ".count)) }
+        if !detail.isEmpty { details["lastFailure"] = detail }
+        return WaitingRoomError(.unavailable, vendor: vendor, vendorCode: QueueItErrorCode.queueUnavailable.rawValue,
+                                message: vendorText, details: details)
+    }
+
+    func attempts(_ call: QueueItEnqueueCall) async throws -> QueueItEnqueueResponse {
         let transport = self.transport
         let connectivity = self.connectivity
         let logger = self.logger

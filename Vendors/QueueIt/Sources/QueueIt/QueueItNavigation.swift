@@ -30,8 +30,10 @@ public enum QueueItNavigationKind: Sendable, Hashable {
 ///
 /// Rules, in order (our merge of iOS 3.5.2 and Android 3.0.0, reference §4):
 /// 1. empty or `about:blank` ⇒ allow;
-/// 2. scheme `queueit`: host `close` ⇒ close, host `restartSession` ⇒ restart (Android host match);
-///    any other non-http(s) scheme ⇒ external;
+/// 2. `queueit://close` ⇒ close, `queueit://restartSession` ⇒ restart, matched case-sensitively:
+///    the exact string (iOS, `QueueConsts.h`) or, with a path, query or fragment after it, the
+///    exact scheme and host (Android `UriOverrider`); any other non-http(s) URL, including other
+///    spellings such as `QUEUEIT://close` or `queueit://CLOSE`, ⇒ external;
 /// 3. path starting with `/what-is-this.html` ⇒ blocked;
 /// 4. host equal to the target's (case-insensitive) and path exactly equal ⇒ passed, token =
 ///    the percent-decoded `queueittoken` query parameter (Android; checked before the queue host);
@@ -61,12 +63,10 @@ public struct QueueItNavigationClassifier: Sendable, Hashable {
         if url.absoluteString.isEmpty || url.absoluteString == "about:blank" { return .allow }
         let scheme = url.scheme?.lowercased() ?? ""
         if scheme != "http" && scheme != "https" {
-            if scheme == "queueit" {
-                switch url.host?.lowercased() {
-                case "close": return .close
-                case "restartsession": return .restartSession
-                default: break
-                }
+            switch Self.queueItLinkHost(url.absoluteString) {
+            case "close": return .close
+            case "restartSession": return .restartSession
+            default: break
             }
             if scheme.isEmpty { return .allow }
             return .external(url)
@@ -85,6 +85,14 @@ public struct QueueItNavigationClassifier: Sendable, Hashable {
             }
         }
         return kind == .linkActivated ? .external(url) : .allow
+    }
+
+    /// The host of a `queueit://` link as written (case kept): the text after the literal,
+    /// lower-case `queueit://` up to the first `/`, `?` or `#`; nil for anything else.
+    static func queueItLinkHost(_ s: String) -> Substring? {
+        guard s.hasPrefix("queueit://") else { return nil }
+        let rest = s.dropFirst("queueit://".count)
+        return rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
     }
 
     /// The path as written (percent escapes kept), "/" when empty.

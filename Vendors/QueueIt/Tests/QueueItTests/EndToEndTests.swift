@@ -354,7 +354,8 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         #expect(willOpen < didAppear)
         #expect(log.contains { $0.hasPrefix("urlChanged:") })
         #expect(log.contains { $0.hasPrefix("yourTurn:e_sale~") })
-        #expect(log.suffix(2) == ["unavailable:Error! Queue is unavailable. (last failure: injected fault 500)", "error:3"])
+        // Issue 15: exactly the vendor's text (the last failure is in WaitingRoomError.details).
+        #expect(log.suffix(2) == ["unavailable:Error! Queue is unavailable.", "error:3"])
     }
 }
 
