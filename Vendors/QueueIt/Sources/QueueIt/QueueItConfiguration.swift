@@ -146,12 +146,12 @@ extension RetryPolicy {
     /// are rejections and are not retried. A fresh policy run starts for every enqueue (the SDK's
     /// leftover backoff is not kept). Attempt deadline 10 s.
     ///
-    /// Source: `shared/reference/queueit-protocol.md` §3.1–3.2, from `queueit/ios-webui-sdk`
+    /// Source: `queueit/ios-webui-sdk`
     /// `QueueITLib/QueueITWaitingRoomProvider.m` @ 3.5.2 (`90fcd35`) and `queueit/android-webui-sdk`
     /// `QueueITWaitingRoomProvider.java` @ 3.0.0 (`9b497c7`): `INITIAL_WAIT_RETRY_SEC = 1`,
     /// `MAX_RETRY_SEC = 10`, `delta *= 2` while `delta < 10` ⇒ 4 retries, 5 attempts; iOS 3.5.2
     /// waits first, then retries (`dispatch_after`); the failure after that reports unavailable
-    /// (iOS code 3). The 10 s attempt deadline is ours (the reference names none).
+    /// (iOS code 3). The 10 s attempt deadline is ours (the sources name none).
     public static let queueIt = RetryPolicy.doublingBackoff(
         initial: .seconds(1), limit: .seconds(10), attemptTimeout: .seconds(10),
         unavailableCode: QueueItErrorCode.queueUnavailable.rawValue, message: QueueItErrorCode.queueUnavailable.message)
@@ -160,9 +160,9 @@ extension RetryPolicy {
     /// 8, 16, 30 s before reloads 1…6, then report `.unavailable` with code 3 "Error! Queue is
     /// unavailable.". No attempt deadline of its own (the driver's `requestTimeout` is used).
     ///
-    /// Source: `shared/reference/queueit-protocol.md` §4.2, from `queueit/android-webui-sdk`
+    /// Source: `queueit/android-webui-sdk`
     /// `QueueActivityBase.java` / `CHANGELOG.md` @ 3.0.0 (`9b497c7`): on a main-frame load error
-    /// the web view reloads after 1, 2, 4, 8, 16 and 30 s, at most 6 attempts. The reference does
+    /// the web view reloads after 1, 2, 4, 8, 16 and 30 s, at most 6 attempts. The sources do
     /// not say what Android reports after the last one; reporting it like an exhausted enqueue
     /// (unavailable, code 3) is our proposal (`Vendors/QueueIt/README.md`).
     public static let queueItPage = RetryPolicy(
