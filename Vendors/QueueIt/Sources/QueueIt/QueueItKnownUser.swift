@@ -69,6 +69,13 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
     public var cookieDomain: String?
     public var cookieSecure: Bool
     public var cookieHttpOnly: Bool
+    /// Where the queue sends the visitor afterwards (the action's redirect logic): the request's
+    /// URL (`t` in the redirect) or the waiting room's own event target URL (`t` omitted; KU-JS).
+    public var redirectLogic: QueueItRedirectLogic
+    /// When set, queue redirects carry `enqueuetoken`: an enqueue token (``QueueItEnqueueTokenMinter``)
+    /// for this customer and room, bound to the client IP, valid this long. (proposal) What a
+    /// connector puts in it is not public; real redirects show `c`, `e`, `ip` and a short `exp`.
+    public var enqueueTokenValidity: Duration?
 
     /// `ver` in the redirect URL.
     public static let connectorVersion = "v3-swift-1.0.0"
@@ -76,7 +83,8 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
     public init(customerId: String, secretKey: String, eventId: String, queueBaseURL: String? = nil,
                 cookieValidityMinutes: Int = 20, extendCookieValidity: Bool = true,
                 layoutName: String? = nil, culture: String? = nil, actionName: String = "Queue",
-                configVersion: Int = 1, cookieDomain: String? = nil, cookieSecure: Bool = false, cookieHttpOnly: Bool = false) {
+                configVersion: Int = 1, cookieDomain: String? = nil, cookieSecure: Bool = false, cookieHttpOnly: Bool = false,
+                redirectLogic: QueueItRedirectLogic = .targetURL, enqueueTokenValidity: Duration? = nil) {
         self.customerId = customerId
         self.secretKey = secretKey
         self.eventId = eventId
@@ -92,7 +100,17 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
         self.cookieDomain = cookieDomain
         self.cookieSecure = cookieSecure
         self.cookieHttpOnly = cookieHttpOnly
+        self.redirectLogic = redirectLogic
+        self.enqueueTokenValidity = enqueueTokenValidity
     }
+}
+
+/// Where the queue sends a visitor back to (KnownUser action setting "redirect logic").
+public enum QueueItRedirectLogic: String, Sendable, Hashable, CaseIterable {
+    /// The protected page the visitor asked for: `t={target}` in the redirect.
+    case targetURL
+    /// The waiting room's configured event target URL: no `t` (KU-JS omits it).
+    case eventTargetURL
 }
 
 /// What the server should do with a request.
@@ -166,6 +184,8 @@ public struct QueueItRequestValidator: Sendable {
         var setCookies: [String] = []
         var decision = QueueItKnownUserDecision(isPassed: false, redirectURL: nil, isAjax: isAjax, rejection: nil,
                                                 queueId: nil, redirectType: nil, setCookies: [])
+        // Why a cookie that was found was not accepted (`icr` of the error redirect).
+        var cookieRejection: QueueItValidationError?
         // 1. A valid cookie lets the request through.
         if let raw = cookieRaw, !raw.isEmpty {
             if let c = QueueItAcceptedCookie.parse(raw),
@@ -184,10 +204,37 @@ public struct QueueItRequestValidator: Sendable {
                 return decision
             }
             // Found but invalid: cancel it (unless a valid token replaces it below).
+            if let c = QueueItAcceptedCookie.parse(raw) {
+                do throws(QueueItValidationError) {
+                    try c.validate(secretKey: s.secretKey, eventId: s.eventId, now: now,
+                                   cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP)
+                } catch { cookieRejection = error }
+            } else {
+                cookieRejection = .sessionState
+            }
             setCookies.append(cancelCookie(name: cookieName))
         }
         // 2. A queueittoken in the URL.
         if let token {
+            // rt_debug: connector diagnostics (KU-JS `ConnectorDiagnostics`): a setup problem, a bad
+            // hash or an expired token goes to Queue-it's diagnostics page; a good one sets the
+            // `queueitdebug` cookie (20 min) and is then validated as usual.
+            if QueueItToken(token).redirectTypeField == "debug" {
+                if s.customerId.isEmpty || s.secretKey.isEmpty {
+                    decision.redirectURL = Self.diagnosticsSetupURL
+                    decision.setCookies = setCookies
+                    return decision
+                }
+                do throws(QueueItValidationError) {
+                    try QueueItTokenValidator(secretKey: s.secretKey, eventId: s.eventId).validate(token, now: now, clientIP: clientIP)
+                } catch where error == .hash || error == .timestamp {
+                    decision.rejection = error
+                    decision.redirectURL = diagnosticsURL(code: error)
+                    decision.setCookies = setCookies
+                    return decision
+                } catch {}
+                setCookies.append(debugCookie(token: token, url: url, now: now))
+            }
             do {
                 let t = try QueueItTokenValidator(secretKey: s.secretKey, eventId: s.eventId)
                     .validate(token, now: now, clientIP: clientIP)
@@ -197,17 +244,19 @@ public struct QueueItRequestValidator: Sendable {
                 decision.isPassed = true
                 decision.queueId = t.queueId
                 decision.redirectType = rt.lowercased()
-                decision.setCookies = [setCookie(name: cookieName, value: cookie.value, now: now)]
+                decision.setCookies = setCookies.filter { $0.hasPrefix(Self.debugCookieName + "=") }
+                    + [setCookie(name: cookieName, value: cookie.value, now: now)]
                 return decision
             } catch {
                 decision.rejection = error
-                decision.redirectURL = errorURL(code: error, token: token, target: targetURL, now: nowEpoch)
+                decision.redirectURL = errorURL(code: error, token: token, target: targetURL, now: nowEpoch,
+                                                invalidCookieReason: cookieRejection)
                 decision.setCookies = setCookies
                 return decision
             }
         }
         // 3. Queue.
-        decision.redirectURL = queueURL(target: targetURL)
+        decision.redirectURL = queueURL(target: targetURL, enqueueToken: enqueueToken(clientIP: clientIP, now: now))
         decision.setCookies = setCookies
         return decision
     }
@@ -220,14 +269,87 @@ public struct QueueItRequestValidator: Sendable {
         return q
     }
 
-    /// `{base}/?c=…&e=…&ver=…&cver=…&man=…[&cid][&l]&t={target}`.
-    public func queueURL(target: String) -> String {
-        "\(settings.queueBaseURL)/?\(commonQuery())&t=\(enc(target))"
+    /// `&t={target}`, or nothing when the redirect logic is the event target URL.
+    func targetParameter(_ name: String, _ target: String) -> String {
+        settings.redirectLogic == .eventTargetURL || target.isEmpty ? "" : "&\(name)=\(enc(target))"
     }
 
-    /// `{base}/error/{code}/?c=…&queueittoken={token}&ts={now}&t={target}`.
-    public func errorURL(code: QueueItValidationError, token: String, target: String, now: Int64) -> String {
-        "\(settings.queueBaseURL)/error/\(code.rawValue)/?\(commonQuery())&queueittoken=\(enc(token))&ts=\(now)&t=\(enc(target))"
+    /// `{base}/?c=…&e=…&ver=…&cver=…&man=…[&cid][&l][&enqueuetoken={token}][&t={target}]` (KU-JS
+    /// `getQueueResult`; `t` omitted for the event-target-URL redirect logic).
+    public func queueURL(target: String, enqueueToken: String? = nil) -> String {
+        "\(settings.queueBaseURL)/?\(commonQuery())" + (enqueueToken.map { "&enqueuetoken=\(enc($0))" } ?? "")
+            + targetParameter("t", target)
+    }
+
+    /// `{base}/error/{code}/?c=…[&icr={reason}]&queueittoken={token}&ts={now}[&t={target}]` (KU-JS
+    /// `getErrorResult`). `icr` names why a cookie that came with the request was refused;
+    /// (proposal) its value is our validation code of the cookie (`hash`, `eventid`,
+    /// `timestamp`, `ip`, `connector/sessionstate`).
+    public func errorURL(code: QueueItValidationError, token: String, target: String, now: Int64,
+                         invalidCookieReason: QueueItValidationError? = nil) -> String {
+        "\(settings.queueBaseURL)/error/\(code.rawValue)/?\(commonQuery())"
+            + (invalidCookieReason.map { "&icr=\(enc($0.rawValue))" } ?? "")
+            + "&queueittoken=\(enc(token))&ts=\(now)" + targetParameter("t", target)
+    }
+
+    /// The enqueue token a queue redirect carries, when ``QueueItKnownUserSettings/enqueueTokenValidity`` is set.
+    func enqueueToken(clientIP: String?, now: Date) -> String? {
+        guard let validity = settings.enqueueTokenValidity else { return nil }
+        return QueueItEnqueueTokenMinter(secretKey: settings.secretKey).mint(
+            customerId: settings.customerId, eventId: settings.eventId, issuedAt: now,
+            expiresAt: now.addingTimeInterval(validity.seconds), ipAddress: clientIP)
+    }
+
+    /// KU-JS `ConnectorDiagnostics`: where a debug token with a setup problem goes.
+    public static let diagnosticsSetupURL = "https://api2.queue-it.net/diagnostics/connector/error/?code=setup"
+
+    /// KU-JS `ConnectorDiagnostics`: where a debug token with a bad hash or past expiry goes.
+    public func diagnosticsURL(code: QueueItValidationError) -> String {
+        let c = enc(settings.customerId)
+        return "https://\(c).api2.queue-it.net/\(c)/diagnostics/connector/error/?code=\(code.rawValue)"
+    }
+
+    /// The diagnostics cookie's name and lifetime (KU-JS: `queueitdebug`, 20 minutes).
+    public static let debugCookieName = "queueitdebug"
+    public static let debugCookieMinutes = 20
+
+    /// `queueitdebug={values}`: (proposal) `|`-separated `key=value` pairs of what was validated,
+    /// each value percent-encoded (KU-JS writes its own diagnostics list; its content is not a contract).
+    func debugCookie(token: String, url: String, now: Date) -> String {
+        let pairs = [("SdkVersion", QueueItKnownUserSettings.connectorVersion), ("Runtime", "swift"),
+                     ("QueueitToken", token), ("OriginalUrl", url), ("Now", "\(Int64(now.timeIntervalSince1970))")]
+        let value = pairs.map { "\($0.0)=\(enc($0.1))" }.joined(separator: "|")
+        var c = "\(Self.debugCookieName)=\(value); Max-Age=\(Self.debugCookieMinutes * 60); Path=/"
+        if let d = settings.cookieDomain, !d.isEmpty { c += "; Domain=\(d)" }
+        return c
+    }
+
+    /// The cancel action (KU-JS `validateCancelRequest`): with a `QueueITAccepted` cookie whose hash
+    /// and event are good (its age does not matter), the cookie is cancelled and the visitor is sent
+    /// to `{base}/cancel/{c}/{e}[/{queueId}]/?c=…&e=…&ver=…&cver=…&man=…[&r={target}]`; without one
+    /// nothing happens (`isPassed`, no redirect).
+    public func cancel(url: String, headers: [(String, String)], clientIP: String?, now: Date) -> QueueItKnownUserDecision {
+        let s = settings
+        let ajaxHeader = headers.first(where: { $0.0.lowercased() == "x-queueit-ajaxpageurl" })?.1 ?? ""
+        let isAjax = !ajaxHeader.isEmpty
+        let targetURL = isAjax ? QueueItPercent.decode(ajaxHeader) : Self.splitToken(url).0
+        let cookieName = QueueItAcceptedCookie.name(forEvent: s.eventId)
+        var decision = QueueItKnownUserDecision(isPassed: true, redirectURL: nil, isAjax: isAjax, rejection: nil,
+                                                queueId: nil, redirectType: nil, setCookies: [])
+        guard let raw = Self.cookie(named: cookieName, in: headers), let c = QueueItAcceptedCookie.parse(raw),
+              (try? c.validate(secretKey: s.secretKey, eventId: s.eventId, now: Date(timeIntervalSince1970: TimeInterval(c.issueTime)),
+                               cookieValidityMinutes: s.cookieValidityMinutes, clientIP: nil)) != nil else {
+            return decision
+        }
+        var query = "c=\(enc(s.customerId))&e=\(enc(s.eventId))&ver=\(enc(QueueItKnownUserSettings.connectorVersion))&cver=\(s.configVersion)&man=\(enc(s.actionName))"
+        if !targetURL.isEmpty { query += "&r=\(enc(targetURL))" }
+        let queuePart = c.queueId.isEmpty ? "" : "/\(enc(c.queueId))"
+        decision.isPassed = false
+        decision.queueId = c.queueId
+        decision.redirectType = c.redirectType
+        decision.redirectURL = "\(s.queueBaseURL)/cancel/\(enc(s.customerId))/\(enc(s.eventId))\(queuePart)/?\(query)"
+        decision.setCookies = [cancelCookie(name: cookieName)]
+        return decision
     }
 
     func enc(_ s: String) -> String { QueueItPercent.encodeComponent(s) }

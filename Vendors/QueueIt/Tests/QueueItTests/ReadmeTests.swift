@@ -29,7 +29,8 @@ struct ReadmeTests {
         for row in ["| `sdkVersion` default |", "| `userAgent` default |", "| `Content-Type` of enqueue |",
                     "| unavailable message |", "| `queueit://close` / `queueit://restartSession` |", "| 4xx meanings |",
                     "| queue page (default) |", "| headless waiting |", "| queue position |", "| cancelled navigations |",
-                    "| waiting-room domain for hybrid waits |", "| enqueue tokens |", "| `QueueId` in the emulator's enqueue answer |"] {
+                    "| waiting-room domain for hybrid waits |", "| enqueue tokens |", "| `QueueId` in the emulator's enqueue answer |",
+                    "| validator: `icr`, `queueitdebug`, redirect `enqueuetoken` |"] {
             #expect(section.contains(row), "missing row \(row)")
         }
         #expect(section.contains("emulator convention"))
