@@ -17,7 +17,7 @@ struct LoadCommand: AsyncParsableCommand {
             the background (a return that failed its documented attempts).
 
             Faults (with --emulator): --chaos N installs N faults of each kind (dropped connection,
-            HTTP 503, malformed reply, 1.5 s delay) on every request kind of the vendor (NetFUNNEL:
+            HTTP 503, malformed reply, a --chaos-delay delay, 1.5 s by default) on every request kind of the vendor (NetFUNNEL:
             5101, 5002 and 5004; Queue-it: enqueue and queue page); --faults FILE installs the faults of a JSON file
             (an array of the emulator's fault objects, or {"netfunnel": [...], "queueit": [...]}).
             The summary then counts, from the emulator: keysNeverReturned (keys the server had to
@@ -45,6 +45,7 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "Seconds each user holds the pass.") var hold = 0.1
     @Option(help: "Emulator configuration document (JSON) for --emulator.") var emulatorConfig: String?
     @Option(help: "With --emulator: N faults of each kind on every request kind of the vendor.") var chaos = 0
+    @Option(help: "Seconds of the delay faults --chaos installs (make it longer than the vendor's timeout).") var chaosDelay = 1.5
     @Option(help: "With --emulator: a JSON file of emulator faults to install.") var faults: String?
     @Option(help: "Seconds to wait at the end for key returns still running in the background.") var drainTimeout = 30.0
     @Flag(help: "Print the summary as JSON.") var json = false
@@ -53,6 +54,7 @@ struct LoadCommand: AsyncParsableCommand {
         guard (1...100_000).contains(users) else { throw ValidationError("--users must be 1…100000") }
         guard (0...600).contains(hold) else { throw ValidationError("--hold must be 0…600 seconds") }
         guard (0...100_000).contains(chaos) else { throw ValidationError("--chaos must be 0…100000") }
+        guard (0.1...60).contains(chaosDelay) else { throw ValidationError("--chaos-delay must be 0.1…60 seconds") }
         guard (0...600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be 0…600 seconds") }
         if !vendorOptions.emulator {
             if chaos > 0 || faults != nil { throw ValidationError("--chaos and --faults need --emulator (faults are injected into the embedded emulator)") }
@@ -81,7 +83,8 @@ struct LoadCommand: AsyncParsableCommand {
             provider = try VendorRegistry.standard.makeProvider(vendor: vendor, configuration: configuration, environment: environment)
             entry = try room.entry()
             if let suite {
-                faultsInstalled += try suite.installChaos(vendor: vendor, perKind: chaos)
+                faultsInstalled += try suite.installChaos(
+                    vendor: vendor, perKind: chaos, delay: .milliseconds(Int64(chaosDelay * 1000)))
                 if let faults { faultsInstalled += try suite.installFaults(VendorConfigurationLoader.readJSON(faults), vendor: vendor) }
             }
         } catch {

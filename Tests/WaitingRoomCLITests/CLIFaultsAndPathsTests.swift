@@ -14,7 +14,9 @@ struct CLIFaultsAndPathsTests {
         let result = try await CLIProcess.run([
             "load", "--vendor", "netfunnel", "--emulator", "--emulator-config", "Scripts/load/emulator-rooms.json",
             "--scope", "service_1", "--room", "segKey_load", "--users", "120", "--hold", "0.2",
-            "--set", "retryCount=3", "--set", "networkTimeout=1000", "--chaos", "2", "--json",
+            // 3 s timeouts and 6 s delays: a loaded machine answering late cannot pass for a fault
+            // (a request answered after its client gave up leaves a key nobody receives)
+            "--set", "retryCount=3", "--set", "networkTimeout=3000", "--chaos", "2", "--chaos-delay", "6", "--json",
         ], timeout: .seconds(120))
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try Self.json(result.stdout)
@@ -47,7 +49,7 @@ struct CLIFaultsAndPathsTests {
         let ok = try await CLIProcess.run([
             "load", "--vendor", "netfunnel", "--emulator", "--faults", "Scripts/load/faults-netfunnel.json",
             "--scope", "service_1", "--room", "segKey_section", "--users", "6", "--hold", "0",
-            "--set", "retryCount=3", "--set", "networkTimeout=1000",
+            "--set", "retryCount=3", "--set", "networkTimeout=3000",
         ], timeout: .seconds(120))
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.contains("keysNeverReturned 0"), "\(ok.stdout)")

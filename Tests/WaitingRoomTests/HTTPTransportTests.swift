@@ -36,7 +36,7 @@ struct HTTPTransportTests {
         // Generous: the suite runs in parallel on 2 cores, so the caller may wait for a thread after
         // the deadline fired. Still far below what the bug gave (whole seconds; 7.5 s when the pool
         // was starved). The precision itself is printed above and reported, not asserted.
-        #expect(overshoot < .seconds(1))
+        #expect(overshoot < .milliseconds(2_500))
     }
 
     /// The deadline covers the body too: a server that sends the head and then stalls in the

@@ -19,7 +19,8 @@ struct SystemClockTests {
         try await Task.sleep(for: .milliseconds(20))
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // 30 s: a machine loaded with parallel builds stalled this process for 11 s once.
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test func aCancelledTaskDoesNotSleep() async throws {
