@@ -156,7 +156,11 @@ let package = Package(
         ),
         .testTarget(
             name: "QueueItTests",
-            dependencies: ["QueueIt", "QueueItEmulator", "WaitingRoomTesting", "WaitingRoomConformance"],
+            dependencies: [
+                "QueueIt", "QueueItEmulator", "WaitingRoomTesting", "WaitingRoomConformance",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Vendors/QueueIt/Tests/QueueItTests",
             swiftSettings: strict
         ),

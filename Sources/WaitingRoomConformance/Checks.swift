@@ -352,7 +352,7 @@ extension CheckContext {
         _ = await awaitOutcome(of: first, "join: cancel()")
         let third = try provider.enqueue(entry(.queue, user: "twice"))
         recorder.expect(third !== first, "join: an enqueue after the first session ended joined the ended session")
-        try await cleanUp([first, third], "duplicate join")
+        try await cleanUp([first, second, third], "duplicate join")
     }
 
     func duplicateReject() async throws {

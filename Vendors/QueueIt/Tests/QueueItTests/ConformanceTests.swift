@@ -1,6 +1,9 @@
 import Foundation
+import Hummingbird
+import Logging
 import QueueIt
 import QueueItEmulator
+import ServiceLifecycle
 import Testing
 import WaitingRoom
 import WaitingRoomConformance
@@ -14,10 +17,19 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
     static let requestTimeout: Duration = .seconds(1)
     static let delayMs = 2000
 
-    let server: QueueItEmulatorServer
-    var emulator: QueueItEmulator { server.emulator }
+    let emulator: QueueItEmulator
+    let port: Int
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
 
-    init(server: QueueItEmulatorServer) { self.server = server }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    init(emulator: QueueItEmulator, port: Int, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.emulator = emulator
+        self.port = port
+        self.group = group
+        self.task = task
+    }
 
     static func start(clock: VirtualClock) async throws -> QueueItConformanceEmulator {
         var block = QueueItEmulatorConfiguration.Room(state: .queue)
@@ -31,7 +43,30 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
             ])
         ])
         let emulator = QueueItEmulator(configuration: configuration, now: { clock.now() })
-        return QueueItConformanceEmulator(server: try await QueueItEmulatorServer.start(emulator))
+        // Served with a graceful stop (open requests finish): the suite starts and stops an
+        // emulator per promise, while keep-alive connections and delayed answers are still open.
+        let router = Router()
+        emulator.addRoutes(to: router)
+        var logger = Logger(label: "waitingroom.conformance.queueit")
+        logger.logLevel = .critical
+        let (bound, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }, logger: logger)
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
+        let task = Task {
+            defer { continuation.finish() }
+            try await group.run()
+        }
+        var iterator = bound.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            throw WaitingRoomError.invalidConfiguration(field: "port", "the Queue-it emulator could not bind 127.0.0.1", vendor: "queueit")
+        }
+        return QueueItConformanceEmulator(emulator: emulator, port: port, group: group, task: task)
     }
 
     func room(_ behaviour: ConformanceRoom) -> RoomKey { RoomKey(scope: Self.customer, room: behaviour.rawValue) }
@@ -57,7 +92,7 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
 
     func admin(_ method: String, _ path: String) async throws -> JSONValue {
         let response = try await AsyncHTTPTransport.shared.send(
-            HTTPRequest(method: method, url: server.baseURL + "/_emulator/queueit/" + path, timeout: .seconds(10)))
+            WaitingRoom.HTTPRequest(method: method, url: baseURL + "/_emulator/queueit/" + path, timeout: .seconds(10)))
         return try JSONValue.parse(Data(response.body))
     }
 
@@ -75,12 +110,15 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
     func makeProvider(environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
         QueueItProvider(
             configuration: try QueueItConfiguration(
-                customerId: Self.customer, waitingRoomDomain: server.waitingRoomDomain, userId: "conformance",
+                customerId: Self.customer, waitingRoomDomain: "127.0.0.1:\(port)", userId: "conformance",
                 requestTimeout: Self.requestTimeout, pollInterval: .seconds(1)),
             environment: environment)
     }
 
-    func shutdown() async { await server.shutdown() }
+    func shutdown() async {
+        await group.triggerGracefulShutdown()
+        _ = await task.result
+    }
 
     /// What Queue-it promises: tokens, not keys (nothing to give back, and a user who leaves stays
     /// in the server's line); no blocking (a room that refuses needs an enqueue token: 403);
