@@ -27,7 +27,7 @@ struct CheckContext<Emulator: ConformanceEmulator>: Sendable {
     // MARK: making things
 
     func environment(_ policy: DuplicatePolicy = .join) -> ProviderEnvironment {
-        ProviderEnvironment(clock: clock, passStore: passStore, duplicatePolicy: policy)
+        ProviderEnvironment(clock: PacedClock(base: clock), passStore: passStore, duplicatePolicy: policy)
     }
 
     func makeProvider(_ policy: DuplicatePolicy = .join) throws -> any WaitingRoomProvider {
@@ -241,4 +241,19 @@ final class ResultBox<T: Sendable>: Sendable {
     private let storage = Mutex<Result<T, any Error>?>(nil)
     func set(_ result: Result<T, any Error>) { storage.withLock { $0 = result } }
     var value: Result<T, any Error>? { storage.withLock { $0 } }
+}
+
+/// The suite's virtual clock as the provider sees it: each sleep moves virtual time at once, as
+/// on the auto-advancing clock, but first pauses a few real milliseconds, so a waiting user polls
+/// at a bounded rate instead of flat out (the suite runs beside the rest of a parallel test run).
+struct PacedClock: WaitingRoomClock {
+    let base: VirtualClock
+    static let pause: Duration = .milliseconds(5)
+
+    func now() -> Date { base.now() }
+
+    func sleep(for duration: Duration) async throws {
+        if duration > .zero { try await Task.sleep(for: Self.pause) }
+        try await base.sleep(for: duration)
+    }
 }

@@ -88,7 +88,8 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
 /// ```
 ///
 /// Each promise runs on a new emulator and a new auto-advancing ``VirtualClock`` that the
-/// emulator, the provider and the pass store share, so polling and retry waits take no real time;
+/// emulator, the provider and the pass store share, so polling and retry waits take no real time
+/// (the provider's sleeps pause 5 ms of real time each, so a waiting user does not poll flat out);
 /// real-time waits are bounded by ``timeout``.
 public struct ConformanceSuite<Emulator: ConformanceEmulator>: Sendable {
     /// What the vendor declares.
