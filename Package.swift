@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "WaitingRoom", targets: ["WaitingRoom"]),
         .library(name: "WaitingRoomTesting", targets: ["WaitingRoomTesting"]),
+        .library(name: "WaitingRoomConformance", targets: ["WaitingRoomConformance"]),
         .library(name: "NetFUNNEL", targets: ["NetFUNNEL"]),
         .library(name: "NetFUNNELEmulator", targets: ["NetFUNNELEmulator"]),
         .library(name: "QueueIt", targets: ["QueueIt"]),
@@ -43,6 +44,12 @@ let package = Package(
         .target(
             name: "WaitingRoomTesting",
             dependencies: ["WaitingRoom"],
+            swiftSettings: strict
+        ),
+        // The conformance suite every vendor runs in its tests; only tests import it.
+        .target(
+            name: "WaitingRoomConformance",
+            dependencies: ["WaitingRoom", "WaitingRoomTesting"],
             swiftSettings: strict
         ),
 
@@ -137,7 +144,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomTests",
             dependencies: [
-                "WaitingRoom", "WaitingRoomTesting",
+                "WaitingRoom", "WaitingRoomTesting", "WaitingRoomConformance",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -145,13 +152,17 @@ let package = Package(
         ),
         .testTarget(
             name: "NetFUNNELTests",
-            dependencies: ["NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomTesting"],
+            dependencies: ["NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomTesting", "WaitingRoomConformance"],
             path: "Vendors/NetFUNNEL/Tests/NetFUNNELTests",
             swiftSettings: strict
         ),
         .testTarget(
             name: "QueueItTests",
-            dependencies: ["QueueIt", "QueueItEmulator", "WaitingRoomTesting"],
+            dependencies: [
+                "QueueIt", "QueueItEmulator", "WaitingRoomTesting", "WaitingRoomConformance",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Vendors/QueueIt/Tests/QueueItTests",
             swiftSettings: strict
         ),

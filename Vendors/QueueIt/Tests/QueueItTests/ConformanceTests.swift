@@ -1,0 +1,151 @@
+import Foundation
+import Hummingbird
+import Logging
+import QueueIt
+import QueueItEmulator
+import ServiceLifecycle
+import Testing
+import WaitingRoom
+import WaitingRoomConformance
+import WaitingRoomTesting
+
+/// The Queue-it emulator behind the conformance suite's emulator protocol: one customer with a
+/// room per behaviour. Public API and the emulator's admin endpoints only.
+final class QueueItConformanceEmulator: ConformanceEmulator {
+    static let customer = "conformance"
+    /// The client's deadline for one attempt (real time) and the injected delay beyond it.
+    static let requestTimeout: Duration = .seconds(1)
+    static let delayMs = 2000
+
+    let emulator: QueueItEmulator
+    let port: Int
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    init(emulator: QueueItEmulator, port: Int, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.emulator = emulator
+        self.port = port
+        self.group = group
+        self.task = task
+    }
+
+    static func start(clock: VirtualClock) async throws -> QueueItConformanceEmulator {
+        var block = QueueItEmulatorConfiguration.Room(state: .queue)
+        block.enqueueTokenRequired = true
+        let configuration = QueueItEmulatorConfiguration(customers: [
+            customer: .init(secretKey: "conformance-secret-0123456789", rooms: [
+                ConformanceRoom.open.rawValue: .init(state: .safetynet),
+                ConformanceRoom.queue.rawValue: .init(state: .queue, admitPerSecond: 0),
+                ConformanceRoom.block.rawValue: block,
+                ConformanceRoom.closed.rawValue: .init(state: .disabled),
+            ])
+        ])
+        let emulator = QueueItEmulator(configuration: configuration, now: { clock.now() })
+        // Served with a graceful stop (open requests finish): the suite starts and stops an
+        // emulator per promise, while keep-alive connections and delayed answers are still open.
+        let router = Router()
+        emulator.addRoutes(to: router)
+        var logger = Logger(label: "waitingroom.conformance.queueit")
+        logger.logLevel = .critical
+        let (bound, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }, logger: logger)
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
+        let task = Task {
+            defer { continuation.finish() }
+            try await group.run()
+        }
+        var iterator = bound.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            throw WaitingRoomError.invalidConfiguration(field: "port", "the Queue-it emulator could not bind 127.0.0.1", vendor: "queueit")
+        }
+        return QueueItConformanceEmulator(emulator: emulator, port: port, group: group, task: task)
+    }
+
+    func room(_ behaviour: ConformanceRoom) -> RoomKey { RoomKey(scope: Self.customer, room: behaviour.rawValue) }
+
+    func admit(_ count: Int, in room: RoomKey) async throws {
+        emulator.admit(customerId: room.scope, waitingRoomId: room.room, count: count)
+    }
+
+    struct UnsupportedFault: Error, CustomStringConvertible {
+        let fault: ConformanceFault
+        var description: String { "the Queue-it emulator cannot fault \(fault.request.name) requests" }
+    }
+
+    func inject(_ fault: ConformanceFault) async throws {
+        guard fault.request.name == "enqueue" else { throw UnsupportedFault(fault: fault) }
+        switch fault.action {
+        case .delay: emulator.inject(QueueItEmulatorFault(kind: .delay, count: fault.count, delayMs: Self.delayMs))
+        case .drop: emulator.inject(QueueItEmulatorFault(kind: .drop, count: fault.count))
+        case .serverError: emulator.inject(QueueItEmulatorFault(kind: .status, count: fault.count, status: 503))
+        case .garbage: emulator.inject(QueueItEmulatorFault(kind: .nonjson, count: fault.count))
+        }
+    }
+
+    func admin(_ method: String, _ path: String) async throws -> JSONValue {
+        let response = try await AsyncHTTPTransport.shared.send(
+            WaitingRoom.HTTPRequest(method: method, url: baseURL + "/_emulator/queueit/" + path, timeout: .seconds(10)))
+        return try JSONValue.parse(Data(response.body))
+    }
+
+    func clearFaults() async throws { _ = try await admin("DELETE", "faults") }
+
+    func counters() async throws -> ConformanceCounters {
+        let state = try await admin("GET", "state")
+        let rooms = state["customers"]?[Self.customer]?["rooms"]?.objectValue ?? [:]
+        let waiting = rooms.values.reduce(0) { $0 + Int($1["waiting"]?.numberValue ?? 0) }
+        return ConformanceCounters(entries: emulator.enqueueCount, waiting: waiting)
+    }
+
+    func reset() async throws { _ = try await admin("POST", "reset") }
+
+    func makeProvider(environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
+        QueueItProvider(
+            configuration: try QueueItConfiguration(
+                customerId: Self.customer, waitingRoomDomain: "127.0.0.1:\(port)", userId: "conformance",
+                requestTimeout: Self.requestTimeout, pollInterval: .seconds(1)),
+            environment: environment)
+    }
+
+    func shutdown() async {
+        await group.triggerGracefulShutdown()
+        _ = await task.result
+    }
+
+    /// What Queue-it promises: tokens, not keys (nothing to give back, and a user who leaves stays
+    /// in the server's line); no blocking (a room that refuses needs an enqueue token: 403);
+    /// faults only on the enqueue call (the queue page is not faulted by the emulator); five
+    /// attempts with 1, 2, 4 and 8 s between them, then code 3.
+    static let capabilities = ConformanceCapabilities(
+        vendorID: "queueit",
+        keys: .none,
+        passStorage: .storedUntilExpiry,
+        openRoom: .passed(code: 200, holdsKey: false),
+        queuedPass: .passed(code: 200, holdsKey: false),
+        blockRoom: .failed(.rejected, code: 403),
+        closedRoom: .disabled(code: 200),
+        cancelCode: 499,
+        requests: [ConformanceRequestKind("enqueue", phase: .entry)],
+        attemptsPerRequest: 5,
+        retryBudget: .seconds(16),
+        faultOutcome: { _, _ in .failed(.unavailable, code: 3) })
+
+    static let suite = ConformanceSuite(capabilities: capabilities) { clock in try await start(clock: clock) }
+}
+
+@Suite("Queue-it conformance")
+struct QueueItConformanceTests {
+    @Test(arguments: ConformancePromise.allCases)
+    func conformance(_ promise: ConformancePromise) async {
+        let report = await QueueItConformanceEmulator.suite.check(promise)
+        for failure in report.failures { Issue.record("\(failure)") }
+    }
+}
