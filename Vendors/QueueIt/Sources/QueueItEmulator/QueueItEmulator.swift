@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import QueueIt
+import ServiceLifecycle
 import WaitingRoom
 
 /// A local emulator of Queue-it's mobile enqueue API, queue page, and a KnownUser-protected demo API.
@@ -323,12 +324,14 @@ public final class QueueItEmulatorServer: Sendable {
     /// The emulator behind it.
     public let emulator: QueueItEmulator
     let task: Task<Void, any Error>
+    let group: ServiceGroup
 
-    init(baseURL: String, port: Int, emulator: QueueItEmulator, task: Task<Void, any Error>) {
+    init(baseURL: String, port: Int, emulator: QueueItEmulator, task: Task<Void, any Error>, group: ServiceGroup) {
         self.baseURL = baseURL
         self.port = port
         self.emulator = emulator
         self.task = task
+        self.group = group
     }
 
     /// Starts `emulator` on 127.0.0.1, port 0 (or `port`), and returns once it accepts connections.
@@ -343,25 +346,30 @@ public final class QueueItEmulatorServer: Sendable {
                                   cont.yield(channel.localAddress?.port ?? 0)
                                   cont.finish()
                               }, logger: logger)
+        // Run through a service group so that shutdown is graceful: cancelling the application's
+        // task outright could deinit a response writer of an open connection without finishing it,
+        // which NIO treats as a programming error and traps on.
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let task = Task {
             defer { cont.finish() }
-            try await app.run()
+            try await group.run()
         }
         var bound = 0
         for await p in stream { bound = p }
         guard bound > 0 else {
-            task.cancel()
+            await group.triggerGracefulShutdown()
+            _ = try? await task.value
             throw QueueItEmulatorConfigurationError(field: "port", message: "the emulator could not bind 127.0.0.1:\(port)")
         }
-        return QueueItEmulatorServer(baseURL: "http://127.0.0.1:\(bound)", port: bound, emulator: emulator, task: task)
+        return QueueItEmulatorServer(baseURL: "http://127.0.0.1:\(bound)", port: bound, emulator: emulator, task: task, group: group)
     }
 
     /// `127.0.0.1:{port}`: what a client configures as `waitingRoomDomain`.
     public var waitingRoomDomain: String { "127.0.0.1:\(port)" }
 
-    /// Stops the server and waits for it to finish.
+    /// Stops the server gracefully (open requests finish) and waits for it to finish.
     public func shutdown() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = try? await task.value
     }
 }

@@ -111,7 +111,8 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
         QueueItProvider(
             configuration: try QueueItConfiguration(
                 customerId: Self.customer, waitingRoomDomain: "127.0.0.1:\(port)", userId: "conformance",
-                requestTimeout: Self.requestTimeout, pollInterval: .seconds(1)),
+                requestTimeout: Self.requestTimeout, pollInterval: .seconds(1),
+                queuePage: .follow),  // the emulator's queue page is followed headlessly
             environment: environment)
     }
 
