@@ -82,7 +82,8 @@ public final class QueueITEngine: Sendable {
     let connectivity: any QueueItConnectivity
 
     /// The driver every run waits through: `driver:` when given, else an HTTP-follow driver when
-    /// `template.queuePage` is `follow`, else one ``QueueItHostDrivenPageDriver`` (the SDK's web view).
+    /// `template.queuePage` is `follow`, a browser driver when it is `browser`, else one
+    /// ``QueueItHostDrivenPageDriver`` (the SDK's web view).
     public var pageDriver: any QueuePageDriver { driver }
     /// The host-driven driver the app feeds navigations to, when the engine uses one.
     public var hostDriver: QueueItHostDrivenPageDriver? { driver as? QueueItHostDrivenPageDriver }
@@ -97,17 +98,13 @@ public final class QueueITEngine: Sendable {
                                          userAgent: template?.userAgent ?? QueueItConfiguration.defaultUserAgent, userId: template?.userId,
                                          pollInterval: template?.pollInterval ?? .seconds(5),
                                          queuePage: template?.queuePage ?? .host,
-                                         followMaxWait: template?.followMaxWait ?? QueueItHTTPFollowDriver.defaultMaxWait)
+                                         followMaxWait: template?.followMaxWait ?? QueueItHTTPFollowDriver.defaultMaxWait,
+                                         browserPath: template?.browserPath, chromedriverPath: template?.chromedriverPath)
         c.reuseStoredPass = false
         c.autoRestartSession = false
         self.base = c
         self.environment = environment
-        switch (driver, c.queuePage) {
-        case (let d?, _): self.driver = d
-        case (nil, .follow): self.driver = QueueItHTTPFollowDriver(pollInterval: c.pollInterval, requestTimeout: c.requestTimeout,
-                                                                  maxWait: c.followMaxWait)
-        case (nil, .host): self.driver = QueueItHostDrivenPageDriver()
-        }
+        self.driver = driver ?? c.makePageDriver()
         self.connectivity = connectivity
     }
 

@@ -11,6 +11,11 @@ public enum QueueItQueuePageMode: String, Sendable, Hashable, CaseIterable {
     /// The host app shows the page (a web view, a browser) and feeds its navigations to
     /// ``QueueItHostDrivenPageDriver``, as the vendor's SDKs do with their web view. The default.
     case host
+    /// Run the queue page in a real headless browser (Debian's `chromium` driven by
+    /// `chromedriver`, ``QueueItBrowserDriver``): script-driven pages work, for servers and the
+    /// CLI. Bounded by ``QueueItConfiguration/followMaxWait``; paths from
+    /// ``QueueItConfiguration/browserPath`` and ``QueueItConfiguration/chromedriverPath``.
+    case browser
 }
 
 /// Settings of the Queue-it provider (`vendor: "queueit"`).
@@ -18,8 +23,11 @@ public enum QueueItQueuePageMode: String, Sendable, Hashable, CaseIterable {
 /// JSON keys: `customerId` (required), `waitingRoomId`, `waitingRoomDomain`, `pathPrefix`,
 /// `layoutName`, `language`, `userAgent`, `userId`, `sdkVersion`, `requestTimeoutSeconds`
 /// (1…120, default 10), `pollIntervalSeconds` (1…300, default 5), `viewDelaySeconds` (0…60),
-/// `queuePage` (`host` (default) | `follow`), `followMaxWaitSeconds` (1…86,400, default 1,800),
-/// `reuseStoredPass` (default true), `autoRestartSession` (default true). Errors name the field.
+/// `queuePage` (`host` (default) | `follow` | `browser`), `followMaxWaitSeconds` (1…86,400,
+/// default 1,800; bounds the `follow` and `browser` drivers), `browserPath` and
+/// `chromedriverPath` (the `browser` driver's executables; default `/usr/bin/chromium` and
+/// `chromedriver` on `PATH` or `/usr/bin/chromedriver`), `reuseStoredPass` (default true),
+/// `autoRestartSession` (default true). Errors name the field.
 public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     public static let vendorID = "queueit"
 
@@ -44,6 +52,11 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     /// The longest the HTTP-follow driver waits on one queue page before it gives up with code
     /// -206 (`queuePageTimeout`); counted on the environment's clock. (proposal) 30 min by default.
     public var followMaxWait: Duration
+    /// The browser the `browser` queue-page driver runs (nil: ``QueueItBrowserDriver/defaultBrowserPath``).
+    public var browserPath: String?
+    /// The `chromedriver` the `browser` queue-page driver starts (nil: found on `PATH`, else
+    /// ``QueueItBrowserDriver/defaultChromedriverPath``).
+    public var chromedriverPath: String?
     /// Take a valid pass from the pass store instead of calling the server.
     public var reuseStoredPass: Bool
     /// On `queueit://restartSession`, enqueue again inside the same session (true) or end the
@@ -59,7 +72,8 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
                 userId: String? = nil, sdkVersion: String = QueueItEnqueueBody.defaultSDKVersion,
                 requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(5), viewDelay: Duration = .zero,
                 queuePage: QueueItQueuePageMode = .host, reuseStoredPass: Bool = true, autoRestartSession: Bool = true,
-                followMaxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait) throws(WaitingRoomError) {
+                followMaxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait,
+                browserPath: String? = nil, chromedriverPath: String? = nil) throws(WaitingRoomError) {
         self.customerId = customerId
         self.waitingRoomId = waitingRoomId.flatMap { $0.isEmpty ? nil : $0 }
         self.waitingRoomDomain = waitingRoomDomain.flatMap { $0.isEmpty ? nil : $0 }
@@ -74,6 +88,8 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
         self.viewDelay = viewDelay
         self.queuePage = queuePage
         self.followMaxWait = followMaxWait
+        self.browserPath = browserPath.flatMap { $0.isEmpty ? nil : $0 }
+        self.chromedriverPath = chromedriverPath.flatMap { $0.isEmpty ? nil : $0 }
         self.reuseStoredPass = reuseStoredPass
         self.autoRestartSession = autoRestartSession
         // Validate now so errors name the field before anything is sent.
@@ -97,11 +113,12 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
         let r = try ConfigurationReader(json, vendor: Self.vendorID)
         try r.rejectUnknownKeys(["customerId", "waitingRoomId", "waitingRoomDomain", "pathPrefix", "layoutName", "language",
                                  "userAgent", "userId", "sdkVersion", "requestTimeoutSeconds", "pollIntervalSeconds",
-                                 "viewDelaySeconds", "queuePage", "followMaxWaitSeconds", "reuseStoredPass", "autoRestartSession"])
+                                 "viewDelaySeconds", "queuePage", "followMaxWaitSeconds", "browserPath", "chromedriverPath",
+                                 "reuseStoredPass", "autoRestartSession"])
         var mode = QueueItQueuePageMode.host
         if let m = try r.string("queuePage") {
             guard let parsed = QueueItQueuePageMode(rawValue: m) else {
-                throw WaitingRoomError.invalidConfiguration(field: "queuePage", "'\(m)' is not one of host, follow", vendor: Self.vendorID)
+                throw WaitingRoomError.invalidConfiguration(field: "queuePage", "'\(m)' is not one of host, follow, browser", vendor: Self.vendorID)
             }
             mode = parsed
         }
@@ -122,7 +139,20 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
             reuseStoredPass: try r.bool("reuseStoredPass") ?? true,
             autoRestartSession: try r.bool("autoRestartSession") ?? true,
             followMaxWait: .milliseconds(Int64((try r.double("followMaxWaitSeconds", range: 1...86_400)
-                ?? QueueItHTTPFollowDriver.defaultMaxWait.seconds) * 1000)))
+                ?? QueueItHTTPFollowDriver.defaultMaxWait.seconds) * 1000)),
+            browserPath: try r.string("browserPath"),
+            chromedriverPath: try r.string("chromedriverPath"))
+    }
+
+    /// The queue-page driver ``queuePage`` names: `host` ⇒ a new ``QueueItHostDrivenPageDriver``;
+    /// `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by ``followMaxWait``; `browser` ⇒
+    /// ``QueueItBrowserDriver`` with ``browserPath`` / ``chromedriverPath``, bounded by ``followMaxWait``.
+    public func makePageDriver() -> any QueuePageDriver {
+        switch queuePage {
+        case .host: return QueueItHostDrivenPageDriver()
+        case .follow: return QueueItHTTPFollowDriver(pollInterval: pollInterval, requestTimeout: requestTimeout, maxWait: followMaxWait)
+        case .browser: return QueueItBrowserDriver(browserPath: browserPath, chromedriverPath: chromedriverPath, maxWait: followMaxWait)
+        }
     }
 
     public func makeProvider(environment: ProviderEnvironment) throws -> any WaitingRoomProvider {

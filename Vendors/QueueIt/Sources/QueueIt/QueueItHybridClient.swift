@@ -81,7 +81,8 @@ public final class QueueItHybridClient: Sendable {
             sdkVersion: t?.sdkVersion ?? QueueItEnqueueBody.defaultSDKVersion, requestTimeout: t?.requestTimeout ?? .seconds(10),
             pollInterval: t?.pollInterval ?? .seconds(5), viewDelay: .zero, queuePage: t?.queuePage ?? .host,
             reuseStoredPass: false, autoRestartSession: true,
-            followMaxWait: t?.followMaxWait ?? QueueItHTTPFollowDriver.defaultMaxWait)
+            followMaxWait: t?.followMaxWait ?? QueueItHTTPFollowDriver.defaultMaxWait,
+            browserPath: t?.browserPath, chromedriverPath: t?.chromedriverPath)
     }
 
     /// The default waiting: a provider for the redirect's room, one session, its outcome.

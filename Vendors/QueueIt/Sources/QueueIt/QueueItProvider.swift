@@ -38,20 +38,15 @@ public final class QueueItProvider: WaitingRoomProvider {
     /// - Parameters:
     ///   - driver: how queue pages are waited through; default from `configuration.queuePage`
     ///     (`host` (the default) ⇒ a new ``QueueItHostDrivenPageDriver``, see ``hostDriver``;
-    ///     `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by `followMaxWait`).
+    ///     `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by `followMaxWait`; `browser` ⇒
+    ///     ``QueueItBrowserDriver``; see ``QueueItConfiguration/makePageDriver()``).
     ///   - connectivity: offline check before each attempt (default: assume online).
     public init(configuration: QueueItConfiguration, environment: ProviderEnvironment = ProviderEnvironment(),
                 driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
                 observer: QueueItSessionObserver = QueueItSessionObserver()) {
         self.configuration = configuration
         self.environment = environment
-        switch (driver, configuration.queuePage) {
-        case (let d?, _): self.driver = d
-        case (nil, .follow): self.driver = QueueItHTTPFollowDriver(pollInterval: configuration.pollInterval,
-                                                                  requestTimeout: configuration.requestTimeout,
-                                                                  maxWait: configuration.followMaxWait)
-        case (nil, .host): self.driver = QueueItHostDrivenPageDriver()
-        }
+        self.driver = driver ?? configuration.makePageDriver()
         self.connectivity = connectivity
         self.observer = observer
         self.logger = environment.logger(for: QueueItConfiguration.vendorID)
