@@ -25,6 +25,9 @@ public final class VirtualClock: WaitingRoomClock {
     }
 
     private let state: Mutex<State>
+
+    /// What a new sleep does, decided under the lock.
+    private enum SleepStart { case resume, cancel, wait }
     /// The time the clock started at.
     public let start: Date
     /// Whether sleeps return at once and move time forward.
@@ -62,16 +65,22 @@ public final class VirtualClock: WaitingRoomClock {
         let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = state.withLock { s in
+                // Decided under the lock, so the cancellation handler (which takes the same lock)
+                // either ran before (the task is cancelled: resume here, it found no sleeper) or
+                // runs after the sleeper is stored (it removes and resumes it): exactly one resume.
+                // (An earlier version also resumed here when the handler had already removed the
+                // sleeper, resuming twice: a crash found by the full-suite loop.)
+                let action: SleepStart = state.withLock { s in
                     s.sleepLog.append(duration)
-                    if duration <= .zero { return true }
-                    if Task.isCancelled { return false }
+                    if duration <= .zero { return .resume }
+                    if Task.isCancelled { return .cancel }
                     s.sleepers.append(Sleeper(id: id, deadline: s.now.addingTimeInterval(duration.seconds), continuation: continuation))
-                    return false
+                    return .wait
                 }
-                if resumeNow { continuation.resume() }
-                else if Task.isCancelled, !state.withLock({ $0.sleepers.contains { $0.id == id } }) {
-                    continuation.resume(throwing: CancellationError())
+                switch action {
+                case .resume: continuation.resume()
+                case .cancel: continuation.resume(throwing: CancellationError())
+                case .wait: break
                 }
             }
         } onCancel: {
