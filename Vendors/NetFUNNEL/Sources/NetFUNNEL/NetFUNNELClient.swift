@@ -55,12 +55,18 @@ struct NetFUNNELClient: Sendable {
         self.logger = logger
     }
 
-    var configuredHost: String { serverURL.host?.lowercased() ?? "" }
+    /// The configured host, lowercased, IPv6 brackets removed.
+    var configuredHost: String {
+        let host = serverURL.host?.lowercased() ?? ""
+        if host.hasPrefix("["), host.hasSuffix("]"), host.count > 2 { return String(host.dropFirst().dropLast()) }
+        return host
+    }
 
     /// Node affinity: follow `ip`/`port` only to the configured host or to hosts under the
     /// configured domain (the configured host without its first label, when it has 3+ labels).
+    /// An IPv6 `ip` may come bracketed (`[::1]`).
     func allowedNode(from reply: NetFUNNELReply) -> NetFUNNELNode? {
-        guard let ip = reply.ip?.lowercased(), let port = reply.port else { return nil }
+        guard let ip = reply.ipHost?.lowercased(), let port = reply.port else { return nil }
         guard isAllowedHost(ip) else {
             logger.debug("ignoring node outside the configured domain", metadata: ["ip": "\(ip)"])
             return nil
@@ -85,7 +91,7 @@ struct NetFUNNELClient: Sendable {
         guard let node, var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false) else {
             return serverURL
         }
-        components.host = node.host
+        components.host = node.host.contains(":") ? "[" + node.host + "]" : node.host
         let defaultPort = components.scheme?.lowercased() == "https" ? 443 : 80
         components.port = node.port == defaultPort ? nil : node.port
         return components.url ?? serverURL
