@@ -352,7 +352,9 @@ public struct NetFUNNELServerState: Sendable {
     private mutating func rotateKey(_ ticketID: Int, presented: String) {
         guard var ticket = tickets[ticketID] else { return }
         let fresh = makeKey(ticketID, short: true)
+        let oldGrace = ticket.graceKey
         ticket.graceKey = presented.isEmpty ? ticket.key : presented
+        if let oldGrace, oldGrace != ticket.graceKey, !ticket.keys.contains(oldGrace) { ticketByKey[oldGrace] = nil }
         ticket.key = fresh
         ticket.keys.append(fresh)
         ticketByKey[fresh] = ticketID
