@@ -43,8 +43,14 @@ struct NetFUNNELClient: Sendable {
     let environment: ProviderEnvironment
     let policy: RetryPolicy
     let logger: Logger
+    /// The request dialect: JS (proposal 1) unless a caller asks for the native one.
+    let dialect: NetFUNNELRequest.Dialect
 
-    init(configuration: NetFUNNELConfiguration, serverURL: URL, environment: ProviderEnvironment) throws {
+    init(
+        configuration: NetFUNNELConfiguration, serverURL: URL, environment: ProviderEnvironment,
+        dialect: NetFUNNELRequest.Dialect = .javascript
+    ) throws {
+        self.dialect = dialect
         self.configuration = configuration
         self.serverURL = serverURL
         self.environment = environment
@@ -117,7 +123,8 @@ struct NetFUNNELClient: Sendable {
                 let target = attempt == last && last > 0 ? nil : node
                 let request = NetFUNNELRequest(
                     opcode: opcode, key: key, ttl: ttl, projectKey: entry.room.scope, segmentKey: entry.room.room,
-                    userData: userData, timestampMillis: Int64((clock.now().timeIntervalSince1970 * 1000).rounded()))
+                    userData: userData, timestampMillis: Int64((clock.now().timeIntervalSince1970 * 1000).rounded()),
+                    dialect: client.dialect)
                 guard let url = request.url(base: client.baseURL(for: target)) else {
                     throw WaitingRoomError(.invalidConfiguration, vendor: Self.vendor, vendorCode: 500,
                                            message: "cannot build a request URL from \(client.serverURL)", field: "netfunnel.serverUrl")

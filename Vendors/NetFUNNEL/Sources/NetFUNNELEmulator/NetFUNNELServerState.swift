@@ -30,7 +30,8 @@ public struct NetFUNNELIncomingRequest: Sendable, Equatable {
 
 /// The emulator's counters, read by tests and the admin endpoint. "Taken" keys are keys that
 /// were admitted (hold a slot); a taken key is *never returned* when the server dropped it by
-/// timeout/expiry or it is still held.
+/// timeout/expiry or it is still held. Every count is per ticket (one user's 5101), never per
+/// key string: the keys that replace each other on 5002 are one ticket.
 public struct NetFUNNELEmulatorCounters: Sendable, Equatable, Codable {
     /// Requests per opcode (`"5101"`, …, `"other"`).
     public var requests: [String: Int] = [:]

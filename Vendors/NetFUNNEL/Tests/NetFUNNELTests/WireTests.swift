@@ -376,3 +376,24 @@ struct WireTests {
         await server.shutdown()
     }
 }
+
+extension WireTests {
+    /// The client's transport path in the native dialect: bare requests, bare replies, newest key.
+    @Test func clientSendsTheNativeDialect() async throws {
+        try await Harness.run { h in
+            let serverURL = try #require(URL(string: h.server.baseURL))
+            let client = try NetFUNNELClient(
+                configuration: h.configuration(), serverURL: serverURL, environment: h.environment, dialect: .native)
+            let entry = h.entry()
+            let a = try await client.send(.issueAndEnter, key: nil, entry: entry, node: nil)
+            #expect(a.envelope == .native && a.code == 200)
+            let b = try await client.send(.issueAndEnter, key: nil, entry: entry, node: nil)
+            #expect(b.envelope == .native && b.code == 201 && b.nwait == 1)
+            let poll = try await client.send(.checkEnter, key: b.key, entry: entry, node: client.allowedNode(from: b))
+            #expect(poll.code == 201 && poll.key != b.key)
+            #expect(try await client.send(.complete, key: a.key, entry: entry, node: nil).code == 200)
+            #expect(try await client.send(.complete, key: poll.key, entry: entry, node: nil).code == 200)
+            h.expectNoLeaks()
+        }
+    }
+}
