@@ -15,7 +15,8 @@ struct EmulateCommand: AsyncParsableCommand {
         abstract: "Serve every vendor's emulator (NetFUNNEL, Queue-it) from one process.",
         discussion: """
             Without --config it serves the default rooms (NetFUNNEL project service_1: a queueing basic
-            segment, a section segment, a blocked segment; Queue-it customer demo: a queueing room, a
+            segment, a section segment, a blocked segment, and act_8 / act_10 as real deployments name
+            them; Queue-it customer demo: a queueing room, a
             safetynet room, a disabled room) and prints the Queue-it secret key. Samples:
             Vendors/NetFUNNEL/Fixtures/emulator.json, Vendors/QueueIt/Fixtures/emulator.json.
             Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.

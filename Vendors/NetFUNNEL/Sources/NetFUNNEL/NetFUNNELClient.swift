@@ -43,8 +43,14 @@ struct NetFUNNELClient: Sendable {
     let environment: ProviderEnvironment
     let policy: RetryPolicy
     let logger: Logger
+    /// The request dialect: JS (proposal 1) unless a caller asks for the native one.
+    let dialect: NetFUNNELRequest.Dialect
 
-    init(configuration: NetFUNNELConfiguration, serverURL: URL, environment: ProviderEnvironment) throws {
+    init(
+        configuration: NetFUNNELConfiguration, serverURL: URL, environment: ProviderEnvironment,
+        dialect: NetFUNNELRequest.Dialect = .javascript
+    ) throws {
+        self.dialect = dialect
         self.configuration = configuration
         self.serverURL = serverURL
         self.environment = environment
@@ -55,12 +61,18 @@ struct NetFUNNELClient: Sendable {
         self.logger = logger
     }
 
-    var configuredHost: String { serverURL.host?.lowercased() ?? "" }
+    /// The configured host, lowercased, IPv6 brackets removed.
+    var configuredHost: String {
+        let host = serverURL.host?.lowercased() ?? ""
+        if host.hasPrefix("["), host.hasSuffix("]"), host.count > 2 { return String(host.dropFirst().dropLast()) }
+        return host
+    }
 
     /// Node affinity: follow `ip`/`port` only to the configured host or to hosts under the
     /// configured domain (the configured host without its first label, when it has 3+ labels).
+    /// An IPv6 `ip` may come bracketed (`[::1]`).
     func allowedNode(from reply: NetFUNNELReply) -> NetFUNNELNode? {
-        guard let ip = reply.ip?.lowercased(), let port = reply.port else { return nil }
+        guard let ip = reply.ipHost?.lowercased(), let port = reply.port else { return nil }
         guard isAllowedHost(ip) else {
             logger.debug("ignoring node outside the configured domain", metadata: ["ip": "\(ip)"])
             return nil
@@ -85,7 +97,7 @@ struct NetFUNNELClient: Sendable {
         guard let node, var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false) else {
             return serverURL
         }
-        components.host = node.host
+        components.host = node.host.contains(":") ? "[" + node.host + "]" : node.host
         let defaultPort = components.scheme?.lowercased() == "https" ? 443 : 80
         components.port = node.port == defaultPort ? nil : node.port
         return components.url ?? serverURL
@@ -111,7 +123,8 @@ struct NetFUNNELClient: Sendable {
                 let target = attempt == last && last > 0 ? nil : node
                 let request = NetFUNNELRequest(
                     opcode: opcode, key: key, ttl: ttl, projectKey: entry.room.scope, segmentKey: entry.room.room,
-                    userData: userData, timestampMillis: Int64((clock.now().timeIntervalSince1970 * 1000).rounded()))
+                    userData: userData, timestampMillis: Int64((clock.now().timeIntervalSince1970 * 1000).rounded()),
+                    dialect: client.dialect)
                 guard let url = request.url(base: client.baseURL(for: target)) else {
                     throw WaitingRoomError(.invalidConfiguration, vendor: Self.vendor, vendorCode: 500,
                                            message: "cannot build a request URL from \(client.serverURL)", field: "netfunnel.serverUrl")

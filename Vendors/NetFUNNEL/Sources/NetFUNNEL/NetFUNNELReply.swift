@@ -97,18 +97,25 @@ public struct NetFUNNELReply: Sendable, Equatable {
     public var ttl: Int? { Self.count(self["ttl"]) }
     /// The node that owns the key.
     public var ip: String? { self["ip"].flatMap { $0.isEmpty ? nil : $0 } }
+    /// `ip` without IPv6 brackets (`[::1]` ⇒ `::1`), for comparing and building URLs.
+    public var ipHost: String? {
+        guard let ip else { return nil }
+        if ip.hasPrefix("["), ip.hasSuffix("]"), ip.count > 2 { return String(ip.dropFirst().dropLast()) }
+        return ip
+    }
     /// The node's port (1–65535).
     public var port: Int? {
         guard let value = Self.count(self["port"]), (1...65535).contains(value) else { return nil }
         return value
     }
-    /// `msg`, with surrounding quotes removed.
+    /// `msg`, with surrounding quotes removed and percent-escapes decoded (text that is not
+    /// valid percent-encoding is kept as sent).
     public var message: String? {
         guard var text = self["msg"] else { return nil }
         if text.count >= 2, let first = text.first, let last = text.last, first == last, first == "\"" || first == "'" {
             text = String(text.dropFirst().dropLast())
         }
-        return text
+        return Self.decodeValue(text)
     }
     /// `vwr_html`, raw (URL-encoded).
     public var vwrHTML: String? { self["vwr_html"] }
@@ -122,8 +129,8 @@ public struct NetFUNNELReply: Sendable, Equatable {
     }
     /// `vwr_type`.
     public var vwrType: String? { self["vwr_type"] }
-    /// `live_message`.
-    public var liveMessage: String? { self["live_message"] }
+    /// `live_message`, percent-escapes decoded (text that is not valid percent-encoding is kept).
+    public var liveMessage: String? { self["live_message"].map(Self.decodeValue) }
     /// `chk_enter_cnt`.
     public var checkEnterCount: Int? { Self.count(self["chk_enter_cnt"]) }
     /// `sticky`.
@@ -313,6 +320,53 @@ public struct NetFUNNELReply: Sendable, Equatable {
 
     private static func excerpt(_ b: Bytes, _ start: Int, _ end: Int) -> String {
         String(decoding: b[start..<min(end, start + 80)], as: UTF8.self)
+    }
+
+    // MARK: value encoding
+
+    /// Bytes a free-text value (`msg`, `live_message`) may carry unescaped: printable ASCII
+    /// except the reply grammar's own characters (`&`, `=`, `:`, `;`), the quotes and backslash
+    /// of the JS envelope, `<`/`>` and `%` itself.
+    private static let plainValueBytes: Set<UInt8> = {
+        var set = Set<UInt8>(0x20...0x7E)
+        for c in "&=:;'\"\\%<>" { set.remove(c.asciiValue ?? 0) }
+        return set
+    }()
+
+    /// Percent-encodes free text for a reply value, as the live service encodes `vwr_html`:
+    /// UTF-8, `%XX` for every byte outside ``plainValueBytes`` and for a space at either end
+    /// (parsers trim). Inner spaces stay (the live service sends `msg="Wrong Server ID"`).
+    public static func encodeValue(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        for (index, byte) in bytes.enumerated() {
+            let edgeSpace = byte == 0x20 && (index == 0 || index == bytes.count - 1)
+            if plainValueBytes.contains(byte) && !edgeSpace {
+                out.append(byte)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `msg` as the live service writes it: double-quoted, the text encoded with ``encodeValue(_:)``.
+    public static func quotedMessage(_ text: String) -> String { "\"" + encodeValue(text) + "\"" }
+
+    /// Decodes ``encodeValue(_:)``; text that is not valid percent-encoding is returned as is.
+    public static func decodeValue(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        return text.removingPercentEncoding ?? text
+    }
+
+    /// A host for `ip`: IPv6 literals bracketed (`[::1]`) so the value has no bare colons.
+    public static func nodeHost(_ host: String) -> String {
+        guard host.contains(":"), !host.hasPrefix("[") else { return host }
+        return "[" + host + "]"
     }
 
     // MARK: rendering

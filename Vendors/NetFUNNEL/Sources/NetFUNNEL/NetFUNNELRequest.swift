@@ -7,7 +7,21 @@ import Foundation
 /// 5003 `opcode, key, nfid, prefix, sid, aid, [user_data], js, ts`; 5004 `opcode, key, nfid,
 /// prefix, [user_data], js, ts` (no `sid`/`aid`). The cache-buster is a bare query item whose
 /// name is the epoch in milliseconds. Values are percent-encoded (the server accepts both forms).
+///
+/// The native-SDK dialect (``Dialect/native``, reference §2.3) sends no `js`, `nfid`, `prefix`,
+/// `ttl` or cache-buster: 5101 `opcode, sid, aid, [user_data]`; 5002/5003/5004 `opcode, key`.
+/// The server answers it with the bare `<code>:<params>` envelope.
 public struct NetFUNNELRequest: Sendable, Equatable {
+    /// The two request dialects.
+    public enum Dialect: Sendable, Equatable {
+        /// `netfunnel.js`: `js=yes`, `nfid`, `prefix`, cache-buster; JS-wrapped replies.
+        case javascript
+        /// Native agents: `sid`/`aid` only on 5101, no `js`/`nfid`/`prefix`; bare replies.
+        case native
+    }
+
+    /// The dialect (``Dialect/javascript`` unless set).
+    public var dialect: Dialect = .javascript
     /// The request type.
     public var opcode: NetFUNNELOpcode
     /// The key from the latest reply (5002/5003/5004); ignored for 5101/5001.
@@ -25,8 +39,9 @@ public struct NetFUNNELRequest: Sendable, Equatable {
 
     public init(
         opcode: NetFUNNELOpcode, key: String? = nil, ttl: Int = 0, projectKey: String, segmentKey: String,
-        userData: String? = nil, timestampMillis: Int64
+        userData: String? = nil, timestampMillis: Int64, dialect: Dialect = .javascript
     ) {
+        self.dialect = dialect
         self.opcode = opcode
         self.key = key
         self.ttl = ttl
@@ -41,6 +56,7 @@ public struct NetFUNNELRequest: Sendable, Equatable {
 
     /// The query items in wire order; a `nil` value is a bare name (the cache-buster).
     public var queryItems: [(name: String, value: String?)] {
+        if dialect == .native { return nativeQueryItems }
         var items: [(String, String?)] = [("opcode", String(opcode.rawValue))]
         let sendsKey = opcode != .issueAndEnter && opcode != .getTicketID
         if sendsKey { items.append(("key", key ?? "")) }
@@ -66,6 +82,20 @@ public struct NetFUNNELRequest: Sendable, Equatable {
         }
         items.append((String(timestampMillis), nil))
         return items.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The native dialect's items (§2.3).
+    private var nativeQueryItems: [(name: String, value: String?)] {
+        var items: [(name: String, value: String?)] = [(name: "opcode", value: String(opcode.rawValue))]
+        switch opcode {
+        case .issueAndEnter, .getTicketID:
+            items.append((name: "sid", value: projectKey))
+            items.append((name: "aid", value: segmentKey))
+            if let user = userData, !user.isEmpty { items.append((name: "user_data", value: user)) }
+        case .checkEnter, .aliveNotice, .complete, .initialize, .stop:
+            items.append((name: "key", value: key ?? ""))
+        }
+        return items
     }
 
     /// The percent-encoded query string (without `?`).

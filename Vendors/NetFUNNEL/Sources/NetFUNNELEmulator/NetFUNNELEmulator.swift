@@ -101,8 +101,13 @@ public final class NetFUNNELEmulator: Sendable {
     func takeCountedFault(opcode: Int?) -> NetFUNNELFault? {
         let fault = takeFault(opcode: opcode)
         if let fault {
-            let delayed = if case .delay = fault.action { true } else { false }
-            state.withLock { $0.countFault(opcode: opcode, request: !delayed) }
+            // a delayed request is counted when handled (or abandoned), a lost reply's request
+            // by the state machine that handles it
+            let handledLater = switch fault.action {
+            case .delay, .loseReply: true
+            default: false
+            }
+            state.withLock { $0.countFault(opcode: opcode, request: !handledLater) }
         }
         return fault
     }
@@ -113,6 +118,10 @@ public final class NetFUNNELEmulator: Sendable {
         var delay: Duration?
         switch fault?.action {
         case .dropConnection?:
+            return Answer(status: 200, contentType: "text/plain", body: "", drop: true, delay: nil)
+        case .loseReply?:
+            let now = clock.now()
+            _ = state.withLock { $0.handle(request, now: now) }
             return Answer(status: 200, contentType: "text/plain", body: "", drop: true, delay: nil)
         case .httpStatus(let status)?:
             let html = "<html><head><title>\(status) Error</title></head><body><h1>\(status)</h1>emulated server error</body></html>"

@@ -20,6 +20,14 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
     public var advertisedPort: Int?
     /// The tenant id reported by `nf-setting.json`.
     public var clientId: String
+    /// Strict keys: only a ticket's newest key (and the key the client presented when that one
+    /// was handed out, in case the reply was lost) is honoured; an older, superseded key is
+    /// refused with 507. Off by default (the live service was seen releasing a 5101 key after
+    /// 5002s); the tests turn it on.
+    public var strictKeys: Bool
+    /// Node affinity: with `advertisedHost` set, 5002/5003/5004 sent to any other host (the
+    /// front door) are refused with `503:msg="Wrong Server ID"`, as observed live.
+    public var nodeAffinity: Bool
 
     /// One project.
     public struct Project: Sendable, Equatable {
@@ -91,18 +99,22 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
 
     public init(
         projects: [String: Project], advertisedHost: String? = nil, advertisedPort: Int? = nil,
-        clientId: String = "emulator-0000"
+        clientId: String = "emulator-0000", strictKeys: Bool = false, nodeAffinity: Bool = false
     ) {
         self.projects = projects
         self.advertisedHost = advertisedHost
         self.advertisedPort = advertisedPort
         self.clientId = clientId
+        self.strictKeys = strictKeys
+        self.nodeAffinity = nodeAffinity
     }
 
     /// The CLI's default rooms, project `service_1`:
     /// - `segKey_basic`: basic control, limit 1, ttl 1–3 s (a queue forms with two users);
     /// - `segKey_section`: section control, limit 2, alive cycle 5 s;
-    /// - `segKey_block`: entry status block (every user gets 301).
+    /// - `segKey_block`: entry status block (every user gets 301);
+    /// - `act_8`, `act_10`: the segment names real deployments use (basic control, limit 10,
+    ///   ttl 1–3 s), so a third-party client works against `waitingroom emulate` unchanged.
     public static var demo: NetFUNNELEmulatorConfiguration {
         var basic = Segment(control: .basic, limit: 1)
         basic.ttlMin = 1
@@ -111,8 +123,14 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
         section.aliveCycleSeconds = 5
         var block = Segment(control: .basic, limit: 10)
         block.entryStatus = .block
+        var deployed = Segment(control: .basic, limit: 10)
+        deployed.ttlMin = 1
+        deployed.ttlMax = 3
         return NetFUNNELEmulatorConfiguration(projects: [
-            "service_1": Project(segments: ["segKey_basic": basic, "segKey_section": section, "segKey_block": block])
+            "service_1": Project(segments: [
+                "segKey_basic": basic, "segKey_section": section, "segKey_block": block,
+                "act_8": deployed, "act_10": deployed,
+            ])
         ])
     }
 
@@ -135,7 +153,7 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
     /// Reads the NetFUNNEL part itself (`{"projects": {…}}`).
     public init(json: JSONValue, path: String = "netfunnel") throws {
         let reader = try ConfigurationReader(json, path: path, vendor: "netfunnel")
-        try reader.rejectUnknownKeys(["projects", "advertisedHost", "advertisedPort", "clientId"])
+        try reader.rejectUnknownKeys(["projects", "advertisedHost", "advertisedPort", "clientId", "strictKeys", "nodeAffinity"])
         guard let projectsReader = try reader.object("projects") else {
             throw WaitingRoomError.invalidConfiguration(
                 field: reader.fieldName("projects"), "is required (an object of project keys)", vendor: "netfunnel")
@@ -161,7 +179,9 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
             projects: projects,
             advertisedHost: try reader.string("advertisedHost"),
             advertisedPort: try reader.int("advertisedPort", range: 1...65535),
-            clientId: try reader.string("clientId") ?? "emulator-0000")
+            clientId: try reader.string("clientId") ?? "emulator-0000",
+            strictKeys: try reader.bool("strictKeys") ?? false,
+            nodeAffinity: try reader.bool("nodeAffinity") ?? false)
     }
 }
 

@@ -30,7 +30,8 @@ public struct NetFUNNELIncomingRequest: Sendable, Equatable {
 
 /// The emulator's counters, read by tests and the admin endpoint. "Taken" keys are keys that
 /// were admitted (hold a slot); a taken key is *never returned* when the server dropped it by
-/// timeout/expiry or it is still held.
+/// timeout/expiry or it is still held. Every count is per ticket (one user's 5101), never per
+/// key string: the keys that replace each other on 5002 are one ticket.
 public struct NetFUNNELEmulatorCounters: Sendable, Equatable, Codable {
     /// Requests per opcode (`"5101"`, …, `"other"`).
     public var requests: [String: Int] = [:]
@@ -119,8 +120,14 @@ public struct NetFUNNELServerState: Sendable {
 
     struct Ticket: Sendable {
         var id: Int
+        /// The newest key handed out for this ticket.
         var key: String
-        var previousKey: String?
+        /// The key the client presented when ``key`` was handed out: still honoured in strict
+        /// mode, because the reply that carried ``key`` may have been lost.
+        var graceKey: String?
+        /// Every key handed out for this ticket, oldest first: the 5101 key and the latest
+    /// ``keysPerTicket`` − 1 others.
+        var keys: [String]
         var segment: SegmentID
         var phase: Phase
         var lastSeen: Date
@@ -133,6 +140,17 @@ public struct NetFUNNELServerState: Sendable {
         var admissions: [Date] = []
         var recentRequests: [String: [Date]] = [:]
         var blockedUntil: [String: Date] = [:]
+    }
+
+    /// Keys remembered per ticket: the 5101 key and the newest others (older ones: 505).
+    static let keysPerTicket = 64
+
+    /// How a key a request presents relates to its ticket.
+    enum KeyMatch: Sendable, Equatable {
+        /// The newest key or the grace key.
+        case current
+        /// An older key of the ticket.
+        case superseded
     }
 
     var tickets: [Int: Ticket] = [:]
@@ -219,7 +237,12 @@ public struct NetFUNNELServerState: Sendable {
         let opcode = request.opcode
         counters.requests[opcode.map(String.init) ?? "other", default: 0] += 1
         var reply: NetFUNNELReply
+        let keyed: Set<NetFUNNELOpcode> = [.checkEnter, .aliveNotice, .complete]
         switch opcode.flatMap(NetFUNNELOpcode.init(rawValue:)) {
+        case let op? where keyed.contains(op) && !isNamedNode(request):
+            // Node affinity: a key belongs to the node named in `ip`/`port`; the front door
+            // refuses it as the live service does.
+            reply = error(.wrongServer, "Wrong Server ID")
         case .issueAndEnter: reply = issue(request, now: now)
         case .checkEnter: reply = checkEnter(request, now: now)
         case .aliveNotice: reply = alive(request, now: now)
@@ -288,7 +311,8 @@ public struct NetFUNNELServerState: Sendable {
         let ticketID = nextTicket
         nextTicket += 1
         let key = makeKey(ticketID)
-        tickets[ticketID] = Ticket(id: ticketID, key: key, segment: id, phase: .waiting, lastSeen: now, checkEnterCount: 0)
+        tickets[ticketID] = Ticket(
+            id: ticketID, key: key, graceKey: nil, keys: [key], segment: id, phase: .waiting, lastSeen: now, checkEnterCount: 0)
         ticketByKey[key] = ticketID
         counters.keysIssued += 1
         var runtime = runtimes[id] ?? SegmentRuntime()
@@ -298,9 +322,19 @@ public struct NetFUNNELServerState: Sendable {
     }
 
     private mutating func checkEnter(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
-        guard let (ticketID, settings) = lookup(request) else { return unknownKey(request) }
+        let found: (Int, NetFUNNELEmulatorConfiguration.Segment)
+        switch lookup(request) {
+        case .found(let id, let settings, _): found = (id, settings)
+        case .superseded: return supersededKey()
+        case .none: return unknownKey(request)
+        }
+        let (ticketID, settings) = found
+        guard let presented = tickets[ticketID] else { return unknownKey(request) }
+        if let refused = screen(request, settings: settings, segment: presented.segment, now: now) { return refused }
+        // Every 5002 reply for a live ticket carries a fresh (shorter) key that replaces the
+        // presented one (observed on a live native-dialect deployment).
+        rotateKey(ticketID, presented: request.parameters["key"] ?? "")
         guard let ticket = tickets[ticketID] else { return unknownKey(request) }
-        if let refused = screen(request, settings: settings, segment: ticket.segment, now: now) { return refused }
         if case .admitted = ticket.phase {
             tickets[ticketID]?.lastSeen = now
             return flow(.success, key: ticket.key, settings: settings, request: request, now: now, segment: ticket.segment)
@@ -313,6 +347,24 @@ public struct NetFUNNELServerState: Sendable {
             return flow(code, key: "", settings: settings, request: request, now: now, segment: ticket.segment)
         }
         return advance(ticketID, settings: settings, request: request, now: now)
+    }
+
+    /// Hands `ticketID` a fresh key; the presented key becomes the grace key.
+    private mutating func rotateKey(_ ticketID: Int, presented: String) {
+        guard var ticket = tickets[ticketID] else { return }
+        let fresh = makeKey(ticketID, short: true)
+        let oldGrace = ticket.graceKey
+        ticket.graceKey = presented.isEmpty ? ticket.key : presented
+        if let oldGrace, oldGrace != ticket.graceKey, !ticket.keys.contains(oldGrace) { ticketByKey[oldGrace] = nil }
+        ticket.key = fresh
+        ticket.keys.append(fresh)
+        ticketByKey[fresh] = ticketID
+        if ticket.keys.count > Self.keysPerTicket {
+            // the 5101 key is never forgotten (clients that keep it work in the lenient mode)
+            let forgotten = ticket.keys.remove(at: 1)
+            if forgotten != ticket.graceKey { ticketByKey[forgotten] = nil }
+        }
+        tickets[ticketID] = ticket
     }
 
     /// Admits the ticket when it is within the free slots at the front of the line, else 201.
@@ -328,17 +380,11 @@ public struct NetFUNNELServerState: Sendable {
             runtime.admitted.insert(ticketID)
             runtime.admissions.append(now)
             ticket.phase = .admitted(since: now)
-            // a fresh key on admission; the previous one stays valid for this ticket
-            let fresh = makeKey(ticketID)
-            ticket.previousKey.map { ticketByKey[$0] = nil }
-            ticket.previousKey = ticket.key
-            ticket.key = fresh
-            ticketByKey[fresh] = ticketID
             tickets[ticketID] = ticket
             runtimes[ticket.segment] = runtime
             counters.keysTaken += 1
             updateGauges()
-            return flow(.success, key: fresh, settings: settings, request: request, now: now, segment: ticket.segment)
+            return flow(.success, key: ticket.key, settings: settings, request: request, now: now, segment: ticket.segment)
         }
         tickets[ticketID] = ticket
         runtimes[ticket.segment] = runtime
@@ -347,7 +393,9 @@ public struct NetFUNNELServerState: Sendable {
         let span = settings.ttlMax - settings.ttlMin
         let ttl = settings.ttlMin + (count <= 1 ? 0 : Int((Double(span) * Double(position) / Double(count - 1)).rounded()))
         var reply = flow(.continue, key: ticket.key, settings: settings, request: request, now: now, segment: ticket.segment)
-        reply.set("nwait", String(position))
+        // `nwait` counts the user's own place too: the head of the line reads 1, never 0, until
+        // it is admitted (several third-party clients take `nwait=0` for "admitted").
+        reply.set("nwait", String(position + 1))
         reply.set("nnext", String(count - position - 1))
         reply.set("ttl", String(ttl))
         reply.set("chk_enter_cnt", String(ticket.checkEnterCount))
@@ -355,7 +403,14 @@ public struct NetFUNNELServerState: Sendable {
     }
 
     private mutating func alive(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
-        guard let (ticketID, settings) = lookup(request), let ticket = tickets[ticketID] else { return unknownKey(request) }
+        let found: (Int, NetFUNNELEmulatorConfiguration.Segment)
+        switch lookup(request) {
+        case .found(let id, let settings, _): found = (id, settings)
+        case .superseded: return supersededKey()
+        case .none: return unknownKey(request)
+        }
+        let (ticketID, settings) = found
+        guard let ticket = tickets[ticketID] else { return unknownKey(request) }
         if let refused = screen(request, settings: settings, segment: ticket.segment, now: now) { return refused }
         guard case .admitted = ticket.phase else { return error(.noKey, "key is not inside a section") }
         tickets[ticketID]?.lastSeen = now
@@ -365,15 +420,22 @@ public struct NetFUNNELServerState: Sendable {
     }
 
     private mutating func complete(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
-        guard let (ticketID, settings) = lookup(request), let ticket = tickets[ticketID] else { return unknownKey(request) }
+        let found: (Int, NetFUNNELEmulatorConfiguration.Segment)
+        switch lookup(request) {
+        case .found(let id, let settings, _): found = (id, settings)
+        case .superseded: return supersededKey()
+        case .none: return unknownKey(request)
+        }
+        let (ticketID, settings) = found
+        guard let ticket = tickets[ticketID] else { return unknownKey(request) }
         remove(ticketID)
         if case .admitted = ticket.phase {
             counters.keysReturned += 1
         } else {
             counters.waitersLeft += 1
         }
-        markCompleted(ticket.key)
-        if let previous = ticket.previousKey { markCompleted(previous) }
+        for key in ticket.keys { markCompleted(key) }
+        if let grace = ticket.graceKey { markCompleted(grace) }
         updateGauges()
         var reply = flow(.success, key: "", settings: settings, request: request, now: now, segment: ticket.segment)
         reply.set("chk_enter_cnt", "0")
@@ -382,11 +444,36 @@ public struct NetFUNNELServerState: Sendable {
 
     // MARK: helpers
 
-    private func lookup(_ request: NetFUNNELIncomingRequest) -> (Int, NetFUNNELEmulatorConfiguration.Segment)? {
-        guard let key = request.parameters["key"], let id = ticketByKey[key], let ticket = tickets[id],
+    enum Lookup {
+        case found(Int, NetFUNNELEmulatorConfiguration.Segment, KeyMatch)
+        /// Strict mode: an older key of a live ticket.
+        case superseded
+    }
+
+    /// The ticket of the presented key. In strict mode only the newest key and the grace key
+    /// count; an older key of a live ticket is ``Lookup/superseded``.
+    private func lookup(_ request: NetFUNNELIncomingRequest) -> Lookup? {
+        guard let key = request.parameters["key"], !key.isEmpty, let id = ticketByKey[key], let ticket = tickets[id],
               let settings = segment(project: ticket.segment.project, segment: ticket.segment.segment)
         else { return nil }
-        return (id, settings)
+        let match: KeyMatch = key == ticket.key || key == ticket.graceKey ? .current : .superseded
+        if match == .superseded, configuration.strictKeys { return .superseded }
+        return .found(id, settings, match)
+    }
+
+    /// Strict mode's answer to a superseded key: 507 (invalid key). The ticket keeps its slot
+    /// until the client uses its newest key or the segment timeout returns it.
+    /// True unless node affinity is on and the request went to a host other than the named node.
+    private func isNamedNode(_ request: NetFUNNELIncomingRequest) -> Bool {
+        guard configuration.nodeAffinity, let node = configuration.advertisedHost else { return true }
+        func bare(_ host: String) -> String {
+            host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        }
+        return bare(node) == bare(request.host)
+    }
+
+    private func supersededKey() -> NetFUNNELReply {
+        error(.invalidKey, "Invalid Key (superseded by a newer key)")
     }
 
     private func unknownKey(_ request: NetFUNNELIncomingRequest) -> NetFUNNELReply {
@@ -427,7 +514,7 @@ public struct NetFUNNELServerState: Sendable {
     private func flow(_ code: NetFUNNELStatusCode, key: String, settings: NetFUNNELEmulatorConfiguration.Segment,
                       request: NetFUNNELIncomingRequest, now: Date, segment: SegmentID) -> NetFUNNELReply {
         let runtime = runtimes[segment] ?? SegmentRuntime()
-        let host = configuration.advertisedHost ?? request.host
+        let host = NetFUNNELReply.nodeHost(configuration.advertisedHost ?? request.host)
         let port = configuration.advertisedPort ?? request.port
         let page = settings.vwrPageURL ?? "http://\(request.host):\(request.port)/_emulator/netfunnel/waiting-room.html"
         let encodedPage = page.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? page
@@ -435,13 +522,13 @@ public struct NetFUNNELServerState: Sendable {
             .init("key", key), .init("nwait", "0"), .init("nnext", "0"),
             .init("tps", Self.tpsText(runtime, settings, now: now)), .init("ttl", "0"),
             .init("ip", host), .init("port", String(port)),
-            .init("vwr_html", encodedPage), .init("vwr_type", ""), .init("live_message", settings.liveMessage),
+            .init("vwr_html", encodedPage), .init("vwr_type", ""), .init("live_message", NetFUNNELReply.encodeValue(settings.liveMessage)),
             .init("chk_enter_cnt", code == .success ? "1" : "0"), .init("sticky", "nf4"),
         ])
     }
 
     private func error(_ code: NetFUNNELStatusCode, _ message: String) -> NetFUNNELReply {
-        NetFUNNELReply(code: code.rawValue, parameters: [.init("msg", "\"\(message.replacingOccurrences(of: "\"", with: ""))\"")])
+        NetFUNNELReply(code: code.rawValue, parameters: [.init("msg", NetFUNNELReply.quotedMessage(message))])
     }
 
     static func tpsText(_ runtime: SegmentRuntime, _ settings: NetFUNNELEmulatorConfiguration.Segment, now: Date) -> String {
@@ -452,8 +539,8 @@ public struct NetFUNNELServerState: Sendable {
 
     private mutating func remove(_ ticketID: Int) {
         guard let ticket = tickets.removeValue(forKey: ticketID) else { return }
-        ticketByKey[ticket.key] = nil
-        if let previous = ticket.previousKey { ticketByKey[previous] = nil }
+        for key in ticket.keys { ticketByKey[key] = nil }
+        if let grace = ticket.graceKey { ticketByKey[grace] = nil }
         if var runtime = runtimes[ticket.segment] {
             runtime.queue.removeAll { $0 == ticketID }
             runtime.admitted.remove(ticketID)
@@ -483,14 +570,15 @@ public struct NetFUNNELServerState: Sendable {
         counters.keysHeld = held
     }
 
-    /// A 64-hex-digit uppercase key, unique per ticket and generation.
-    private mutating func makeKey(_ ticketID: Int) -> String {
+    /// An uppercase hex key, unique per ticket and generation: 60 digits from 5101, 36 (shorter,
+    /// as observed live) from 5002.
+    private mutating func makeKey(_ ticketID: Int, short: Bool = false) -> String {
         keySalt = keySalt &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         let a = String(keySalt, radix: 16, uppercase: true)
         let b = String(UInt64(ticketID), radix: 16, uppercase: true)
         let body = String(repeating: "0", count: max(0, 16 - a.count)) + a
         let id = String(repeating: "0", count: max(0, 16 - b.count)) + b
-        return id + body + body.reversed() + "4E4634454D55"
+        return short ? id + body + "4E46" : id + body + body.reversed() + "4E4634454D55"
     }
 }
 

@@ -29,8 +29,9 @@ struct EmulatorStateTests {
         #expect(a.requestType == 5002)
         let b = state.handle(Self.request(5101), now: t0)
         let c = state.handle(Self.request(5101), now: t0)
-        #expect(b.code == 201 && b.nwait == 0 && b.nnext == 0)
-        #expect(c.code == 201 && c.nwait == 1 && c.nnext == 0)
+        // item 13: `nwait` counts the user's own place (the head of the line reads 1)
+        #expect(b.code == 201 && b.nwait == 1 && b.nnext == 0)
+        #expect(c.code == 201 && c.nwait == 2 && c.nnext == 0)
         // c polls first but is not at the front
         #expect(state.handle(Self.request(5002, key: c.key), now: t0 + 1).code == 201)
         // a returns its key; b is admitted on its next poll with a fresh key

@@ -13,6 +13,13 @@ struct FuzzTests {
         "NetFunnel.gControl.result='5004:200:key=&nwait=0&chk_enter_cnt=0&vwr_html=https%3A%2F%2Fx';",
         "<html><body>502</body></html>",
         "505",
+        // item 12: encoded free text as the emulator writes it, and the unencoded forms that broke parsers
+        "NetFunnel.gRtype=5002;NetFunnel.gControl.result='5002:201:key=AB&nwait=1&live_message=Sale %22today%22 %26 50%25%3Doff%3B it%27s&ip=[::1]&port=8080';NetFunnel.gControl._showResult();",
+        "5004:507:msg=\"Invalid Key (superseded by a newer key)\"",
+        "500:msg=\"unknown project x%22%26y%3D%27z%27\"",
+        "NetFunnel.gControl.result='5002:201:key=AB&live_message=it's \"a=b\" & c&nnext=2';",
+        "201:key=AB&msg=\"a&b=c\"&ip=::1&port=80",
+        "NetFunnel.gRtype = 5101; NetFunnel.gControl.result='5002:200:'; NetFunnel.gControl._showResult();",
     ]
 
     static let alphabet = Array("0123456789:&=;'\" \t\nresultNetFunnel.gControlkeynwaitttltps<>%-".utf8)

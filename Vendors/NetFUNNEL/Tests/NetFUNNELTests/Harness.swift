@@ -29,14 +29,18 @@ struct Harness {
         return s
     }
 
+    /// Runs `body` against a fresh emulator. Strict keys are on (a superseded key is refused
+    /// with 507), so a client that does not keep the newest key shows up as a leak.
     static func run(
         segments: [String: NetFUNNELEmulatorConfiguration.Segment] = ["seg": segment()],
+        emulator tweak: (inout NetFUNNELEmulatorConfiguration) -> Void = { _ in },
         isolation: isolated (any Actor)? = #isolation,
         _ body: (Harness) async throws -> Void
     ) async throws {
         let clock = VirtualClock(autoAdvance: true)
-        let emulator = NetFUNNELEmulator(
-            configuration: .init(projects: [project: .init(segments: segments)]), clock: clock)
+        var configuration = NetFUNNELEmulatorConfiguration(projects: [project: .init(segments: segments)], strictKeys: true)
+        tweak(&configuration)
+        let emulator = NetFUNNELEmulator(configuration: configuration, clock: clock)
         let server = try await emulator.start(host: "127.0.0.1", port: 0)
         let harness = Harness(emulator: emulator, server: server, clock: clock)
         do {
@@ -59,8 +63,19 @@ struct Harness {
 
     var environment: ProviderEnvironment { ProviderEnvironment(clock: clock) }
 
-    func provider(_ tweak: (inout NetFUNNELConfiguration) -> Void = { _ in }) throws -> NetFUNNELProvider {
-        try NetFUNNELProvider(configuration: configuration(tweak), environment: environment)
+    func provider(
+        transport: any HTTPTransport = AsyncHTTPTransport.shared, _ tweak: (inout NetFUNNELConfiguration) -> Void = { _ in }
+    ) throws -> NetFUNNELProvider {
+        try NetFUNNELProvider(configuration: configuration(tweak), environment: ProviderEnvironment(transport: transport, clock: clock))
+    }
+
+    /// Sends one raw `/ts.wseq` query (no client logic) and parses the reply.
+    func raw(_ query: String, host: String? = nil) async throws -> NetFUNNELReply {
+        var headers: HTTPHeaderList = []
+        if let host { headers.add("Host", host) }
+        let response = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
+            url: server.baseURL + "/ts.wseq?" + query, headers: headers, timeout: .seconds(10)))
+        return try NetFUNNELReply.parse(response.body)
     }
 
     func entry(_ segment: String = "seg", control: ControlMode = .basic, user: String? = nil) -> Entry {
@@ -107,4 +122,25 @@ final class Recorder: Sendable {
     private let storage = Mutex<[String]>([])
     func append(_ item: String) { storage.withLock { $0.append(item) } }
     var items: [String] { storage.withLock { $0 } }
+}
+
+/// Sends every request for a host under `.nf.test` to the emulator on loopback, keeping the
+/// host name in the `Host` header (and the scheme's default port): DNS names for node-affinity
+/// tests without DNS.
+struct NodeResolvingTransport: HTTPTransport {
+    let port: Int
+    let sentHosts = Recorder()
+
+    func send(_ request: WaitingRoom.HTTPRequest) async throws -> WaitingRoom.HTTPResponse {
+        var request = request
+        if var components = URLComponents(string: request.url), let host = components.host, host.hasSuffix(".nf.test") {
+            sentHosts.append(host)
+            request.headers.set("Host", host)
+            components.scheme = "http"
+            components.host = "127.0.0.1"
+            components.port = port
+            request.url = components.url?.absoluteString ?? request.url
+        }
+        return try await AsyncHTTPTransport.shared.send(request)
+    }
 }
