@@ -177,10 +177,12 @@ struct EndToEndTests {
 
     @Test func delayBeyondNetworkTimeoutOn5002Is1002AndTheKeyIsReturned() async throws {
         try await Harness.run { h in
-            let provider = try h.provider { $0.networkTimeout = 500 }
+            // 2 s against a 6 s delay: on a loaded machine a 500 ms deadline also timed out the
+            // key return (and its background retries), leaving the waiting key to the server
+            let provider = try h.provider { $0.networkTimeout = 2000 }
             let a = try h.provider().enqueue(h.entry(user: "a"))
             guard case .passed = await a.outcome() else { Issue.record("a"); return }
-            h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .delay(.milliseconds(2000)), count: 1))
+            h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .delay(.milliseconds(6000)), count: 1))
             let b = try provider.enqueue(h.entry(user: "b"))
             let outcome = await b.outcome()
             guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
