@@ -51,6 +51,8 @@ public final class WaitingSession: Sendable {
         var handlers: [(id: UInt64, name: EventName?, handler: Handler)] = []
         var outcomeWaiters: [CheckedContinuation<Outcome, Never>] = []
         var completion: Task<VendorStatus, Never>?
+        /// `completed` was (or is being) announced.
+        var completionAnnounced = false
         /// The outcome event and `completed`, once delivered: replayed to late subscribers.
         var replay: [WaitingRoomEvent] = []
         /// Events delivered before the first stream was opened (nil once one was).
@@ -248,6 +250,7 @@ public final class WaitingSession: Sendable {
             core.outcome = nil
             core.replay = []
             core.completion = nil
+            core.completionAnnounced = false
             core.cancelRequested = false
             let previous = core.running
             core.running = nil
@@ -303,8 +306,12 @@ public final class WaitingSession: Sendable {
     }
 
     private func finishCompletion(_ status: VendorStatus) {
+        // Claimed under the lock: two `complete()` calls racing past the same completion task
+        // must announce `completed` once (checking the state was not enough: both could see
+        // `passed` before either announced; found by the conformance suite's completeOnce).
         let first = core.withLock { core -> Bool in
-            guard core.state != .completed else { return false }
+            guard !core.completionAnnounced else { return false }
+            core.completionAnnounced = true
             return true
         }
         guard first else { return }
