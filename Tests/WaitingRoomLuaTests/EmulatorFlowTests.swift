@@ -29,7 +29,11 @@ struct EmulatorFlowTests {
         let server = try await emulator.start(host: "127.0.0.1", port: 0)
         var options = FlowOptions(registry: Self.registry(), environment: ProviderEnvironment(clock: clock))
         // a clientId is needed: without one the agent runs in bypass mode (the documented rule)
-        options.config = .object(["clientId": .string("emulator-0000"), "serverUrl": .string(server.baseURL)])
+        // The host's keys win over the flow's: a 5 s deadline, so a loaded machine's late answer is
+        // not a network error (fail-open's own 1 s made it bypass once under three parallel builds).
+        options.config = .object([
+            "clientId": .string("emulator-0000"), "serverUrl": .string(server.baseURL), "networkTimeout": .number(5000),
+        ])
         let runtime = try FlowRuntime(path: Self.path(name), options: options)
         let result = await runtime.run()
         await server.shutdown()

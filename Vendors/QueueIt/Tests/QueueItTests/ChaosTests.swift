@@ -157,8 +157,10 @@ import WaitingRoomTesting
         let users = 100
         let perKind = 5
         // Delays well past the deadline, so each `delay` fault is a timed-out attempt.
-        let timeout = Duration.seconds(2)
-        h.emulator.installChaos(perKind: perKind, delayMs: 3_000)
+        // 5 s against 8 s delays: with 2 s, a heavily loaded machine timed out healthy requests
+        // often enough to use up a few users' retries
+        let timeout = Duration.seconds(5)
+        h.emulator.installChaos(perKind: perKind, delayMs: 8_000)
         #expect(h.emulator.counters.pendingFaults == 8 * perKind)
         let started = ContinuousClock.now
         let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in
