@@ -39,11 +39,15 @@ final class RecordingDelegate: NetfunnelDelegate {
 @Suite("Netfunnel facade")
 @MainActor
 struct FacadeTests {
+    /// The agent's largest `networkTimeout` for calls against the emulator: with the default 3 s, a
+    /// heavily loaded machine once answered a loopback 5101 too late (nfNetworkError 1002).
+    static let timeout = 10_000
+
     @Test func startStopBasic() async throws {
         try await Harness.run { h in
             let agent = Netfunnel(environment: h.environment)
             let delegate = RecordingDelegate()
-            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate)
+            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate, networkTimeout: Self.timeout)
             agent.nfStart(projectKey: "service_1", segmentKey: "seg")
             await delegate.wait(for: "nfSuccess 200")
             agent.nfStop(projectKey: "service_1", segmentKey: "seg")
@@ -59,7 +63,7 @@ struct FacadeTests {
             guard case .passed = await holder.outcome() else { Issue.record("holder"); return }
             let agent = Netfunnel(environment: h.environment)
             let delegate = RecordingDelegate()
-            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate,
+            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate, networkTimeout: Self.timeout,
                              useNetfunnelTemplate: false)
             agent.nfStartSection(projectKey: "service_1", segmentKey: "seg")
             await delegate.wait(for: "nfContinue 201")
@@ -79,7 +83,7 @@ struct FacadeTests {
             guard case .passed = await holder.outcome() else { Issue.record("holder"); return }
             let agent = Netfunnel(environment: h.environment)
             let delegate = RecordingDelegate()
-            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate)
+            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate, networkTimeout: Self.timeout)
             agent.nfStart(projectKey: "service_1", segmentKey: "seg")
             await h.eventually("waiting") { h.emulator.counters().waiting == 1 }
             agent.nfStop(projectKey: "service_1", segmentKey: "seg")
@@ -93,7 +97,7 @@ struct FacadeTests {
         try await Harness.run(segments: ["seg": Harness.segment(), "blocked": Harness.segment { $0.entryStatus = .block }]) { h in
             let agent = Netfunnel(environment: h.environment)
             let delegate = RecordingDelegate()
-            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate)
+            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate, networkTimeout: Self.timeout)
             agent.nfStart(projectKey: "service_1", segmentKey: "blocked")
             await delegate.wait(for: "nfBlock 301")
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .dropConnection, count: 1))
@@ -103,7 +107,7 @@ struct FacadeTests {
             await delegate.wait(for: "nfError 500")  // unknown segment: the server's 501, reported as documented
 
             let bypassing = RecordingDelegate()
-            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: bypassing,
+            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: bypassing, networkTimeout: Self.timeout,
                              errorBypass: true, useNetfunnelTemplate: true)
             agent.nfStart(projectKey: "service_1", segmentKey: "nope")
             await bypassing.wait(for: "nfSuccess 300")
@@ -161,7 +165,7 @@ struct FacadeTests {
             NetfunnelHandler.shared.onComplete = { _, _, code, _ in received.append(code) }
             agent.initialize(
                 clientId: "emulator-0000", serverUrl: h.server.baseURL, errorUrl: h.server.baseURL + "/error",
-                delegate: NetfunnelHandler.shared, networkTimeout: 3000, retryCount: 0, printLog: false,
+                delegate: NetfunnelHandler.shared, networkTimeout: Self.timeout, retryCount: 0, printLog: false,
                 useNetfunnelTemplate: true, errorBypass: false, userId: "user_67890", useNetworkRecoveryMode: false)
             agent.nfStart(projectKey: "service_1", segmentKey: "seg")
             for _ in 0..<2000 where received.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
