@@ -200,7 +200,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WaitingRoomCLITests",
-            dependencies: ["WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomTesting"],
+            dependencies: [
+                "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomTesting", "WaitingRoomHTTP",
+                "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
+            ],
             swiftSettings: strict
         ),
     ]

@@ -10,6 +10,8 @@ struct Crowd: Sendable {
         var code: Int
         var waited: Duration
         var completed: Bool
+        /// When the user started, from the start of the run.
+        var started: Duration = .zero
     }
 
     let provider: any WaitingRoomProvider
@@ -19,7 +21,8 @@ struct Crowd: Sendable {
 
     /// Starts `count` users, staggered by `stagger`; returns when all are done.
     func run(count: Int, stagger: Duration = .milliseconds(20), prefix: String = "crowd") async -> [Visit] {
-        await withTaskGroup(of: Visit.self) { group in
+        let origin = ContinuousClock.now
+        return await withTaskGroup(of: Visit.self) { group in
             for i in 0..<count {
                 let provider = self.provider
                 let entry = Entry(room: room, control: control, userId: "\(prefix)-\(i + 1)")
@@ -29,7 +32,7 @@ struct Crowd: Sendable {
                     let started = ContinuousClock.now
                     let session: WaitingSession
                     do { session = try provider.enqueue(entry) } catch {
-                        return Visit(outcome: "error", code: 0, waited: .zero, completed: false)
+                        return Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin)
                     }
                     let outcome = await session.outcome()
                     let waited = ContinuousClock.now - started
@@ -38,7 +41,8 @@ struct Crowd: Sendable {
                         try? await Task.sleep(for: .milliseconds(Int64(Double.random(in: hold) * 1000)))
                         completed = (try? await session.complete()) != nil
                     }
-                    return Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: completed)
+                    return Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: completed,
+                                 started: started - origin)
                 }
             }
             var visits: [Visit] = []
@@ -62,11 +66,25 @@ struct LatencyHistogram {
     }
 
     /// Text lines: one bar per bucket, then p50/p90/p99/max.
+    /// Upper bucket edges in seconds (the last is open).
+    static let edges: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, .infinity]
+
+    /// Samples per bucket of ``edges``.
+    var counts: [Int] {
+        var counts = Array(repeating: 0, count: Self.edges.count)
+        for s in samples { counts[Self.edges.firstIndex { s <= $0 } ?? Self.edges.count - 1] += 1 }
+        return counts
+    }
+
+    /// A bucket's label: `≤ 500 ms`, `> 60.00 s`.
+    static func label(bucket i: Int) -> String {
+        edges[i].isInfinite ? "> \(format(edges[i - 1]))" : "≤ \(format(edges[i]))"
+    }
+
     func render(width: Int = 40) -> [String] {
         guard !samples.isEmpty else { return ["(no samples)"] }
-        let edges: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, .infinity]
-        var counts = Array(repeating: 0, count: edges.count)
-        for s in samples { counts[edges.firstIndex { s <= $0 } ?? edges.count - 1] += 1 }
+        let edges = Self.edges
+        let counts = self.counts
         let most = max(1, counts.max() ?? 1)
         var lines: [String] = []
         var lower = 0.0

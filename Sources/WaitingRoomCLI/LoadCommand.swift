@@ -28,8 +28,13 @@ struct LoadCommand: AsyncParsableCommand {
             backgroundReturnsGivenUp (still failing when their time budget or --drain-timeout ran out)
             and backgroundReturnsKeyGone (the server had already timed the key out).
 
+            --report FILE writes a self-contained HTML report: settings, outcomes, the time-to-pass
+            histogram and percentiles, users waiting and admissions per second over time, requests
+            and replies per request kind, faults and keys never returned. --json prints the same figures.
+
             Examples:
               waitingroom load --vendor netfunnel --emulator --scope service_1 --room segKey_basic --users 50
+              waitingroom load --vendor netfunnel --emulator --scope service_1 --room act_10 --users 200 --report report.html
               waitingroom load --vendor netfunnel --emulator --emulator-config Scripts/load/emulator-rooms.json \\
                                --scope service_1 --room segKey_load --users 300 \\
                                --set retryCount=3 --set networkTimeout=1000 --chaos 10
@@ -50,6 +55,7 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "With --emulator: a JSON file of emulator faults to install.") var faults: String?
     @Option(help: "Seconds to wait at the end for key returns still running in the background.") var drainTimeout = 30.0
     @Flag(help: "Print the summary as JSON.") var json = false
+    @Option(help: "Write a self-contained HTML report (charts, tables; no network needed to view it) to this file.") var report: String?
 
     func validate() throws {
         guard (1...100_000).contains(users) else { throw ValidationError("--users must be 1…100000") }
@@ -61,6 +67,22 @@ struct LoadCommand: AsyncParsableCommand {
             if chaos > 0 || faults != nil { throw ValidationError("--chaos and --faults need --emulator (faults are injected into the embedded emulator)") }
             if emulatorConfig != nil { throw ValidationError("--emulator-config needs --emulator") }
         }
+    }
+
+    /// The settings the report and `--json` show.
+    func settings(server: EmulatorServer?) -> [(String, String)] {
+        var out: [(String, String)] = [
+            ("vendor", vendorOptions.vendor), ("room", "\(room.scope ?? "")/\(room.room ?? "")"), ("control", room.control.rawValue),
+            ("users", String(users)), ("hold", "\(hold) s"),
+            ("target", server.map { "embedded emulator \($0.baseURL)" } ?? "configured server"),
+        ]
+        if let emulatorConfig { out.append(("emulatorConfig", emulatorConfig)) }
+        if chaos > 0 { out.append(("chaos", "\(chaos) per kind, delay \(chaosDelay) s")) }
+        if let faults { out.append(("faults", faults)) }
+        if let config = vendorOptions.config { out.append(("config", config)) }
+        for setting in vendorOptions.settings { out.append(("set", setting)) }
+        out.append(("drainTimeout", "\(drainTimeout) s"))
+        return out
     }
 
     func run() async throws {
@@ -102,8 +124,18 @@ struct LoadCommand: AsyncParsableCommand {
             users: users, wall: wall, visits: visits, returns: environment.pendingReturns.statistics,
             returnsLeft: notDrained, faultsInstalled: faultsInstalled,
             netfunnel: suite.flatMap { vendor == "netfunnel" ? $0.netfunnel.counters() : nil },
-            queueit: suite.flatMap { vendor == "queueit" ? $0.queueit.counters : nil })
+            queueit: suite.flatMap { vendor == "queueit" ? $0.queueit.counters : nil },
+            settings: settings(server: server))
         if let server { await server.stop() }
+        if let report {
+            do {
+                try Data(LoadReportHTML.render(summary, generatedAt: Date()).utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
+            } catch {
+                terminal.error("waitingroom load: cannot write the report \(report): \(error.localizedDescription)")
+                throw ExitStatus.usage.exitCode
+            }
+            if !json { terminal.line("report: \(report)") }
+        }
         if json {
             terminal.line(summary.json.jsonText)
         } else {
@@ -127,6 +159,8 @@ struct LoadSummary {
     var netfunnel: NetFUNNELEmulatorCounters?
     /// The Queue-it emulator's counters, when it served the run.
     var queueit: QueueItEmulatorCounters?
+    /// The run's settings, by name, in order (for `--json` and the report).
+    var settings: [(String, String)] = []
 
     var outcomes: [String: Int] {
         var outcomes: [String: Int] = [:]
@@ -177,6 +211,7 @@ struct LoadSummary {
             "faultsInstalled": .number(Double(faultsInstalled)),
         ]
         for (name, value) in keys { object[name] = .number(Double(value)) }
+        for (name, value) in figures { object[name] = value }
         return .object(object)
     }
 

@@ -58,8 +58,16 @@ public struct EmulatorSuite: Sendable {
         try await EmulatorServer.start(host: host, port: port, logger: logger) { router in
             netfunnel.addRoutes(to: router)
             queueit.addRoutes(to: router)
+            dashboard.addRoutes(to: router)
         }
     }
+
+    /// Every emulator the `/_emulator/` dashboard shows. A new vendor's emulator conforms to
+    /// `EmulatorStatusSource` and is added here; the dashboard itself does not change.
+    public var statusSources: [any EmulatorStatusSource] { [netfunnel, queueit] }
+
+    /// The `/_emulator/` dashboard over ``statusSources``.
+    public var dashboard: EmulatorDashboard { EmulatorDashboard(sources: statusSources) }
 
     /// The Queue-it customer of the demo rooms.
     public static let queueItCustomer = "demo"

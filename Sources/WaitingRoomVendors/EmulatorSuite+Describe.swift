@@ -27,6 +27,7 @@ extension EmulatorSuite {
         }
         return [
             "baseURL": .string(server.baseURL),
+            "dashboard": .string(server.baseURL + "/_emulator/"),
             "netfunnel": .object([
                 "clientId": .string(netfunnelConfiguration.clientId), "serverUrl": .string(server.baseURL),
                 "projects": .object(projects),
@@ -38,7 +39,8 @@ extension EmulatorSuite {
     /// The same as text for people.
     public func summary(server: EmulatorServer) -> String {
         var lines = [
-            "Emulator on \(server.baseURL)", "",
+            "Emulator on \(server.baseURL)",
+            "Dashboard: \(server.baseURL)/_emulator/  (every room live; waiting pages linked from it)", "",
             "NetFUNNEL  clientId=\(netfunnelConfiguration.clientId) serverUrl=\(server.baseURL)  (GET /ts.wseq, /nf-setting.json;"
                 + " a client without clientId runs in bypass mode)",
         ]

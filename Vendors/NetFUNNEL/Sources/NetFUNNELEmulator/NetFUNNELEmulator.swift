@@ -356,11 +356,17 @@ public final class NetFUNNELEmulator: Sendable {
             self.reset()
             return Self.json(.object(["reset": .bool(true)]))
         }
-        router.get("/_emulator/netfunnel/waiting-room.html") { _, _ -> Response in
-            Self.text(
-                "<!doctype html><html><head><meta charset=\"utf-8\"><title>NetFUNNEL emulator waiting room</title></head>"
-                    + "<body><h1>Please wait</h1><p>This is the NetFUNNEL emulator's waiting-room page.</p></body></html>",
-                status: 200, contentType: "text/html; charset=utf-8")
+        router.get("/_emulator/netfunnel/waiting-room.html") { request, _ -> Response in
+            let query = Self.decodeQuery(request.uri.query ?? "")
+            let project = query["sid"] ?? "", segment = query["aid"] ?? ""
+            let message = self.state.withLock { $0.segment(project: project, segment: segment)?.liveMessage } ?? ""
+            let html = NetFUNNELWaitingRoomHTML.render(project: project, segment: segment, target: query["target"], liveMessage: message)
+            return Self.text(html, status: 200, contentType: "text/html; charset=utf-8")
+        }
+        router.get("/_emulator/netfunnel/target.html") { request, _ -> Response in
+            let query = Self.decodeQuery(request.uri.query ?? "")
+            let html = NetFUNNELWaitingRoomHTML.target(project: query["sid"] ?? "", segment: query["aid"] ?? "", result: query["netfunnel"] ?? "")
+            return Self.text(html, status: 200, contentType: "text/html; charset=utf-8")
         }
     }
 

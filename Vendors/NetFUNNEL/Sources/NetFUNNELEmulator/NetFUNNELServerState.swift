@@ -138,6 +138,8 @@ public struct NetFUNNELServerState: Sendable {
         var queue: [Int] = []
         var admitted: Set<Int> = []
         var admissions: [Date] = []
+        /// Tickets admitted since the start (or reset): only grows.
+        var admittedTotal = 0
         var recentRequests: [String: [Date]] = [:]
         var blockedUntil: [String: Date] = [:]
     }
@@ -220,12 +222,40 @@ public struct NetFUNNELServerState: Sendable {
                     "settings": settings.json,
                     "waiting": .number(Double(runtime.queue.count)),
                     "admitted": .number(Double(runtime.admitted.count)),
+                    "admittedTotal": .number(Double(runtime.admittedTotal)),
                     "tps": .string(Self.tpsText(runtime, settings, now: now)),
                 ])
             }
             projects[projectKey] = .object(["segments": .object(segments)])
         }
         return .object(["projects": .object(projects)])
+    }
+
+    /// One segment's live figures for the dashboard.
+    public struct SegmentFigures: Sendable, Equatable {
+        public var project: String
+        public var segment: String
+        public var settings: NetFUNNELEmulatorConfiguration.Segment
+        public var waiting: Int
+        public var inside: Int
+        public var admittedTotal: Int
+        /// Admissions per second over the segment's `tpsWindowSec`.
+        public var tps: Double
+    }
+
+    /// Every configured segment's figures, sorted by project and segment.
+    public func segmentFigures(now: Date) -> [SegmentFigures] {
+        var out: [SegmentFigures] = []
+        for (projectKey, project) in configuration.projects.sorted(by: { $0.key < $1.key }) {
+            for (segmentKey, settings) in project.segments.sorted(by: { $0.key < $1.key }) {
+                let runtime = runtimes[SegmentID(project: projectKey, segment: segmentKey)] ?? SegmentRuntime()
+                out.append(SegmentFigures(
+                    project: projectKey, segment: segmentKey, settings: settings, waiting: runtime.queue.count,
+                    inside: runtime.admitted.count, admittedTotal: runtime.admittedTotal,
+                    tps: Double(Self.tpsText(runtime, settings, now: now)) ?? 0))
+            }
+        }
+        return out
     }
 
     // MARK: request handling
@@ -379,6 +409,7 @@ public struct NetFUNNELServerState: Sendable {
             runtime.queue.remove(at: position)
             runtime.admitted.insert(ticketID)
             runtime.admissions.append(now)
+            runtime.admittedTotal += 1
             ticket.phase = .admitted(since: now)
             tickets[ticketID] = ticket
             runtimes[ticket.segment] = runtime

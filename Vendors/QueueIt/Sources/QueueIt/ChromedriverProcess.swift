@@ -14,8 +14,8 @@ import Darwin
 /// Its output goes to a log file (no pipes, so nothing blocks a cooperative thread reading
 /// them); Foundation's `Process` reaps the child when it exits (no zombie), and the exit is
 /// observed through its termination handler. ``stop()`` asks it to quit (SIGTERM), waits, then
-/// kills it (SIGKILL) and waits again.
-final class ChromedriverProcess: Sendable {
+/// kills it (SIGKILL) and waits again. Public so that tests of other modules can start one.
+public final class ChromedriverProcess: Sendable {
     /// The exit status once the child has exited (set by the termination handler).
     private final class Exit: Sendable {
         let status = Mutex<Int32?>(nil)
@@ -24,14 +24,14 @@ final class ChromedriverProcess: Sendable {
     private let exit: Exit
     private let process: Mutex<Process>
     /// The child's process id.
-    let pid: Int32
+    public let pid: Int32
     /// The loopback port it listens on.
-    let port: Int
+    public let port: Int
     /// Where its standard output and error go.
-    let logPath: String
+    public let logPath: String
 
     /// Starts `executable --port=<port>` with output to `logPath`.
-    init(executable: String, port: Int, logPath: String) throws {
+    public init(executable: String, port: Int, logPath: String) throws {
         let exit = Exit()
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
@@ -55,17 +55,17 @@ final class ChromedriverProcess: Sendable {
     }
 
     /// Whether the child has exited (and was reaped).
-    var hasExited: Bool { exit.status.withLock { $0 != nil } }
+    public var hasExited: Bool { exit.status.withLock { $0 != nil } }
 
     /// The last `limit` characters of the child's log (for error messages).
-    func logTail(_ limit: Int = 600) -> String {
+    public func logTail(_ limit: Int = 600) -> String {
         guard let data = FileManager.default.contents(atPath: logPath) else { return "" }
         return String(decoding: data.suffix(limit), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Waits (real time, polling every 20 ms) until the child has exited or `limit` passed.
     /// Returns whether it exited. Must not run in a cancelled task (use an unstructured one).
-    func waitForExit(within limit: Duration) async -> Bool {
+    public func waitForExit(within limit: Duration) async -> Bool {
         let clock = ContinuousClock()
         let end = clock.now.advanced(by: limit)
         while !hasExited {
@@ -85,7 +85,7 @@ final class ChromedriverProcess: Sendable {
     /// Ends the child: SIGTERM, up to 5 s for it to exit, then SIGKILL and up to 5 s more.
     /// Returns whether it is gone (reaped).
     @discardableResult
-    func stop() async -> Bool {
+    public func stop() async -> Bool {
         send(SIGTERM)
         if await waitForExit(within: .seconds(5)) { return true }
         send(SIGKILL)
@@ -93,7 +93,7 @@ final class ChromedriverProcess: Sendable {
     }
 
     /// A free TCP port on 127.0.0.1 (bound to port 0, read back, released), or nil.
-    static func freeLoopbackPort() -> Int? {
+    public static func freeLoopbackPort() -> Int? {
         #if os(Linux)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else

@@ -12,6 +12,7 @@ import WaitingRoom
 /// Routes (see `Vendors/QueueIt/README.md`):
 /// - `POST [/{prefix}]/api/mobileapp/queue/{customerId}/{waitingRoomId}/enqueue`
 /// - `GET  [/{prefix}]/queueit/queue/{customerId}/{waitingRoomId}?q={queueId}` — the queue page
+/// - `GET  [/{prefix}]/queueit/queue/{customerId}/{waitingRoomId}/status?q={queueId}` — its status (JSON, polled by the page)
 /// - `GET  [/{prefix}]/queueit/target/{customerId}/{waitingRoomId}` — the default `EventTargetUrl`
 /// - `GET  /queueit/api/{customerId}/{waitingRoomId}/{name}` — protected demo API (KnownUser-style)
 /// - admin under `/_emulator/queueit/`: `state`, `reset`, `faults`, `rooms/{c}/{e}`, `rooms/{c}/{e}/admit`, `tokens`
@@ -43,6 +44,11 @@ public final class QueueItEmulator: Sendable {
         }
         router.get("/queueit/queue/:customerId/:waitingRoomId", use: page)
         router.get("/:prefix/queueit/queue/:customerId/:waitingRoomId", use: page)
+        let status: @Sendable (Request, BasicRequestContext) async throws -> Response = { [self] req, ctx in
+            await self.handleQueueStatus(req, ctx)
+        }
+        router.get("/queueit/queue/:customerId/:waitingRoomId/status", use: status)
+        router.get("/:prefix/queueit/queue/:customerId/:waitingRoomId/status", use: status)
         let target: @Sendable (Request, BasicRequestContext) async throws -> Response = { req, ctx in
             let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
             let token = req.uri.queryParameters["queueittoken"].map(String.init)
@@ -166,6 +172,16 @@ public final class QueueItEmulator: Sendable {
         let q = req.uri.queryParameters["q"].map(String.init) ?? ""
         let selfURL = Self.base(req) + (req.uri.description.hasPrefix("/") ? req.uri.description : "/" + req.uri.description)
         return Self.response(model.queuePage(customer: c, room: e, queueId: q, selfURL: selfURL))
+    }
+
+    /// The queue page's status route (polled by its script); `queue` faults apply to it too.
+    func handleQueueStatus(_ req: Request, _ ctx: BasicRequestContext) async -> Response {
+        if let fault = model.takeFault(for: .queue), let answer = await Self.apply(fault, on: .enqueue) {
+            return answer
+        }
+        let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+        let q = req.uri.queryParameters["q"].map(String.init) ?? ""
+        return Self.response(model.queueStatus(customer: c, room: e, queueId: q))
     }
 
     func handleProtectedAPI(_ req: Request, _ ctx: BasicRequestContext) -> Response {

@@ -36,7 +36,8 @@ public enum QueueItRoomState: String, Sendable, Codable, CaseIterable {
 /// `cookieValidityMinutes` (`cv_`), `targetUrl` (`EventTargetUrl`; default the emulator's own
 /// target page), `refreshSeconds` (queue page refresh, default 1), `layoutName`,
 /// `bindTokenToIP` (adds `hip_` from `X-Forwarded-For`), `proxyPrefix` (the protected API sends
-/// visitors to `/{proxyPrefix}/` on the emulator's host, the behind-proxy shape).
+/// visitors to `/{proxyPrefix}/` on the emulator's host, the behind-proxy shape), `message` (the
+/// room's message to waiting visitors, shown on the queue page).
 public struct QueueItEmulatorConfiguration: Sendable, Equatable {
     public struct Room: Sendable, Equatable {
         public var state: QueueItRoomState
@@ -52,6 +53,8 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         public var layoutName: String?
         public var bindTokenToIP = false
         public var proxyPrefix: String?
+        /// The room's message to waiting visitors, shown on the queue page.
+        public var message: String?
 
         public init(state: QueueItRoomState, admitPerSecond: Double = 1) {
             self.state = state
@@ -73,7 +76,7 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
     public init(customers: [String: Customer]) { self.customers = customers }
 
     /// The CLI default: customer `demo` (secret `demo-secret-key-0123456789`) with rooms `sale`
-    /// (queue, 1 visitor/s), `flash` (queue, 0/s: nobody is admitted until `/_emulator/queueit/admit`),
+    /// (queue, 1 visitor/s, with a message), `flash` (queue, 0/s: nobody is admitted until `/_emulator/queueit/admit`),
     /// `open` (safetynet), `closed` (disabled), `early` (idle), `over` (afterevent),
     /// `members` (queue, 5/s, enqueue token or key required; key `member-key`).
     public static var demo: QueueItEmulatorConfiguration {
@@ -81,9 +84,11 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         members.enqueueTokenRequired = true
         members.enqueueKeyRequired = true
         members.enqueueKeys = ["member-key"]
+        var sale = Room(state: .queue, admitPerSecond: 1)
+        sale.message = "Thank you for waiting: visitors are let in in the order they arrived."
         return QueueItEmulatorConfiguration(customers: [
             "demo": Customer(secretKey: "demo-secret-key-0123456789", rooms: [
-                "sale": Room(state: .queue, admitPerSecond: 1),
+                "sale": sale,
                 "flash": Room(state: .queue, admitPerSecond: 0),
                 "open": Room(state: .safetynet),
                 "closed": Room(state: .disabled),
@@ -158,7 +163,7 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         guard let r = any as? [String: Any] else { throw E(field: path, message: "must be an object") }
         let known: Set<String> = ["state", "admitPerSecond", "capacity", "enqueueTokenRequired", "enqueueKeyRequired",
                                   "enqueueKeys", "tokenValiditySeconds", "cookieValidityMinutes", "targetUrl",
-                                  "refreshSeconds", "layoutName", "bindTokenToIP", "proxyPrefix"]
+                                  "refreshSeconds", "layoutName", "bindTokenToIP", "proxyPrefix", "message"]
         if let unknown = r.keys.sorted().first(where: { !known.contains($0) }) {
             throw E(field: "\(path).\(unknown)", message: "unknown key (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -210,6 +215,7 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         room.layoutName = try str("layoutName")
         room.bindTokenToIP = try bool("bindTokenToIP") ?? false
         room.proxyPrefix = QueueItEndpoint.sanitizePathPrefix(try str("proxyPrefix"))
+        room.message = try str("message")
         return room
     }
 }

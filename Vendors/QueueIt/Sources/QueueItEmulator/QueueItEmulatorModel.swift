@@ -114,6 +114,8 @@ final class QueueItEmulatorModel: Sendable {
         var ticket: Int
         var clientIP: String?
         var targetURL: String
+        /// Visitors ahead when this one arrived (the start of its progress bar).
+        var aheadAtArrival = 0
         /// Whether the queue page has handed this visitor a `queueittoken`.
         var tokenIssued = false
     }
@@ -295,7 +297,8 @@ final class QueueItEmulatorModel: Sendable {
                 return .answer(Self.error(503, "waiting room '\(roomId)' is full (\(cap) waiting)"))
             }
             room.arrivals += 1
-            s.visitors[qid] = Visitor(customerId: customer, roomId: roomId, ticket: room.arrivals, clientIP: ip, targetURL: target)
+            s.visitors[qid] = Visitor(customerId: customer, roomId: roomId, ticket: room.arrivals, clientIP: ip, targetURL: target,
+                                      aheadAtArrival: max(0, room.arrivals - room.admittedCount - 1))
             s.rooms[customer]?[roomId] = room
             return .queue(qid: qid, queueURL: "\(base)\(pre)/queueit/queue/\(customer)/\(roomId)?c=\(customer)&e=\(roomId)&q=\(qid)", target: target)
         }
@@ -316,13 +319,26 @@ final class QueueItEmulatorModel: Sendable {
         }
     }
 
-    /// The queue page: HTML with the position, or a 302 to `EventTargetUrl?queueittoken=…` when it is the visitor's turn.
-    func queuePage(customer: String, room roomId: String, queueId: String, selfURL: String) -> Answer {
+    /// Where a visitor stands, for the queue page and its status route.
+    enum VisitorStanding: Sendable {
+        /// No such visitor in this room.
+        case unknown
+        /// The visitor's turn: the target URL with a fresh `queueittoken`.
+        case passed(location: String)
+        /// Still waiting.
+        case waiting(QueueItQueuePageHTML.Figures)
+        /// The token could not be minted.
+        case failed(String)
+    }
+
+    /// Where `queueId` stands now. On the visitor's turn a `queueittoken` is minted and counted
+    /// (``QueueItEmulatorCounters/passedCount``), whichever of the page or its status route asked.
+    func standing(customer: String, room roomId: String, queueId: String) -> VisitorStanding {
         let t = now()
-        return state.withLock { s -> Answer in
+        return state.withLock { s -> VisitorStanding in
             guard let v = s.visitors[queueId], v.customerId == customer, v.roomId == roomId,
                   let secret = s.configuration.customers[customer]?.secretKey, var room = s.rooms[customer]?[roomId] else {
-                return Answer(status: 404, body: Array(QueueItQueuePageHTML.unknown(queueId: queueId).utf8), contentType: "text/html; charset=utf-8")
+                return .unknown
             }
             room.advance(to: t)
             s.rooms[customer]?[roomId] = room
@@ -332,7 +348,7 @@ final class QueueItEmulatorModel: Sendable {
                 guard let token = try? QueueItTokenMinter(secretKey: secret).mint(
                     eventId: roomId, queueId: queueId, expiresAt: Int64(t.timeIntervalSince1970) + Int64(room.config.tokenValiditySeconds),
                     redirectType: rt, cookieValidityMinutes: room.config.cookieValidityMinutes, clientIP: v.clientIP) else {
-                    return Self.error(500, "cannot mint a token for '\(roomId)'")
+                    return .failed("cannot mint a token for '\(roomId)'")
                 }
                 s.passedCount += 1
                 if !v.tokenIssued {
@@ -340,15 +356,52 @@ final class QueueItEmulatorModel: Sendable {
                     s.passedVisitors += 1
                 }
                 let sep = v.targetURL.contains("?") ? "&" : "?"
-                return Answer(status: 302, body: [], contentType: "text/plain", headers: [("Location", "\(v.targetURL)\(sep)queueittoken=\(token)")])
+                return .passed(location: "\(v.targetURL)\(sep)queueittoken=\(token)")
             }
             let rate = room.config.admitPerSecond
             let eta: Int? = rate > 0 ? Int((Double(ahead + 1) / rate).rounded(.up)) : nil
-            let html = QueueItQueuePageHTML.render(customer: customer, room: roomId, queueId: queueId, ahead: ahead,
-                                                   waiting: room.waiting, etaSeconds: eta, refreshSeconds: room.config.refreshSeconds,
-                                                   selfURL: selfURL)
+            let start = max(v.aheadAtArrival, ahead) + 1
+            let progress = Int((100 * Double(start - (ahead + 1)) / Double(start)).rounded(.down))
+            return .waiting(QueueItQueuePageHTML.Figures(
+                customer: customer, room: roomId, queueId: queueId, ahead: ahead, waiting: room.waiting,
+                behind: max(0, room.waiting - ahead - 1), etaSeconds: eta, progressPercent: min(100, max(0, progress)),
+                message: room.config.message ?? "", refreshSeconds: room.config.refreshSeconds))
+        }
+    }
+
+    /// The queue page: HTML with the position, or a 302 to `EventTargetUrl?queueittoken=…` when it is the visitor's turn.
+    func queuePage(customer: String, room roomId: String, queueId: String, selfURL: String) -> Answer {
+        switch standing(customer: customer, room: roomId, queueId: queueId) {
+        case .unknown:
+            return Answer(status: 404, body: Array(QueueItQueuePageHTML.unknown(queueId: queueId).utf8), contentType: "text/html; charset=utf-8")
+        case .failed(let message):
+            return Self.error(500, message)
+        case .passed(let location):
+            return Answer(status: 302, body: [], contentType: "text/plain", headers: [("Location", location)])
+        case .waiting(let figures):
+            let html = QueueItQueuePageHTML.render(figures, selfURL: selfURL)
             return Answer(status: 200, body: Array(html.utf8), contentType: "text/html; charset=utf-8",
                           headers: [("Cache-Control", "no-store")])
+        }
+    }
+
+    /// The queue page's status route (`GET …/queueit/queue/{c}/{e}/status?q=…`), polled by the
+    /// page's script: the figures as JSON, or `{"passed": true, "redirectUrl": …}` on the visitor's
+    /// turn (the page then goes there).
+    func queueStatus(customer: String, room roomId: String, queueId: String) -> Answer {
+        let headers = [("Cache-Control", "no-store")]
+        switch standing(customer: customer, room: roomId, queueId: queueId) {
+        case .unknown:
+            return Answer(status: 404, body: Self.json(["error": "unknown queue id", "passed": false]), headers: headers)
+        case .failed(let message):
+            return Self.error(500, message)
+        case .passed(let location):
+            return Answer(status: 200, body: Self.json(["passed": true, "redirectUrl": location]), headers: headers)
+        case .waiting(let f):
+            var o: [String: Any] = ["passed": false, "ahead": f.ahead, "waiting": f.waiting, "behind": f.behind,
+                                    "progress": f.progressPercent, "message": f.message, "pollSeconds": f.refreshSeconds]
+            if let eta = f.etaSeconds { o["etaSeconds"] = eta }
+            return Answer(status: 200, body: Self.json(o), headers: headers)
         }
     }
 
@@ -380,6 +433,7 @@ final class QueueItEmulatorModel: Sendable {
         if let c = current.targetUrl { merged["targetUrl"] = c }
         if let c = current.layoutName { merged["layoutName"] = c }
         if let c = current.proxyPrefix { merged["proxyPrefix"] = c }
+        if let c = current.message { merged["message"] = c }
         for (k, v) in patch {
             if v is NSNull { merged.removeValue(forKey: k) } else { merged[k] = v }
         }
