@@ -46,7 +46,7 @@ enum LoadReportHTML {
         return """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
         <title>waitingroom load report: \(escape(vendor)) \(escape(room))</title>
         <style>\(LoadReportStyle.css)</style></head>
         <body>

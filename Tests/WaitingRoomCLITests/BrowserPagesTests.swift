@@ -86,7 +86,8 @@ struct BrowserPagesTests {
             let counters = suite.netfunnel.counters()
             #expect(counters.keysReturned == 3, "\(counters)")
             #expect(counters.keysNeverReturned == 0, "\(counters)")
-            #expect(try await browser.consoleErrors().isEmpty)
+            let errors = try await browser.consoleErrors()
+            #expect(errors.isEmpty, "console: \(errors)")
         } catch {
             Issue.record("\(error)")
         }
@@ -142,7 +143,8 @@ struct BrowserPagesTests {
             #expect(token.hasPrefix("e_gate~"))
             #expect(seen == ["2", "1", "0"], "ahead: \(seen)")
             #expect(suite.queueit.counters.passedVisitors == 1)
-            #expect(try await browser.consoleErrors().isEmpty)
+            let errors = try await browser.consoleErrors()
+            #expect(errors.isEmpty, "console: \(errors)")
         } catch {
             Issue.record("\(error)")
         }
@@ -161,7 +163,7 @@ struct BrowserPagesTests {
             // Some state: NetFUNNEL segKey_basic (limit 1): one inside, two waiting; one fault used.
             for _ in 0..<3 { _ = try await Self.wire(base, "opcode=5101&sid=service_1&aid=segKey_basic") }
             #expect(try await Self.post(base + "/_emulator/netfunnel/faults", json: #"{"opcode":5101,"httpStatus":503,"count":1}"#).status == 200)
-            _ = try await Self.wire(base, "opcode=5101&sid=service_1&aid=act_10").code
+            #expect(try await Self.get(base + "/ts.wseq?opcode=5101&sid=service_1&aid=act_10").status == 503)
             // Queue-it: two waiting in flash, one fault used on enqueue, one pending.
             #expect(try await Self.post(base + "/_emulator/queueit/faults", json: #"{"kind":"status","count":2}"#).status == 200)
             for user in ["d1", "d2", "d3", "d4"] {
@@ -204,7 +206,8 @@ struct BrowserPagesTests {
             #expect(suite.netfunnel.configuration.projects["service_1"]?.segments["segKey_basic"]?.limit == 3)
             let svgPaths = try await browser.run("return document.querySelectorAll('#chart-queue path').length;").numberValue ?? 0
             #expect(svgPaths >= 1, "the queue chart has a line")
-            #expect(try await browser.consoleErrors().isEmpty)
+            let errors = try await browser.consoleErrors()
+            #expect(errors.isEmpty, "console: \(errors)")
         } catch {
             Issue.record("\(error)")
         }

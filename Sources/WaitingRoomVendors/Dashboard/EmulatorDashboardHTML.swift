@@ -3,7 +3,7 @@ enum EmulatorDashboardHTML {
     static let page = """
     <!DOCTYPE html>
     <html lang="en"><head><meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
     <title>WaitingRoom emulator dashboard</title>
     <style>\(EmulatorDashboardStyle.css)</style></head>
     <body>

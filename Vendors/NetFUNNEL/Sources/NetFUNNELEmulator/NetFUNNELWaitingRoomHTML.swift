@@ -45,7 +45,7 @@ enum NetFUNNELWaitingRoomHTML {
         return """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
         <title>NetFUNNEL emulator waiting room \(escape(segment))</title>
         <style>\(NetFUNNELWaitingRoomStyle.css)</style></head>
         <body>
@@ -73,7 +73,7 @@ enum NetFUNNELWaitingRoomHTML {
     static func target(project: String, segment: String, result: String) -> String {
         """
         <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><title>Target of \(escape(segment)) (NetFUNNEL emulator)</title>
+        <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Target of \(escape(segment)) (NetFUNNEL emulator)</title>
         <style>\(NetFUNNELWaitingRoomStyle.css)</style></head>
         <body><main><p class="vendor">NetFUNNEL emulator</p>
         <h1 id="welcome">Welcome through segment \(escape(segment))</h1>

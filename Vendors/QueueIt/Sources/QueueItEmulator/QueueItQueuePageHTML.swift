@@ -58,7 +58,7 @@ enum QueueItQueuePageHTML {
         return """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
         <noscript><meta http-equiv="refresh" content="\(f.refreshSeconds);url=\(escape(selfURL))"></noscript>
         <meta name="queueit-ahead" content="\(f.ahead)">
         <meta name="queueit-waiting" content="\(f.waiting)">
@@ -100,7 +100,7 @@ enum QueueItQueuePageHTML {
     static func target(customer: String, room: String, token: String?) -> String {
         """
         <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><title>Target of \(escape(room)) (emulator)</title></head>
+        <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Target of \(escape(room)) (emulator)</title></head>
         <body><h1 id="welcome">Welcome through the waiting room \(escape(room))</h1>
         <p>Customer <code>\(escape(customer))</code>. queueittoken: <code id="token">\(escape(token ?? "none"))</code></p></body></html>
         """
