@@ -16,10 +16,10 @@ extension LoadSummary {
         var admissionsPerSecond: Double
     }
 
-    /// The interval of the timeline: about 120 points over the run, at least 0.1 s.
+    /// The interval of the timeline: about 60 points over the run, at least 0.1 s.
     var timelineInterval: Double {
         let end = visits.map { ($0.started + $0.waited).seconds }.max() ?? 0
-        let raw = max(end, wall.seconds) / 120
+        let raw = max(end, wall.seconds) / 60
         return max(0.1, (raw * 10).rounded(.up) / 10)
     }
 

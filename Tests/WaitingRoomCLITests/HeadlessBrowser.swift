@@ -42,7 +42,11 @@ final class HeadlessBrowser: Sendable {
             guard let port = ChromedriverProcess.freeLoopbackPort() else { continue }
             let process: ChromedriverProcess
             do {
-                process = try ChromedriverProcess(executable: tools.chromedriver, port: port, logPath: "\(directory)/chromedriver-\(attempt).log")
+                // `--log-path` under a `waitingroom-pages-` directory marks these children, so that
+                // QueueItTests' own count of chromedriver children (run in parallel in the same
+                // process) can tell them apart.
+                process = try ChromedriverProcess(executable: tools.chromedriver, port: port, logPath: "\(directory)/chromedriver-\(attempt).out",
+                                                  extraArguments: ["--log-path=\(directory)/chromedriver-\(attempt).log"])
             } catch {
                 Issue.record("cannot start \(tools.chromedriver): \(error); \(installHint)", sourceLocation: sourceLocation)
                 return nil

@@ -23,7 +23,7 @@ public enum SVGChartScript {
         var vb = (svg.getAttribute('viewBox') || '0 0 640 220').split(/[ ,]+/).map(Number);
         if (!svg.getAttribute('viewBox')) svg.setAttribute('viewBox', vb.join(' '));
         while (svg.firstChild) svg.removeChild(svg.firstChild);
-        return { w: vb[2], h: vb[3], l: 52, r: 12, t: 14, b: 40 };
+        return { w: vb[2], h: vb[3], l: 52, r: 12, t: 24, b: 40 };
       }
       function nice(max) {
         if (!(max > 0)) return 1;
@@ -41,7 +41,7 @@ public enum SVGChartScript {
           el('line', { x1: b.l, x2: b.w - b.r, y1: y, y2: y, stroke: '#dde3ec', 'stroke-width': 1 }, svg);
           el('text', { x: b.l - 6, y: y + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#5a6b85' }, svg, yFormat(yMax * i / 4));
         }
-        if (yLabel) el('text', { x: 4, y: b.t - 2, 'font-size': 11, fill: '#5a6b85' }, svg, yLabel);
+        if (yLabel) el('text', { x: 4, y: b.t - 10, 'font-size': 11, fill: '#5a6b85' }, svg, yLabel);
       }
       function legend(svg, b, items) {
         var x = b.l;

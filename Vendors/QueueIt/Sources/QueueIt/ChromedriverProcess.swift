@@ -30,12 +30,12 @@ public final class ChromedriverProcess: Sendable {
     /// Where its standard output and error go.
     public let logPath: String
 
-    /// Starts `executable --port=<port>` with output to `logPath`.
-    public init(executable: String, port: Int, logPath: String) throws {
+    /// Starts `executable --port=<port>` (then `extraArguments`) with output to `logPath`.
+    public init(executable: String, port: Int, logPath: String, extraArguments: [String] = []) throws {
         let exit = Exit()
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=WARNING"]
+        p.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=WARNING"] + extraArguments
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath) ?? FileHandle.nullDevice
         p.standardInput = FileHandle.nullDevice

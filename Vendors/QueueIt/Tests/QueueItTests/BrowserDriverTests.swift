@@ -15,7 +15,9 @@ final class URLLog: Sendable {
 /// The headless-browser queue-page driver against the emulator's queue page, in real time
 /// (real chromium, real chromedriver, the emulator on 127.0.0.1 port 0).
 @Suite(.serialized) struct BrowserDriverTests {
-    /// This process's `chromedriver` children, zombies included (`/proc/*/stat`: ppid and comm).
+    /// This process's `chromedriver` children, zombies included (`/proc/*/stat`: ppid and comm),
+    /// except those of the page tests (WaitingRoomCLITests' `HeadlessBrowser`, which run in
+    /// parallel in the same process and mark theirs with a `waitingroom-pages-` log path).
     static func chromedriverChildren() -> [String] {
         let me = ProcessInfo.processInfo.processIdentifier
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -26,6 +28,8 @@ final class URLLog: Sendable {
             let comm = stat[stat.index(after: open)..<close]
             let rest = stat[stat.index(after: close)...].split(separator: " ")
             guard rest.count > 1, Int32(rest[1]) == me, comm.hasPrefix("chromedriver") else { return nil }
+            let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline").map { String(decoding: $0, as: UTF8.self) } ?? ""
+            if cmdline.contains("waitingroom-pages-") { return nil }
             return "\(pid) \(comm) \(rest[0])"
         }
     }
