@@ -19,6 +19,10 @@ struct EmulateCommand: AsyncParsableCommand {
             them; Queue-it customer demo: a queueing room, a
             safetynet room, a disabled room) and prints the Queue-it secret key. Samples:
             Vendors/NetFUNNEL/Fixtures/emulator.json, Vendors/QueueIt/Fixtures/emulator.json.
+            Open http://HOST:PORT/_emulator/ for the dashboard: every room of every vendor live (waiting,
+            admitted, rate, keys never returned, faults), charts of the last 5 minutes, and buttons that
+            change a room's limit, open/block it and add or clear faults. Each room links its live
+            waiting page (NetFUNNEL: /_emulator/netfunnel/waiting-room.html?sid=…&aid=…).
             Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 
             Examples:
