@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# The emulators' request rates next to nginx serving a static file, in one run, on loopback with
-# keep-alive (wrk, Debian package; nginx, Debian package, from a temporary config on a free port):
+# The emulators' request rates next to two baselines serving the same reply bytes, in one run, on
+# loopback with keep-alive: nginx serving a static file (temporary config on a free port), and a
+# Hummingbird route serving the bytes from memory on the emulators' own server setup
+# (`waitingroom bench --serve-static`), which separates the framework's cost from ours.
 #   - NetFUNNEL: 5002 (key check) of a waiting key, GET
-#   - Queue-it: enqueue, POST with a small JSON body (wrk Lua body script)
-# The figure that matters is each ratio emulator / nginx: machines here are noisy.
+#   - Queue-it: enqueue, POST with a small JSON body (wrk Lua body script; nginx: GET of the file,
+#     the Hummingbird static route: the same POST)
+# The figures that matter are the ratios emulator / nginx, emulator / Hummingbird static and
+# Hummingbird static / nginx: machines here are noisy. `waitingroom bench emulators` measures the
+# same in process (and `bench all --json` includes it).
+# Needs wrk and nginx (Debian: apt-get install wrk nginx-light curl); Scripts/setup does not install them.
 #
 #   bench/wrk.sh                       # builds `waitingroom` in release (.build-release), 10 s per run
 #   DURATION=5 BUILD=debug bench/wrk.sh
@@ -29,6 +35,7 @@ WORK=$(mktemp -d /tmp/wr-wrk.XXXXXX)
 cleanup() {
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
   [ -n "${EMU_PID:-}" ] && kill "$EMU_PID" 2>/dev/null || true
+  [ -n "${HELLO_PID:-}" ] && kill "$HELLO_PID" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -67,6 +74,12 @@ mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
 curl -s "$NF_URL" >"$WORK/www/reply.js"
 curl -s -X POST -H 'Content-Type: application/json' -d '{"userId":"u","userAgent":"a","sdkVersion":"s"}' "$QI_URL" >"$WORK/www/enqueue.json"
 chmod -R a+rX "$WORK"
+"$BIN" bench --serve-static "$WORK/www" >"$WORK/hello.out" 2>"$WORK/hello.log" &
+HELLO_PID=$!
+for _ in $(seq 1 100); do grep -q baseURL "$WORK/hello.out" 2>/dev/null && break; sleep 0.1; done
+HELLO=$(sed -n 's/.*"baseURL":"\([^"]*\)".*/\1/p' "$WORK/hello.out")
+[ -n "$HELLO" ] || { echo "the Hummingbird static server did not start:"; cat "$WORK/hello.log"; exit 1; }
+echo "Hummingbird static ($BUILD): $HELLO"
 NPORT=$((20000 + RANDOM % 20000))
 cat >"$WORK/nginx.conf" <<NGX
 worker_processes $THREADS;
@@ -87,21 +100,26 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 sleep 0.3
 
 rps() { awk '/Requests\/sec/ {print $2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a/b}'; }
 run() { wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" "$@"; }
 echo "warm-up…"
 wrk -t1 -c4 -d2s "$NF_URL" >/dev/null; wrk -t1 -c4 -d2s "http://127.0.0.1:$NPORT/reply.js" >/dev/null
 SUMMARY=""
 if [ -z "$ONLY" ] || [ "$ONLY" = netfunnel ]; then
   echo "== NetFUNNEL 5002 on the emulator"; E=$(run "$NF_URL"); echo "$E"
+  echo "== Hummingbird static reply.js"; H=$(run "$HELLO/reply.js"); echo "$H"
   echo "== nginx static reply.js ($(wc -c <"$WORK/www/reply.js") bytes)"; N=$(run "http://127.0.0.1:$NPORT/reply.js"); echo "$N"
-  ER=$(echo "$E" | rps); NR=$(echo "$N" | rps)
-  SUMMARY+="NetFUNNEL 5002: $ER req/s; nginx static: $NR req/s; ratio emulator/nginx: $(awk -v a="$ER" -v b="$NR" 'BEGIN {printf "%.3f", a/b}')"$'\n'
+  ER=$(echo "$E" | rps); HR=$(echo "$H" | rps); NR=$(echo "$N" | rps)
+  SUMMARY+="NetFUNNEL 5002: $ER req/s; Hummingbird static: $HR req/s; nginx static: $NR req/s"$'\n'
+  SUMMARY+="  emulator/nginx $(ratio "$ER" "$NR"); emulator/hummingbird $(ratio "$ER" "$HR"); hummingbird/nginx $(ratio "$HR" "$NR")"$'\n'
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = queueit ]; then
   echo "== Queue-it enqueue on the emulator (POST)"; E=$(run -s "$WORK/enqueue.lua" "$QI_URL"); echo "$E"
+  echo "== Hummingbird static enqueue.json (POST)"; H=$(run -s "$WORK/enqueue.lua" "$HELLO/enqueue.json"); echo "$H"
   echo "== nginx static enqueue.json ($(wc -c <"$WORK/www/enqueue.json") bytes)"; N=$(run "http://127.0.0.1:$NPORT/enqueue.json"); echo "$N"
-  ER=$(echo "$E" | rps); NR=$(echo "$N" | rps)
-  SUMMARY+="Queue-it enqueue: $ER req/s; nginx static: $NR req/s; ratio emulator/nginx: $(awk -v a="$ER" -v b="$NR" 'BEGIN {printf "%.3f", a/b}')"$'\n'
+  ER=$(echo "$E" | rps); HR=$(echo "$H" | rps); NR=$(echo "$N" | rps)
+  SUMMARY+="Queue-it enqueue: $ER req/s; Hummingbird static: $HR req/s; nginx static: $NR req/s"$'\n'
+  SUMMARY+="  emulator/nginx $(ratio "$ER" "$NR"); emulator/hummingbird $(ratio "$ER" "$HR"); hummingbird/nginx $(ratio "$HR" "$NR")"$'\n'
 fi
 echo
 echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s)"

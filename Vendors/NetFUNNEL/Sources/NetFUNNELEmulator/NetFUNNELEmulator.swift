@@ -148,8 +148,9 @@ public final class NetFUNNELEmulator: Sendable {
             break
         }
         let now = clock.now()
-        let reply = state.withLock { $0.handle(request, now: now) }
-        return render(reply, javascript: request.wantsJavaScript, delay: delay)
+        let opcode = request.opcode, javaScript = request.wantsJavaScript
+        let reply = state.withLock { $0.handle(request, opcode: opcode, javaScript: javaScript, now: now) }
+        return render(reply, javascript: javaScript, delay: delay)
     }
 
     private func render(_ reply: NetFUNNELReply, javascript: Bool, delay: Duration?) -> Answer {
@@ -173,6 +174,7 @@ public final class NetFUNNELEmulator: Sendable {
     /// Lenient query decoding: `&`-separated, first `=` splits, `+` kept, percent-decoding when valid.
     public static func decodeQuery(_ query: String) -> [String: String] {
         var parameters: [String: String] = [:]
+        parameters.reserveCapacity(12)
         for piece in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let parts = piece.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
             let name = decodeComponent(parts[0])
@@ -261,12 +263,14 @@ public final class NetFUNNELEmulator: Sendable {
 
     struct DroppedConnection: Error {}
 
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")
+
     /// Adds `/ts.wseq`, `/nf-setting.json`, `/{clientId}.netfunnel/nf-setting.json` and the admin
     /// routes under `/_emulator/netfunnel/` to `router`.
     public func addRoutes(to router: Router<BasicRequestContext>) {
         router.get("/ts.wseq") { request, _ -> Response in
             let (host, port) = Self.hostAndPort(request)
-            let clientIP = request.headers[.init("X-Forwarded-For")!]?.split(separator: ",").first
+            let clientIP = Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first
                 .map { $0.trimmingCharacters(in: .whitespaces) } ?? "127.0.0.1"
             let incoming = NetFUNNELIncomingRequest(
                 parameters: Self.decodeQuery(request.uri.query ?? ""), clientIP: clientIP, host: host, port: port)

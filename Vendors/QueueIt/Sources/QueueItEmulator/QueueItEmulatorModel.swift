@@ -238,7 +238,13 @@ final class QueueItEmulatorModel: Sendable {
     func newQueueId(_ s: inout State) -> String {
         s.nextQueueNumber += 1
         let r = UInt64.random(in: 0...UInt64.max)
-        return String(format: "%08llx-%04llx-%012llx", s.nextQueueNumber, (r >> 48) & 0xffff, r & 0xffff_ffff_ffff)
+        // String(format: "%08llx-%04llx-%012llx", number, r >> 48, r & 0xffff_ffff_ffff), without Foundation
+        func hex(_ value: UInt64, width: Int) -> String {
+            let digits = String(value, radix: 16)
+            return digits.utf8.count >= width ? digits : String(repeating: "0", count: width - digits.utf8.count) + digits
+        }
+        return hex(s.nextQueueNumber, width: 8) + "-" + hex((r >> 48) & 0xffff, width: 4) + "-"
+            + hex(r & 0xffff_ffff_ffff, width: 12)
     }
 
     /// The enqueue call (`POST …/api/mobileapp/queue/{c}/{e}/enqueue`).
