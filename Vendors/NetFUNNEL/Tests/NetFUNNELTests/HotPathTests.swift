@@ -89,14 +89,14 @@ import Testing
 
     @Test func keysKeepTheirShape() {
         var state = NetFUNNELServerState(configuration: .demo)
-        let issued = state.handle(NetFUNNELIncomingRequest(parameters: ["opcode": "5101", "sid": "service_1", "aid": "segment_1"]), now: Date())
+        let issued = state.handle(NetFUNNELIncomingRequest(parameters: ["opcode": "5101", "sid": "service_1", "aid": "segKey_basic"]), now: Date())
         let key = issued.key ?? ""
         #expect(key.utf8.count == 60)
         #expect(key.hasPrefix("0000000000000001") && key.hasSuffix("4E4634454D55"))
         #expect(key.allSatisfy { $0.isHexDigit && !$0.isLowercase })
         let body = Array(key.dropFirst(16).prefix(16)), mirrored = Array(key.dropFirst(32).prefix(16))
         #expect(Array(body.reversed()) == mirrored)
-        let checked = state.handle(NetFUNNELIncomingRequest(parameters: ["opcode": "5002", "key": key, "sid": "service_1", "aid": "segment_1"]),
+        let checked = state.handle(NetFUNNELIncomingRequest(parameters: ["opcode": "5002", "key": key, "sid": "service_1", "aid": "segKey_basic"]),
                                    now: Date())
         let short = checked.key ?? ""
         #expect(short.utf8.count == 36 && short.hasPrefix("0000000000000001") && short.hasSuffix("4E46"), "\(checked)")
