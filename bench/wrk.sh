@@ -4,8 +4,8 @@
 # Hummingbird route serving the bytes from memory on the emulators' own server setup
 # (`waitingroom bench --serve-static`), which separates the framework's cost from ours.
 #   - NetFUNNEL: 5002 (key check) of a waiting key, GET
-#   - Queue-it: enqueue, POST with a small JSON body (wrk Lua body script; nginx: GET of the file,
-#     the Hummingbird static route: the same POST)
+#   - Queue-it: enqueue, POST with a small JSON body (wrk Lua body script), the same POST to both
+#     baselines (nginx answers a POST to a file with the file); nginx's GET rate is shown too
 # The figures that matter are the ratios emulator / nginx, emulator / Hummingbird static and
 # Hummingbird static / nginx: machines here are noisy. `waitingroom bench emulators` measures the
 # same in process (and `bench all --json` includes it).
@@ -92,7 +92,8 @@ http {
   client_body_temp_path $WORK/tmp; proxy_temp_path $WORK/tmp; fastcgi_temp_path $WORK/tmp;
   uwsgi_temp_path $WORK/tmp; scgi_temp_path $WORK/tmp;
   types { application/javascript js; application/json json; }
-  server { listen 127.0.0.1:$NPORT; root $WORK/www; }
+  # a POST to a file is 405 in nginx: answer it with the file, as for a GET
+  server { listen 127.0.0.1:$NPORT; root $WORK/www; error_page 405 =200 \$uri; }
 }
 NGX
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
@@ -116,10 +117,11 @@ fi
 if [ -z "$ONLY" ] || [ "$ONLY" = queueit ]; then
   echo "== Queue-it enqueue on the emulator (POST)"; E=$(run -s "$WORK/enqueue.lua" "$QI_URL"); echo "$E"
   echo "== Hummingbird static enqueue.json (POST)"; H=$(run -s "$WORK/enqueue.lua" "$HELLO/enqueue.json"); echo "$H"
-  echo "== nginx static enqueue.json ($(wc -c <"$WORK/www/enqueue.json") bytes)"; N=$(run "http://127.0.0.1:$NPORT/enqueue.json"); echo "$N"
-  ER=$(echo "$E" | rps); HR=$(echo "$H" | rps); NR=$(echo "$N" | rps)
-  SUMMARY+="Queue-it enqueue: $ER req/s; Hummingbird static: $HR req/s; nginx static: $NR req/s"$'\n'
-  SUMMARY+="  emulator/nginx $(ratio "$ER" "$NR"); emulator/hummingbird $(ratio "$ER" "$HR"); hummingbird/nginx $(ratio "$HR" "$NR")"$'\n'
+  echo "== nginx static enqueue.json ($(wc -c <"$WORK/www/enqueue.json") bytes, POST)"; N=$(run -s "$WORK/enqueue.lua" "http://127.0.0.1:$NPORT/enqueue.json"); echo "$N"
+  echo "== nginx static enqueue.json (GET)"; G=$(run "http://127.0.0.1:$NPORT/enqueue.json"); echo "$G"
+  ER=$(echo "$E" | rps); HR=$(echo "$H" | rps); NR=$(echo "$N" | rps); GR=$(echo "$G" | rps)
+  SUMMARY+="Queue-it enqueue: $ER req/s; Hummingbird static: $HR req/s; nginx static: $NR req/s (POST), $GR req/s (GET)"$'\n'
+  SUMMARY+="  emulator/nginx $(ratio "$ER" "$NR") (GET: $(ratio "$ER" "$GR")); emulator/hummingbird $(ratio "$ER" "$HR"); hummingbird/nginx $(ratio "$HR" "$NR")"$'\n'
 fi
 echo
 echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s)"

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -172,23 +173,34 @@ public final class NetFUNNELEmulator: Sendable {
     }
 
     /// Lenient query decoding: `&`-separated, first `=` splits, `+` kept, percent-decoding when valid.
+    /// Works on the query's bytes in place: the emulator's hot path.
     public static func decodeQuery(_ query: String) -> [String: String] {
-        var parameters: [String: String] = [:]
-        parameters.reserveCapacity(12)
-        for piece in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let parts = piece.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            let name = decodeComponent(parts[0])
-            let value = parts.count > 1 ? decodeComponent(parts[1]) : ""
-            parameters[name] = value
+        var query = query
+        return query.withUTF8 { b in
+            var parameters: [String: String] = [:]
+            parameters.reserveCapacity(16)
+            let n = b.count
+            var start = 0
+            while start < n {
+                var end = start
+                while end < n, b[end] != UInt8(ascii: "&") { end += 1 }
+                if end > start {
+                    var equals = start
+                    while equals < end, b[equals] != UInt8(ascii: "=") { equals += 1 }
+                    let name = decodeComponent(b, start..<equals)
+                    parameters[name] = equals < end ? decodeComponent(b, (equals + 1)..<end) : ""
+                }
+                start = end + 1
+            }
+            return parameters
         }
-        return parameters
     }
 
-    /// One query component: `%XX` decoded (the raw text is kept when a `%` is not followed by two
-    /// hex digits; decoded bytes that are not UTF-8 are repaired with U+FFFD), then spaces and tabs
-    /// trimmed at both ends. Works on bytes: the emulator's hot path.
-    static func decodeComponent(_ raw: Substring.UTF8View) -> String {
-        func hex(_ byte: UInt8) -> UInt8? {
+    /// One query component, the bytes `range` of `b` (valid UTF-8, cut at ASCII bytes): `%XX`
+    /// decoded (the raw text is kept when a `%` is not followed by two hex digits; decoded bytes
+    /// that are not UTF-8 are repaired with U+FFFD), then spaces and tabs trimmed at both ends.
+    static func decodeComponent(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        @inline(__always) func hex(_ byte: UInt8) -> UInt8? {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
             case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
@@ -196,37 +208,46 @@ public final class NetFUNNELEmulator: Sendable {
             default: return nil
             }
         }
-        var text: String
+        let raw = UnsafeBufferPointer(rebasing: b[range])
+        var text: String?
         if raw.contains(UInt8(ascii: "%")) {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(raw.count)
-            var index = raw.startIndex
+            var index = 0
             var valid = true
-            while index != raw.endIndex {
+            while index < raw.count {
                 let byte = raw[index]
                 if byte == UInt8(ascii: "%") {
-                    let first = raw.index(after: index)
-                    guard first != raw.endIndex, let high = hex(raw[first]) else { valid = false; break }
-                    let second = raw.index(after: first)
-                    guard second != raw.endIndex, let low = hex(raw[second]) else { valid = false; break }
+                    guard index + 2 < raw.count, let high = hex(raw[index + 1]), let low = hex(raw[index + 2]) else { valid = false; break }
                     bytes.append(high << 4 | low)
-                    index = raw.index(after: second)
+                    index += 3
                 } else {
                     bytes.append(byte)
-                    index = raw.index(after: index)
+                    index += 1
                 }
             }
-            text = valid ? String(decoding: bytes, as: UTF8.self) : String(Substring(raw))
-        } else {
-            text = String(Substring(raw))
+            if valid { text = String(decoding: bytes, as: UTF8.self) }
         }
+        guard var text else {
+            // no escapes: ASCII ends other than space and tab need no trimming
+            if let first = raw.first, let last = raw.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80 {
+                return String(decoding: raw, as: UTF8.self)
+            }
+            return trimmed(String(decoding: raw, as: UTF8.self))
+        }
+        text = trimmed(text)
+        return text
+    }
+
+    /// `text` without spaces, tabs and other space separators at both ends.
+    static func trimmed(_ text: String) -> String {
         func isBlank(_ scalar: Unicode.Scalar) -> Bool {
             scalar == " " || scalar == "\t" || (scalar.value > 0x7f && scalar.properties.generalCategory == .spaceSeparator)
         }
         if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last, isBlank(first) || isBlank(last) {
             let scalars = text.unicodeScalars
             guard let start = scalars.firstIndex(where: { !isBlank($0) }), let end = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
-            text = String(scalars[start...end])
+            return String(scalars[start...end])
         }
         return text
     }

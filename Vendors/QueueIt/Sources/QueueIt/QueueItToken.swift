@@ -191,8 +191,8 @@ public struct QueueItTokenValidator: Sendable {
         guard let h = fields.hash else { return .hash }
         var mac = keyed
         if let at = QueueItTokenBytes.hashMarker(b, hash: h) {
-            mac.update(data: UnsafeRawBufferPointer(rebasing: b[..<at]))
-            mac.update(data: UnsafeRawBufferPointer(rebasing: b[(at + 3 + h.count)...]))
+            mac.update(data: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[..<at])))
+            mac.update(data: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[(at + 3 + h.count)...])))
         } else {
             mac.update(data: UnsafeRawBufferPointer(b))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import QueueIt
+@testable import QueueItEmulator
 
 /// The enqueue call's JSON fast paths (`QueueItFlatJSON`) give what the Foundation paths give,
 /// and step aside (nil) for everything outside their subset.
@@ -96,6 +97,18 @@ import Testing
         ]
         for answer in answers {
             #expect(answer.encoded() == answer.foundationEncoded(), "\(answer)")
+        }
+    }
+}
+
+@Suite struct QueueIdTests {
+    @Test func queueIdsReadAsThePrintfFormat() {
+        var generator = SystemRandomNumberGenerator()
+        let numbers: [UInt64] = [0, 1, 0xffff_ffff, 0x1_0000_0000, 0xfff_ffff_ffff_ffff, .max]
+        for number in numbers + (0..<200).map({ _ in UInt64.random(in: 0...UInt64.max, using: &generator) >> UInt64.random(in: 0...63, using: &generator) }) {
+            let r = UInt64.random(in: 0...UInt64.max, using: &generator)
+            #expect(QueueItEmulatorModel.queueId(number: number, random: r)
+                    == String(format: "%08llx-%04llx-%012llx", number, (r >> 48) & 0xffff, r & 0xffff_ffff_ffff))
         }
     }
 }
