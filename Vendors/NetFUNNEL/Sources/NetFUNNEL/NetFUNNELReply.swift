@@ -394,6 +394,8 @@ public struct NetFUNNELReply: Sendable, Equatable {
 
     /// A host for `ip`: IPv6 literals bracketed (`[::1]`) so the value has no bare colons.
     public static func nodeHost(_ host: String) -> String {
+        // an ASCII host (the usual one) is checked on bytes
+        if !host.utf8.contains(where: { $0 >= 0x80 }), !host.utf8.contains(UInt8(ascii: ":")) { return host }
         guard host.contains(":"), !host.hasPrefix("[") else { return host }
         return "[" + host + "]"
     }

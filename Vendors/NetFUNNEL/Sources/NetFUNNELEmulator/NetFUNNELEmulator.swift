@@ -397,10 +397,12 @@ public final class NetFUNNELEmulator: Sendable {
             let rest = authority[end...].dropFirst().dropFirst()
             return (host, Int(rest) ?? 80)
         }
-        let parts = authority.split(separator: ":", maxSplits: 1)
-        let host = parts.first.map(String.init) ?? "127.0.0.1"
-        let port = parts.count > 1 ? Int(parts[1]) ?? 80 : 80
-        return (host, port)
+        // as `split(separator: ":", maxSplits: 1)`: a leading ":" is skipped, an empty authority reads 127.0.0.1
+        let trimmed = authority.hasPrefix(":") ? String(authority.drop { $0 == ":" }) : authority
+        guard !trimmed.isEmpty else { return ("127.0.0.1", 80) }
+        guard let colon = trimmed.firstIndex(of: ":") else { return (trimmed, 80) }
+        let rest = trimmed[trimmed.index(after: colon)...]
+        return (String(trimmed[..<colon]), rest.isEmpty ? 80 : Int(rest) ?? 80)
     }
 
     static func baseURL(_ request: Request) -> String {
@@ -419,10 +421,18 @@ public final class NetFUNNELEmulator: Sendable {
     static func text(_ text: String, status: Int, contentType: String) -> Response {
         var buffer = ByteBufferAllocator().buffer(capacity: text.utf8.count)
         buffer.writeString(text)
-        return Response(
-            status: HTTPResponse.Status(code: status), headers: [.contentType: contentType],
-            body: ResponseBody(byteBuffer: buffer))
+        let headers: HTTPFields = switch contentType {
+        case javaScriptType: javaScriptHeaders  // every `/ts.wseq` reply: built once
+        case plainType: plainHeaders
+        default: [.contentType: contentType]
+        }
+        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
+
+    static let javaScriptType = "application/javascript; charset=utf-8"
+    static let plainType = "text/plain; charset=utf-8"
+    static let javaScriptHeaders: HTTPFields = [.contentType: javaScriptType]
+    static let plainHeaders: HTTPFields = [.contentType: plainType]
 
     static func json(_ value: JSONValue) -> Response {
         text(value.jsonText, status: 200, contentType: "application/json")

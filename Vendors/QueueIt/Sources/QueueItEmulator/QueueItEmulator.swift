@@ -90,13 +90,20 @@ public final class QueueItEmulator: Sendable {
     // MARK: handlers
 
     static func response(_ status: Int, _ body: [UInt8], type: String = "application/json", headers: [(String, String)] = []) -> Response {
-        var fields = HTTPFields()
-        fields[.contentType] = type
+        var fields: HTTPFields
+        if type == "application/json" {
+            fields = jsonFields  // every enqueue answer: built once
+        } else {
+            fields = HTTPFields()
+            fields[.contentType] = type
+        }
         for (k, v) in headers {
             if let name = HTTPField.Name(k) { fields.append(HTTPField(name: name, value: v)) }
         }
         return Response(status: .init(code: status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
+
+    static let jsonFields: HTTPFields = [.contentType: "application/json"]
 
     static func response(_ a: QueueItEmulatorModel.Answer) -> Response {
         response(a.status, a.body, type: a.contentType, headers: a.headers)
