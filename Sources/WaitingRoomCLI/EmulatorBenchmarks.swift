@@ -40,9 +40,10 @@ enum EmulatorBenchmarks {
         var description: String
     }
 
-    static func run() async -> [Figure] {
-        guard let wrk = tool("wrk"), let nginx = tool("nginx") else {
-            let missing = ["wrk", "nginx"].filter { tool($0) == nil }.joined(separator: " and ")
+    /// - Parameter locate: finds a tool's executable (``tool(_:)``; tests pass their own).
+    static func run(locate: (String) -> String? = tool) async -> [Figure] {
+        guard let wrk = locate("wrk"), let nginx = locate("nginx") else {
+            let missing = ["wrk", "nginx"].filter { locate($0) == nil }.joined(separator: " and ")
             let why = "needs \(missing): \(install)"
             return [
                 Figure(name: "NetFUNNEL emulator 5002 vs nginx", value: 0, unit: "req/s", goal: netFunnelGoal, skipped: why),
