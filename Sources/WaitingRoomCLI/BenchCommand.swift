@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import WaitingRoom
-import WaitingRoomTesting
 
 /// `waitingroom bench`: the benchmarks, rerunnable (build with `-c release`).
 struct BenchCommand: AsyncParsableCommand {

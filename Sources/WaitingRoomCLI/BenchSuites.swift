@@ -3,7 +3,6 @@ import NetFUNNEL
 import QueueIt
 import WaitingRoom
 import WaitingRoomLua
-import WaitingRoomTesting
 
 /// The benchmark suites `waitingroom bench` runs. Figures that matter are ratios to a baseline
 /// measured in the same run.

@@ -1,4 +1,5 @@
 import Foundation
+import ScriptedVendor
 import WaitingRoom
 #if canImport(Glibc)
 import Glibc
@@ -47,8 +48,8 @@ public enum CoreBenchmarks {
         let steps: [ScriptedProvider.Step] = [.sleep(.seconds(1))]
             + (0..<events).map { .emit(.progress(QueueProgress(ahead: $0, behind: 0), status)) }
             + [.finish(.blocked(VendorStatus(vendor: "bench", code: 301, message: "end")))]
-        let clock = VirtualClock()
-        let provider = ScriptedProvider(steps: steps, environment: ProviderEnvironment(clock: clock))
+        let clock = BenchGateClock()
+        let provider = ScriptedProvider(steps: steps, environment: ProviderEnvironment(transport: NoNetworkTransport(), clock: clock))
         let session: WaitingSession
         do { session = try provider.enqueue(Entry(room: room)) } catch { return Figure(name: "event fan-out", value: .nan, unit: "error") }
         let streams = (0..<3).map { _ in session.events }
@@ -86,8 +87,8 @@ public enum CoreBenchmarks {
 
     /// Resident memory per idle session: makes `count` sessions that wait on a virtual clock.
     public static func idleSessionMemory(count: Int = 20_000) async -> Figure {
-        let clock = VirtualClock()
-        let provider = ScriptedProvider(steps: [.sleep(.seconds(3600))], environment: ProviderEnvironment(clock: clock))
+        let clock = BenchGateClock()
+        let provider = ScriptedProvider(steps: [.sleep(.seconds(3600))], environment: ProviderEnvironment(transport: NoNetworkTransport(), clock: clock))
         let before = residentBytes()
         var sessions: [WaitingSession] = []
         sessions.reserveCapacity(count)
