@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import WaitingRoom
-import WaitingRoomTesting
 @testable import WaitingRoomCLI
 
 /// `waitingroom bench` figures as a script reads them, and the emulator suite without its tools.
