@@ -13,13 +13,15 @@
 #
 #   bench/wrk.sh                       # builds `waitingroom` in release (.build-release), 10 s per run
 #   DURATION=5 BUILD=debug bench/wrk.sh
-# Env: BUILD (release|debug), DURATION (s), THREADS, CONNS, ONLY (netfunnel|queueit), SKIP_BUILD=1.
+# Env: BUILD (release|debug), DURATION (s), THREADS, CONNS, ONLY (netfunnel|queueit), SKIP_BUILD=1,
+# ROUNDS (runs per target, default 2, in the order A B C then C B A; each target keeps its best).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-release}
 DURATION=${DURATION:-10}
 THREADS=${THREADS:-2}
 CONNS=${CONNS:-32}
+ROUNDS=${ROUNDS:-2}
 ONLY=${ONLY:-}
 SCRATCH=.build-$BUILD
 [ "$BUILD" = debug ] && SCRATCH=.build
@@ -103,26 +105,53 @@ sleep 0.3
 rps() { awk '/Requests\/sec/ {print $2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a/b}'; }
 run() { wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" "$@"; }
+# best LABEL ARGS…: one target's run; prints wrk's output, keeps the best rate in BEST[LABEL].
+declare -A BEST
+best() {
+  local label=$1; shift
+  echo "== $label"
+  local out; out=$(run "$@"); echo "$out"
+  local r; r=$(echo "$out" | rps)
+  BEST[$label]=$(awk -v a="${BEST[$label]:-0}" -v b="${r:-0}" 'BEGIN {print (b > a ? b : a)}')
+}
+# Each target runs ROUNDS times, in the order A B C, then C B A, …: a load that comes and goes on a
+# shared machine hits every target alike; each keeps its best rate.
 echo "warm-up…"
 wrk -t1 -c4 -d2s "$NF_URL" >/dev/null; wrk -t1 -c4 -d2s "http://127.0.0.1:$NPORT/reply.js" >/dev/null
+wrk -t1 -c4 -d2s "$HELLO/reply.js" >/dev/null
 SUMMARY=""
+order() { if [ $(( $1 % 2 )) = 1 ]; then echo "$2"; else echo "$2" | tr ' ' '\n' | tac | tr '\n' ' '; fi; }
 if [ -z "$ONLY" ] || [ "$ONLY" = netfunnel ]; then
-  echo "== NetFUNNEL 5002 on the emulator"; E=$(run "$NF_URL"); echo "$E"
-  echo "== Hummingbird static reply.js"; H=$(run "$HELLO/reply.js"); echo "$H"
-  echo "== nginx static reply.js ($(wc -c <"$WORK/www/reply.js") bytes)"; N=$(run "http://127.0.0.1:$NPORT/reply.js"); echo "$N"
-  ER=$(echo "$E" | rps); HR=$(echo "$H" | rps); NR=$(echo "$N" | rps)
+  for round in $(seq 1 "$ROUNDS"); do
+    for t in $(order "$round" "emulator hummingbird nginx"); do
+      case $t in
+        emulator) best "NetFUNNEL 5002 on the emulator" "$NF_URL" ;;
+        hummingbird) best "Hummingbird static reply.js" "$HELLO/reply.js" ;;
+        nginx) best "nginx static reply.js ($(wc -c <"$WORK/www/reply.js") bytes)" "http://127.0.0.1:$NPORT/reply.js" ;;
+      esac
+    done
+  done
+  ER=${BEST["NetFUNNEL 5002 on the emulator"]}; HR=${BEST["Hummingbird static reply.js"]}
+  NR=${BEST["nginx static reply.js ($(wc -c <"$WORK/www/reply.js") bytes)"]}
   SUMMARY+="NetFUNNEL 5002: $ER req/s; Hummingbird static: $HR req/s; nginx static: $NR req/s"$'\n'
   SUMMARY+="  emulator/nginx $(ratio "$ER" "$NR"); emulator/hummingbird $(ratio "$ER" "$HR"); hummingbird/nginx $(ratio "$HR" "$NR")"$'\n'
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = queueit ]; then
-  echo "== Queue-it enqueue on the emulator (POST)"; E=$(run -s "$WORK/enqueue.lua" "$QI_URL"); echo "$E"
-  echo "== Hummingbird static enqueue.json (POST)"; H=$(run -s "$WORK/enqueue.lua" "$HELLO/enqueue.json"); echo "$H"
-  echo "== nginx static enqueue.json ($(wc -c <"$WORK/www/enqueue.json") bytes, POST)"; N=$(run -s "$WORK/enqueue.lua" "http://127.0.0.1:$NPORT/enqueue.json"); echo "$N"
-  echo "== nginx static enqueue.json (GET)"; G=$(run "http://127.0.0.1:$NPORT/enqueue.json"); echo "$G"
-  ER=$(echo "$E" | rps); HR=$(echo "$H" | rps); NR=$(echo "$N" | rps); GR=$(echo "$G" | rps)
+  for round in $(seq 1 "$ROUNDS"); do
+    for t in $(order "$round" "emulator hummingbird nginx nginx-get"); do
+      case $t in
+        emulator) best "Queue-it enqueue on the emulator (POST)" -s "$WORK/enqueue.lua" "$QI_URL" ;;
+        hummingbird) best "Hummingbird static enqueue.json (POST)" -s "$WORK/enqueue.lua" "$HELLO/enqueue.json" ;;
+        nginx) best "nginx static enqueue.json (POST)" -s "$WORK/enqueue.lua" "http://127.0.0.1:$NPORT/enqueue.json" ;;
+        nginx-get) best "nginx static enqueue.json (GET)" "http://127.0.0.1:$NPORT/enqueue.json" ;;
+      esac
+    done
+  done
+  ER=${BEST["Queue-it enqueue on the emulator (POST)"]}; HR=${BEST["Hummingbird static enqueue.json (POST)"]}
+  NR=${BEST["nginx static enqueue.json (POST)"]}; GR=${BEST["nginx static enqueue.json (GET)"]}
   SUMMARY+="Queue-it enqueue: $ER req/s; Hummingbird static: $HR req/s; nginx static: $NR req/s (POST), $GR req/s (GET)"$'\n'
   SUMMARY+="  emulator/nginx $(ratio "$ER" "$NR") (GET: $(ratio "$ER" "$GR")); emulator/hummingbird $(ratio "$ER" "$HR"); hummingbird/nginx $(ratio "$HR" "$NR")"$'\n'
 fi
 echo
-echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s)"
+echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s; best of $ROUNDS runs per target)"
 printf "%s" "$SUMMARY"
