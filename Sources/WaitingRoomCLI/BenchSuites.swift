@@ -42,7 +42,7 @@ enum BenchSuites {
     }
 
     /// NetFUNNEL replies parsed per second (both envelopes, a mix of codes).
-    static func netFunnelParsing(rounds: Int = 400_000, chunks: Int = 10) -> Figure {
+    static func netFunnelParsing(rounds: Int = 400_000, chunks: Int = 40) -> Figure {
         let bodies = [
             "NetFunnel.gRtype=5101;NetFunnel.gControl.result='5002:200:key=\(String(repeating: "K", count: 64))&nwait=0&nnext=0&tps=0.000000&ttl=0&ip=127.0.0.1&port=8080';NetFunnel.gControl._showResult();",
             "NetFunnel.gRtype = 5002 ; NetFunnel.gControl.result = '5002:201:key=AB&nwait=1532&nnext=410&tps=37.5&ttl=8' ;",
@@ -66,7 +66,7 @@ enum BenchSuites {
 
     /// Queue-it tokens validated per second (hash → event → expiry → ip), next to a bare
     /// HMAC-SHA256 of the same bytes as the baseline.
-    static func queueItTokens(rounds: Int = 200_000, chunks: Int = 10) -> [Figure] {
+    static func queueItTokens(rounds: Int = 200_000, chunks: Int = 40) -> [Figure] {
         let minter = QueueItTokenMinter(secretKey: "bench-secret-key")
         let validator = QueueItTokenValidator(secretKey: "bench-secret-key", eventId: "sale")
         let now = Date(timeIntervalSince1970: 1_700_000_000)
