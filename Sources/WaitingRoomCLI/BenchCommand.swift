@@ -9,7 +9,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Run the benchmarks (use a release build: swift run -c release waitingroom bench).",
         discussion: """
             Suites: core (event fan-out, idle session memory), lua (pcall vs full event dispatch,
-            idle runtime memory), netfunnel (replies parsed per second), queueit (tokens validated per
+            idle runtime memory), netfunnel (replies parsed per second), crowdhandler (answers decoded and signatures validated per second), queueit (tokens validated per
             second), all. Figures are compared within one run (ratios), because machines are noisy.
 
             Examples:
@@ -18,7 +18,7 @@ struct BenchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "core, lua, netfunnel, queueit or all.") var suite = "all"
+    @Argument(help: "core, lua, netfunnel, queueit, crowdhandler or all.") var suite = "all"
     @Flag(help: "Print figures as JSON.") var json = false
 
     func validate() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import CrowdHandler
 import NetFUNNEL
 import QueueIt
 import WaitingRoom
@@ -8,7 +9,7 @@ import WaitingRoomLua
 /// measured in the same run.
 enum BenchSuites {
     typealias Figure = CoreBenchmarks.Figure
-    static let names = ["core", "lua", "netfunnel", "queueit"]
+    static let names = ["core", "lua", "netfunnel", "queueit", "crowdhandler"]
 
     static func run(_ name: String) async -> [Figure] {
         switch name {
@@ -34,6 +35,8 @@ enum BenchSuites {
             return [netFunnelParsing()]
         case "queueit":
             return queueItTokens()
+        case "crowdhandler":
+            return crowdHandlerBench()
         default:
             return []
         }
@@ -83,6 +86,43 @@ enum BenchSuites {
             Figure(name: "Queue-it tokens validated (\(ok) valid)", value: validated, unit: "tokens/s"),
             Figure(name: "bare HMAC-SHA256 hex of a whole token (baseline, \(sink % 10))", value: hashed, unit: "hashes/s"),
             Figure(name: "validations / bare HMACs", value: validated / hashed, unit: "×"),
+        ]
+    }
+
+    /// CrowdHandler: API answers decoded per second, and hybrid signatures validated per second
+    /// next to a bare SHA-256 hex of the same input as the baseline.
+    static func crowdHandlerBench(rounds: Int = 100_000) -> [Figure] {
+        let bodies = [
+            #"{"result":{"promoted":1,"status":1,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":null,"responseID":"res42","hash":"ab","requested":"2026-01-01T00:00:00Z"}}"#,
+            #"{"result":{"promoted":0,"status":0,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":1532,"eta":900}}"#,
+        ].map { Array($0.utf8) }
+        var checksum = 0
+        let decoding = ContinuousClock().measure {
+            for i in 0..<rounds { if let r = try? CrowdHandlerResult.decode(bodies[i % 2]) { checksum &+= r.position ?? 1 } }
+        }
+        let signer = CrowdHandlerSignature(privateKey: "bench-private-key")
+        let room = CrowdHandlerRoom(slug: "sale", queueActivatesOn: "1700000000000", timeout: 20)
+        let requested = "2026-01-01T00:00:00Z"
+        let now = Date(timeIntervalSince1970: 1_767_225_660)
+        let tokens = (0..<1000).map { "tok\($0)ABCDEFGHJK" }
+        let signatures = tokens.map { signer.sign(slug: "sale", queueActivatesOn: "1700000000000", token: $0, requested: requested) }
+        var valid = 0
+        let validating = ContinuousClock().measure {
+            for i in 0..<rounds where signer.validate(signature: signatures[i % 1000], token: tokens[i % 1000], requested: requested, room: room, now: now) == .valid {
+                valid += 1
+            }
+        }
+        var sink = 0
+        let bare = ContinuousClock().measure {
+            for i in 0..<rounds { sink &+= CrowdHandlerSignature.sha256Hex(signer.hashedPrivateKey + "sale1700000000000" + tokens[i % 1000] + requested).utf8.count }
+        }
+        let validated = Double(rounds) / validating.seconds
+        let hashed = Double(rounds) / bare.seconds
+        return [
+            Figure(name: "CrowdHandler answers decoded (checksum \(checksum % 1000))", value: Double(rounds) / decoding.seconds, unit: "answers/s"),
+            Figure(name: "CrowdHandler signatures validated (\(valid) valid)", value: validated, unit: "signatures/s"),
+            Figure(name: "bare SHA-256 hex of the same input (baseline, \(sink % 10))", value: hashed, unit: "hashes/s"),
+            Figure(name: "validations / bare hashes", value: validated / hashed, unit: "×"),
         ]
     }
 }
