@@ -91,7 +91,7 @@ enum BenchSuites {
 
     /// CrowdHandler: API answers decoded per second, and hybrid signatures validated per second
     /// next to a bare SHA-256 hex of the same input as the baseline.
-    static func crowdHandlerBench(rounds: Int = 100_000) -> [Figure] {
+    static func crowdHandlerBench(rounds: Int = 20_000) -> [Figure] {
         let bodies = [
             #"{"result":{"promoted":1,"status":1,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":null,"responseID":"res42","hash":"ab","requested":"2026-01-01T00:00:00Z"}}"#,
             #"{"result":{"promoted":0,"status":0,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":1532,"eta":900}}"#,

@@ -20,7 +20,7 @@ enum DemoRooms {
         Leg(title: "Queue-it queue (demo/demo-sale, 6 admitted per second)", vendor: "queueit",
             room: RoomKey(scope: EmulatorSuite.queueItCustomer, room: "demo-sale"), hold: 0...0),
         Leg(title: "CrowdHandler room (demo-queue, 360 promoted per minute)", vendor: "crowdhandler",
-            room: RoomKey(scope: "", room: "demo-queue"), hold: 0...0),
+            room: RoomKey(scope: "site", room: "demo-queue"), hold: 0...0),
     ]
 
     /// The default rooms plus the three demo rooms.

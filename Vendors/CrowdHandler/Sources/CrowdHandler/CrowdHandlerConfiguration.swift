@@ -109,12 +109,17 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
         CrowdHandlerProvider(configuration: self, environment: environment)
     }
 
-    /// The URL an entry's room stands for: the room itself when it is an absolute URL, else
-    /// `siteURL/room` (proposal).
+    /// The URL an entry's room stands for (proposal): the room itself when it is an absolute
+    /// URL; else the room as a path under the scope when the scope is an http(s) URL (a site),
+    /// else under `siteURL` (a scope that is not a URL is only a label, e.g. `"site"`).
     public func targetURL(for room: RoomKey) -> String {
         let r = room.room
         if r.hasPrefix("http://") || r.hasPrefix("https://") { return r }
-        return siteURL + "/" + (r.hasPrefix("/") ? String(r.dropFirst()) : r)
+        var base = siteURL
+        if room.scope.hasPrefix("http://") || room.scope.hasPrefix("https://") {
+            base = room.scope.hasSuffix("/") ? String(room.scope.dropLast()) : room.scope
+        }
+        return base + "/" + (r.hasPrefix("/") ? String(r.dropFirst()) : r)
     }
 
     /// The waiting-room page for `slug`: `{waitURL}/{slug}?url=…&ch-code=&ch-id=…&ch-public-key=…`.

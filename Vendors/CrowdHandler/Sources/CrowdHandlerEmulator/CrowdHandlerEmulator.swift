@@ -106,8 +106,10 @@ public final class CrowdHandlerEmulator: Sendable {
             let token = req.uri.queryParameters["ch-id"].map(String.init)
             return Self.response(200, Array(CrowdHandlerWaitingPageHTML.site(path: req.uri.path, token: token).utf8), type: "text/html; charset=utf-8")
         }
-        router.get("/:slug") { [self] _, ctx in
-            let slug = ctx.parameters.get("slug") ?? ""
+        // The parameter is named like Queue-it's `/:prefix/…` routes: a router node has one
+        // parameter name, and the combined emulator serves both vendors on one router.
+        router.get("/:prefix") { [self] _, ctx in
+            let slug = ctx.parameters.get("prefix") ?? ""
             guard configuration.rooms[slug] != nil || model.state.withLock({ $0.rooms[slug] != nil }) else {
                 return Self.response(404, Array("<html><body>No waiting room \(CrowdHandlerWaitingPageHTML.escape(slug))</body></html>".utf8), type: "text/html")
             }

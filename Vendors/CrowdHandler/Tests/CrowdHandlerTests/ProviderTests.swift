@@ -142,5 +142,12 @@ struct ProviderTests {
         #expect(c.safetyNetSlug == "net")
         #expect(c.trustOnFail == false)
         #expect(c.timeout == .seconds(5))
+        #expect(c.targetURL(for: RoomKey(scope: "site", room: "checkout")) == "https://example.com/checkout")
+        #expect(c.targetURL(for: RoomKey(scope: "https://shop.test/", room: "/cart")) == "https://shop.test/cart")
+        #expect(c.targetURL(for: RoomKey(scope: "x", room: "https://a.test/b?c=1")) == "https://a.test/b?c=1")
+        let page = c.waitingRoomURL(slug: "sale", targetURL: "https://a.test/b?c=1&d=2", token: "tokA")
+        #expect(page.hasPrefix("https://wait.crowdhandler.com/sale?url="))
+        #expect(page.contains("ch-id=tokA") && page.contains("ch-public-key=k"))
+        #expect(!page.contains("c=1&d=2"), "the target URL is encoded")
     }
 }
