@@ -83,9 +83,10 @@ public actor CrowdHandlerGatekeeper {
         do {
             let answer = try await client.check(check, token: self.token)
             if let t = answer.token { self.token = t }
-            if answer.status == CrowdHandlerCode.throttled.rawValue {
-                r = failure(WaitingRoomError(.server, vendor: CrowdHandlerConfiguration.vendorID,
-                                             vendorCode: CrowdHandlerCode.throttled.rawValue, message: CrowdHandlerCode.throttled.message))
+            if answer.status == CrowdHandlerCode.throttled.rawValue || (!answer.promoted && answer.status == CrowdHandlerCode.checkFailed.rawValue) {
+                let code = answer.status ?? CrowdHandlerCode.checkFailed.rawValue
+                r = failure(WaitingRoomError(.server, vendor: CrowdHandlerConfiguration.vendorID, vendorCode: code,
+                                             message: answer.error ?? "abnormal API answer (status \(code))"))
             } else {
                 r = Result(promoted: answer.promoted, slug: answer.slug, token: answer.token ?? self.token,
                            responseID: answer.promoted ? answer.responseID : nil, hash: answer.hash, requested: answer.requested,

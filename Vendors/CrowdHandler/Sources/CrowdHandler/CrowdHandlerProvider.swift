@@ -74,6 +74,11 @@ public final class CrowdHandlerProvider: WaitingRoomProvider {
             if error.kind == .rejected { return .blocked(VendorStatus(vendor: vendorID, code: error.vendorCode ?? 403, message: error.message)) }
             return onFailure(error, entry: entry, token: token)
         case .success(let r):
+            if !r.promoted, r.status == CrowdHandlerCode.checkFailed.rawValue {
+                // status 2 and not promoted: an abnormal answer (the Cloudflare integration's safety-net case)
+                return onFailure(WaitingRoomError(.server, vendor: vendorID, vendorCode: CrowdHandlerCode.checkFailed.rawValue,
+                                                  message: r.error ?? "abnormal API answer (status 2)"), entry: entry, token: r.token ?? token)
+            }
             if r.status == CrowdHandlerCode.throttled.rawValue {
                 return onFailure(WaitingRoomError(.server, vendor: vendorID, vendorCode: CrowdHandlerCode.throttled.rawValue,
                                                   message: CrowdHandlerCode.throttled.message), entry: entry, token: r.token ?? token)

@@ -98,3 +98,35 @@ extension CrowdHandlerProvider {
         return try await tryPass(Entry(room: RoomKey(scope: "", room: "open"), userId: "try"))
     }
 }
+
+/// Answers the emulator cannot give (the API's own abnormal `status` values), from a fixed body:
+/// the one place these tests use a transport of their own.
+struct FixedAnswer: HTTPTransport {
+    let body: String
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        HTTPResponse(status: 200, body: Array(body.utf8), url: request.url)
+    }
+}
+
+@Suite("CrowdHandler abnormal API statuses")
+struct AbnormalStatusTests {
+    @Test(arguments: [
+        #"{"result":{"promoted":0,"status":2,"token":"tokA","slug":null}}"#,
+        #"{"result":{"promoted":0,"status":6,"token":"tokA","slug":"sale"}}"#,
+    ])
+    func abnormalAnswersFollowTheFailurePolicy(_ body: String) async throws {
+        func provider(trust: Bool, safetyNet: String?) throws -> CrowdHandlerProvider {
+            CrowdHandlerProvider(configuration: try CrowdHandlerConfiguration(publicKey: "k", trustOnFail: trust, safetyNetSlug: safetyNet),
+                                 environment: ProviderEnvironment(transport: FixedAnswer(body: body)))
+        }
+        let entry = Entry(room: RoomKey(scope: "site", room: "sale"))
+        let trusted = try await provider(trust: true, safetyNet: nil).tryPass(entry)
+        #expect(trusted.disposition == .passed)
+        #expect(trusted.pass?.bypassedError != nil)
+        let net = try await provider(trust: false, safetyNet: "net").tryPass(entry)
+        #expect(net.disposition == .queue)
+        #expect(net.status.code == CrowdHandlerCode.safetyNet.rawValue)
+        #expect(net.queuePage?.queueURL.hasPrefix("https://wait.crowdhandler.com/net?") == true)
+        await #expect(throws: WaitingRoomError.self) { try await provider(trust: false, safetyNet: nil).tryPass(entry) }
+    }
+}
