@@ -35,11 +35,30 @@ public struct CrowdHandlerSignature: Sendable {
         Self.sha256Hex(hashedPrivateKey + slug + queueActivatesOn + token + requested)
     }
 
-    /// Parses `yyyy-MM-ddTHH:mm:ssZ`.
+    /// Parses `yyyy-MM-ddTHH:mm:ssZ` (UTC, whole seconds: the form the API emits); anything
+    /// else is nil. Done by hand: no formatter is built per validation.
     public static func parseRequested(_ text: String) -> Date? {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.date(from: text)
+        let b = Array(text.utf8)
+        guard b.count == 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "Z") else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int? {
+            var n = 0
+            for i in from..<(from + count) {
+                guard b[i] >= UInt8(ascii: "0"), b[i] <= UInt8(ascii: "9") else { return nil }
+                n = n * 10 + Int(b[i] - UInt8(ascii: "0"))
+            }
+            return n
+        }
+        guard let y = number(0, 4), let m = number(5, 2), let d = number(8, 2), let hh = number(11, 2), let mm = number(14, 2),
+              let ss = number(17, 2), (1...12).contains(m), (1...31).contains(d), hh < 24, mm < 60, ss < 61 else { return nil }
+        // days since 1970-01-01 from the civil date (proleptic Gregorian; eras of 400 years)
+        let yy = m <= 2 ? y - 1 : y
+        let era = (yy >= 0 ? yy : yy - 399) / 400
+        let yoe = yy - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hh * 3600 + mm * 60 + ss))
     }
 
     /// Formats a date as `yyyy-MM-ddTHH:mm:ssZ` (UTC, whole seconds).

@@ -28,6 +28,14 @@ struct HybridTests {
         #expect(signer.validate(signature: sig, token: "tokA", requested: requested, room: room, now: at.addingTimeInterval(20 * 60 + 1)) == .expired)
         #expect(signer.validate(signature: sig, token: "tokA", requested: "yesterday", room: room, now: at) == .malformed)
         #expect(CrowdHandlerSignature.formatRequested(at) == requested)
+        #expect(at.timeIntervalSince1970 == 1_767_268_800)
+        for text in ["2024-02-29T23:59:59Z", "1999-12-31T00:00:00Z", "2026-07-04T08:09:10Z"] {
+            let date = CrowdHandlerSignature.parseRequested(text)
+            #expect(date.map(CrowdHandlerSignature.formatRequested) == text)
+        }
+        for bad in ["", "2026-01-01 12:00:00Z", "2026-13-01T12:00:00Z", "2026-01-01T12:00:00+01:00", "２026-01-01T12:00:00Z"] {
+            #expect(CrowdHandlerSignature.parseRequested(bad) == nil, "\(bad)")
+        }
     }
 
     @Test func theEmulatorSignsWhatTheValidatorAccepts() async throws {
