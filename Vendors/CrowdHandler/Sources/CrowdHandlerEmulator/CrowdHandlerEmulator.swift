@@ -141,8 +141,8 @@ public final class CrowdHandlerEmulator: Sendable {
             let slug = ctx.parameters.get("slug") ?? ""
             let f = await Self.fields(req)
             let count = Int(f["count"] ?? "1") ?? 1
-            guard model.admit(slug: slug, count: count) else { return Self.response(404, .object(["error": .string("no room \(slug)")])) }
-            return Self.response(200, .object(["admitted": .number(Double(count))]))
+            guard let admitted = model.admit(slug: slug, count: count) else { return Self.response(404, .object(["error": .string("no room \(slug)")])) }
+            return Self.response(200, .object(["admitted": .number(Double(admitted))]))
         }
         router.post("/_emulator/crowdhandler/rooms/:slug") { [self] req, ctx in
             let slug = ctx.parameters.get("slug") ?? ""
@@ -169,8 +169,8 @@ public final class CrowdHandlerEmulator: Sendable {
     public func clearFaults() { model.clearFaults() }
     /// Forgets sessions, responses, counters and faults.
     public func reset() { model.reset() }
-    /// Lets `count` users in from the head of `slug`'s line.
-    @discardableResult public func admit(slug: String, count: Int) -> Bool { model.admit(slug: slug, count: count) }
+    /// Lets `count` users in from the head of `slug`'s line; how many were let in (nil: no such room).
+    @discardableResult public func admit(slug: String, count: Int) -> Int? { model.admit(slug: slug, count: count) }
     /// Replaces a room's settings.
     @discardableResult public func update(slug: String, _ room: CrowdHandlerEmulatorConfiguration.Room) -> Bool { model.update(slug: slug, room) }
     /// The counters now.

@@ -114,12 +114,11 @@ final class CrowdHandlerEmulatorModel: Sendable {
     }
 
     static func promote(_ token: String, slug: String, _ s: inout State, now: Date) {
-        guard var session = s.sessions[token], let room = s.rooms[slug]?.room else { return }
+        guard var session = s.sessions[token], s.rooms[slug] != nil else { return }
         session.promoted = true
         session.slug = slug
         session.requested = CrowdHandlerSignature.formatRequested(now)
         s.counters.promoted += 1
-        _ = room
         s.sessions[token] = session
     }
 
@@ -240,18 +239,19 @@ final class CrowdHandlerEmulatorModel: Sendable {
     func clearFaults() { state.withLock { $0.faults.removeAll() } }
     func reset() { state.withLock { s in s = State(s.configuration) } }
 
-    /// Lets `count` users in from the head of `slug`'s line; false for an unknown room.
+    /// Lets `count` users in from the head of `slug`'s line; how many were let in, nil for an
+    /// unknown room.
     @discardableResult
-    func admit(slug: String, count: Int) -> Bool {
+    func admit(slug: String, count: Int) -> Int? {
         let at = now()
         return state.withLock { s in
-            guard var r = s.rooms[slug] else { return false }
+            guard var r = s.rooms[slug] else { return nil }
             let n = min(max(0, count), r.line.count)
             let tokens = Array(r.line.prefix(n))
             r.line.removeFirst(n)
             s.rooms[slug] = r
             for t in tokens { Self.promote(t, slug: slug, &s, now: at) }
-            return true
+            return n
         }
     }
 
