@@ -9,8 +9,13 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Run the benchmarks (use a release build: swift run -c release waitingroom bench).",
         discussion: """
             Suites: core (event fan-out, idle session memory), lua (pcall vs full event dispatch,
-            idle runtime memory), netfunnel (replies parsed per second), crowdhandler (answers decoded and signatures validated per second), queueit (tokens validated per
-            second), all. Figures are compared within one run (ratios), because machines are noisy.
+            idle runtime memory), netfunnel (replies parsed per second), queueit (tokens validated per
+            second), crowdhandler (answers decoded and signatures validated per second),
+            emulators (the emulators' requests per second under wrk next to nginx and a
+            Hummingbird static route serving the same bytes; needs wrk and nginx: apt-get install
+            wrk nginx-light; WR_BENCH_SECONDS sets each run, default 5), all. Figures are compared
+            within one run (ratios), because machines are noisy; with --json each figure carries
+            its baseline, ratio and goal when it has them.
 
             Examples:
               swift run -c release waitingroom bench core
@@ -18,8 +23,10 @@ struct BenchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "core, lua, netfunnel, queueit, crowdhandler or all.") var suite = "all"
+    @Argument(help: "core, lua, netfunnel, queueit, crowdhandler, emulators or all.") var suite = "all"
     @Flag(help: "Print figures as JSON.") var json = false
+    @Option(help: .hidden) var serveStatic: String?
+
 
     func validate() throws {
         guard BenchSuites.names.contains(suite) || suite == "all" else {
@@ -29,18 +36,36 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let terminal = Terminal()
+        if let serveStatic {
+            try await EmulatorBenchmarks.serveStatic(folder: serveStatic, terminal: terminal)
+            return
+        }
         let names = suite == "all" ? BenchSuites.names : [suite]
         var all: [JSONValue] = []
         for name in names {
             let figures = await BenchSuites.run(name)
             for figure in figures {
                 if json {
-                    all.append(.object(["suite": .string(name), "name": .string(figure.name), "value": .number(figure.value), "unit": .string(figure.unit)]))
+                    all.append(Self.json(figure, suite: name))
                 } else {
                     terminal.line("[\(name)] \(figure)")
                 }
             }
         }
         if json { terminal.line(JSONValue.array(all).jsonText) }
+    }
+
+    /// One figure as JSON: `suite`, `name`, `value`, `unit`, and when known `baseline`, `ratio`,
+    /// `goal`, `skipped` (numbers that are not finite are `null`).
+    static func json(_ figure: BenchSuites.Figure, suite: String) -> JSONValue {
+        func number(_ value: Double) -> JSONValue { value.isFinite ? .number(value) : .null }
+        var object: [String: JSONValue] = [
+            "suite": .string(suite), "name": .string(figure.name), "value": number(figure.value), "unit": .string(figure.unit),
+        ]
+        if let baseline = figure.baseline { object["baseline"] = number(baseline) }
+        if let ratio = figure.ratio { object["ratio"] = number(ratio) }
+        if let goal = figure.goal { object["goal"] = .string(goal) }
+        if let skipped = figure.skipped { object["skipped"] = .string(skipped) }
+        return .object(object)
     }
 }

@@ -9,7 +9,7 @@ import WaitingRoomLua
 /// measured in the same run.
 enum BenchSuites {
     typealias Figure = CoreBenchmarks.Figure
-    static let names = ["core", "lua", "netfunnel", "queueit", "crowdhandler"]
+    static let names = ["core", "lua", "netfunnel", "queueit", "crowdhandler", "emulators"]
 
     static func run(_ name: String) async -> [Figure] {
         switch name {
@@ -37,13 +37,15 @@ enum BenchSuites {
             return queueItTokens()
         case "crowdhandler":
             return crowdHandlerBench()
+        case "emulators":
+            return await EmulatorBenchmarks.run()
         default:
             return []
         }
     }
 
     /// NetFUNNEL replies parsed per second (both envelopes, a mix of codes).
-    static func netFunnelParsing(rounds: Int = 400_000) -> Figure {
+    static func netFunnelParsing(rounds: Int = 400_000, chunks: Int = 40) -> Figure {
         let bodies = [
             "NetFunnel.gRtype=5101;NetFunnel.gControl.result='5002:200:key=\(String(repeating: "K", count: 64))&nwait=0&nnext=0&tps=0.000000&ttl=0&ip=127.0.0.1&port=8080';NetFunnel.gControl._showResult();",
             "NetFunnel.gRtype = 5002 ; NetFunnel.gControl.result = '5002:201:key=AB&nwait=1532&nnext=410&tps=37.5&ttl=8' ;",
@@ -51,17 +53,23 @@ enum BenchSuites {
             "NetFunnel.gControl.result='5004:200:key=&nwait=0&chk_enter_cnt=0&vwr_html=https%3A%2F%2Fx';",
         ].map { Array($0.utf8) }
         var checksum = 0
-        let elapsed = ContinuousClock().measure {
-            for i in 0..<rounds {
-                if let reply = try? NetFUNNELReply.parse(bodies[i % bodies.count]) { checksum &+= reply.code }
-            }
+        // the fastest of `chunks` equal slices: other processes on a shared machine only slow a run down
+        let perChunk = max(1, rounds / chunks)
+        var best = Duration.seconds(3600)
+        for _ in 0..<chunks {
+            best = min(best, ContinuousClock().measure {
+                for i in 0..<perChunk {
+                    if let reply = try? NetFUNNELReply.parse(bodies[i % bodies.count]) { checksum &+= reply.code }
+                }
+            })
         }
-        return Figure(name: "NetFUNNEL replies parsed (checksum \(checksum % 1000))", value: Double(rounds) / elapsed.seconds, unit: "replies/s")
+        return Figure(name: "NetFUNNEL replies parsed (best of \(chunks) × \(perChunk), checksum \(checksum % 1000))",
+                      value: Double(perChunk) / best.seconds, unit: "replies/s", goal: "value >= 2000000")
     }
 
     /// Queue-it tokens validated per second (hash → event → expiry → ip), next to a bare
     /// HMAC-SHA256 of the same bytes as the baseline.
-    static func queueItTokens(rounds: Int = 200_000) -> [Figure] {
+    static func queueItTokens(rounds: Int = 200_000, chunks: Int = 40) -> [Figure] {
         let minter = QueueItTokenMinter(secretKey: "bench-secret-key")
         let validator = QueueItTokenValidator(secretKey: "bench-secret-key", eventId: "sale")
         let now = Date(timeIntervalSince1970: 1_700_000_000)
@@ -70,57 +78,70 @@ enum BenchSuites {
                              cookieValidityMinutes: 20, clientIP: "10.0.\(i % 250).1")
         }
         guard !tokens.isEmpty else { return [Figure(name: "queueit token mint failed", value: .nan, unit: "")] }
+        // the client addresses are made before timing, as the tokens are
+        let addresses = (0..<250).map { "10.0.\($0).1" }
+        // validations and bare hashes take turns in `chunks` slices, and each keeps its fastest
+        // slice: a load that comes and goes on a shared machine hits both alike
+        let perChunk = max(1, rounds / chunks)
         var ok = 0
-        let elapsed = ContinuousClock().measure {
-            for i in 0..<rounds where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: "10.0.\(i % tokens.count % 250).1")) != nil {
-                ok += 1
-            }
-        }
         var sink = 0
-        let bare = ContinuousClock().measure {
-            for i in 0..<rounds { sink &+= QueueItHash.hmacHex(secretKey: "bench-secret-key", message: tokens[i % tokens.count]).utf8.count }
+        var elapsed = Duration.seconds(3600), bare = Duration.seconds(3600)
+        for _ in 0..<chunks {
+            elapsed = min(elapsed, ContinuousClock().measure {
+                for i in 0..<perChunk where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: addresses[i % tokens.count % 250])) != nil {
+                    ok += 1
+                }
+            })
+            bare = min(bare, ContinuousClock().measure {
+                for i in 0..<perChunk { sink &+= QueueItHash.hmacHex(secretKey: "bench-secret-key", message: tokens[i % tokens.count]).utf8.count }
+            })
         }
-        let validated = Double(rounds) / elapsed.seconds
-        let hashed = Double(rounds) / bare.seconds
+        let validated = Double(perChunk) / elapsed.seconds
+        let hashed = Double(perChunk) / bare.seconds
         return [
-            Figure(name: "Queue-it tokens validated (\(ok) valid)", value: validated, unit: "tokens/s"),
+            Figure(name: "Queue-it tokens validated (\(ok) valid; best of \(chunks) × \(perChunk), alternating) vs bare HMACs",
+                   value: validated, unit: "tokens/s", baseline: hashed, goal: "ratio >= 0.8"),
             Figure(name: "bare HMAC-SHA256 hex of a whole token (baseline, \(sink % 10))", value: hashed, unit: "hashes/s"),
             Figure(name: "validations / bare HMACs", value: validated / hashed, unit: "×"),
         ]
     }
 
     /// CrowdHandler: API answers decoded per second, and hybrid signatures validated per second
-    /// next to a bare SHA-256 hex of the same input as the baseline.
-    static func crowdHandlerBench(rounds: Int = 20_000) -> [Figure] {
+    /// next to a bare SHA-256 hex of the same input as the baseline (alternating slices, each
+    /// keeping its fastest, like the Queue-it suite).
+    static func crowdHandlerBench(rounds: Int = 40_000, chunks: Int = 40) -> [Figure] {
         let bodies = [
             #"{"result":{"promoted":1,"status":1,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":null,"responseID":"res42","hash":"ab","requested":"2026-01-01T00:00:00Z"}}"#,
             #"{"result":{"promoted":0,"status":0,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":1532,"eta":900}}"#,
         ].map { Array($0.utf8) }
-        var checksum = 0
-        let decoding = ContinuousClock().measure {
-            for i in 0..<rounds { if let r = try? CrowdHandlerResult.decode(bodies[i % 2]) { checksum &+= r.position ?? 1 } }
-        }
         let signer = CrowdHandlerSignature(privateKey: "bench-private-key")
         let room = CrowdHandlerRoom(slug: "sale", queueActivatesOn: "1700000000000", timeout: 20)
         let requested = "2026-01-01T00:00:00Z"
         let now = Date(timeIntervalSince1970: 1_767_225_660)
         let tokens = (0..<1000).map { "tok\($0)ABCDEFGHJK" }
         let signatures = tokens.map { signer.sign(slug: "sale", queueActivatesOn: "1700000000000", token: $0, requested: requested) }
-        var valid = 0
-        let validating = ContinuousClock().measure {
-            for i in 0..<rounds where signer.validate(signature: signatures[i % 1000], token: tokens[i % 1000], requested: requested, room: room, now: now) == .valid {
-                valid += 1
-            }
+        let perChunk = max(1, rounds / chunks)
+        var checksum = 0, valid = 0, sink = 0
+        var decoding = Duration.seconds(3600), validating = Duration.seconds(3600), bare = Duration.seconds(3600)
+        for _ in 0..<chunks {
+            decoding = min(decoding, ContinuousClock().measure {
+                for i in 0..<perChunk { if let r = try? CrowdHandlerResult.decode(bodies[i % 2]) { checksum &+= r.position ?? 1 } }
+            })
+            validating = min(validating, ContinuousClock().measure {
+                for i in 0..<perChunk where signer.validate(signature: signatures[i % 1000], token: tokens[i % 1000], requested: requested, room: room, now: now) == .valid {
+                    valid += 1
+                }
+            })
+            bare = min(bare, ContinuousClock().measure {
+                for i in 0..<perChunk { sink &+= CrowdHandlerSignature.sha256Hex(signer.hashedPrivateKey + "sale1700000000000" + tokens[i % 1000] + requested).utf8.count }
+            })
         }
-        var sink = 0
-        let bare = ContinuousClock().measure {
-            for i in 0..<rounds { sink &+= CrowdHandlerSignature.sha256Hex(signer.hashedPrivateKey + "sale1700000000000" + tokens[i % 1000] + requested).utf8.count }
-        }
-        let validated = Double(rounds) / validating.seconds
-        let hashed = Double(rounds) / bare.seconds
+        let validated = Double(perChunk) / validating.seconds
+        let hashed = Double(perChunk) / bare.seconds
         return [
-            Figure(name: "CrowdHandler answers decoded (checksum \(checksum % 1000))", value: Double(rounds) / decoding.seconds, unit: "answers/s"),
-            Figure(name: "CrowdHandler signatures validated (\(valid) valid)", value: validated, unit: "signatures/s"),
+            Figure(name: "CrowdHandler answers decoded (checksum \(checksum % 1000); best of \(chunks) × \(perChunk))", value: Double(perChunk) / decoding.seconds, unit: "answers/s"),
+            Figure(name: "CrowdHandler signatures validated (\(valid) valid; best of \(chunks) × \(perChunk), alternating) vs bare SHA-256",
+                   value: validated, unit: "signatures/s", baseline: hashed, goal: "ratio >= 0.8"),
             Figure(name: "bare SHA-256 hex of the same input (baseline, \(sink % 10))", value: hashed, unit: "hashes/s"),
             Figure(name: "validations / bare hashes", value: validated / hashed, unit: "×"),
         ]

@@ -7,17 +7,37 @@ import Glibc
 
 /// Benchmarks of the core, rerun with `waitingroom bench core` (release build).
 public enum CoreBenchmarks {
-    /// One figure: a name, a value and its unit.
+    /// One figure: a name, a value and its unit; optionally the baseline measured in the same
+    /// run, the ratio value / baseline, the goal for that ratio, or why it was skipped.
     public struct Figure: Sendable, CustomStringConvertible {
         public var name: String
         public var value: Double
         public var unit: String
-        public init(name: String, value: Double, unit: String) {
+        /// The baseline's value, in ``unit``, measured in the same run.
+        public var baseline: Double?
+        /// `value / baseline`.
+        public var ratio: Double?
+        /// The goal, naming what it bounds: `"ratio >= 0.5"`, `"value >= 2000000"`.
+        public var goal: String?
+        /// Why the figure was not measured (a missing tool, with how to install it).
+        public var skipped: String?
+        public init(name: String, value: Double, unit: String, baseline: Double? = nil, goal: String? = nil, skipped: String? = nil) {
             self.name = name
             self.value = value
             self.unit = unit
+            self.baseline = baseline
+            self.ratio = baseline.flatMap { $0 > 0 ? value / $0 : nil }
+            self.goal = goal
+            self.skipped = skipped
         }
-        public var description: String { "\(name): \(String(format: value < 10 ? "%.3f" : "%.1f", value)) \(unit)" }
+        public var description: String {
+            if let skipped { return "\(name): skipped (\(skipped))" }
+            var text = "\(name): \(String(format: value < 10 ? "%.3f" : "%.1f", value)) \(unit)"
+            if let baseline { text += String(format: baseline < 10 ? "; baseline %.3f" : "; baseline %.1f", baseline) }
+            if let ratio { text += String(format: "; ratio %.3f×", ratio) }
+            if let goal { text += " (goal \(goal))" }
+            return text
+        }
     }
 
     /// Delivers `events` progress events through a session to three stream subscribers; the
