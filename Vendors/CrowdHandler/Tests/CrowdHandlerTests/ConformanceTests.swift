@@ -11,8 +11,8 @@ import WaitingRoomTesting
 /// `/site/{behaviour}`. The provider runs with `trustOnFail` false and no safety-net room, so a
 /// failed check ends the session (with `trustOnFail` true it would pass; see FaultTests).
 final class CrowdHandlerConformanceEmulator: ConformanceEmulator {
-    static let requestTimeout: Duration = .seconds(1)
-    static let delayMs = 2500
+    static let requestTimeout: Duration = .seconds(5)
+    static let delayMs = 8000
 
     let harness: EmulatorHarness
     var emulator: CrowdHandlerEmulator { harness.emulator }
