@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "NetFUNNELEmulator", targets: ["NetFUNNELEmulator"]),
         .library(name: "QueueIt", targets: ["QueueIt"]),
         .library(name: "QueueItEmulator", targets: ["QueueItEmulator"]),
+        .library(name: "CrowdHandler", targets: ["CrowdHandler"]),
+        .library(name: "CrowdHandlerEmulator", targets: ["CrowdHandlerEmulator"]),
         .library(name: "ScriptedVendor", targets: ["ScriptedVendor"]),
         .library(name: "WaitingRoomVendors", targets: ["WaitingRoomVendors"]),
         .library(name: "WaitingRoomLua", targets: ["WaitingRoomLua"]),
@@ -118,11 +120,34 @@ let package = Package(
             path: "Vendors/QueueIt/Sources/QueueItEmulator",
             swiftSettings: strict
         ),
+        .target(
+            name: "CrowdHandler",
+            dependencies: [
+                "WaitingRoom",
+                // SHA-256 of hybrid (local) signature validation.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Vendors/CrowdHandler/Sources/CrowdHandler",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "CrowdHandlerEmulator",
+            dependencies: [
+                "CrowdHandler",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Vendors/CrowdHandler/Sources/CrowdHandlerEmulator",
+            swiftSettings: strict
+        ),
         // The one place that lists every vendor: registry entries and the combined emulator.
         .target(
             name: "WaitingRoomVendors",
             dependencies: [
                 "WaitingRoom", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
+                "CrowdHandler", "CrowdHandlerEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -152,7 +177,7 @@ let package = Package(
             name: "WaitingRoomCLI",
             dependencies: [
                 "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomLua", "WaitingRoomVendors", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator",
-                "QueueIt", "QueueItEmulator", "CEditLine",
+                "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -188,6 +213,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Vendors/QueueIt/Tests/QueueItTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CrowdHandlerTests",
+            dependencies: [
+                "CrowdHandler", "CrowdHandlerEmulator", "WaitingRoomHTTP", "WaitingRoomTesting", "WaitingRoomConformance",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Vendors/CrowdHandler/Tests/CrowdHandlerTests",
             swiftSettings: strict
         ),
         .testTarget(

@@ -10,7 +10,8 @@ struct BenchCommand: AsyncParsableCommand {
         discussion: """
             Suites: core (event fan-out, idle session memory), lua (pcall vs full event dispatch,
             idle runtime memory), netfunnel (replies parsed per second), queueit (tokens validated per
-            second), emulators (the emulators' requests per second under wrk next to nginx and a
+            second), crowdhandler (answers decoded and signatures validated per second),
+            emulators (the emulators' requests per second under wrk next to nginx and a
             Hummingbird static route serving the same bytes; needs wrk and nginx: apt-get install
             wrk nginx-light; WR_BENCH_SECONDS sets each run, default 5), all. Figures are compared
             within one run (ratios), because machines are noisy; with --json each figure carries
@@ -22,7 +23,7 @@ struct BenchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "core, lua, netfunnel, queueit, emulators or all.") var suite = "all"
+    @Argument(help: "core, lua, netfunnel, queueit, crowdhandler, emulators or all.") var suite = "all"
     @Flag(help: "Print figures as JSON.") var json = false
     @Option(help: .hidden) var serveStatic: String?
 

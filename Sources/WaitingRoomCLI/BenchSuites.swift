@@ -1,4 +1,5 @@
 import Foundation
+import CrowdHandler
 import NetFUNNEL
 import QueueIt
 import WaitingRoom
@@ -8,7 +9,7 @@ import WaitingRoomLua
 /// measured in the same run.
 enum BenchSuites {
     typealias Figure = CoreBenchmarks.Figure
-    static let names = ["core", "lua", "netfunnel", "queueit", "emulators"]
+    static let names = ["core", "lua", "netfunnel", "queueit", "crowdhandler", "emulators"]
 
     static func run(_ name: String) async -> [Figure] {
         switch name {
@@ -34,6 +35,8 @@ enum BenchSuites {
             return [netFunnelParsing()]
         case "queueit":
             return queueItTokens()
+        case "crowdhandler":
+            return crowdHandlerBench()
         case "emulators":
             return await EmulatorBenchmarks.run()
         default:
@@ -100,6 +103,47 @@ enum BenchSuites {
                    value: validated, unit: "tokens/s", baseline: hashed, goal: "ratio >= 0.8"),
             Figure(name: "bare HMAC-SHA256 hex of a whole token (baseline, \(sink % 10))", value: hashed, unit: "hashes/s"),
             Figure(name: "validations / bare HMACs", value: validated / hashed, unit: "×"),
+        ]
+    }
+
+    /// CrowdHandler: API answers decoded per second, and hybrid signatures validated per second
+    /// next to a bare SHA-256 hex of the same input as the baseline (alternating slices, each
+    /// keeping its fastest, like the Queue-it suite).
+    static func crowdHandlerBench(rounds: Int = 40_000, chunks: Int = 40) -> [Figure] {
+        let bodies = [
+            #"{"result":{"promoted":1,"status":1,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":null,"responseID":"res42","hash":"ab","requested":"2026-01-01T00:00:00Z"}}"#,
+            #"{"result":{"promoted":0,"status":0,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":1532,"eta":900}}"#,
+        ].map { Array($0.utf8) }
+        let signer = CrowdHandlerSignature(privateKey: "bench-private-key")
+        let room = CrowdHandlerRoom(slug: "sale", queueActivatesOn: "1700000000000", timeout: 20)
+        let requested = "2026-01-01T00:00:00Z"
+        let now = Date(timeIntervalSince1970: 1_767_225_660)
+        let tokens = (0..<1000).map { "tok\($0)ABCDEFGHJK" }
+        let signatures = tokens.map { signer.sign(slug: "sale", queueActivatesOn: "1700000000000", token: $0, requested: requested) }
+        let perChunk = max(1, rounds / chunks)
+        var checksum = 0, valid = 0, sink = 0
+        var decoding = Duration.seconds(3600), validating = Duration.seconds(3600), bare = Duration.seconds(3600)
+        for _ in 0..<chunks {
+            decoding = min(decoding, ContinuousClock().measure {
+                for i in 0..<perChunk { if let r = try? CrowdHandlerResult.decode(bodies[i % 2]) { checksum &+= r.position ?? 1 } }
+            })
+            validating = min(validating, ContinuousClock().measure {
+                for i in 0..<perChunk where signer.validate(signature: signatures[i % 1000], token: tokens[i % 1000], requested: requested, room: room, now: now) == .valid {
+                    valid += 1
+                }
+            })
+            bare = min(bare, ContinuousClock().measure {
+                for i in 0..<perChunk { sink &+= CrowdHandlerSignature.sha256Hex(signer.hashedPrivateKey + "sale1700000000000" + tokens[i % 1000] + requested).utf8.count }
+            })
+        }
+        let validated = Double(perChunk) / validating.seconds
+        let hashed = Double(perChunk) / bare.seconds
+        return [
+            Figure(name: "CrowdHandler answers decoded (checksum \(checksum % 1000); best of \(chunks) × \(perChunk))", value: Double(perChunk) / decoding.seconds, unit: "answers/s"),
+            Figure(name: "CrowdHandler signatures validated (\(valid) valid; best of \(chunks) × \(perChunk), alternating) vs bare SHA-256",
+                   value: validated, unit: "signatures/s", baseline: hashed, goal: "ratio >= 0.8"),
+            Figure(name: "bare SHA-256 hex of the same input (baseline, \(sink % 10))", value: hashed, unit: "hashes/s"),
+            Figure(name: "validations / bare hashes", value: validated / hashed, unit: "×"),
         ]
     }
 }

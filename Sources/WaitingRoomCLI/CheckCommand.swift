@@ -13,6 +13,7 @@ struct CheckCommand: AsyncParsableCommand {
             Examples:
               waitingroom check --vendor netfunnel --emulator --scope service_1 --room segKey_basic
               waitingroom check --vendor queueit --config queueit.json --scope demo --room sale --json
+              waitingroom check --vendor crowdhandler --emulator --scope site --room demo-open
               waitingroom check --vendor netfunnel --set serverUrl=http://127.0.0.1:8080 --set clientId=demo \\
                                 --scope service_1 --room segKey_basic
 
@@ -67,11 +68,11 @@ struct CheckCommand: AsyncParsableCommand {
 
 /// Room options shared by `check` and `load`.
 struct RoomOptions: ParsableArguments {
-    @Option(help: "NetFUNNEL project key / Queue-it customer id.") var scope: String?
-    @Option(help: "NetFUNNEL segment key / Queue-it waiting room id.") var room: String?
+    @Option(help: "NetFUNNEL project key / Queue-it customer id / CrowdHandler site URL or label.") var scope: String?
+    @Option(help: "NetFUNNEL segment key / Queue-it waiting room id / CrowdHandler URL or path under siteURL.") var room: String?
     @Option(help: "basic or section.") var control: ControlMode = .basic
     @Option(help: "User id sent to the vendor.") var userId: String?
-    @Option(help: "Queue-it enqueue token.") var enqueueToken: String?
+    @Option(help: "Queue-it enqueue token / CrowdHandler session token (ch-id).") var enqueueToken: String?
     @Option(help: "Queue-it enqueue key.") var enqueueKey: String?
 
     func validate() throws {

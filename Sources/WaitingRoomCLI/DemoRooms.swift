@@ -1,3 +1,4 @@
+import CrowdHandlerEmulator
 import NetFUNNELEmulator
 import QueueItEmulator
 import WaitingRoom
@@ -18,9 +19,11 @@ enum DemoRooms {
             room: RoomKey(scope: "service_1", room: "segKey_demo"), hold: 0.3...1.2),
         Leg(title: "Queue-it queue (demo/demo-sale, 6 admitted per second)", vendor: "queueit",
             room: RoomKey(scope: EmulatorSuite.queueItCustomer, room: "demo-sale"), hold: 0...0),
+        Leg(title: "CrowdHandler room (demo-queue, 360 promoted per minute)", vendor: "crowdhandler",
+            room: RoomKey(scope: "site", room: "demo-queue"), hold: 0...0),
     ]
 
-    /// The default rooms plus the two demo rooms.
+    /// The default rooms plus the three demo rooms.
     static func suite() -> EmulatorSuite {
         var netfunnel = NetFUNNELEmulatorConfiguration.demo
         var segment = NetFUNNELEmulatorConfiguration.Segment(control: .basic, limit: 4)
@@ -29,6 +32,8 @@ enum DemoRooms {
         netfunnel.projects["service_1", default: .init(segments: [:])].segments["segKey_demo"] = segment
         var queueit = QueueItEmulatorConfiguration.demo
         queueit.customers[EmulatorSuite.queueItCustomer]?.rooms["demo-sale"] = .init(state: .queue, admitPerSecond: 6)
-        return EmulatorSuite(netfunnel: netfunnel, queueit: queueit)
+        var crowdhandler = CrowdHandlerEmulatorConfiguration.demo
+        crowdhandler.rooms["demo-queue"] = .init(capacity: 0, rate: 360)
+        return EmulatorSuite(netfunnel: netfunnel, queueit: queueit, crowdhandler: crowdhandler)
     }
 }

@@ -12,13 +12,15 @@ import Glibc
 struct EmulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emulate",
-        abstract: "Serve every vendor's emulator (NetFUNNEL, Queue-it) from one process.",
+        abstract: "Serve every vendor's emulator (NetFUNNEL, Queue-it, CrowdHandler) from one process.",
         discussion: """
             Without --config it serves the default rooms (NetFUNNEL project service_1: a queueing basic
             segment, a section segment, a blocked segment, and act_8 / act_10 as real deployments name
             them; Queue-it customer demo: a queueing room, a
-            safetynet room, a disabled room) and prints the Queue-it secret key. Samples:
-            Vendors/NetFUNNEL/Fixtures/emulator.json, Vendors/QueueIt/Fixtures/emulator.json.
+            safetynet room, a disabled room; CrowdHandler rooms demo-open, demo-queue, demo-blocked,
+            demo-closed under /v1/ with any x-api-key) and prints the Queue-it secret key. Samples:
+            Vendors/NetFUNNEL/Fixtures/emulator.json, Vendors/QueueIt/Fixtures/emulator.json,
+            Vendors/CrowdHandler/Fixtures/emulator.json.
             Open http://HOST:PORT/_emulator/ for the dashboard: every room of every vendor live (waiting,
             admitted, rate, keys never returned, faults), charts of the last 5 minutes, and buttons that
             change a room's limit, open/block it and add or clear faults. Each room links its live
@@ -31,7 +33,7 @@ struct EmulateCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Emulator configuration document (JSON: {\"netfunnel\": …, \"queueit\": …}).") var config: String?
+    @Option(help: "Emulator configuration document (JSON: {\"netfunnel\": …, \"queueit\": …, \"crowdhandler\": …}).") var config: String?
     @Option(help: "Address to bind (loopback by default).") var host = "127.0.0.1"
     @Option(help: "Port (0 picks a free one).") var port = 8080
     @Flag(help: "Print the addresses as one JSON object.") var json = false

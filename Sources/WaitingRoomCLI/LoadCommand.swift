@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import CrowdHandlerEmulator
 import NetFUNNELEmulator
 import QueueItEmulator
 import WaitingRoom
@@ -19,12 +20,13 @@ struct LoadCommand: AsyncParsableCommand {
 
             Faults (with --emulator): --chaos N installs N faults of each kind (dropped connection,
             HTTP 503, malformed reply, a --chaos-delay delay, 1.5 s by default) on every request kind of the vendor (NetFUNNEL:
-            5101, 5002 and 5004; Queue-it: enqueue and queue page); --faults FILE installs the faults of a JSON file
-            (an array of the emulator's fault objects, or {"netfunnel": [...], "queueit": [...]}).
+            5101, 5002 and 5004; Queue-it: enqueue and queue page; CrowdHandler: POST and GET /v1/requests); --faults FILE installs the faults of a JSON file
+            (an array of the emulator's fault objects, or {"netfunnel": [...], "queueit": [...], "crowdhandler": [...]}).
             The summary then counts, from the emulator: keysNeverReturned (keys the server had to
             time out, or still holds), keysAutoReturned, waitersDropped; and from the client:
             keysReturnedLate (returned in the background after their documented attempts failed),
-            for Queue-it enqueued, passedVisitors and faults per request kind,
+            for Queue-it enqueued, passedVisitors and faults per request kind, for CrowdHandler
+            sessionsCreated, sessionsChecked, promoted and faultsInjected,
             backgroundReturnsGivenUp (still failing when their time budget or --drain-timeout ran out)
             and backgroundReturnsKeyGone (the server had already timed the key out).
 
@@ -125,6 +127,7 @@ struct LoadCommand: AsyncParsableCommand {
             returnsLeft: notDrained, faultsInstalled: faultsInstalled,
             netfunnel: suite.flatMap { vendor == "netfunnel" ? $0.netfunnel.counters() : nil },
             queueit: suite.flatMap { vendor == "queueit" ? $0.queueit.counters : nil },
+            crowdhandler: suite.flatMap { vendor == "crowdhandler" ? $0.crowdhandler.counters : nil },
             settings: settings(server: server))
         if let server { await server.stop() }
         if let report {
@@ -159,6 +162,8 @@ struct LoadSummary {
     var netfunnel: NetFUNNELEmulatorCounters?
     /// The Queue-it emulator's counters, when it served the run.
     var queueit: QueueItEmulatorCounters?
+    /// The CrowdHandler emulator's counters, when it served the run.
+    var crowdhandler: CrowdHandlerEmulatorCounters?
     /// The run's settings, by name, in order (for `--json` and the report).
     var settings: [(String, String)] = []
 
@@ -196,6 +201,13 @@ struct LoadSummary {
             figures = [
                 ("enqueued", q.enqueueCount), ("passedVisitors", q.passedVisitors), ("faultsInjected", q.faultsInjected),
                 ("faultsInjectedOnEnqueue", q.faultsInjectedOnEnqueue), ("faultsInjectedOnQueue", q.faultsInjectedOnQueue),
+            ]
+        }
+        if let c = crowdhandler {
+            // CrowdHandler holds no keys either: sessions, checks and promotions.
+            figures = [
+                ("sessionsCreated", c.sessionsCreated), ("sessionsChecked", c.sessionsChecked), ("promoted", c.promoted),
+                ("faultsInjected", c.faults.values.reduce(0, +)),
             ]
         }
         return figures

@@ -154,7 +154,7 @@ final class ReplSession: Sendable {
                     let (suite, server) = try await emulator.start()
                     defaults.set(EmulatorSuite.clientDefaults(for: server))
                     terminal.line(suite.summary(server: server))
-                    terminal.line("wr.open(\"netfunnel\") and wr.open(\"queueit\") now default to it")
+                    terminal.line("wr.open(\"netfunnel\"), wr.open(\"queueit\") and wr.open(\"crowdhandler\") now default to it")
                 } catch {
                     terminal.error(":emulator start: \(error)")
                 }

@@ -14,9 +14,9 @@ final class VendorDefaults: Sendable {
     func overlay(_ document: JSONValue) {
         guard case .object(let top) = document else { return }
         values.withLock { values in
-            let vendorMembers = top.filter { if case .object = $0.value { return ["netfunnel", "queueit", "scripted"].contains($0.key) } else { return false } }
+            let vendorMembers = top.filter { if case .object = $0.value { return ["netfunnel", "queueit", "crowdhandler", "scripted"].contains($0.key) } else { return false } }
             let targets: [(String, [String: JSONValue])] = vendorMembers.isEmpty
-                ? ["netfunnel", "queueit", "scripted"].map { ($0, top) }
+                ? ["netfunnel", "queueit", "crowdhandler", "scripted"].map { ($0, top) }
                 : vendorMembers.compactMap { key, value in value.objectValue.map { (key, $0) } }
             for (vendor, given) in targets {
                 let base = values[vendor]?.objectValue ?? [:]

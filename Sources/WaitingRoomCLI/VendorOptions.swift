@@ -5,7 +5,7 @@ import WaitingRoomVendors
 /// Vendor options shared by `check` and `load`: which vendor, its configuration (file, then
 /// `--set` pairs) and whether to point it at the embedded emulator.
 struct VendorOptions: ParsableArguments {
-    @Option(help: "Vendor id (netfunnel, queueit, scripted).") var vendor: String
+    @Option(help: "Vendor id (netfunnel, queueit, crowdhandler, scripted).") var vendor: String
     @Option(help: "Vendor configuration file (JSON).") var config: String?
     @Option(name: .customLong("set"), help: "A vendor setting KEY=VALUE (repeatable).") var settings: [String] = []
     @Flag(help: "Start the embedded emulator (default rooms) and point the vendor at it.") var emulator = false

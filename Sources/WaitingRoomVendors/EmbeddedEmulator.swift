@@ -1,3 +1,5 @@
+import CrowdHandler
+import CrowdHandlerEmulator
 import Foundation
 import Hummingbird
 import Logging
@@ -8,15 +10,18 @@ import QueueItEmulator
 import WaitingRoom
 
 /// Every vendor's emulator in one process on one port, configured by one JSON document:
-/// `{"netfunnel": {…}, "queueit": {…}}` (a missing member means that vendor's demo rooms).
+/// `{"netfunnel": {…}, "queueit": {…}, "crowdhandler": {…}}` (a missing member means that vendor's demo rooms).
 public struct EmulatorSuite: Sendable {
     /// The NetFUNNEL emulator.
     public let netfunnel: NetFUNNELEmulator
     /// The Queue-it emulator.
     public let queueit: QueueItEmulator
+    /// The CrowdHandler emulator.
+    public let crowdhandler: CrowdHandlerEmulator
     /// The configurations in use.
     public let netfunnelConfiguration: NetFUNNELEmulatorConfiguration
     public let queueitConfiguration: QueueItEmulatorConfiguration
+    public let crowdhandlerConfiguration: CrowdHandlerEmulatorConfiguration
 
     /// The demo rooms of every vendor.
     public static func demo(clock: any WaitingRoomClock = SystemClock()) -> EmulatorSuite {
@@ -26,10 +31,14 @@ public struct EmulatorSuite: Sendable {
     /// Reads a shared emulator document; errors name the field (`netfunnel.projects.x.limit`).
     public init(document: JSONValue, clock: any WaitingRoomClock = SystemClock()) throws {
         guard case .object(let members) = document else {
-            throw WaitingRoomError.invalidConfiguration(field: "emulator", "expected a JSON object with \"netfunnel\" and/or \"queueit\" members")
+            throw WaitingRoomError.invalidConfiguration(field: "emulator", "expected a JSON object with \"netfunnel\", \"queueit\" and/or \"crowdhandler\" members")
         }
-        for key in members.keys.sorted() where !["netfunnel", "queueit"].contains(key) {
-            throw WaitingRoomError.invalidConfiguration(field: key, "unknown emulator section; expected netfunnel or queueit")
+        for key in members.keys.sorted() where !["netfunnel", "queueit", "crowdhandler"].contains(key) {
+            throw WaitingRoomError.invalidConfiguration(field: key, "unknown emulator section; expected netfunnel, queueit or crowdhandler")
+        }
+        var crowdhandler = CrowdHandlerEmulatorConfiguration.demo
+        if let section = members["crowdhandler"], section != .null {
+            crowdhandler = try CrowdHandlerEmulatorConfiguration(json: section)
         }
         let queueit: QueueItEmulatorConfiguration
         if members["queueit"] == nil || members["queueit"] == .null {
@@ -42,13 +51,19 @@ public struct EmulatorSuite: Sendable {
                 throw WaitingRoomError.invalidConfiguration(field: field, error.message, vendor: "queueit")
             }
         }
-        self.init(netfunnel: try NetFUNNELEmulatorConfiguration(document: document), queueit: queueit, clock: clock)
+        var netfunnelDocument = members
+        netfunnelDocument["crowdhandler"] = nil
+        self.init(netfunnel: try NetFUNNELEmulatorConfiguration(document: .object(netfunnelDocument)), queueit: queueit,
+                  crowdhandler: crowdhandler, clock: clock)
     }
 
     /// Builds the suite from typed configurations.
-    public init(netfunnel: NetFUNNELEmulatorConfiguration, queueit: QueueItEmulatorConfiguration, clock: any WaitingRoomClock = SystemClock()) {
+    public init(netfunnel: NetFUNNELEmulatorConfiguration, queueit: QueueItEmulatorConfiguration,
+                crowdhandler: CrowdHandlerEmulatorConfiguration = .demo, clock: any WaitingRoomClock = SystemClock()) {
         netfunnelConfiguration = netfunnel
         queueitConfiguration = queueit
+        crowdhandlerConfiguration = crowdhandler
+        self.crowdhandler = CrowdHandlerEmulator(configuration: crowdhandler, now: { clock.now() })
         self.netfunnel = NetFUNNELEmulator(configuration: netfunnel, clock: clock)
         self.queueit = QueueItEmulator(configuration: queueit, now: { clock.now() })
     }
@@ -58,6 +73,7 @@ public struct EmulatorSuite: Sendable {
         try await EmulatorServer.start(host: host, port: port, logger: logger) { router in
             netfunnel.addRoutes(to: router)
             queueit.addRoutes(to: router)
+            crowdhandler.addRoutes(to: router)
             dashboard.addRoutes(to: router)
         }
     }
@@ -85,6 +101,14 @@ public struct EmulatorSuite: Sendable {
                 "waitingRoomDomain": .string("\(server.host):\(server.port)"),
                 // The emulator's queue page is followed over HTTP; the Queue-it default is "host".
                 "queuePage": .string("follow"),
+            ]),
+            "crowdhandler": .object([
+                "publicKey": .string(CrowdHandlerEmulatorConfiguration.demoPublicKey),
+                "apiURL": .string(server.baseURL),
+                "waitURL": .string(server.baseURL),
+                // the emulator's stand-in for the protected site; rooms guard /site/{slug}
+                "siteURL": .string(server.baseURL + "/site"),
+                "pollInterval": .number(1000),
             ]),
         ]
     }

@@ -1,10 +1,11 @@
+import CrowdHandlerEmulator
 import NetFUNNELEmulator
 import QueueItEmulator
 import WaitingRoom
 
 extension EmulatorSuite {
     /// What a running suite serves, as JSON: base URL, NetFUNNEL projects and segments, Queue-it
-    /// customers (with their secret keys: this is a local emulator) and rooms.
+    /// customers (with their secret keys: this is a local emulator) and rooms, CrowdHandler rooms.
     public func describe(server: EmulatorServer) -> [String: JSONValue] {
         var projects: [String: JSONValue] = [:]
         for (name, project) in netfunnelConfiguration.projects {
@@ -33,6 +34,11 @@ extension EmulatorSuite {
                 "projects": .object(projects),
             ]),
             "queueit": .object(["waitingRoomDomain": .string("\(server.host):\(server.port)"), "customers": .object(customers)]),
+            "crowdhandler": .object([
+                "apiURL": .string(server.baseURL), "waitURL": .string(server.baseURL), "siteURL": .string(server.baseURL + "/site"),
+                "publicKey": .string(CrowdHandlerEmulatorConfiguration.demoPublicKey),
+                "rooms": crowdhandler.snapshot()["rooms"] ?? .object([:]),
+            ]),
         ]
     }
 
@@ -59,6 +65,15 @@ extension EmulatorSuite {
                 let rate = room.state == .queue ? ", \(room.admitPerSecond)/s" : ""
                 lines.append("    room \(id)  (\(room.state.rawValue)\(rate))")
             }
+        }
+        lines += ["", "CrowdHandler  apiURL=\(server.baseURL) waitURL=\(server.baseURL) siteURL=\(server.baseURL)/site"
+                  + "  (POST /v1/requests, GET /v1/requests/{token}, PUT /v1/responses/{id}, GET /v1/rooms; "
+                  + (crowdhandlerConfiguration.publicKeys.isEmpty ? "any x-api-key)" : "x-api-key \(crowdhandlerConfiguration.publicKeys.joined(separator: ", ")))")]
+        for (slug, room) in crowdhandlerConfiguration.rooms.sorted(by: { $0.key < $1.key }) {
+            var notes: [String] = []
+            if room.blocked { notes.append("blocked (403)") } else if room.closed { notes.append("closed") }
+            else if let capacity = room.capacity { notes.append("capacity \(capacity), \(room.rate)/min") } else { notes.append("open") }
+            lines.append("  room \(slug)  guards …\(room.urlPattern ?? "/" + slug)  (\(notes.joined(separator: ", ")))")
         }
         return lines.joined(separator: "\n")
     }

@@ -1,3 +1,5 @@
+import CrowdHandler
+import CrowdHandlerEmulator
 import Foundation
 import NetFUNNEL
 import NetFUNNELEmulator
@@ -16,6 +18,7 @@ extension EmulatorSuite {
     ///
     /// NetFUNNEL: on 5101, 5002 and 5004 (``chaosOpcodes``). Queue-it: on the enqueue call and on
     /// the queue page the follow driver polls (`QueueItEmulator.installChaos(perKind:delayMs:)`).
+    /// CrowdHandler: on `POST` and `GET /v1/requests` (`CrowdHandlerEmulator.installChaos(perKind:delayMs:)`).
     /// - Throws: `.invalidConfiguration` (field `vendor`) for a vendor without an emulator.
     @discardableResult
     public func installChaos(vendor: String, perKind: Int, delay: Duration = .milliseconds(1500)) throws -> Int {
@@ -30,14 +33,16 @@ extension EmulatorSuite {
         case QueueItConfiguration.vendorID:
             queueit.installChaos(perKind: perKind, delayMs: Int(delay.milliseconds))
             return 8 * perKind  // four kinds on enqueue, four on the queue page
+        case CrowdHandlerConfiguration.vendorID:
+            return crowdhandler.installChaos(perKind: perKind, delayMs: Int(delay.milliseconds))
         default:
             throw WaitingRoomError.invalidConfiguration(
-                field: "vendor", "the embedded emulator has no faults for \"\(vendor)\" (netfunnel, queueit)")
+                field: "vendor", "the embedded emulator has no faults for \"\(vendor)\" (netfunnel, queueit, crowdhandler)")
         }
     }
 
     /// Installs faults from a JSON document: an array of `vendor`'s fault objects (the emulator's
-    /// admin fault JSON), or an object with a `netfunnel` and/or `queueit` array. Returns how
+    /// admin fault JSON), or an object with `netfunnel`, `queueit` and/or `crowdhandler` arrays. Returns how
     /// many fault entries were installed.
     /// - Throws: `.invalidConfiguration` naming the field of the first bad fault.
     @discardableResult
@@ -48,14 +53,14 @@ extension EmulatorSuite {
             sections = [(vendor, document)]
         case .object(let members):
             for key in members.keys.sorted() {
-                guard key == NetFUNNELConfiguration.vendorID || key == QueueItConfiguration.vendorID else {
-                    throw WaitingRoomError.invalidConfiguration(field: "faults.\(key)", "unknown vendor; expected netfunnel or queueit")
+                guard [NetFUNNELConfiguration.vendorID, QueueItConfiguration.vendorID, CrowdHandlerConfiguration.vendorID].contains(key) else {
+                    throw WaitingRoomError.invalidConfiguration(field: "faults.\(key)", "unknown vendor; expected netfunnel, queueit or crowdhandler")
                 }
                 sections.append((key, members[key] ?? .null))
             }
         default:
             throw WaitingRoomError.invalidConfiguration(
-                field: "faults", "expected an array of fault objects, or an object with netfunnel/queueit arrays")
+                field: "faults", "expected an array of fault objects, or an object with netfunnel/queueit/crowdhandler arrays")
         }
         var installed = 0
         for (section, value) in sections {
@@ -73,9 +78,11 @@ extension EmulatorSuite {
                     }
                 case QueueItConfiguration.vendorID:
                     queueit.inject(try Self.queueItFault(item, path: path))
+                case CrowdHandlerConfiguration.vendorID:
+                    crowdhandler.inject(try CrowdHandlerEmulatorFault(json: item, path: path))
                 default:
                     throw WaitingRoomError.invalidConfiguration(
-                        field: "faults", "the embedded emulator has no faults for \"\(section)\" (netfunnel, queueit)")
+                        field: "faults", "the embedded emulator has no faults for \"\(section)\" (netfunnel, queueit, crowdhandler)")
                 }
                 installed += 1
             }

@@ -104,6 +104,9 @@ struct CLIEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("== Summary"))
         #expect(result.stdout.contains("keys not returned: 0"))
+        for vendor in ["NetFUNNEL", "Queue-it", "CrowdHandler"] {
+            #expect(result.stdout.contains("== \(vendor)"), "the demo shows \(vendor)")
+        }
     }
 
     @Test func loadDrivesVirtualUsersAndPrintsAHistogram() async throws {

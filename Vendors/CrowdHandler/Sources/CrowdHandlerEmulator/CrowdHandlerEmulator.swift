@@ -1,0 +1,199 @@
+import CrowdHandler
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import WaitingRoom
+
+/// A local emulator of CrowdHandler's public API and waiting room.
+///
+/// Routes (see `Vendors/CrowdHandler/README.md`):
+/// - `POST /v1/requests`, `GET /v1/requests/{token}`, `PUT /v1/responses/{responseID}`, `GET /v1/rooms`
+///   (header `x-api-key`; answers wrapped as `{"result": …}`)
+/// - `GET /{slug}` — the live waiting page; `GET /site/**` — a stand-in for the protected site
+/// - admin under `/_emulator/crowdhandler/`: `state`, `reset`, `faults` (POST, DELETE),
+///   `rooms/{slug}` (POST settings), `rooms/{slug}/admit` (POST `{"count"}`)
+public final class CrowdHandlerEmulator: Sendable {
+    let model: CrowdHandlerEmulatorModel
+    public let configuration: CrowdHandlerEmulatorConfiguration
+
+    /// - Parameter now: the time source (a virtual clock's `now()` in tests).
+    public init(configuration: CrowdHandlerEmulatorConfiguration = .demo, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.configuration = configuration
+        model = CrowdHandlerEmulatorModel(configuration: configuration, now: now)
+    }
+
+    static func response(_ status: Int, _ json: JSONValue) -> Response {
+        response(status, Array(json.jsonText.utf8), type: "application/json")
+    }
+
+    static func response(_ status: Int, _ body: [UInt8], type: String) -> Response {
+        var fields = HTTPFields()
+        fields[.contentType] = type
+        fields[.cacheControl] = "no-store"
+        return Response(status: .init(code: status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func key(_ req: Request) -> String? {
+        guard let name = HTTPField.Name("x-api-key") else { return nil }
+        return req.headers[name]
+    }
+
+    static func base(_ req: Request) -> String { "http://\(req.head.authority ?? "127.0.0.1")" }
+
+    /// Reads a JSON or form body into fields.
+    static func fields(_ req: Request) async -> [String: String] {
+        guard let buf = try? await req.body.collect(upTo: 64 * 1024) else { return [:] }
+        let bytes = Array(buf.readableBytesView)
+        if let json = try? JSONValue.parse(Data(bytes)), let o = json.objectValue {
+            return o.compactMapValues { $0.stringValue ?? ($0 == .null ? nil : $0.jsonText) }
+        }
+        var out: [String: String] = [:]
+        for pair in String(decoding: bytes, as: UTF8.self).split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0) }
+            if kv.count == 2 { out[kv[0]] = kv[1] }
+        }
+        return out
+    }
+
+    /// What an injected fault does: the response to send instead, or nil to answer normally.
+    static func apply(_ fault: CrowdHandlerEmulatorFault) async -> Response? {
+        switch fault.kind {
+        case .delay:
+            try? await Task.sleep(for: .milliseconds(max(0, fault.delayMs)))
+            return nil
+        case .drop:
+            return Response(status: .ok, headers: [.contentType: "application/json", .contentLength: "64"],
+                            body: ResponseBody(contentLength: 64) { writer in
+                                try await writer.write(ByteBuffer(string: "{\"result\":{\"promo"))
+                                throw CrowdHandlerEmulatorDroppedConnection()
+                            })
+        case .status:
+            return response(fault.status, Array("<html><body>injected \(fault.status)</body></html>".utf8), type: "text/html")
+        case .garbage:
+            return response(200, Array("<html><body>Service temporarily unavailable</body></html>".utf8), type: "text/html")
+        }
+    }
+
+    /// Adds every CrowdHandler route to `router`.
+    public func addRoutes(to router: Router<BasicRequestContext>) {
+        router.post("/v1/requests") { [self] req, _ in
+            if let f = model.takeFault(for: .requestsPost), let r = await Self.apply(f) { return r }
+            let f = await Self.fields(req)
+            let a = model.check(key: Self.key(req), token: nil, url: f["url"])
+            return Self.response(a.status, a.json)
+        }
+        router.get("/v1/requests/:token") { [self] req, ctx in
+            if let f = model.takeFault(for: .requestsGet), let r = await Self.apply(f) { return r }
+            let url = req.uri.queryParameters["url"].map(String.init)
+            let a = model.check(key: Self.key(req), token: ctx.parameters.get("token") ?? "", url: url)
+            return Self.response(a.status, a.json)
+        }
+        router.put("/v1/responses/:id") { [self] req, ctx in
+            if let f = model.takeFault(for: .responses), let r = await Self.apply(f) { return r }
+            let buf = try? await req.body.collect(upTo: 64 * 1024)
+            let body = buf.flatMap { try? JSONValue.parse(Data($0.readableBytesView)) }
+            let a = model.recordResponse(key: Self.key(req), id: ctx.parameters.get("id") ?? "", body: body)
+            return Self.response(a.status, a.json)
+        }
+        router.get("/v1/rooms") { [self] req, _ in
+            if let f = model.takeFault(for: .rooms), let r = await Self.apply(f) { return r }
+            let a = model.rooms(key: Self.key(req), base: Self.base(req))
+            return Self.response(a.status, a.json)
+        }
+        router.get("/site/**") { req, _ in
+            let token = req.uri.queryParameters["ch-id"].map(String.init)
+            return Self.response(200, Array(CrowdHandlerWaitingPageHTML.site(path: req.uri.path, token: token).utf8), type: "text/html; charset=utf-8")
+        }
+        // The parameter is named like Queue-it's `/:prefix/…` routes: a router node has one
+        // parameter name, and the combined emulator serves both vendors on one router.
+        router.get("/:prefix") { [self] _, ctx in
+            let slug = ctx.parameters.get("prefix") ?? ""
+            guard configuration.rooms[slug] != nil || model.state.withLock({ $0.rooms[slug] != nil }) else {
+                return Self.response(404, Array("<html><body>No waiting room \(CrowdHandlerWaitingPageHTML.escape(slug))</body></html>".utf8), type: "text/html")
+            }
+            return Self.response(200, Array(CrowdHandlerWaitingPageHTML.page(slug: slug).utf8), type: "text/html; charset=utf-8")
+        }
+        // Admin.
+        router.get("/_emulator/crowdhandler/state") { [self] _, _ in Self.response(200, model.snapshot()) }
+        router.post("/_emulator/crowdhandler/reset") { [self] _, _ in
+            model.reset()
+            return Self.response(200, .object(["reset": .bool(true)]))
+        }
+        router.post("/_emulator/crowdhandler/faults") { [self] req, _ in
+            guard let buf = try? await req.body.collect(upTo: 64 * 1024), let json = try? JSONValue.parse(Data(buf.readableBytesView)) else {
+                return Self.response(400, .object(["error": .string("expected a fault object or an array of them")]))
+            }
+            do {
+                let items = json.arrayValue ?? [json]
+                for (i, item) in items.enumerated() { model.addFault(try CrowdHandlerEmulatorFault(json: item, path: "faults[\(i)]")) }
+                return Self.response(200, .object(["installed": .number(Double(items.count))]))
+            } catch {
+                return Self.response(400, .object(["error": .string("\(error)")]))
+            }
+        }
+        router.delete("/_emulator/crowdhandler/faults") { [self] _, _ in
+            model.clearFaults()
+            return Self.response(200, .object(["cleared": .bool(true)]))
+        }
+        router.post("/_emulator/crowdhandler/rooms/:slug/admit") { [self] req, ctx in
+            let slug = ctx.parameters.get("slug") ?? ""
+            let f = await Self.fields(req)
+            let count = Int(f["count"] ?? "1") ?? 1
+            guard let admitted = model.admit(slug: slug, count: count) else { return Self.response(404, .object(["error": .string("no room \(slug)")])) }
+            return Self.response(200, .object(["admitted": .number(Double(admitted))]))
+        }
+        router.post("/_emulator/crowdhandler/rooms/:slug") { [self] req, ctx in
+            let slug = ctx.parameters.get("slug") ?? ""
+            guard let buf = try? await req.body.collect(upTo: 64 * 1024), let json = try? JSONValue.parse(Data(buf.readableBytesView)) else {
+                return Self.response(400, .object(["error": .string("expected a room object")]))
+            }
+            do {
+                let c = try CrowdHandlerEmulatorConfiguration(json: .object(["rooms": .object([slug: json])]), path: "room")
+                guard let room = c.rooms[slug], model.update(slug: slug, room) else {
+                    return Self.response(404, .object(["error": .string("no room \(slug)")]))
+                }
+                return Self.response(200, .object(["updated": .string(slug)]))
+            } catch {
+                return Self.response(400, .object(["error": .string("\(error)")]))
+            }
+        }
+    }
+
+    // MARK: Swift admin API (the same as the admin routes)
+
+    /// Injects a fault.
+    public func inject(_ fault: CrowdHandlerEmulatorFault) { model.addFault(fault) }
+    /// Removes every fault not used yet.
+    public func clearFaults() { model.clearFaults() }
+    /// Forgets sessions, responses, counters and faults.
+    public func reset() { model.reset() }
+    /// Lets `count` users in from the head of `slug`'s line; how many were let in (nil: no such room).
+    @discardableResult public func admit(slug: String, count: Int) -> Int? { model.admit(slug: slug, count: count) }
+    /// Replaces a room's settings.
+    @discardableResult public func update(slug: String, _ room: CrowdHandlerEmulatorConfiguration.Room) -> Bool { model.update(slug: slug, room) }
+    /// The counters now.
+    public var counters: CrowdHandlerEmulatorCounters { model.counters }
+    /// Users in line, per room.
+    public func waiting() -> [String: Int] { model.waiting() }
+    /// The state as JSON (what `GET /_emulator/crowdhandler/state` answers).
+    public func snapshot() -> JSONValue { model.snapshot() }
+
+    /// Installs `perKind` faults of each kind on `POST /v1/requests` and `GET /v1/requests`
+    /// (for `waitingroom load --chaos`); returns how many were installed.
+    @discardableResult
+    public func installChaos(perKind: Int, delayMs: Int) -> Int {
+        guard perKind > 0 else { return 0 }
+        var n = 0
+        for target in [CrowdHandlerEmulatorFault.Target.requestsPost, .requestsGet] {
+            for kind in CrowdHandlerEmulatorFault.Kind.allCases {
+                model.addFault(CrowdHandlerEmulatorFault(kind: kind, on: target, count: perKind, delayMs: delayMs))
+                n += perKind
+            }
+        }
+        return n
+    }
+}
+
+struct CrowdHandlerEmulatorDroppedConnection: Error {}

@@ -1,0 +1,85 @@
+import Foundation
+import WaitingRoom
+import CrowdHandler
+
+/// The CrowdHandler emulator's rooms and keys. JSON: `{"publicKeys": [...], "privateKey": "…",
+/// "rooms": {"slug": {"urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn"}}}`.
+public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
+    /// One room.
+    public struct Room: Sendable, Hashable {
+        /// A URL whose text contains this is guarded by the room (pattern type `contains`);
+        /// default `/{slug}`.
+        public var urlPattern: String?
+        /// Users let in at once before a line forms; nil: everyone (an open room).
+        public var capacity: Int?
+        /// Users let in from the head of the line per minute (0: only the admin `admit`).
+        public var rate: Double
+        /// Every check is refused with HTTP 403.
+        public var blocked: Bool
+        /// The room is not active: checks are promoted with no slug.
+        public var closed: Bool
+        /// Minutes a promotion stays valid (signature timeout).
+        public var timeout: Int
+        /// The room's activation stamp, part of the signature.
+        public var queueActivatesOn: String
+
+        public init(urlPattern: String? = nil, capacity: Int? = nil, rate: Double = 0, blocked: Bool = false, closed: Bool = false,
+                    timeout: Int = 20, queueActivatesOn: String = "1700000000000") {
+            self.urlPattern = urlPattern
+            self.capacity = capacity
+            self.rate = rate
+            self.blocked = blocked
+            self.closed = closed
+            self.timeout = timeout
+            self.queueActivatesOn = queueActivatesOn
+        }
+    }
+
+    /// Keys accepted as `x-api-key` (empty: any non-empty key).
+    public var publicKeys: [String]
+    /// The private key signatures are made with.
+    public var privateKey: String
+    /// Rooms by slug.
+    public var rooms: [String: Room]
+
+    public init(publicKeys: [String] = [], privateKey: String = "emulator-private-key", rooms: [String: Room]) {
+        self.publicKeys = publicKeys
+        self.privateKey = privateKey
+        self.rooms = rooms
+    }
+
+    /// The demo public key.
+    public static let demoPublicKey = "demo-public-key"
+
+    /// Demo rooms: `demo-open` (everyone in), `demo-queue` (a line, 30 per minute),
+    /// `demo-blocked` (403), `demo-closed` (not active).
+    public static let demo = CrowdHandlerEmulatorConfiguration(rooms: [
+        "demo-open": Room(),
+        "demo-queue": Room(capacity: 0, rate: 30),
+        "demo-blocked": Room(blocked: true),
+        "demo-closed": Room(closed: true),
+    ])
+
+    /// Reads the JSON form (the `crowdhandler` member of the shared emulator document).
+    public init(json: JSONValue, path: String = "crowdhandler") throws {
+        let r = try ConfigurationReader(json, path: path, vendor: CrowdHandlerConfiguration.vendorID)
+        try r.rejectUnknownKeys(["publicKeys", "privateKey", "rooms"])
+        var rooms: [String: Room] = [:]
+        if let roomsReader = try r.object("rooms") {
+            for slug in roomsReader.object.keys.sorted() {
+                guard !slug.isEmpty, !slug.contains("/"), let value = roomsReader.object[slug] else {
+                    throw WaitingRoomError.invalidConfiguration(field: "\(path).rooms", "a room slug must be non-empty without \"/\"")
+                }
+                let x = try ConfigurationReader(value, path: "\(path).rooms.\(slug)", vendor: CrowdHandlerConfiguration.vendorID)
+                try x.rejectUnknownKeys(["urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn"])
+                rooms[slug] = Room(urlPattern: try x.string("urlPattern"), capacity: try x.int("capacity", range: 0...100_000_000),
+                                   rate: try x.double("rate", range: 0...1_000_000) ?? 0, blocked: try x.bool("blocked") ?? false,
+                                   closed: try x.bool("closed") ?? false, timeout: try x.int("timeout", range: 1...100_000) ?? 20,
+                                   queueActivatesOn: try x.string("queueActivatesOn") ?? "1700000000000")
+            }
+        } else {
+            rooms = Self.demo.rooms
+        }
+        self.init(publicKeys: try r.strings("publicKeys") ?? [], privateKey: try r.string("privateKey") ?? "emulator-private-key", rooms: rooms)
+    }
+}

@@ -1,0 +1,58 @@
+import WaitingRoom
+
+/// A fault the emulator injects on the next `count` requests of a kind.
+/// Admin JSON: `{"kind": "delay|drop|status|garbage", "on": "requests.post|requests.get|responses|rooms|any",
+/// "count": 1, "status": 503, "delayMs": 2000}`.
+public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Answer normally after `delayMs`.
+        case delay
+        /// Close the connection in the middle of the answer.
+        case drop
+        /// Answer with HTTP `status` (default 503).
+        case status
+        /// Answer HTTP 200 with a body that is not the API's JSON.
+        case garbage
+    }
+
+    /// The request kinds faults target.
+    public enum Target: String, Sendable, Hashable, CaseIterable {
+        case requestsPost = "requests.post"
+        case requestsGet = "requests.get"
+        case responses
+        case rooms
+        case any
+    }
+
+    public var kind: Kind
+    public var on: Target
+    public var count: Int
+    public var status: Int
+    public var delayMs: Int
+
+    public init(kind: Kind, on: Target = .any, count: Int = 1, status: Int = 503, delayMs: Int = 2000) {
+        self.kind = kind
+        self.on = on
+        self.count = count
+        self.status = status
+        self.delayMs = delayMs
+    }
+
+    /// Reads the admin JSON form.
+    public init(json: JSONValue, path: String = "fault") throws {
+        let r = try ConfigurationReader(json, path: path, vendor: "crowdhandler")
+        try r.rejectUnknownKeys(["kind", "on", "count", "status", "delayMs"])
+        guard let k = try r.string("kind"), let kind = Kind(rawValue: k) else {
+            throw WaitingRoomError.invalidConfiguration(field: "\(path).kind", "expected one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var on = Target.any
+        if let o = try r.string("on") {
+            guard let t = Target(rawValue: o) else {
+                throw WaitingRoomError.invalidConfiguration(field: "\(path).on", "expected one of \(Target.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            on = t
+        }
+        self.init(kind: kind, on: on, count: try r.int("count", range: 1...1_000_000) ?? 1,
+                  status: try r.int("status", range: 100...599) ?? 503, delayMs: try r.int("delayMs", range: 0...600_000) ?? 2000)
+    }
+}
