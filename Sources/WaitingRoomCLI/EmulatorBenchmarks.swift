@@ -1,6 +1,5 @@
 import Foundation
 import NetFUNNEL
-import QueueItEmulator
 import WaitingRoom
 import WaitingRoomVendors
 #if canImport(Glibc)
@@ -13,9 +12,13 @@ import Glibc
 /// (``StaticReplyServer``). The ratios separate the framework's cost from ours:
 /// emulator / nginx, emulator / Hummingbird static, Hummingbird static / nginx.
 ///
-/// The emulators and the static server run in this process; nginx (`daemon off`, a temporary
-/// config on a free 127.0.0.1 port) and `wrk` are child processes. Without `wrk` or `nginx` the
-/// figures are reported as skipped, with the command that installs them.
+/// Every server is a child process, as deployed and as `bench/wrk.sh` runs them: the emulators
+/// (`waitingroom emulate --port 0 --json`) and the static server (`waitingroom bench --serve-static`)
+/// from this same binary (``BenchChildServer``), nginx (`daemon off`, a temporary config on a free
+/// 127.0.0.1 port), and `wrk`. Serving inside the bench process measured the bench process too: there
+/// even the static route reached only about half of its rate in a process of its own. Each child is
+/// stopped (SIGTERM) when the suite ends. Without `wrk` or `nginx` the figures are reported as
+/// skipped, with the command that installs them.
 /// Each target runs twice (order A B C, then C B A) and keeps its better rate.
 /// `WR_BENCH_SECONDS` sets each run's length (default 5 s).
 enum EmulatorBenchmarks {
@@ -50,15 +53,22 @@ enum EmulatorBenchmarks {
                 Figure(name: "Queue-it emulator enqueue vs nginx", value: 0, unit: "req/s", goal: queueItGoal, skipped: why),
             ]
         }
+        guard let executable = BenchChildServer.currentExecutable() else {
+            let why = "runs from the waitingroom binary (it starts its servers from it)"
+            return [
+                Figure(name: "NetFUNNEL emulator 5002 vs nginx", value: 0, unit: "req/s", goal: netFunnelGoal, skipped: why),
+                Figure(name: "Queue-it emulator enqueue vs nginx", value: 0, unit: "req/s", goal: queueItGoal, skipped: why),
+            ]
+        }
         let seconds = max(1, Int(ProcessInfo.processInfo.environment["WR_BENCH_SECONDS"] ?? "") ?? 5)
         do {
-            return try await measure(wrk: wrk, nginx: nginx, seconds: seconds)
+            return try await measure(wrk: wrk, nginx: nginx, executable: executable, seconds: seconds)
         } catch {
             return [Figure(name: "emulator benchmarks", value: 0, unit: "req/s", skipped: "failed: \(error)")]
         }
     }
 
-    static func measure(wrk: String, nginx: String, seconds: Int) async throws -> [Figure] {
+    static func measure(wrk: String, nginx: String, executable: String, seconds: Int) async throws -> [Figure] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wr-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         let www = directory.appendingPathComponent("www"), logs = directory.appendingPathComponent("logs")
         let scratch = directory.appendingPathComponent("tmp")
@@ -68,32 +78,30 @@ enum EmulatorBenchmarks {
         }
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let suite = try EmulatorSuite(document: JSONValue.parse(configuration))
-        let server = try await suite.start()
-        var hello: EmulatorServer?
+        let configFile = directory.appendingPathComponent("emulator.json")
+        try Data(configuration.utf8).write(to: configFile)
+        // the servers run from this same binary in child processes, as deployed and as `bench/wrk.sh` runs them
+        let server = try await BenchChildServer.start(
+            executable: executable, arguments: ["emulate", "--config", configFile.path, "--port", "0", "--json"],
+            name: "emulator", directory: directory)
+        var hello: BenchChildServer?
         var nginxProcess: Process?
         do {
             let base = server.baseURL
             // NetFUNNEL: take the one admitted key, queue a second and check that one (201 on every 5002).
-            let issue = "opcode=5101&nfid=0&sid=service_1&aid=bench&js=yes"
-            _ = suite.netfunnel.answer(query: issue, port: server.port)
-            let waiting = suite.netfunnel.answer(query: issue, port: server.port)
-            guard let key = (try? NetFUNNELReply.parse(waiting.body))?.key, !key.isEmpty else {
-                throw BenchFailure(description: "the NetFUNNEL emulator issued no key: \(waiting.body)")
+            let issue = base + "/ts.wseq?opcode=5101&nfid=0&sid=service_1&aid=bench&js=yes"
+            _ = try LoopbackHTTP.exchange(issue)
+            let waiting = String(decoding: try LoopbackHTTP.exchange(issue).body, as: UTF8.self)
+            guard let key = (try? NetFUNNELReply.parse(waiting))?.key, !key.isEmpty else {
+                throw BenchFailure(description: "the NetFUNNEL emulator issued no key: \(waiting)")
             }
             let check = "opcode=5002&key=\(key)&nfid=0&prefix=NetFunnel.gRtype%3D5002%3B&ttl=1&sid=service_1&aid=bench&js=yes"
-            let netFunnelReply = Array(suite.netfunnel.answer(query: check, port: server.port).body.utf8)
-            let enqueue = suite.queueit.answerEnqueue(
-                customerId: "demo", waitingRoomId: "sale", body: Array(enqueueBody.utf8), baseURL: base)
+            let netFunnelReply = try LoopbackHTTP.exchange(base + "/ts.wseq?" + check).body
+            let enqueueURL = base + "/api/mobileapp/queue/demo/sale/enqueue"
+            let enqueue = try LoopbackHTTP.exchange(enqueueURL, method: "POST", body: Array(enqueueBody.utf8), contentType: "application/json")
             guard enqueue.status == 200 else {
                 throw BenchFailure(description: "the Queue-it emulator answered enqueue with \(enqueue.status)")
             }
-
-            hello = try await StaticReplyServer.start(replies: [
-                "/reply.js": .init(contentType: "application/javascript; charset=utf-8", body: netFunnelReply),
-                "/enqueue.json": .init(contentType: "application/json", body: enqueue.body),
-            ])
-            guard let helloBase = hello?.baseURL else { throw BenchFailure(description: "no static server") }
 
             try Data(netFunnelReply).write(to: www.appendingPathComponent("reply.js"))
             try Data(enqueue.body).write(to: www.appendingPathComponent("enqueue.json"))
@@ -108,6 +116,10 @@ enum EmulatorBenchmarks {
             for file in ["www/reply.js", "www/enqueue.json", "enqueue.lua"] {
                 try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.appendingPathComponent(file).path)
             }
+            let staticServer = try await BenchChildServer.start(
+                executable: executable, arguments: ["bench", "--serve-static", www.path], name: "static", directory: directory)
+            hello = staticServer
+            let helloBase = staticServer.baseURL
             guard let nginxPort = freePort() else { throw BenchFailure(description: "no free port for nginx") }
             let conf = directory.appendingPathComponent("nginx.conf")
             let dir = directory.path
@@ -159,7 +171,7 @@ enum EmulatorBenchmarks {
             let (nfNginx, nfHello, nfEmulator) = (nf[0], nf[1], nf[2])
             let qi = try await best([
                 (nginxBase + "/enqueue.json", post), (nginxBase + "/enqueue.json", nil), (helloBase + "/enqueue.json", post),
-                (base + "/api/mobileapp/queue/demo/sale/enqueue", post),
+                (enqueueURL, post),
             ])
             let (qiNginx, qiNginxGet, qiHello, qiEmulator) = (qi[0], qi[1], qi[2], qi[3])
 
@@ -197,7 +209,7 @@ enum EmulatorBenchmarks {
         await server.wait()
     }
 
-    static func stop(nginx: Process?, hello: EmulatorServer?, server: EmulatorServer) async {
+    static func stop(nginx: Process?, hello: BenchChildServer?, server: BenchChildServer) async {
         if let nginx, nginx.isRunning {
             nginx.terminate()
             await waitForExit(nginx)
