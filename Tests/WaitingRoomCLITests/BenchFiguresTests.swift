@@ -1,7 +1,9 @@
+import Dispatch
 import Foundation
 import Testing
 import WaitingRoom
 @testable import WaitingRoomCLI
+import WaitingRoomVendors
 
 /// `waitingroom bench` figures as a script reads them, and the emulator suite without its tools.
 @Suite struct BenchFiguresTests {
@@ -31,6 +33,35 @@ import WaitingRoom
         }
         let onlyNginx = await EmulatorBenchmarks.run(locate: { $0 == "wrk" ? "/usr/bin/wrk" : nil })
         #expect(onlyNginx.allSatisfy { $0.skipped?.hasPrefix("needs nginx:") == true })
+    }
+
+    @Test func theSuiteStartsItsServersOnlyFromTheWaitingroomBinary() {
+        // the test runner is not `waitingroom`: the suite would skip rather than start the runner
+        #expect(BenchChildServer.currentExecutable() == nil)
+    }
+
+    @Test func loopbackHTTPReadsAStaticReplyAndRejectsOtherHosts() async throws {
+        let body = Array(#"{"ok":true}"#.utf8)
+        let server = try await StaticReplyServer.start(replies: ["/a.json": .init(contentType: "application/json", body: body)])
+        let base = server.baseURL
+        // blocking socket calls: on a Dispatch thread, so the server's handlers keep the cooperative pool
+        let (get, post, missing) = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    (try LoopbackHTTP.exchange(base + "/a.json"),
+                     try LoopbackHTTP.exchange(base + "/a.json", method: "POST", body: Array("x".utf8), contentType: "text/plain"),
+                     try LoopbackHTTP.exchange(base + "/nothing"))
+                })
+            }
+        }
+        await server.stop()
+        #expect(get.status == 200 && get.body == body)
+        #expect(post.status == 200 && post.body == body)
+        #expect(missing.status == 404)
+        #expect(throws: EmulatorBenchmarks.BenchFailure.self) { try LoopbackHTTP.exchange("http://example.com/") }
+        #expect(throws: EmulatorBenchmarks.BenchFailure.self) { try LoopbackHTTP.parse(Array("garbage".utf8), url: "u") }
+        let short = Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc".utf8)
+        #expect(throws: EmulatorBenchmarks.BenchFailure.self) { try LoopbackHTTP.parse(short, url: "u") }
     }
 
     @Test func toolsAreFoundOnThePathAndInSbin() {
