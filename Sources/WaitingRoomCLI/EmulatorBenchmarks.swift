@@ -15,9 +15,9 @@ import Glibc
 /// Every server is a child process, as deployed and as `bench/wrk.sh` runs them: the emulators
 /// (`waitingroom emulate --port 0 --json`) and the static server (`waitingroom bench --serve-static`)
 /// from this same binary (``BenchChildServer``), nginx (`daemon off`, a temporary config on a free
-/// 127.0.0.1 port), and `wrk`. Serving inside the bench process measured the bench process too: there
-/// even the static route reached only about half of its rate in a process of its own. Each child is
-/// stopped (SIGTERM) when the suite ends. Without `wrk` or `nginx` the figures are reported as
+/// 127.0.0.1 port), and `wrk`: the bench process's own threads, executor and heap stay out of the
+/// measured servers, and the figures are comparable with `bench/wrk.sh`'s. Each child is stopped
+/// (SIGTERM) when the suite ends. Without `wrk` or `nginx` the figures are reported as
 /// skipped, with the command that installs them.
 /// Each target runs twice (order A B C, then C B A) and keeps its better rate.
 /// `WR_BENCH_SECONDS` sets each run's length (default 5 s).
