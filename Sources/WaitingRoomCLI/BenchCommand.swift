@@ -11,7 +11,11 @@ struct BenchCommand: AsyncParsableCommand {
         discussion: """
             Suites: core (event fan-out, idle session memory), lua (pcall vs full event dispatch,
             idle runtime memory), netfunnel (replies parsed per second), queueit (tokens validated per
-            second), all. Figures are compared within one run (ratios), because machines are noisy.
+            second), events (an emit with no subscriber, an event delivered to 3 streams), startup
+            (`waitingroom --help` vs `lua5.4 -e ''`, both spawned in turn), memory (peak RSS of
+            `load` at 1k and 10k users in child processes; marginal bytes per waiting user), all.
+            Figures are compared within one run (ratios to a baseline), because machines are noisy;
+            --json gives each figure's name, value, unit, baseline, ratio, goal and whether it is met.
 
             Examples:
               swift run -c release waitingroom bench core
@@ -19,7 +23,7 @@ struct BenchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "core, lua, netfunnel, queueit or all.") var suite = "all"
+    @Argument(help: "core, lua, netfunnel, queueit, events, startup, memory or all.") var suite = "all"
     @Flag(help: "Print figures as JSON.") var json = false
 
     func validate() throws {
@@ -33,10 +37,10 @@ struct BenchCommand: AsyncParsableCommand {
         let names = suite == "all" ? BenchSuites.names : [suite]
         var all: [JSONValue] = []
         for name in names {
-            let figures = await BenchSuites.run(name)
+            let figures = await BenchSuites.rows(name)
             for figure in figures {
                 if json {
-                    all.append(.object(["suite": .string(name), "name": .string(figure.name), "value": .number(figure.value), "unit": .string(figure.unit)]))
+                    all.append(figure.json(suite: name))
                 } else {
                     terminal.line("[\(name)] \(figure)")
                 }

@@ -9,7 +9,20 @@ import WaitingRoomTesting
 /// measured in the same run.
 enum BenchSuites {
     typealias Figure = CoreBenchmarks.Figure
-    static let names = ["core", "lua", "netfunnel", "queueit"]
+    static let names = ["core", "lua", "netfunnel", "queueit"] + footprintNames
+
+    /// The suites with a baseline and a goal per figure (start-up, memory per user, events).
+    static let footprintNames = ["events", "startup", "memory"]
+
+    /// Every suite's figures as rows (the older suites' figures have no baseline or goal).
+    static func rows(_ name: String) async -> [BenchFigure] {
+        switch name {
+        case "events": return await BenchEvents.run()
+        case "startup": return await BenchStartup.run()
+        case "memory": return await BenchMemory.run()
+        default: return await run(name).map(BenchFigure.init)
+        }
+    }
 
     static func run(_ name: String) async -> [Figure] {
         switch name {
