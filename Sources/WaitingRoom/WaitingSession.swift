@@ -123,6 +123,9 @@ public final class WaitingSession: Sendable {
         func index(of id: UInt64) -> Int? { readers.firstIndex { $0.id == id } }
     }
 
+    /// How many events a session keeps for its first stream.
+    public static let earlyEventLimit = 32
+
     /// Creates a session and starts waiting at once. Vendors call this from
     /// ``WaitingRoomProvider/enqueue(_:)``.
     public init(entry: Entry, engine: any WaitingSessionEngine, environment: ProviderEnvironment) {

@@ -49,7 +49,7 @@ enum BenchEvents {
 
     /// Emits `count` progress events as fast as it can once the gate opens; the time it took is
     /// recorded by the engine itself (the emit loop alone).
-    struct Engine: WaitingSessionEngine {
+    final class Engine: WaitingSessionEngine {
         let vendorID = "bench"
         let count: Int
         let gate: Gate
