@@ -28,7 +28,8 @@ struct EarlyEvents {
                 progress.append(numbered)
             } else {
                 progress[oldest] = numbered
-                oldest = (oldest + 1) % limit
+                oldest += 1
+                if oldest == limit { oldest = 0 }
             }
         } else {
             others.append(numbered)

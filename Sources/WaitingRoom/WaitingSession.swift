@@ -102,7 +102,7 @@ public final class WaitingSession: Sendable {
             let read = lowest - logStart
             guard read > 0, read >= log.count / 2 else { return }
             if read == log.count {
-                log.removeAll(keepingCapacity: log.capacity <= 64)
+                log.removeAll(keepingCapacity: log.capacity <= 1024)
             } else {
                 log.removeFirst(read)
             }
@@ -183,32 +183,76 @@ public final class WaitingSession: Sendable {
     }
 
     /// A stream's hold on its place in the log; dropping the last reference leaves it.
+    ///
+    /// It reads the log in batches: one lock of the session takes every event the stream has
+    /// not read yet, and the stream's own (uncontended) lock hands them out one by one, so
+    /// readers do not take the session's lock, which the emitting task needs, for every event.
     private final class Subscription: Sendable {
         let session: WaitingSession
         let id: UInt64
+        private let batch = Mutex<(events: [WaitingRoomEvent], next: Int)>(([], 0))
+
         init(session: WaitingSession, id: UInt64) {
             self.session = session
             self.id = id
         }
-        func next() async -> WaitingRoomEvent? { await session.next(for: id) }
+
+        func next() async -> WaitingRoomEvent? {
+            let buffered: WaitingRoomEvent? = batch.withLock { batch in
+                guard batch.next < batch.events.count else { return nil }
+                batch.next += 1
+                return batch.events[batch.next - 1]
+            }
+            if let buffered { return buffered }
+            // Refill, keeping the buffer's capacity.
+            var events = batch.withLock { batch -> [WaitingRoomEvent] in
+                var taken: [WaitingRoomEvent] = []
+                swap(&taken, &batch.events)
+                batch.next = 0
+                return taken
+            }
+            events.removeAll(keepingCapacity: true)
+            switch session.fill(id, into: &events) {
+            case .filled:
+                let first = events[0]
+                batch.withLock { $0 = (events, 1) }
+                return first
+            case .end:
+                return nil
+            case .wait:
+                batch.withLock { $0 = (events, 0) }
+                return await session.waitForNext(id)
+            }
+        }
+
         deinit { session.leave(id) }
     }
 
-    /// The next event of stream `id`, waiting for it when the stream has read everything; nil
-    /// when the streams have finished (and it read what was left) or its task was cancelled.
-    private func next(for id: UInt64) async -> WaitingRoomEvent? {
-        enum Step { case event(WaitingRoomEvent), end, wait }
-        let step: Step = core.withLock { core in
+    private enum Fill { case filled, end, wait }
+
+    /// Appends every event stream `id` has not read yet to `events`.
+    private func fill(_ id: UInt64, into events: inout [WaitingRoomEvent]) -> Fill {
+        core.withLock { core in
             guard let index = core.index(of: id) else { return .end }
-            if let event = core.take(index) { return .event(event) }
+            if !core.readers[index].prefix.isEmpty {
+                events.append(contentsOf: core.readers[index].prefix)
+                core.readers[index].prefix = []
+            }
+            let cursor = core.readers[index].cursor
+            if cursor < core.logEnd {
+                events.append(contentsOf: core.log[(cursor - core.logStart)...])
+                core.readers[index].cursor = core.logEnd
+                core.trimLog()
+            }
+            if !events.isEmpty { return .filled }
             return core.streamsFinished ? .end : .wait
         }
-        switch step {
-        case .event(let event): return event
-        case .end: return nil
-        case .wait: break
-        }
-        return await withTaskCancellationHandler {
+    }
+
+    /// Waits for the next event of stream `id` (it has read everything so far); nil when the
+    /// streams finish first or its task is cancelled.
+    private func waitForNext(_ id: UInt64) async -> WaitingRoomEvent? {
+        await withTaskCancellationHandler {
             await withUnsafeContinuation { (waiter: Waiter) in
                 let ready: (WaitingRoomEvent?, Bool) = core.withLock { core in
                     guard let index = core.index(of: id) else { return (nil, true) }
@@ -220,8 +264,8 @@ public final class WaitingSession: Sendable {
                 if ready.1 { waiter.resume(returning: ready.0) }
             }
         } onCancel: {
-            // Never resumed under the lock: a resume takes the reader task's own lock.
             // A cancelled stream reads nothing more (as AsyncStream's iterator): it leaves now.
+            // Never resumed under the lock: a resume takes the reader task's own lock.
             leave(id)
         }
     }
