@@ -37,24 +37,36 @@ struct Crowd: Sendable {
     }
 
     /// One virtual user: waits its turn, enqueues, waits for the outcome, holds the pass, returns it.
+    /// The synchronous steps are functions of their own, so their temporaries stay on the
+    /// thread's stack instead of in this task's frame, which lives as long as the user waits.
     private func visit(index: Int, stagger: Duration, prefix: String) async -> Visit {
         if stagger > .zero { await Self.pause(stagger * index) }
         let started = ContinuousClock.now
-        let session: WaitingSession
-        do {
-            session = try provider.enqueue(Entry(room: room, control: control, userId: "\(prefix)-\(index + 1)"))
-        } catch {
+        guard let session = enqueue(index: index, prefix: prefix) else {
             return Visit(outcome: "error", code: 0, waited: .zero, completed: false)
         }
         let outcome = await session.outcome()
         let waited = ContinuousClock.now - started
         var completed = false
         if outcome.pass != nil {
-            let held = Double.random(in: hold)
+            let held = holdSeconds()
             if held > 0 { await Self.pause(.milliseconds(Int64(held * 1000))) }
-            completed = (try? await session.complete()) != nil
+            completed = await Self.complete(session)
         }
         return Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: completed)
+    }
+
+    @inline(never)
+    private func enqueue(index: Int, prefix: String) -> WaitingSession? {
+        try? provider.enqueue(Entry(room: room, control: control, userId: "\(prefix)-\(index + 1)"))
+    }
+
+    @inline(never)
+    private func holdSeconds() -> Double { Double.random(in: hold) }
+
+    @inline(never)
+    private static func complete(_ session: WaitingSession) async -> Bool {
+        (try? await session.complete()) != nil
     }
 
     @inline(never)

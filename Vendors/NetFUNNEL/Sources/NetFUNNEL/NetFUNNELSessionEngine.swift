@@ -109,20 +109,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                 return .passed(pass, status(code, reply.message ?? NetFUNNELStatusCode.message(for: code)))
             case .wait:
                 waitingStarted = true
-                // nfContinue is documented with 201 only: the classic server's 202 (debug mode) is
-                // folded into it; the server's message is kept.
-                let replyStatus = status(NetFUNNELStatusCode.continue.rawValue, reply.message ?? NetFUNNELStatusCode.continue.message)
-                let info = tracker.update(nwait: reply.nwait, nnext: reply.nnext, tps: reply.tps)
-                if configuration.useNetfunnelTemplate, !pageOpened {
-                    pageOpened = true
-                    let page = reply.vwrPageURL?.absoluteString ?? configuration.derivedWaitingRoomPageURL ?? ""
-                    context.emit(.queueOpened(QueuePage(queueURL: page), replyStatus))
-                }
-                context.emit(.progress(
-                    QueueProgress(
-                        ahead: info.aheadWait, behind: info.behindWait, eta: .seconds(info.etaSeconds),
-                        etaText: info.waitTime, percent: Double(info.progressRate)),
-                    replyStatus))
+                announceWaiting(reply, tracker: &tracker, pageOpened: &pageOpened, context: context)
                 sleptTTL = reply.clampedTTL
                 if await !pause(seconds: sleptTTL) {
                     return await closeOnCancel(key: key, node: node, context: context)
@@ -149,6 +136,27 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                 return await fail(error, key: keyGone ? nil : key, node: node, context: context)
             }
         }
+    }
+
+    /// A 201: the queue page (once, with the NetFUNNEL template) and the progress event.
+    @inline(never)
+    private func announceWaiting(
+        _ reply: NetFUNNELReply, tracker: inout NetFUNNELProgressTracker, pageOpened: inout Bool, context: SessionContext
+    ) {
+        // nfContinue is documented with 201 only: the classic server's 202 (debug mode) is
+        // folded into it; the server's message is kept.
+        let replyStatus = status(NetFUNNELStatusCode.continue.rawValue, reply.message ?? NetFUNNELStatusCode.continue.message)
+        let info = tracker.update(nwait: reply.nwait, nnext: reply.nnext, tps: reply.tps)
+        if configuration.useNetfunnelTemplate, !pageOpened {
+            pageOpened = true
+            let page = reply.vwrPageURL?.absoluteString ?? configuration.derivedWaitingRoomPageURL ?? ""
+            context.emit(.queueOpened(QueuePage(queueURL: page), replyStatus))
+        }
+        context.emit(.progress(
+            QueueProgress(
+                ahead: info.aheadWait, behind: info.behindWait, eta: .seconds(info.etaSeconds),
+                etaText: info.waitTime, percent: Double(info.progressRate)),
+            replyStatus))
     }
 
     /// Sleeps on the environment's clock; false when the wait was cancelled.
