@@ -9,7 +9,8 @@ import Foundation
 ///
 /// Each run is NetFUNNEL on the embedded emulator (the emulator runs in the same process, so
 /// both the client's and the server's cost of a user are counted), with a room that admits 500
-/// at a time and polls every second, so at the peak nearly every user is waiting in line.
+/// at a time and polls every second, so at the peak nearly every user is waiting in line (and,
+/// since every user starts at once, has its first request in flight).
 /// `WR_BENCH_USERS=1000,10000,50000` picks other crowd sizes (the marginal figure is taken
 /// between the two largest, and each is reported).
 enum BenchMemory {
@@ -40,6 +41,9 @@ enum BenchMemory {
             let load = ChildProcess(executable: me, arguments: [
                 "load", "--vendor", "netfunnel", "--emulator", "--emulator-config", rooms,
                 "--scope", "service_1", "--room", "bench", "--users", String(users), "--hold", "0", "--json",
+                // the longest deadline the agent allows: every user sends its 5101 at the same
+                // moment, and a loaded machine must not turn the burst into failures
+                "--set", "networkTimeout=10000",
             ], outputPath: output)
             do {
                 let run = try await load.run()
