@@ -2,7 +2,8 @@ import Foundation
 
 /// `waitingroom bench startup`: how long `waitingroom --help` takes as a whole process, next to
 /// `lua5.4 -e ''` (the Lua interpreter the flows run on, doing nothing), spawned in turn in the
-/// same run; plus the executable's size and the peak memory of `--help`.
+/// same run; plus the executable's size. (No peak-memory figure: a child started with
+/// `posix_spawn` reports the parent's resident set as its own floor.)
 enum BenchStartup {
     /// Runs each command `rounds` times (after `warmup` runs of each), alternating.
     static func run(rounds: Int = 20, warmup: Int = 2) async -> [BenchFigure] {
@@ -34,8 +35,6 @@ enum BenchStartup {
                 name: "start-up: waitingroom --help (median wall, spawn to exit)", value: oursMedian, unit: "ms",
                 baseline: .init(name: "lua5.4 -e ''", value: luaMedian, unit: "ms"), goal: .ratio(atMost: 3),
                 note: "\(rounds) runs of each, alternating"),
-            BenchFigure(name: "start-up: peak memory of waitingroom --help", value: Double(median(oursRuns.map(\.peakResidentBytes))) / 1_048_576, unit: "MiB",
-                        baseline: .init(name: "lua5.4 -e ''", value: Double(median(luaRuns.map(\.peakResidentBytes))) / 1_048_576, unit: "MiB")),
             BenchFigure(name: "size of the waitingroom executable", value: Double(size) / 1_048_576, unit: "MiB", note: me),
         ]
     }

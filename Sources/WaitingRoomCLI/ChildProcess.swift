@@ -14,7 +14,9 @@ struct ChildProcess {
         var status: Int32
         /// Spawn to reaped.
         var wall: Duration
-        /// Peak resident set size of the child, in bytes.
+        /// Peak resident set size of the child, in bytes. A floor of it is the parent's resident
+        /// set when it spawned (Linux carries the high-water mark over `exec`), so it says
+        /// something only for children that grow well past the parent.
         var peakResidentBytes: Int
     }
 
