@@ -1,7 +1,8 @@
 import Foundation
+import WaitingRoom
 
 /// `waitingroom bench memory`: what a waiting user costs in memory, from whole `waitingroom load`
-/// runs in child processes (the operating system's peak resident set of each child):
+/// runs in child processes (each child's peak resident set, `VmHWM`, from its JSON summary):
 ///
 /// - the marginal cost, (peak at 10k users − peak at 1k users) / 9000, which leaves out what
 ///   the process costs with no user at all;
@@ -51,7 +52,13 @@ enum BenchMemory {
                     let summary = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
                     return [BenchFigure(name: "memory: load --users \(users) exited with \(run.status) \(summary.prefix(300))", value: .nan, unit: "")]
                 }
-                peaks.append((users, run.peakResidentBytes, run.wall.seconds))
+                // The child's own VmHWM from its summary: `ru_maxrss` of a spawned child keeps the
+                // parent's resident set as a floor (this process can be large after other suites).
+                let summary = (try? String(contentsOfFile: output, encoding: .utf8)).flatMap { try? JSONValue.parse($0) }
+                let peak = summary?.objectValue?["peakResidentBytes"].flatMap { value -> Int? in
+                    if case .number(let n) = value { return Int(n) } else { return nil }
+                } ?? run.peakResidentBytes
+                peaks.append((users, peak, run.wall.seconds))
             } catch {
                 return [BenchFigure(name: "memory: load --users \(users) failed: \(error)", value: .nan, unit: "")]
             }
