@@ -8,12 +8,14 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WaitingRoom", targets: ["WaitingRoom"]),
+        .library(name: "WaitingRoomHTTP", targets: ["WaitingRoomHTTP"]),
         .library(name: "WaitingRoomTesting", targets: ["WaitingRoomTesting"]),
         .library(name: "WaitingRoomConformance", targets: ["WaitingRoomConformance"]),
         .library(name: "NetFUNNEL", targets: ["NetFUNNEL"]),
         .library(name: "NetFUNNELEmulator", targets: ["NetFUNNELEmulator"]),
         .library(name: "QueueIt", targets: ["QueueIt"]),
         .library(name: "QueueItEmulator", targets: ["QueueItEmulator"]),
+        .library(name: "ScriptedVendor", targets: ["ScriptedVendor"]),
         .library(name: "WaitingRoomVendors", targets: ["WaitingRoomVendors"]),
         .library(name: "WaitingRoomLua", targets: ["WaitingRoomLua"]),
         .executable(name: "waitingroom", targets: ["waitingroom"]),
@@ -30,17 +32,31 @@ let package = Package(
     ],
     targets: [
         // MARK: core
+        // No HTTP stack and no vendor: the `HTTPTransport` protocol lives here, its
+        // AsyncHTTPClient implementation in WaitingRoomHTTP. NIO's event loops wake the
+        // `SystemClock`'s timers (never the cooperative pool).
         .target(
             name: "WaitingRoom",
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The default transport (AsyncHTTPClient); a host app may bring its own instead.
+        .target(
+            name: "WaitingRoomHTTP",
+            dependencies: [
+                "WaitingRoom",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
+        // The test kit (virtual clock, thread helpers): tests only; nothing shipped imports it.
         .target(
             name: "WaitingRoomTesting",
             dependencies: ["WaitingRoom"],
@@ -49,14 +65,21 @@ let package = Package(
         // The conformance suite every vendor runs in its tests; only tests import it.
         .target(
             name: "WaitingRoomConformance",
-            dependencies: ["WaitingRoom", "WaitingRoomTesting"],
+            dependencies: ["WaitingRoom", "WaitingRoomHTTP", "WaitingRoomTesting"],
             swiftSettings: strict
         ),
 
         // MARK: vendors
+        // `scripted`: plays a given list of events (tests, flow authoring); no network.
+        .target(
+            name: "ScriptedVendor",
+            dependencies: ["WaitingRoom"],
+            path: "Vendors/Scripted/Sources/ScriptedVendor",
+            swiftSettings: strict
+        ),
         .target(
             name: "NetFUNNEL",
-            dependencies: ["WaitingRoom", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["WaitingRoom", "WaitingRoomHTTP", .product(name: "Logging", package: "swift-log")],
             path: "Vendors/NetFUNNEL/Sources/NetFUNNEL",
             swiftSettings: strict
         ),
@@ -74,7 +97,7 @@ let package = Package(
         .target(
             name: "QueueIt",
             dependencies: [
-                "WaitingRoom",
+                "WaitingRoom", "WaitingRoomHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // AES-256-CBC of enqueue-token payloads (`AES._CBC`).
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -99,7 +122,7 @@ let package = Package(
         .target(
             name: "WaitingRoomVendors",
             dependencies: [
-                "WaitingRoom", "WaitingRoomTesting", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
+                "WaitingRoom", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -115,7 +138,7 @@ let package = Package(
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(
             name: "WaitingRoomLua",
-            dependencies: ["CLua", "CLuaShim", "WaitingRoom", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLua", "CLuaShim", "WaitingRoom", "WaitingRoomHTTP", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
 
@@ -128,7 +151,7 @@ let package = Package(
         .target(
             name: "WaitingRoomCLI",
             dependencies: [
-                "WaitingRoom", "WaitingRoomLua", "WaitingRoomVendors", "WaitingRoomTesting", "NetFUNNEL", "NetFUNNELEmulator",
+                "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomLua", "WaitingRoomVendors", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator",
                 "QueueIt", "QueueItEmulator", "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -145,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomTests",
             dependencies: [
-                "WaitingRoom", "WaitingRoomTesting", "WaitingRoomConformance",
+                "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting", "WaitingRoomConformance",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -153,14 +176,14 @@ let package = Package(
         ),
         .testTarget(
             name: "NetFUNNELTests",
-            dependencies: ["NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomTesting", "WaitingRoomConformance"],
+            dependencies: ["NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomHTTP", "WaitingRoomTesting", "WaitingRoomConformance"],
             path: "Vendors/NetFUNNEL/Tests/NetFUNNELTests",
             swiftSettings: strict
         ),
         .testTarget(
             name: "QueueItTests",
             dependencies: [
-                "QueueIt", "QueueItEmulator", "WaitingRoomTesting", "WaitingRoomConformance",
+                "QueueIt", "QueueItEmulator", "WaitingRoomHTTP", "WaitingRoomTesting", "WaitingRoomConformance",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -169,7 +192,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WaitingRoomLuaTests",
-            dependencies: ["WaitingRoomLua", "WaitingRoomVendors", "WaitingRoomTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "WaitingRoomLua", "WaitingRoomVendors", "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

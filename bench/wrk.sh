@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# The emulators' request rates next to nginx serving a static file, in one run, on loopback with
-# keep-alive (wrk, Debian package; nginx, Debian package, from a temporary config on a free port):
+# The emulators' request rates next to two baselines serving the same reply bytes, in one run, on
+# loopback with keep-alive: nginx serving a static file (temporary config on a free port), and a
+# Hummingbird route serving the bytes from memory on the emulators' own server setup
+# (`waitingroom bench --serve-static`), which separates the framework's cost from ours.
 #   - NetFUNNEL: 5002 (key check) of a waiting key, GET
-#   - Queue-it: enqueue, POST with a small JSON body (wrk Lua body script)
-# The figure that matters is each ratio emulator / nginx: machines here are noisy.
+#   - Queue-it: enqueue, POST with a small JSON body (wrk Lua body script), the same POST to both
+#     baselines (nginx answers a POST to a file with the file); nginx's GET rate is shown too
+# The figures that matter are the ratios emulator / nginx, emulator / Hummingbird static and
+# Hummingbird static / nginx: machines here are noisy. `waitingroom bench emulators` measures the
+# same in process (and `bench all --json` includes it).
+# Needs wrk and nginx (Debian: apt-get install wrk nginx-light curl); Scripts/setup does not install them.
 #
 #   bench/wrk.sh                       # builds `waitingroom` in release (.build-release), 10 s per run
 #   DURATION=5 BUILD=debug bench/wrk.sh
-# Env: BUILD (release|debug), DURATION (s), THREADS, CONNS, ONLY (netfunnel|queueit), SKIP_BUILD=1.
+# Env: BUILD (release|debug), DURATION (s), THREADS, CONNS, ONLY (netfunnel|queueit), SKIP_BUILD=1,
+# ROUNDS (runs per target, default 2, in the order A B C then C B A; each target keeps its best).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-release}
 DURATION=${DURATION:-10}
 THREADS=${THREADS:-2}
 CONNS=${CONNS:-32}
+ROUNDS=${ROUNDS:-2}
 ONLY=${ONLY:-}
 SCRATCH=.build-$BUILD
 [ "$BUILD" = debug ] && SCRATCH=.build
@@ -29,6 +37,7 @@ WORK=$(mktemp -d /tmp/wr-wrk.XXXXXX)
 cleanup() {
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
   [ -n "${EMU_PID:-}" ] && kill "$EMU_PID" 2>/dev/null || true
+  [ -n "${HELLO_PID:-}" ] && kill "$HELLO_PID" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -67,6 +76,12 @@ mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
 curl -s "$NF_URL" >"$WORK/www/reply.js"
 curl -s -X POST -H 'Content-Type: application/json' -d '{"userId":"u","userAgent":"a","sdkVersion":"s"}' "$QI_URL" >"$WORK/www/enqueue.json"
 chmod -R a+rX "$WORK"
+"$BIN" bench --serve-static "$WORK/www" >"$WORK/hello.out" 2>"$WORK/hello.log" &
+HELLO_PID=$!
+for _ in $(seq 1 100); do grep -q baseURL "$WORK/hello.out" 2>/dev/null && break; sleep 0.1; done
+HELLO=$(sed -n 's/.*"baseURL":"\([^"]*\)".*/\1/p' "$WORK/hello.out")
+[ -n "$HELLO" ] || { echo "the Hummingbird static server did not start:"; cat "$WORK/hello.log"; exit 1; }
+echo "Hummingbird static ($BUILD): $HELLO"
 NPORT=$((20000 + RANDOM % 20000))
 cat >"$WORK/nginx.conf" <<NGX
 worker_processes $THREADS;
@@ -79,7 +94,8 @@ http {
   client_body_temp_path $WORK/tmp; proxy_temp_path $WORK/tmp; fastcgi_temp_path $WORK/tmp;
   uwsgi_temp_path $WORK/tmp; scgi_temp_path $WORK/tmp;
   types { application/javascript js; application/json json; }
-  server { listen 127.0.0.1:$NPORT; root $WORK/www; }
+  # a POST to a file is 405 in nginx: answer it with the file, as for a GET
+  server { listen 127.0.0.1:$NPORT; root $WORK/www; error_page 405 =200 \$uri; }
 }
 NGX
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
@@ -87,22 +103,55 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 sleep 0.3
 
 rps() { awk '/Requests\/sec/ {print $2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a/b}'; }
 run() { wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" "$@"; }
+# best LABEL ARGS…: one target's run; prints wrk's output, keeps the best rate in BEST[LABEL].
+declare -A BEST
+best() {
+  local label=$1; shift
+  echo "== $label"
+  local out; out=$(run "$@"); echo "$out"
+  local r; r=$(echo "$out" | rps)
+  BEST[$label]=$(awk -v a="${BEST[$label]:-0}" -v b="${r:-0}" 'BEGIN {print (b > a ? b : a)}')
+}
+# Each target runs ROUNDS times, in the order A B C, then C B A, …: a load that comes and goes on a
+# shared machine hits every target alike; each keeps its best rate.
 echo "warm-up…"
 wrk -t1 -c4 -d2s "$NF_URL" >/dev/null; wrk -t1 -c4 -d2s "http://127.0.0.1:$NPORT/reply.js" >/dev/null
+wrk -t1 -c4 -d2s "$HELLO/reply.js" >/dev/null
 SUMMARY=""
+order() { if [ $(( $1 % 2 )) = 1 ]; then echo "$2"; else echo "$2" | tr ' ' '\n' | tac | tr '\n' ' '; fi; }
 if [ -z "$ONLY" ] || [ "$ONLY" = netfunnel ]; then
-  echo "== NetFUNNEL 5002 on the emulator"; E=$(run "$NF_URL"); echo "$E"
-  echo "== nginx static reply.js ($(wc -c <"$WORK/www/reply.js") bytes)"; N=$(run "http://127.0.0.1:$NPORT/reply.js"); echo "$N"
-  ER=$(echo "$E" | rps); NR=$(echo "$N" | rps)
-  SUMMARY+="NetFUNNEL 5002: $ER req/s; nginx static: $NR req/s; ratio emulator/nginx: $(awk -v a="$ER" -v b="$NR" 'BEGIN {printf "%.3f", a/b}')"$'\n'
+  for round in $(seq 1 "$ROUNDS"); do
+    for t in $(order "$round" "emulator hummingbird nginx"); do
+      case $t in
+        emulator) best "NetFUNNEL 5002 on the emulator" "$NF_URL" ;;
+        hummingbird) best "Hummingbird static reply.js" "$HELLO/reply.js" ;;
+        nginx) best "nginx static reply.js ($(wc -c <"$WORK/www/reply.js") bytes)" "http://127.0.0.1:$NPORT/reply.js" ;;
+      esac
+    done
+  done
+  ER=${BEST["NetFUNNEL 5002 on the emulator"]}; HR=${BEST["Hummingbird static reply.js"]}
+  NR=${BEST["nginx static reply.js ($(wc -c <"$WORK/www/reply.js") bytes)"]}
+  SUMMARY+="NetFUNNEL 5002: $ER req/s; Hummingbird static: $HR req/s; nginx static: $NR req/s"$'\n'
+  SUMMARY+="  emulator/nginx $(ratio "$ER" "$NR"); emulator/hummingbird $(ratio "$ER" "$HR"); hummingbird/nginx $(ratio "$HR" "$NR")"$'\n'
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = queueit ]; then
-  echo "== Queue-it enqueue on the emulator (POST)"; E=$(run -s "$WORK/enqueue.lua" "$QI_URL"); echo "$E"
-  echo "== nginx static enqueue.json ($(wc -c <"$WORK/www/enqueue.json") bytes)"; N=$(run "http://127.0.0.1:$NPORT/enqueue.json"); echo "$N"
-  ER=$(echo "$E" | rps); NR=$(echo "$N" | rps)
-  SUMMARY+="Queue-it enqueue: $ER req/s; nginx static: $NR req/s; ratio emulator/nginx: $(awk -v a="$ER" -v b="$NR" 'BEGIN {printf "%.3f", a/b}')"$'\n'
+  for round in $(seq 1 "$ROUNDS"); do
+    for t in $(order "$round" "emulator hummingbird nginx nginx-get"); do
+      case $t in
+        emulator) best "Queue-it enqueue on the emulator (POST)" -s "$WORK/enqueue.lua" "$QI_URL" ;;
+        hummingbird) best "Hummingbird static enqueue.json (POST)" -s "$WORK/enqueue.lua" "$HELLO/enqueue.json" ;;
+        nginx) best "nginx static enqueue.json (POST)" -s "$WORK/enqueue.lua" "http://127.0.0.1:$NPORT/enqueue.json" ;;
+        nginx-get) best "nginx static enqueue.json (GET)" "http://127.0.0.1:$NPORT/enqueue.json" ;;
+      esac
+    done
+  done
+  ER=${BEST["Queue-it enqueue on the emulator (POST)"]}; HR=${BEST["Hummingbird static enqueue.json (POST)"]}
+  NR=${BEST["nginx static enqueue.json (POST)"]}; GR=${BEST["nginx static enqueue.json (GET)"]}
+  SUMMARY+="Queue-it enqueue: $ER req/s; Hummingbird static: $HR req/s; nginx static: $NR req/s (POST), $GR req/s (GET)"$'\n'
+  SUMMARY+="  emulator/nginx $(ratio "$ER" "$NR") (GET: $(ratio "$ER" "$GR")); emulator/hummingbird $(ratio "$ER" "$HR"); hummingbird/nginx $(ratio "$HR" "$NR")"$'\n'
 fi
 echo
-echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s)"
+echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s; best of $ROUNDS runs per target)"
 printf "%s" "$SUMMARY"

@@ -3,7 +3,7 @@
 /// The operation is cancelled when the deadline wins; the deadline is cancelled when the
 /// operation finishes. With ``SystemClock`` the deadline's timer fires from a NIO event loop, not
 /// from the cooperative pool; the operation must still react to cancellation, and the caller
-/// needs a cooperative thread to resume. ``AsyncHTTPTransport`` does not need this race: its
+/// needs a cooperative thread to resume. `AsyncHTTPTransport` (module `WaitingRoomHTTP`) does not need this race: its
 /// deadline is AsyncHTTPClient's own, on the request's event loop.
 public func withDeadline<T: Sendable>(
     _ timeout: Duration,

@@ -88,8 +88,9 @@ public struct HTTPHeaderList: Sendable, Hashable, ExpressibleByArrayLiteral, Seq
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 }
 
-/// Sends HTTP requests for vendor backends. The default is ``AsyncHTTPTransport``; tests and
-/// apps may inject their own.
+/// Sends HTTP requests for vendor backends. The core ships no implementation: the module
+/// `WaitingRoomHTTP` has `AsyncHTTPTransport` (on AsyncHTTPClient), the default of the vendors,
+/// the CLI and the Lua host; tests and apps may inject their own.
 ///
 /// Requirements: honour ``HTTPRequest/timeout`` for the whole exchange; stop the request when
 /// the calling task is cancelled (throwing `CancellationError`); follow redirects only when

@@ -10,7 +10,12 @@ public enum DuplicatePolicy: String, Hashable, Sendable, Codable {
 }
 
 /// The shared services a provider is built with: transport, clock, pass store, logging and
-/// policies. Every field has a production default; tests inject their own.
+/// policies.
+///
+/// The core names no HTTP stack, so the transport is given here; every other field has a
+/// production default. `import WaitingRoomHTTP` adds ``init(clock:passStore:logger:revealSecrets:duplicatePolicy:pendingReturns:)``
+/// overloads without a transport, which use its AsyncHTTPClient transport; an app may bring its
+/// own ``HTTPTransport`` instead, and a provider that needs no network can use ``NoNetworkTransport``.
 public struct ProviderEnvironment: Sendable {
     /// Sends HTTP requests.
     public var transport: any HTTPTransport
@@ -28,9 +33,9 @@ public struct ProviderEnvironment: Sendable {
     /// the process exits.
     public var pendingReturns: PendingReturns
 
-    /// Creates an environment.
+    /// Creates an environment that sends its requests through `transport`.
     public init(
-        transport: any HTTPTransport = AsyncHTTPTransport.shared,
+        transport: any HTTPTransport,
         clock: any WaitingRoomClock = SystemClock(),
         passStore: (any PassStore)? = nil,
         logger: Logger = Logger(label: "waitingroom"),

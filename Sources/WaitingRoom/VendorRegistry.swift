@@ -60,7 +60,7 @@ public final class VendorRegistry: Sendable {
     ///
     /// - Throws: `.invalidConfiguration` naming `vendor` for an unknown id, or the vendor's
     ///   field-naming error for a bad configuration.
-    public func makeProvider(vendor id: String, configuration: JSONValue, environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
+    public func makeProvider(vendor id: String, configuration: JSONValue, environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
         guard let descriptor = vendors.withLock({ $0[id] }) else {
             let known = vendorIDs
             throw WaitingRoomError.invalidConfiguration(
@@ -72,12 +72,12 @@ public final class VendorRegistry: Sendable {
 
     /// Makes a provider from a dictionary of plain values (strings, numbers, bools, arrays,
     /// dictionaries).
-    public func makeProvider(vendor id: String, dictionary: [String: Any], environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
+    public func makeProvider(vendor id: String, dictionary: [String: Any], environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
         try makeProvider(vendor: id, configuration: JSONValue(any: dictionary, path: id), environment: environment)
     }
 
     /// Makes a provider from a typed configuration (registered or not).
-    public func makeProvider<C: ProviderConfiguration>(_ configuration: C, environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
+    public func makeProvider<C: ProviderConfiguration>(_ configuration: C, environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
         try configuration.makeProvider(environment: environment)
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import WaitingRoom
-import WaitingRoomTesting
 
 /// `waitingroom bench`: the benchmarks, rerunnable (build with `-c release`).
 struct BenchCommand: AsyncParsableCommand {
@@ -11,11 +10,15 @@ struct BenchCommand: AsyncParsableCommand {
         discussion: """
             Suites: core (event fan-out, idle session memory), lua (pcall vs full event dispatch,
             idle runtime memory), netfunnel (replies parsed per second), queueit (tokens validated per
-            second), events (an emit with no subscriber, an event delivered to 3 streams), startup
-            (`waitingroom --help` vs `lua5.4 -e ''`, both spawned in turn), memory (peak RSS of
-            `load` at 1k and 10k users in child processes; marginal bytes per waiting user), all.
-            Figures are compared within one run (ratios to a baseline), because machines are noisy;
-            --json gives each figure's name, value, unit, baseline, ratio, goal and whether it is met.
+            second), emulators (the emulators' requests per second under wrk next to nginx and a
+            Hummingbird static route serving the same bytes; needs wrk and nginx: apt-get install
+            wrk nginx-light; WR_BENCH_SECONDS sets each run, default 5), events (an emit with no
+            subscriber, an event delivered to 3 streams), startup (`waitingroom --help` vs
+            `lua5.4 -e ''`, spawned in turn), memory (peak RSS of `load` at 1k and 10k users in child
+            processes, marginal bytes per waiting user; WR_BENCH_USERS=1000,10000 picks the sizes),
+            all. Figures are compared
+            within one run (ratios), because machines are noisy; with --json each figure carries
+            its baseline, ratio and goal when it has them.
 
             Examples:
               swift run -c release waitingroom bench core
@@ -23,8 +26,10 @@ struct BenchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "core, lua, netfunnel, queueit, events, startup, memory or all.") var suite = "all"
+    @Argument(help: "core, lua, netfunnel, queueit, emulators, events, startup, memory or all.") var suite = "all"
     @Flag(help: "Print figures as JSON.") var json = false
+    @Option(help: .hidden) var serveStatic: String?
+
 
     func validate() throws {
         guard BenchSuites.names.contains(suite) || suite == "all" else {
@@ -34,18 +39,36 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let terminal = Terminal()
+        if let serveStatic {
+            try await EmulatorBenchmarks.serveStatic(folder: serveStatic, terminal: terminal)
+            return
+        }
         let names = suite == "all" ? BenchSuites.names : [suite]
         var all: [JSONValue] = []
         for name in names {
-            let figures = await BenchSuites.rows(name)
+            let figures = await BenchSuites.run(name)
             for figure in figures {
                 if json {
-                    all.append(figure.json(suite: name))
+                    all.append(Self.json(figure, suite: name))
                 } else {
                     terminal.line("[\(name)] \(figure)")
                 }
             }
         }
         if json { terminal.line(JSONValue.array(all).jsonText) }
+    }
+
+    /// One figure as JSON: `suite`, `name`, `value`, `unit`, and when known `baseline`, `ratio`,
+    /// `goal`, `skipped` (numbers that are not finite are `null`).
+    static func json(_ figure: BenchSuites.Figure, suite: String) -> JSONValue {
+        func number(_ value: Double) -> JSONValue { value.isFinite ? .number(value) : .null }
+        var object: [String: JSONValue] = [
+            "suite": .string(suite), "name": .string(figure.name), "value": number(figure.value), "unit": .string(figure.unit),
+        ]
+        if let baseline = figure.baseline { object["baseline"] = number(baseline) }
+        if let ratio = figure.ratio { object["ratio"] = number(ratio) }
+        if let goal = figure.goal { object["goal"] = .string(goal) }
+        if let skipped = figure.skipped { object["skipped"] = .string(skipped) }
+        return .object(object)
     }
 }

@@ -153,5 +153,5 @@ enum BenchEvents {
     }
 
     /// A quiet environment: no network is used (the engine never sends).
-    static var environment: ProviderEnvironment { ProviderEnvironment() }
+    static var environment: ProviderEnvironment { ProviderEnvironment(transport: NoNetworkTransport()) }
 }

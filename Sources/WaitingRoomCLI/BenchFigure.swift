@@ -36,8 +36,8 @@ struct BenchFigure: Sendable, CustomStringConvertible {
 
         var text: String {
             var parts: [String] = []
-            if let atLeast { parts.append("\(measure.rawValue) ≥ \(BenchFigure.format(atLeast))") }
-            if let atMost { parts.append("\(measure.rawValue) ≤ \(BenchFigure.format(atMost))") }
+            if let atLeast { parts.append("\(measure.rawValue) >= \(BenchFigure.format(atLeast))") }
+            if let atMost { parts.append("\(measure.rawValue) <= \(BenchFigure.format(atMost))") }
             return parts.joined(separator: ", ")
         }
 
@@ -73,11 +73,6 @@ struct BenchFigure: Sendable, CustomStringConvertible {
         self.note = note
     }
 
-    /// A figure of the older benchmarks (no baseline or goal of its own).
-    init(_ figure: BenchSuites.Figure) {
-        self.init(name: figure.name, value: figure.value, unit: figure.unit)
-    }
-
     /// value / baseline, when there is a usable baseline.
     var ratio: Double? {
         guard let baseline, baseline.value != 0, baseline.value.isFinite, value.isFinite else { return nil }
@@ -101,26 +96,13 @@ struct BenchFigure: Sendable, CustomStringConvertible {
         return text
     }
 
-    /// The row as JSON (`suite`, `name`, `value`, `unit`, `baseline`, `ratio`, `goal`, `met`, `note`).
-    func json(suite: String) -> JSONValue {
-        func number(_ x: Double?) -> JSONValue {
-            guard let x, x.isFinite else { return .null }
-            return .number(x)
-        }
-        var object: [String: JSONValue] = [
-            "suite": .string(suite), "name": .string(name), "value": number(value), "unit": .string(unit),
-            "baseline": baseline.map { .object(["name": .string($0.name), "value": number($0.value), "unit": .string($0.unit)]) } ?? .null,
-            "ratio": number(ratio),
-            "goal": goal.map { goal in
-                .object([
-                    "of": .string(goal.measure.rawValue), "atMost": number(goal.atMost), "atLeast": number(goal.atLeast),
-                    "text": .string(goal.text),
-                ])
-            } ?? .null,
-            "met": goalMet.map { .bool($0) } ?? .null,
-        ]
-        if let note { object["note"] = .string(note) }
-        return .object(object)
+    /// The row as the table's figure (``BenchSuites/Figure``): the baseline's name and any note
+    /// join the figure's name, its value the `baseline`, the goal its text.
+    var figure: BenchSuites.Figure {
+        var label = name
+        if let baseline { label += " [baseline: \(baseline.name)]" }
+        if let note { label += " (\(note))" }
+        return BenchSuites.Figure(name: label, value: value, unit: unit, baseline: baseline?.value, goal: goal?.text)
     }
 
     static func format(_ x: Double) -> String {

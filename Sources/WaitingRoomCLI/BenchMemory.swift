@@ -36,7 +36,7 @@ enum BenchMemory {
         do { try roomDocument.write(toFile: rooms, atomically: true, encoding: .utf8) } catch {
             return [BenchFigure(name: "memory: cannot write \(rooms): \(error)", value: .nan, unit: "")]
         }
-        var peaks: [(users: Int, bytes: Int, seconds: Double)] = []
+        var peaks: [(users: Int, bytes: Int)] = []
         for users in sizes {
             let output = directory.appendingPathComponent("load-\(users).json").path
             let load = ChildProcess(executable: me, arguments: [
@@ -58,7 +58,7 @@ enum BenchMemory {
                 let peak = summary?.objectValue?["peakResidentBytes"].flatMap { value -> Int? in
                     if case .number(let n) = value { return Int(n) } else { return nil }
                 } ?? run.peakResidentBytes
-                peaks.append((users, peak, run.wall.seconds))
+                peaks.append((users, peak))
             } catch {
                 return [BenchFigure(name: "memory: load --users \(users) failed: \(error)", value: .nan, unit: "")]
             }
@@ -66,8 +66,7 @@ enum BenchMemory {
         var figures: [BenchFigure] = []
         for peak in peaks {
             figures.append(BenchFigure(
-                name: "memory: peak RSS of load --users \(peak.users)", value: Double(peak.bytes) / 1_048_576, unit: "MiB",
-                note: String(format: "%.1f s", peak.seconds)))
+                name: "memory: peak RSS of load --users \(peak.users)", value: Double(peak.bytes) / 1_048_576, unit: "MiB"))
         }
         let (small, large) = (peaks[peaks.count - 2], peaks[peaks.count - 1])
         let marginal = Double(large.bytes - small.bytes) / Double(large.users - small.users)

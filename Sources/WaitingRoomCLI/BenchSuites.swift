@@ -3,26 +3,16 @@ import NetFUNNEL
 import QueueIt
 import WaitingRoom
 import WaitingRoomLua
-import WaitingRoomTesting
 
 /// The benchmark suites `waitingroom bench` runs. Figures that matter are ratios to a baseline
 /// measured in the same run.
 enum BenchSuites {
     typealias Figure = CoreBenchmarks.Figure
-    static let names = ["core", "lua", "netfunnel", "queueit"] + footprintNames
+    static let names = ["core", "lua", "netfunnel", "queueit", "emulators"] + footprintNames
 
-    /// The suites with a baseline and a goal per figure (start-up, memory per user, events).
+    /// The suites of issue 13's footprint rows: an emit and a fan-out of events, start-up next to
+    /// `lua5.4`, memory per waiting user (each figure with its baseline and goal).
     static let footprintNames = ["events", "startup", "memory"]
-
-    /// Every suite's figures as rows (the older suites' figures have no baseline or goal).
-    static func rows(_ name: String) async -> [BenchFigure] {
-        switch name {
-        case "events": return await BenchEvents.run()
-        case "startup": return await BenchStartup.run()
-        case "memory": return await BenchMemory.run()
-        default: return await run(name).map(BenchFigure.init)
-        }
-    }
 
     static func run(_ name: String) async -> [Figure] {
         switch name {
@@ -48,13 +38,21 @@ enum BenchSuites {
             return [netFunnelParsing()]
         case "queueit":
             return queueItTokens()
+        case "emulators":
+            return await EmulatorBenchmarks.run()
+        case "events":
+            return await BenchEvents.run().map(\.figure)
+        case "startup":
+            return await BenchStartup.run().map(\.figure)
+        case "memory":
+            return await BenchMemory.run().map(\.figure)
         default:
             return []
         }
     }
 
     /// NetFUNNEL replies parsed per second (both envelopes, a mix of codes).
-    static func netFunnelParsing(rounds: Int = 400_000) -> Figure {
+    static func netFunnelParsing(rounds: Int = 400_000, chunks: Int = 40) -> Figure {
         let bodies = [
             "NetFunnel.gRtype=5101;NetFunnel.gControl.result='5002:200:key=\(String(repeating: "K", count: 64))&nwait=0&nnext=0&tps=0.000000&ttl=0&ip=127.0.0.1&port=8080';NetFunnel.gControl._showResult();",
             "NetFunnel.gRtype = 5002 ; NetFunnel.gControl.result = '5002:201:key=AB&nwait=1532&nnext=410&tps=37.5&ttl=8' ;",
@@ -62,17 +60,23 @@ enum BenchSuites {
             "NetFunnel.gControl.result='5004:200:key=&nwait=0&chk_enter_cnt=0&vwr_html=https%3A%2F%2Fx';",
         ].map { Array($0.utf8) }
         var checksum = 0
-        let elapsed = ContinuousClock().measure {
-            for i in 0..<rounds {
-                if let reply = try? NetFUNNELReply.parse(bodies[i % bodies.count]) { checksum &+= reply.code }
-            }
+        // the fastest of `chunks` equal slices: other processes on a shared machine only slow a run down
+        let perChunk = max(1, rounds / chunks)
+        var best = Duration.seconds(3600)
+        for _ in 0..<chunks {
+            best = min(best, ContinuousClock().measure {
+                for i in 0..<perChunk {
+                    if let reply = try? NetFUNNELReply.parse(bodies[i % bodies.count]) { checksum &+= reply.code }
+                }
+            })
         }
-        return Figure(name: "NetFUNNEL replies parsed (checksum \(checksum % 1000))", value: Double(rounds) / elapsed.seconds, unit: "replies/s")
+        return Figure(name: "NetFUNNEL replies parsed (best of \(chunks) × \(perChunk), checksum \(checksum % 1000))",
+                      value: Double(perChunk) / best.seconds, unit: "replies/s", goal: "value >= 2000000")
     }
 
     /// Queue-it tokens validated per second (hash → event → expiry → ip), next to a bare
     /// HMAC-SHA256 of the same bytes as the baseline.
-    static func queueItTokens(rounds: Int = 200_000) -> [Figure] {
+    static func queueItTokens(rounds: Int = 200_000, chunks: Int = 40) -> [Figure] {
         let minter = QueueItTokenMinter(secretKey: "bench-secret-key")
         let validator = QueueItTokenValidator(secretKey: "bench-secret-key", eventId: "sale")
         let now = Date(timeIntervalSince1970: 1_700_000_000)
@@ -81,20 +85,29 @@ enum BenchSuites {
                              cookieValidityMinutes: 20, clientIP: "10.0.\(i % 250).1")
         }
         guard !tokens.isEmpty else { return [Figure(name: "queueit token mint failed", value: .nan, unit: "")] }
+        // the client addresses are made before timing, as the tokens are
+        let addresses = (0..<250).map { "10.0.\($0).1" }
+        // validations and bare hashes take turns in `chunks` slices, and each keeps its fastest
+        // slice: a load that comes and goes on a shared machine hits both alike
+        let perChunk = max(1, rounds / chunks)
         var ok = 0
-        let elapsed = ContinuousClock().measure {
-            for i in 0..<rounds where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: "10.0.\(i % tokens.count % 250).1")) != nil {
-                ok += 1
-            }
-        }
         var sink = 0
-        let bare = ContinuousClock().measure {
-            for i in 0..<rounds { sink &+= QueueItHash.hmacHex(secretKey: "bench-secret-key", message: tokens[i % tokens.count]).utf8.count }
+        var elapsed = Duration.seconds(3600), bare = Duration.seconds(3600)
+        for _ in 0..<chunks {
+            elapsed = min(elapsed, ContinuousClock().measure {
+                for i in 0..<perChunk where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: addresses[i % tokens.count % 250])) != nil {
+                    ok += 1
+                }
+            })
+            bare = min(bare, ContinuousClock().measure {
+                for i in 0..<perChunk { sink &+= QueueItHash.hmacHex(secretKey: "bench-secret-key", message: tokens[i % tokens.count]).utf8.count }
+            })
         }
-        let validated = Double(rounds) / elapsed.seconds
-        let hashed = Double(rounds) / bare.seconds
+        let validated = Double(perChunk) / elapsed.seconds
+        let hashed = Double(perChunk) / bare.seconds
         return [
-            Figure(name: "Queue-it tokens validated (\(ok) valid)", value: validated, unit: "tokens/s"),
+            Figure(name: "Queue-it tokens validated (\(ok) valid; best of \(chunks) × \(perChunk), alternating) vs bare HMACs",
+                   value: validated, unit: "tokens/s", baseline: hashed, goal: "ratio >= 0.8"),
             Figure(name: "bare HMAC-SHA256 hex of a whole token (baseline, \(sink % 10))", value: hashed, unit: "hashes/s"),
             Figure(name: "validations / bare HMACs", value: validated / hashed, unit: "×"),
         ]

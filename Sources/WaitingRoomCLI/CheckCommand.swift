@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WaitingRoom
 import WaitingRoomVendors
+import WaitingRoomHTTP
 
 /// `waitingroom check`: one `tryPass`, for monitoring and cron.
 struct CheckCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import WaitingRoom
 import WaitingRoomLua
 import WaitingRoomVendors
+import WaitingRoomHTTP
 
 /// `waitingroom demo`: a crowd and you, through a NetFUNNEL segment and a Queue-it room, on the
 /// embedded emulator.

@@ -4,6 +4,7 @@ import NetFUNNELEmulator
 import QueueItEmulator
 import WaitingRoom
 import WaitingRoomVendors
+import WaitingRoomHTTP
 
 /// `waitingroom load`: N concurrent virtual users through a room, with a latency histogram;
 /// optionally with faults injected into the embedded emulator, and the keys they cost counted.

@@ -3,6 +3,7 @@ import Foundation
 import WaitingRoom
 import WaitingRoomLua
 import WaitingRoomVendors
+import WaitingRoomHTTP
 
 /// `waitingroom run FLOW.lua`: runs a flow and exits with its outcome.
 struct RunCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import WaitingRoom
 import WaitingRoomTesting
+import WaitingRoomHTTP
 
 /// Everything one promise's check works with, and the helpers the checks share.
 struct CheckContext<Emulator: ConformanceEmulator>: Sendable {

@@ -3,6 +3,7 @@ import CLuaShim
 import Foundation
 import Logging
 import WaitingRoom
+import WaitingRoomHTTP
 
 /// What a flow table gives (each may instead come from `FlowOptions`).
 struct FlowSpec {

@@ -1,7 +1,7 @@
 import NetFUNNEL
 import QueueIt
 import WaitingRoom
-import WaitingRoomTesting
+import ScriptedVendor
 
 extension VendorRegistry {
     /// Every vendor this package ships, registered under its id: `netfunnel`, `queueit`, and

@@ -7,6 +7,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomTesting
 @testable import WaitingRoomLua
+import WaitingRoomHTTP
 
 /// The example flows run against the local emulators (loopback, port 0, virtual time).
 @Suite("Example flows on the emulators")

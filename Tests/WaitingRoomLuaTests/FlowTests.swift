@@ -4,6 +4,8 @@ import Testing
 import WaitingRoom
 import WaitingRoomTesting
 @testable import WaitingRoomLua
+import WaitingRoomHTTP
+import ScriptedVendor
 
 /// A registry with the scripted vendor and an auto-advancing virtual clock (no real sleeps).
 func scriptedOptions(clock: VirtualClock = VirtualClock(autoAdvance: true), limits: LuaLimits = testLimits) -> FlowOptions {

@@ -5,6 +5,8 @@ import Testing
 import WaitingRoom
 import WaitingRoomTesting
 @testable import WaitingRoomLua
+import WaitingRoomHTTP
+import ScriptedVendor
 
 /// Many flows on one `lua_State` at once. Lua allows one thread at a time in a state and all of
 /// its coroutines; these tests make every way the host enters Lua overlap (handler awaits, script

@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 import WaitingRoom
 import WaitingRoomTesting
+import WaitingRoomHTTP
 
 /// A deadline holds while every thread of Swift's cooperative pool is busy.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 
 /// Serialized: the deadline checks measure milliseconds. The busy-pool check
 /// (`HTTPTransportTests+BusyPool.swift`) takes every cooperative thread, in a child process.

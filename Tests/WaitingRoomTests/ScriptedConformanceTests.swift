@@ -4,6 +4,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomConformance
 import WaitingRoomTesting
+import ScriptedVendor
 
 /// An "emulator" for the `scripted` vendor: it has no server, so each room is a script
 /// (``ScriptedProvider``) and the counters are read from the providers' call logs and the

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomTesting
+import WaitingRoomHTTP
+import ScriptedVendor
 
 @Suite("VendorRegistry and configuration")
 struct VendorRegistryTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomTesting
+import WaitingRoomHTTP
+import ScriptedVendor
 
 @Suite("WaitingSession")
 struct WaitingSessionTests {

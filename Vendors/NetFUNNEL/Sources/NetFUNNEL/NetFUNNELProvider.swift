@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WaitingRoom
+import WaitingRoomHTTP
 
 /// The NetFUNNEL backend of ``WaitingRoomProvider``.
 ///

@@ -154,7 +154,16 @@ public struct NetFUNNELReply: Sendable, Equatable {
 
     /// Parse a reply body.
     public static func parse(_ text: String) throws(NetFUNNELReplyError) -> NetFUNNELReply {
-        try parse(Array(text.utf8))
+        var text = text
+        let result: Result<NetFUNNELReply, NetFUNNELReplyError> = text.withUTF8 { buffer in
+            do throws(NetFUNNELReplyError) {
+                guard buffer.count <= maximumBodySize else { throw .tooLarge(bytes: buffer.count, limit: maximumBodySize) }
+                return .success(try parse(buffer: buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// Parse a reply body.
@@ -258,7 +267,14 @@ public struct NetFUNNELReply: Sendable, Equatable {
         guard code >= 100 else {
             throw .invalidCode(String(decoding: b[codeRange.0..<codeRange.1], as: UTF8.self))
         }
+        var pieces = 1
+        var scan = paramsStart
+        while let ampersand = firstIndex(of: UInt8(ascii: "&"), in: b, scan, end) {
+            pieces += 1
+            scan = ampersand + 1
+        }
         var parameters: [Parameter] = []
+        parameters.reserveCapacity(pieces)
         var pieceStart = paramsStart
         while pieceStart <= end {
             let pieceEnd = firstIndex(of: UInt8(ascii: "&"), in: b, pieceStart, end) ?? end
@@ -269,8 +285,8 @@ public struct NetFUNNELReply: Sendable, Equatable {
                 if nStart < nEnd {
                     let (vStart, vEnd) = eq.map { trimmed(b, $0 + 1, pEnd) } ?? (pEnd, pEnd)
                     parameters.append(Parameter(
-                        String(decoding: b[nStart..<nEnd], as: UTF8.self),
-                        String(decoding: b[vStart..<vEnd], as: UTF8.self)))
+                        String(decoding: Bytes(rebasing: b[nStart..<nEnd]), as: UTF8.self),
+                        String(decoding: Bytes(rebasing: b[vStart..<vEnd]), as: UTF8.self)))
                 }
             }
             pieceStart = pieceEnd + 1
@@ -327,23 +343,36 @@ public struct NetFUNNELReply: Sendable, Equatable {
     /// Bytes a free-text value (`msg`, `live_message`) may carry unescaped: printable ASCII
     /// except the reply grammar's own characters (`&`, `=`, `:`, `;`), the quotes and backslash
     /// of the JS envelope, `<`/`>` and `%` itself.
-    private static let plainValueBytes: Set<UInt8> = {
-        var set = Set<UInt8>(0x20...0x7E)
-        for c in "&=:;'\"\\%<>" { set.remove(c.asciiValue ?? 0) }
-        return set
-    }()
+    @inline(__always) private static func isPlainValueByte(_ byte: UInt8) -> Bool {
+        guard byte >= 0x20, byte <= 0x7E else { return false }
+        switch byte {
+        case UInt8(ascii: "&"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: ";"), UInt8(ascii: "'"), UInt8(ascii: "\""),
+             UInt8(ascii: "\\"), UInt8(ascii: "%"), UInt8(ascii: "<"), UInt8(ascii: ">"):
+            return false
+        default:
+            return true
+        }
+    }
 
     /// Percent-encodes free text for a reply value, as the live service encodes `vwr_html`:
-    /// UTF-8, `%XX` for every byte outside ``plainValueBytes`` and for a space at either end
+    /// UTF-8, `%XX` for every byte that is not plain (above) and for a space at either end
     /// (parsers trim). Inner spaces stay (the live service sends `msg="Wrong Server ID"`).
     public static func encodeValue(_ text: String) -> String {
+        // most values need no escape: keep the text
+        let count = text.utf8.count
+        var plain = true
+        for (index, byte) in text.utf8.enumerated() where !isPlainValueByte(byte) || (byte == 0x20 && (index == 0 || index == count - 1)) {
+            plain = false
+            break
+        }
+        if plain { return text }
         let hex = Array("0123456789ABCDEF".utf8)
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         for (index, byte) in bytes.enumerated() {
             let edgeSpace = byte == 0x20 && (index == 0 || index == bytes.count - 1)
-            if plainValueBytes.contains(byte) && !edgeSpace {
+            if isPlainValueByte(byte) && !edgeSpace {
                 out.append(byte)
             } else {
                 out.append(UInt8(ascii: "%"))
@@ -365,6 +394,8 @@ public struct NetFUNNELReply: Sendable, Equatable {
 
     /// A host for `ip`: IPv6 literals bracketed (`[::1]`) so the value has no bare colons.
     public static func nodeHost(_ host: String) -> String {
+        // an ASCII host (the usual one) is checked on bytes
+        if !host.utf8.contains(where: { $0 >= 0x80 }), !host.utf8.contains(UInt8(ascii: ":")) { return host }
         guard host.contains(":"), !host.hasPrefix("[") else { return host }
         return "[" + host + "]"
     }
@@ -373,24 +404,60 @@ public struct NetFUNNELReply: Sendable, Equatable {
 
     /// The parameter string `k=v&k=v`.
     public var parameterString: String {
-        parameters.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        var text = ""
+        text.reserveCapacity(parametersLength)
+        appendParameters(to: &text)
+        return text
     }
 
     /// The result token: `RRRR:CCC:params` when `requestType` is set, else `CCC:params`.
     public var token: String {
         var text = ""
-        if let requestType { text += "\(requestType):" }
-        text += "\(code):" + parameterString
+        text.reserveCapacity(16 + parametersLength)
+        appendToken(to: &text)
         return text
     }
 
     /// The body as the server sends it in this reply's envelope.
     public func rendered() -> String {
+        var text = ""
         switch envelope {
         case .native:
-            return "\(code):" + parameterString
+            text.reserveCapacity(8 + parametersLength)
+            text += String(code)
+            text += ":"
+            appendParameters(to: &text)
         case let .javascript(prefix):
-            return prefix + "NetFunnel.gControl.result='" + token + "';NetFunnel.gControl._showResult();"
+            text.reserveCapacity(prefix.utf8.count + 96 + parametersLength)
+            text += prefix
+            text += "NetFunnel.gControl.result='"
+            appendToken(to: &text)
+            text += "';NetFunnel.gControl._showResult();"
         }
+        return text
+    }
+
+    /// Bytes of ``parameterString``.
+    private var parametersLength: Int {
+        parameters.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 }
+    }
+
+    private func appendParameters(to text: inout String) {
+        for (index, parameter) in parameters.enumerated() {
+            if index > 0 { text += "&" }
+            text += parameter.name
+            text += "="
+            text += parameter.value
+        }
+    }
+
+    private func appendToken(to text: inout String) {
+        if let requestType {
+            text += String(requestType)
+            text += ":"
+        }
+        text += String(code)
+        text += ":"
+        appendParameters(to: &text)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WaitingRoom
+import WaitingRoomHTTP
 
 /// The NetFUNNEL agent's API shape over ``NetFUNNELProvider``: `initialize`, `nfStart`/`nfStop`,
 /// `nfStartSection`/`nfStopSection`, results through a ``NetfunnelDelegate``.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -148,8 +149,9 @@ public final class NetFUNNELEmulator: Sendable {
             break
         }
         let now = clock.now()
-        let reply = state.withLock { $0.handle(request, now: now) }
-        return render(reply, javascript: request.wantsJavaScript, delay: delay)
+        let opcode = request.opcode, javaScript = request.wantsJavaScript
+        let reply = state.withLock { $0.handle(request, opcode: opcode, javaScript: javaScript, now: now) }
+        return render(reply, javascript: javaScript, delay: delay)
     }
 
     private func render(_ reply: NetFUNNELReply, javascript: Bool, delay: Duration?) -> Answer {
@@ -171,22 +173,34 @@ public final class NetFUNNELEmulator: Sendable {
     }
 
     /// Lenient query decoding: `&`-separated, first `=` splits, `+` kept, percent-decoding when valid.
+    /// Works on the query's bytes in place: the emulator's hot path.
     public static func decodeQuery(_ query: String) -> [String: String] {
-        var parameters: [String: String] = [:]
-        for piece in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let parts = piece.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            let name = decodeComponent(parts[0])
-            let value = parts.count > 1 ? decodeComponent(parts[1]) : ""
-            parameters[name] = value
+        var query = query
+        return query.withUTF8 { b in
+            var parameters: [String: String] = [:]
+            parameters.reserveCapacity(16)
+            let n = b.count
+            var start = 0
+            while start < n {
+                var end = start
+                while end < n, b[end] != UInt8(ascii: "&") { end += 1 }
+                if end > start {
+                    var equals = start
+                    while equals < end, b[equals] != UInt8(ascii: "=") { equals += 1 }
+                    let name = decodeComponent(b, start..<equals)
+                    parameters[name] = equals < end ? decodeComponent(b, (equals + 1)..<end) : ""
+                }
+                start = end + 1
+            }
+            return parameters
         }
-        return parameters
     }
 
-    /// One query component: `%XX` decoded (the raw text is kept when a `%` is not followed by two
-    /// hex digits; decoded bytes that are not UTF-8 are repaired with U+FFFD), then spaces and tabs
-    /// trimmed at both ends. Works on bytes: the emulator's hot path.
-    static func decodeComponent(_ raw: Substring.UTF8View) -> String {
-        func hex(_ byte: UInt8) -> UInt8? {
+    /// One query component, the bytes `range` of `b` (valid UTF-8, cut at ASCII bytes): `%XX`
+    /// decoded (the raw text is kept when a `%` is not followed by two hex digits; decoded bytes
+    /// that are not UTF-8 are repaired with U+FFFD), then spaces and tabs trimmed at both ends.
+    static func decodeComponent(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        @inline(__always) func hex(_ byte: UInt8) -> UInt8? {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
             case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
@@ -194,37 +208,46 @@ public final class NetFUNNELEmulator: Sendable {
             default: return nil
             }
         }
-        var text: String
+        let raw = UnsafeBufferPointer(rebasing: b[range])
+        var text: String?
         if raw.contains(UInt8(ascii: "%")) {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(raw.count)
-            var index = raw.startIndex
+            var index = 0
             var valid = true
-            while index != raw.endIndex {
+            while index < raw.count {
                 let byte = raw[index]
                 if byte == UInt8(ascii: "%") {
-                    let first = raw.index(after: index)
-                    guard first != raw.endIndex, let high = hex(raw[first]) else { valid = false; break }
-                    let second = raw.index(after: first)
-                    guard second != raw.endIndex, let low = hex(raw[second]) else { valid = false; break }
+                    guard index + 2 < raw.count, let high = hex(raw[index + 1]), let low = hex(raw[index + 2]) else { valid = false; break }
                     bytes.append(high << 4 | low)
-                    index = raw.index(after: second)
+                    index += 3
                 } else {
                     bytes.append(byte)
-                    index = raw.index(after: index)
+                    index += 1
                 }
             }
-            text = valid ? String(decoding: bytes, as: UTF8.self) : String(Substring(raw))
-        } else {
-            text = String(Substring(raw))
+            if valid { text = String(decoding: bytes, as: UTF8.self) }
         }
+        guard var text else {
+            // no escapes: ASCII ends other than space and tab need no trimming
+            if let first = raw.first, let last = raw.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80 {
+                return String(decoding: raw, as: UTF8.self)
+            }
+            return trimmed(String(decoding: raw, as: UTF8.self))
+        }
+        text = trimmed(text)
+        return text
+    }
+
+    /// `text` without spaces, tabs and other space separators at both ends.
+    static func trimmed(_ text: String) -> String {
         func isBlank(_ scalar: Unicode.Scalar) -> Bool {
             scalar == " " || scalar == "\t" || (scalar.value > 0x7f && scalar.properties.generalCategory == .spaceSeparator)
         }
         if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last, isBlank(first) || isBlank(last) {
             let scalars = text.unicodeScalars
             guard let start = scalars.firstIndex(where: { !isBlank($0) }), let end = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
-            text = String(scalars[start...end])
+            return String(scalars[start...end])
         }
         return text
     }
@@ -261,12 +284,14 @@ public final class NetFUNNELEmulator: Sendable {
 
     struct DroppedConnection: Error {}
 
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")
+
     /// Adds `/ts.wseq`, `/nf-setting.json`, `/{clientId}.netfunnel/nf-setting.json` and the admin
     /// routes under `/_emulator/netfunnel/` to `router`.
     public func addRoutes(to router: Router<BasicRequestContext>) {
         router.get("/ts.wseq") { request, _ -> Response in
             let (host, port) = Self.hostAndPort(request)
-            let clientIP = request.headers[.init("X-Forwarded-For")!]?.split(separator: ",").first
+            let clientIP = Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first
                 .map { $0.trimmingCharacters(in: .whitespaces) } ?? "127.0.0.1"
             let incoming = NetFUNNELIncomingRequest(
                 parameters: Self.decodeQuery(request.uri.query ?? ""), clientIP: clientIP, host: host, port: port)
@@ -372,10 +397,12 @@ public final class NetFUNNELEmulator: Sendable {
             let rest = authority[end...].dropFirst().dropFirst()
             return (host, Int(rest) ?? 80)
         }
-        let parts = authority.split(separator: ":", maxSplits: 1)
-        let host = parts.first.map(String.init) ?? "127.0.0.1"
-        let port = parts.count > 1 ? Int(parts[1]) ?? 80 : 80
-        return (host, port)
+        // as `split(separator: ":", maxSplits: 1)`: a leading ":" is skipped, an empty authority reads 127.0.0.1
+        let trimmed = authority.hasPrefix(":") ? String(authority.drop { $0 == ":" }) : authority
+        guard !trimmed.isEmpty else { return ("127.0.0.1", 80) }
+        guard let colon = trimmed.firstIndex(of: ":") else { return (trimmed, 80) }
+        let rest = trimmed[trimmed.index(after: colon)...]
+        return (String(trimmed[..<colon]), rest.isEmpty ? 80 : Int(rest) ?? 80)
     }
 
     static func baseURL(_ request: Request) -> String {
@@ -394,10 +421,18 @@ public final class NetFUNNELEmulator: Sendable {
     static func text(_ text: String, status: Int, contentType: String) -> Response {
         var buffer = ByteBufferAllocator().buffer(capacity: text.utf8.count)
         buffer.writeString(text)
-        return Response(
-            status: HTTPResponse.Status(code: status), headers: [.contentType: contentType],
-            body: ResponseBody(byteBuffer: buffer))
+        let headers: HTTPFields = switch contentType {
+        case javaScriptType: javaScriptHeaders  // every `/ts.wseq` reply: built once
+        case plainType: plainHeaders
+        default: [.contentType: contentType]
+        }
+        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
+
+    static let javaScriptType = "application/javascript; charset=utf-8"
+    static let plainType = "text/plain; charset=utf-8"
+    static let javaScriptHeaders: HTTPFields = [.contentType: javaScriptType]
+    static let plainHeaders: HTTPFields = [.contentType: plainType]
 
     static func json(_ value: JSONValue) -> Response {
         text(value.jsonText, status: 200, contentType: "application/json")

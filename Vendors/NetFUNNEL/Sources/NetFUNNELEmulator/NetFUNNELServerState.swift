@@ -19,12 +19,33 @@ public struct NetFUNNELIncomingRequest: Sendable, Equatable {
         self.port = port
     }
 
-    /// The opcode, if it is a number.
-    public var opcode: Int? { parameters["opcode"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
-    /// JS dialect when `js` is `yes` or `true`.
+    /// The opcode, if it is a number (spaces and tabs around it ignored).
+    public var opcode: Int? {
+        guard let text = parameters["opcode"] else { return nil }
+        // decoded queries arrive trimmed: Foundation only for text with blanks at an end
+        if let first = text.utf8.first, let last = text.utf8.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80 {
+            return Int(text)
+        }
+        return Int(text.trimmingCharacters(in: .whitespaces))
+    }
+    /// JS dialect when `js` is `yes` or `true` (any case).
     public var wantsJavaScript: Bool {
-        guard let js = parameters["js"]?.lowercased() else { return false }
-        return js == "yes" || js == "true"
+        guard let js = parameters["js"] else { return false }
+        return Self.equalsIgnoringASCIICase(js, "yes") || Self.equalsIgnoringASCIICase(js, "true")
+    }
+
+    /// `text.lowercased() == lowercase` for an ASCII, lower-case `lowercase` (no non-ASCII
+    /// character lowercases to ASCII letters other than `k`, which no caller asks for).
+    static func equalsIgnoringASCIICase(_ text: String, _ lowercase: StaticString) -> Bool {
+        guard text.utf8.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = lowercase.utf8Start
+        var i = 0
+        for byte in text.utf8 {
+            let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            guard folded == expected[i] else { return false }
+            i += 1
+        }
+        return true
     }
 }
 
@@ -161,6 +182,10 @@ public struct NetFUNNELServerState: Sendable {
     var nextTicket = 1
     var keySalt: UInt64
     var lastSweep: Date?
+    /// The last `tps` text and what it was made of (formatting is slow; the value rarely changes).
+    var tpsMemo: (recent: Int, window: Double, text: String)?
+    /// The last waiting-room page address, encoded.
+    var encodedPageMemo = NetFUNNELEncodedPageMemo()
 
     public init(configuration: NetFUNNELEmulatorConfiguration, seed: UInt64 = 0x4E46_5F45_4D55) {
         self.configuration = configuration
@@ -232,14 +257,19 @@ public struct NetFUNNELServerState: Sendable {
 
     /// Sweeps expired tickets, then answers `request`.
     public mutating func handle(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
+        handle(request, opcode: request.opcode, javaScript: request.wantsJavaScript, now: now)
+    }
+
+    /// ``handle(_:now:)`` with the request's opcode and dialect already read.
+    mutating func handle(_ request: NetFUNNELIncomingRequest, opcode: Int?, javaScript: Bool, now: Date) -> NetFUNNELReply {
         // sweeping is O(tickets): do it at most every 100 ms of (possibly virtual) time
         if let lastSweep, abs(now.timeIntervalSince(lastSweep)) < 0.1 {} else { sweep(now: now) }
-        let opcode = request.opcode
         counters.requests[opcode.map(String.init) ?? "other", default: 0] += 1
         var reply: NetFUNNELReply
-        let keyed: Set<NetFUNNELOpcode> = [.checkEnter, .aliveNotice, .complete]
-        switch opcode.flatMap(NetFUNNELOpcode.init(rawValue:)) {
-        case let op? where keyed.contains(op) && !isNamedNode(request):
+        let op = opcode.flatMap(NetFUNNELOpcode.init(rawValue:))
+        let keyed = op == .checkEnter || op == .aliveNotice || op == .complete
+        switch op {
+        case _ where keyed && !isNamedNode(request):
             // Node affinity: a key belongs to the node named in `ip`/`port`; the front door
             // refuses it as the live service does.
             reply = error(.wrongServer, "Wrong Server ID")
@@ -251,7 +281,7 @@ public struct NetFUNNELServerState: Sendable {
         }
         counters.replies[String(reply.code), default: 0] += 1
         let typed = opcode == NetFUNNELOpcode.issueAndEnter.rawValue ? NetFUNNELOpcode.checkEnter.rawValue : opcode
-        if request.wantsJavaScript {
+        if javaScript {
             let prefix = request.parameters["prefix"] ?? "NetFunnel.gRtype=\(opcode ?? 0);"
             reply.envelope = .javascript(prefix: prefix)
             reply.requestType = typed ?? 0
@@ -351,8 +381,15 @@ public struct NetFUNNELServerState: Sendable {
 
     /// Hands `ticketID` a fresh key; the presented key becomes the grace key.
     private mutating func rotateKey(_ ticketID: Int, presented: String) {
-        guard var ticket = tickets[ticketID] else { return }
+        // changed in place (a copy of the ticket would copy its key list on append)
+        guard let index = tickets.index(forKey: ticketID) else { return }
         let fresh = makeKey(ticketID, short: true)
+        Self.rotate(&tickets.values[index], fresh: fresh, presented: presented, ticketByKey: &ticketByKey)
+    }
+
+
+    private static func rotate(_ ticket: inout Ticket, fresh: String, presented: String, ticketByKey: inout [String: Int]) {
+        let ticketID = ticket.id
         let oldGrace = ticket.graceKey
         ticket.graceKey = presented.isEmpty ? ticket.key : presented
         if let oldGrace, oldGrace != ticket.graceKey, !ticket.keys.contains(oldGrace) { ticketByKey[oldGrace] = nil }
@@ -364,7 +401,6 @@ public struct NetFUNNELServerState: Sendable {
             let forgotten = ticket.keys.remove(at: 1)
             if forgotten != ticket.graceKey { ticketByKey[forgotten] = nil }
         }
-        tickets[ticketID] = ticket
     }
 
     /// Admits the ticket when it is within the free slots at the front of the line, else 201.
@@ -486,11 +522,13 @@ public struct NetFUNNELServerState: Sendable {
     private mutating func screen(_ request: NetFUNNELIncomingRequest, settings: NetFUNNELEmulatorConfiguration.Segment,
                                  segment: SegmentID, now: Date) -> NetFUNNELReply? {
         let user = request.parameters["user_data"] ?? ""
-        let identities = [user, request.clientIP].filter { !$0.isEmpty }
-        if identities.contains(where: settings.whitelist.contains) {
+        func listed(_ list: [String]) -> Bool {
+            !list.isEmpty && ((!user.isEmpty && list.contains(user)) || (!request.clientIP.isEmpty && list.contains(request.clientIP)))
+        }
+        if listed(settings.whitelist) {
             return flow(.express, key: "", settings: settings, request: request, now: now, segment: segment)
         }
-        if identities.contains(where: settings.blacklist.contains) {
+        if listed(settings.blacklist) {
             return flow(.macroBlock, key: "", settings: settings, request: request, now: now, segment: segment)
         }
         guard let rule = settings.repeatBlock else { return nil }
@@ -511,16 +549,19 @@ public struct NetFUNNELServerState: Sendable {
         return nil
     }
 
-    private func flow(_ code: NetFUNNELStatusCode, key: String, settings: NetFUNNELEmulatorConfiguration.Segment,
-                      request: NetFUNNELIncomingRequest, now: Date, segment: SegmentID) -> NetFUNNELReply {
-        let runtime = runtimes[segment] ?? SegmentRuntime()
+    private mutating func flow(_ code: NetFUNNELStatusCode, key: String, settings: NetFUNNELEmulatorConfiguration.Segment,
+                               request: NetFUNNELIncomingRequest, now: Date, segment: SegmentID) -> NetFUNNELReply {
         let host = NetFUNNELReply.nodeHost(configuration.advertisedHost ?? request.host)
         let port = configuration.advertisedPort ?? request.port
-        let page = settings.vwrPageURL ?? "http://\(request.host):\(request.port)/_emulator/netfunnel/waiting-room.html"
-        let encodedPage = page.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? page
+        let encodedPage: String
+        if let page = settings.vwrPageURL {
+            encodedPage = encodedPageMemo.encoded(page)
+        } else {
+            encodedPage = encodedPageMemo.encoded(host: request.host, port: request.port)
+        }
         return NetFUNNELReply(code: code.rawValue, parameters: [
             .init("key", key), .init("nwait", "0"), .init("nnext", "0"),
-            .init("tps", Self.tpsText(runtime, settings, now: now)), .init("ttl", "0"),
+            .init("tps", tpsText(segment, settings, now: now)), .init("ttl", "0"),
             .init("ip", host), .init("port", String(port)),
             .init("vwr_html", encodedPage), .init("vwr_type", ""), .init("live_message", NetFUNNELReply.encodeValue(settings.liveMessage)),
             .init("chk_enter_cnt", code == .success ? "1" : "0"), .init("sticky", "nf4"),
@@ -533,8 +574,21 @@ public struct NetFUNNELServerState: Sendable {
 
     static func tpsText(_ runtime: SegmentRuntime, _ settings: NetFUNNELEmulatorConfiguration.Segment, now: Date) -> String {
         let window = settings.tpsWindowSeconds
-        let recent = runtime.admissions.reversed().prefix { now.timeIntervalSince($0) <= window }.count
-        return String(format: "%.6f", Double(recent) / window)
+        return String(format: "%.6f", Double(recentAdmissions(runtime, window: window, now: now)) / window)
+    }
+
+    static func recentAdmissions(_ runtime: SegmentRuntime, window: Double, now: Date) -> Int {
+        runtime.admissions.reversed().prefix { now.timeIntervalSince($0) <= window }.count
+    }
+
+    /// ``tpsText(_:_:now:)`` for a reply, the text formatted once per (admissions, window).
+    private mutating func tpsText(_ segment: SegmentID, _ settings: NetFUNNELEmulatorConfiguration.Segment, now: Date) -> String {
+        let window = settings.tpsWindowSeconds
+        let recent = runtimes[segment].map { Self.recentAdmissions($0, window: window, now: now) } ?? 0
+        if let memo = tpsMemo, memo.recent == recent, memo.window == window { return memo.text }
+        let text = String(format: "%.6f", Double(recent) / window)
+        tpsMemo = (recent, window, text)
+        return text
     }
 
     private mutating func remove(_ ticketID: Int) {
@@ -574,11 +628,27 @@ public struct NetFUNNELServerState: Sendable {
     /// as observed live) from 5002.
     private mutating func makeKey(_ ticketID: Int, short: Bool = false) -> String {
         keySalt = keySalt &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        let a = String(keySalt, radix: 16, uppercase: true)
-        let b = String(UInt64(ticketID), radix: 16, uppercase: true)
-        let body = String(repeating: "0", count: max(0, 16 - a.count)) + a
-        let id = String(repeating: "0", count: max(0, 16 - b.count)) + b
-        return short ? id + body + "4E46" : id + body + body.reversed() + "4E4634454D55"
+        let salt = keySalt
+        // id (16 hex digits) + salt (16) + [salt reversed (16)] + tail, written in place
+        let tail: StaticString = short ? "4E46" : "4E4634454D55"
+        let length = 32 + (short ? 0 : 16) + tail.utf8CodeUnitCount
+        return String(unsafeUninitializedCapacity: length) { out in
+            let digits: StaticString = "0123456789ABCDEF"
+            let hex = digits.utf8Start
+            let id = UInt64(bitPattern: Int64(ticketID))
+            for i in 0..<16 {
+                out[i] = hex[Int((id >> UInt64(60 - 4 * i)) & 0xF)]
+                out[16 + i] = hex[Int((salt >> UInt64(60 - 4 * i)) & 0xF)]
+            }
+            var at = 32
+            if !short {
+                for i in 0..<16 { out[32 + i] = out[31 - i] }
+                at = 48
+            }
+            let t = tail.utf8Start
+            for i in 0..<tail.utf8CodeUnitCount { out[at + i] = t[i] }
+            return length
+        }
     }
 }
 

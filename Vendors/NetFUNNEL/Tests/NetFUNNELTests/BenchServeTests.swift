@@ -3,6 +3,7 @@ import Testing
 import WaitingRoom
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
+import WaitingRoomHTTP
 
 /// Serves the emulator for `bench/wrk.sh`: `WR_BENCH_SERVE=1 WR_BENCH_PORT=18181
 /// WR_BENCH_SECONDS=30 WR_BENCH_URL_FILE=/tmp/url swift test -c release --filter benchServeEmulator`.

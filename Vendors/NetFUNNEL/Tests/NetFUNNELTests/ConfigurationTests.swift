@@ -3,6 +3,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomTesting
 @testable import NetFUNNEL
+import WaitingRoomHTTP
 
 @Suite("NetFUNNEL configuration")
 struct ConfigurationTests {

@@ -5,6 +5,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
+import WaitingRoomHTTP
 
 @Suite("NetFUNNEL end to end over loopback")
 struct EndToEndTests {

@@ -4,6 +4,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
+import WaitingRoomHTTP
 
 /// Records every delegate call as `name code`.
 @MainActor

@@ -5,6 +5,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
+import WaitingRoomHTTP
 
 /// An emulator on 127.0.0.1:0 sharing one auto-advancing virtual clock with the clients.
 struct Harness {

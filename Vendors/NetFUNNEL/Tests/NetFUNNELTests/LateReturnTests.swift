@@ -4,6 +4,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
+import WaitingRoomHTTP
 
 /// A key whose documented return attempts failed is returned in the background
 /// (`backgroundReturnSeconds`, a proposal) and reported as `keyReturnedLate`.

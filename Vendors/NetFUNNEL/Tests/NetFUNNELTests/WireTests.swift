@@ -4,6 +4,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
+import WaitingRoomHTTP
 
 /// Issue 11, items 11–15: key replacement and node affinity, value encoding, the head of the
 /// line, both dialects, the default rooms.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WaitingRoom
+import WaitingRoomHTTP
 
 // The vendor SDK's shapes (reference §5–6), on top of `QueueItProvider`. Names follow the iOS
 // SDK; delegates are separate protocols held weakly, as in `QueueITEngine.h`. Callbacks arrive on

@@ -175,6 +175,7 @@ public struct QueueItEnqueueBody: Sendable, Hashable, Codable {
         guard bytes.count <= QueueItEnqueueResponse.maxBodyBytes else {
             throw QueueItConfigurationError(field: "body", message: "body of \(bytes.count) bytes is too large")
         }
+        if let members = QueueItFlatJSON.parseObject(bytes) { return try decode(members: members) }
         let value: Any
         do { value = try JSONSerialization.jsonObject(with: Data(bytes), options: []) } catch {
             throw QueueItConfigurationError(field: "body", message: "body is not JSON")
@@ -188,6 +189,32 @@ public struct QueueItEnqueueBody: Sendable, Hashable, Codable {
                 return nil
             }
             guard let s = v as? String else { throw QueueItConfigurationError(field: k, message: "must be a string") }
+            return s
+        }
+        let token = try str("enqueueToken", required: false)
+        let key = try str("enqueueKey", required: false)
+        if token != nil && key != nil {
+            throw QueueItConfigurationError(field: "enqueueKey", message: "enqueueToken and enqueueKey are exclusive")
+        }
+        var body = QueueItEnqueueBody(
+            userId: try str("userId", required: true) ?? "",
+            userAgent: try str("userAgent", required: true) ?? "",
+            sdkVersion: try str("sdkVersion", required: true) ?? "",
+            layoutName: try str("layoutName", required: false),
+            language: try str("language", required: false))
+        body.enqueueToken = token
+        body.enqueueKey = key
+        return body
+    }
+
+    /// ``decode(_:)`` of a flat object of strings and `null`s (nil), read without Foundation:
+    /// the same checks in the same order.
+    static func decode(members: [String: String?]) throws(QueueItConfigurationError) -> QueueItEnqueueBody {
+        func str(_ k: String, required: Bool) throws(QueueItConfigurationError) -> String? {
+            guard let v = members[k], let s = v else {
+                if required { throw QueueItConfigurationError(field: k, message: "is required") }
+                return nil
+            }
             return s
         }
         let token = try str("enqueueToken", required: false)

@@ -35,6 +35,30 @@ public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
 
     /// JSON bytes of this answer (what the emulator sends; nil values are written as `null`).
     public func encoded() -> [UInt8] {
+        // Plain text values (the emulator's own) are written on bytes, in the order
+        // `JSONSerialization`'s sorted keys give; anything else goes through Foundation.
+        let texts = [queueId, queueUrl, eventTargetUrl, queueitToken]
+        if texts.allSatisfy({ $0.map(QueueItFlatJSON.isPlain) ?? true }) {
+            var out: [UInt8] = []
+            out.reserveCapacity(texts.reduce(128) { $0 + ($1?.utf8.count ?? 0) })
+            out.append(UInt8(ascii: "{"))
+            QueueItFlatJSON.append("EventTargetUrl", eventTargetUrl, to: &out)
+            out.append(UInt8(ascii: ","))
+            QueueItFlatJSON.append("QueueId", queueId, to: &out)
+            out.append(UInt8(ascii: ","))
+            QueueItFlatJSON.append("QueueitToken", queueitToken, to: &out)
+            out.append(UInt8(ascii: ","))
+            QueueItFlatJSON.append("QueueUrl", queueUrl, to: &out)
+            out.append(contentsOf: ",\"QueueUrlTTLInMinutes\":".utf8)
+            out.append(contentsOf: (queueUrlTTLInMinutes.map { String($0) } ?? "null").utf8)
+            out.append(UInt8(ascii: "}"))
+            return out
+        }
+        return foundationEncoded()
+    }
+
+    /// ``encoded()`` through `JSONSerialization` (any text).
+    func foundationEncoded() -> [UInt8] {
         func s(_ v: String?) -> Any { v.map { $0 as Any } ?? NSNull() }
         let obj: [String: Any] = [
             "QueueId": s(queueId), "QueueUrl": s(queueUrl), "EventTargetUrl": s(eventTargetUrl),

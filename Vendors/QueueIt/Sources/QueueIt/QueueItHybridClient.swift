@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import WaitingRoom
+import WaitingRoomHTTP
 
 /// The hybrid (KnownUser) client (reference §7.1): wraps calls to an API protected by a Queue-it
 /// server-side connector.

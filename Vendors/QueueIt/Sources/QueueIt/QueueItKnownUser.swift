@@ -164,8 +164,13 @@ public struct QueueItKnownUserDecision: Sendable, Hashable {
 /// to the queue. Ajax calls (header `x-queueit-ajaxpageurl`) get an `x-queueit-redirect` header.
 public struct QueueItRequestValidator: Sendable {
     public let settings: QueueItKnownUserSettings
+    /// The `queueittoken` check, keyed once (keep one request validator per settings).
+    let tokenValidator: QueueItTokenValidator
 
-    public init(settings: QueueItKnownUserSettings) { self.settings = settings }
+    public init(settings: QueueItKnownUserSettings) {
+        self.settings = settings
+        self.tokenValidator = QueueItTokenValidator(secretKey: settings.secretKey, eventId: settings.eventId)
+    }
 
     /// Validates one request.
     /// - Parameters:
@@ -226,7 +231,7 @@ public struct QueueItRequestValidator: Sendable {
                     return decision
                 }
                 do throws(QueueItValidationError) {
-                    try QueueItTokenValidator(secretKey: s.secretKey, eventId: s.eventId).validate(token, now: now, clientIP: clientIP)
+                    try tokenValidator.validate(token, now: now, clientIP: clientIP)
                 } catch where error == .hash || error == .timestamp {
                     decision.rejection = error
                     decision.redirectURL = diagnosticsURL(code: error)
@@ -236,8 +241,7 @@ public struct QueueItRequestValidator: Sendable {
                 setCookies.append(debugCookie(token: token, url: url, now: now))
             }
             do {
-                let t = try QueueItTokenValidator(secretKey: s.secretKey, eventId: s.eventId)
-                    .validate(token, now: now, clientIP: clientIP)
+                let t = try tokenValidator.validate(token, now: now, clientIP: clientIP)
                 let rt = t.redirectTypeField ?? "queue"
                 let cookie = QueueItAcceptedCookie(eventId: s.eventId, queueId: t.queueId ?? "", fixedValidityMinutes: t.cookieValidityMinutes,
                                                    redirectType: rt, issueTime: nowEpoch, hashedIP: t.hashedIP, secretKey: s.secretKey)

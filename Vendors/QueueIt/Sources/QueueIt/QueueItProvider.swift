@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import WaitingRoom
+import WaitingRoomHTTP
 
 /// Queue-it specific happenings a facade or app can observe (beyond the core events).
 public struct QueueItSessionObserver: Sendable {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A parsed `queueittoken` (reference §7.3): `key_value` pairs joined by `~`.
@@ -10,7 +11,16 @@ public struct QueueItToken: Sendable, Hashable {
     /// The token text exactly as received.
     public let raw: String
     /// Every well-formed `key_value` piece in order of appearance (repeats included).
-    public let fields: [(key: String, value: String)]
+    public var fields: [(key: String, value: String)] {
+        withBytes { b in
+            var out: [(key: String, value: String)] = []
+            QueueItTokenBytes.forEachField(b) { k, v in
+                out.append((String(decoding: UnsafeBufferPointer(rebasing: b[k]), as: UTF8.self),
+                            String(decoding: UnsafeBufferPointer(rebasing: b[v]), as: UTF8.self)))
+            }
+            return out
+        }
+    }
 
     /// `e`: the event (waiting room) id.
     public var eventId: String? { value("e") }
@@ -44,7 +54,22 @@ public struct QueueItToken: Sendable, Hashable {
 
     /// The last value of `key`, or nil.
     public func value(_ key: String) -> String? {
-        fields.last(where: { $0.key == key })?.value
+        var key = key
+        return key.withUTF8 { k in
+            withBytes { b in
+                var found: Range<Int>?
+                QueueItTokenBytes.forEachField(b) { name, value in
+                    if QueueItTokenBytes.sameText(b, name, k) { found = value }
+                }
+                return found.map { String(decoding: UnsafeBufferPointer(rebasing: b[$0]), as: UTF8.self) }
+            }
+        }
+    }
+
+    /// Runs `body` on the token's UTF-8 bytes (no copy for a native string).
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var raw = raw
+        return raw.withUTF8(body)
     }
 
     /// Whether some key appears more than once (reported, never trusted without the hash).
@@ -55,26 +80,20 @@ public struct QueueItToken: Sendable, Hashable {
     }
 
     /// Parses a token. Never fails; see the type's documentation for the rules.
+    /// The fields are read from the text when asked for (on its bytes, no copy kept).
     public init(_ raw: String) {
         self.raw = raw
-        var out: [(key: String, value: String)] = []
-        for piece in raw.utf8.split(separator: UInt8(ascii: "~"), omittingEmptySubsequences: false) {
-            guard let us = piece.firstIndex(of: UInt8(ascii: "_")) else { continue }
-            let rest = piece[piece.index(after: us)...]
-            guard !rest.contains(UInt8(ascii: "_")) else { continue }
-            out.append((String(decoding: piece[..<us], as: UTF8.self), String(decoding: rest, as: UTF8.self)))
-        }
-        self.fields = out
     }
 
     /// The text the hash covers: the token with the first literal `~h_{hash}` removed (KU-JS
     /// `String.replace` semantics). Nil when the token has no `h` field.
     public var hashedText: String? {
-        guard let h = hash else { return nil }
-        let bytes = Array(raw.utf8)
-        guard let at = QueueItBytes.find(Array(("~h_" + h).utf8), in: bytes) else { return raw }
-        let markerLength = 3 + h.utf8.count
-        return String(decoding: bytes[..<at] + bytes[(at + markerLength)...], as: UTF8.self)
+        withBytes { b in
+            guard let h = QueueItTokenBytes.lastValue(b, "h") else { return nil }
+            guard let at = QueueItTokenBytes.hashMarker(b, hash: h) else { return raw }
+            let markerLength = 3 + h.count
+            return String(decoding: Array(b[..<at]) + Array(b[(at + markerLength)...]), as: UTF8.self)
+        }
     }
 
     static func parseEpoch(_ s: String) -> Int64? {
@@ -137,15 +156,22 @@ public struct QueueItTokenMinter: Sendable {
 
 /// Validates a `queueittoken` in the KnownUser connector's order: hash → event → expiry → ip
 /// (reference §7.3, KU-JS `validateToken`). Hash and event id compare case-sensitively (KU-JS).
+///
+/// Works on the token's bytes (no field strings) and keys HMAC-SHA256 once, at `init`: keep a
+/// validator per secret key and event to validate many tokens.
 public struct QueueItTokenValidator: Sendable {
     /// The customer's secret key.
     public let secretKey: String
     /// The waiting room (event) id the token must be for.
     public let eventId: String
+    /// HMAC-SHA256 keyed with ``secretKey``, before any message: copied per hash, so the key
+    /// schedule (padding, inner and outer pads) is computed once.
+    let keyed: HMAC<SHA256>
 
     public init(secretKey: String, eventId: String) {
         self.secretKey = secretKey
         self.eventId = eventId
+        self.keyed = HMAC<SHA256>(key: SymmetricKey(data: Array(secretKey.utf8)))
     }
 
     /// Validates `token`; returns the parsed token or throws the first failed check.
@@ -154,17 +180,33 @@ public struct QueueItTokenValidator: Sendable {
     ///   - clientIP: checked against `hip_` only when both are present.
     @discardableResult
     public func validate(_ token: String, now: Date, clientIP: String? = nil) throws(QueueItValidationError) -> QueueItToken {
-        let parsed = QueueItToken(token)
-        guard let text = parsed.hashedText, let h = parsed.hash else { throw .hash }
-        let expected = QueueItHash.hmacHex(secretKey: secretKey, message: text)
-        guard QueueItHash.constantTimeEquals(expected, h) else { throw .hash }
-        guard parsed.eventId == eventId else { throw .eventId }
-        guard let ts = parsed.expiresAtEpoch, ts >= Int64(now.timeIntervalSince1970.rounded(.down)) else { throw .timestamp }
-        if let hip = parsed.hashedIP, let ip = clientIP, !ip.isEmpty {
-            let expectedIP = QueueItHash.hmacHex(secretKey: secretKey, message: ip)
-            guard QueueItHash.constantTimeEquals(expectedIP, hip) else { throw .ip }
+        var text = token
+        if let failure = text.withUTF8({ check($0, now: now, clientIP: clientIP) }) { throw failure }
+        return QueueItToken(token)
+    }
+
+    /// The first failed check of the token `b`, or nil when it is valid.
+    func check(_ b: UnsafeBufferPointer<UInt8>, now: Date, clientIP: String?) -> QueueItValidationError? {
+        let fields = QueueItTokenBytes.Checked(b)
+        guard let h = fields.hash else { return .hash }
+        var mac = keyed
+        if let at = QueueItTokenBytes.hashMarker(b, hash: h) {
+            mac.update(data: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[..<at])))
+            mac.update(data: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[(at + 3 + h.count)...])))
+        } else {
+            mac.update(data: UnsafeRawBufferPointer(b))
         }
-        return parsed
+        guard QueueItTokenBytes.hexEquals(mac.finalize(), b, h) else { return .hash }
+        var event = eventId
+        guard let e = fields.event, event.withUTF8({ QueueItTokenBytes.sameText(b, e, $0) }) else { return .eventId }
+        guard let expiry = fields.expiry, let ts = QueueItTokenBytes.epoch(b, expiry),
+              ts >= Int64(now.timeIntervalSince1970.rounded(.down)) else { return .timestamp }
+        if let hip = fields.hashedIP, var ip = clientIP, !ip.isEmpty {
+            var ipMac = keyed
+            ip.withUTF8 { ipMac.update(data: UnsafeRawBufferPointer($0)) }
+            guard QueueItTokenBytes.hexEquals(ipMac.finalize(), b, hip) else { return .ip }
+        }
+        return nil
     }
 }
 

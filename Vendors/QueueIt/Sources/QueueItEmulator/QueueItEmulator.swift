@@ -90,13 +90,20 @@ public final class QueueItEmulator: Sendable {
     // MARK: handlers
 
     static func response(_ status: Int, _ body: [UInt8], type: String = "application/json", headers: [(String, String)] = []) -> Response {
-        var fields = HTTPFields()
-        fields[.contentType] = type
+        var fields: HTTPFields
+        if type == "application/json" {
+            fields = jsonFields  // every enqueue answer: built once
+        } else {
+            fields = HTTPFields()
+            fields[.contentType] = type
+        }
         for (k, v) in headers {
             if let name = HTTPField.Name(k) { fields.append(HTTPField(name: name, value: v)) }
         }
         return Response(status: .init(code: status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
+
+    static let jsonFields: HTTPFields = [.contentType: "application/json"]
 
     static func response(_ a: QueueItEmulatorModel.Answer) -> Response {
         response(a.status, a.body, type: a.contentType, headers: a.headers)
@@ -108,8 +115,10 @@ public final class QueueItEmulator: Sendable {
         return "http://\(host)"
     }
 
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")
+
     static func clientIP(_ req: Request) -> String? {
-        guard let name = HTTPField.Name("X-Forwarded-For"), let xff = req.headers[name] else { return nil }
+        guard let name = forwardedFor, let xff = req.headers[name] else { return nil }
         let first = xff.split(separator: ",").first.map { $0.trimmingCharacters(in: CharacterSet.whitespaces) } ?? ""
         return first.isEmpty ? nil : first
     }
@@ -271,6 +280,14 @@ public final class QueueItEmulator: Sendable {
         return QueueItEnqueueTokenMinter(secretKey: secret).mint(
             customerId: customerId, eventId: waitingRoomId, issuedAt: now, expiresAt: expiresIn.map { now.addingTimeInterval($0.seconds) },
             tokenIdentifier: tokenIdentifier ?? UUID().uuidString.lowercased(), payload: key.map { QueueItEnqueueTokenPayload(key: $0) })
+    }
+
+    /// Answers one enqueue call without HTTP (faults not applied), as a server on `baseURL`
+    /// would: the status and the body bytes. For benchmarks that need the reply's bytes.
+    public func answerEnqueue(customerId: String, waitingRoomId: String, body: [UInt8], baseURL: String,
+                              clientIP: String? = nil) -> (status: Int, body: [UInt8]) {
+        let answer = model.enqueue(customer: customerId, room: waitingRoomId, body: body, base: baseURL, prefix: nil, clientIP: clientIP)
+        return (answer.status, answer.body)
     }
 
     /// Queues a fault for the next enqueue calls.

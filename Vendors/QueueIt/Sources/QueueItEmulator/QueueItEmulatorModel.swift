@@ -237,8 +237,28 @@ final class QueueItEmulatorModel: Sendable {
 
     func newQueueId(_ s: inout State) -> String {
         s.nextQueueNumber += 1
-        let r = UInt64.random(in: 0...UInt64.max)
-        return String(format: "%08llx-%04llx-%012llx", s.nextQueueNumber, (r >> 48) & 0xffff, r & 0xffff_ffff_ffff)
+        return Self.queueId(number: s.nextQueueNumber, random: UInt64.random(in: 0...UInt64.max))
+    }
+
+    /// `String(format: "%08llx-%04llx-%012llx", number, random >> 48, random & 0xffff_ffff_ffff)`,
+    /// written on bytes.
+    static func queueId(number: UInt64, random r: UInt64) -> String {
+        var digits = 8
+        while digits < 16, number >> UInt64(4 * digits) != 0 { digits += 1 }
+        let length = digits + 1 + 4 + 1 + 12
+        return String(unsafeUninitializedCapacity: length) { out in
+            let alphabet: StaticString = "0123456789abcdef"
+            let hex = alphabet.utf8Start
+            func put(_ value: UInt64, _ width: Int, at start: Int) {
+                for i in 0..<width { out[start + i] = hex[Int((value >> UInt64(4 * (width - 1 - i))) & 0xF)] }
+            }
+            put(number, digits, at: 0)
+            out[digits] = UInt8(ascii: "-")
+            put((r >> 48) & 0xffff, 4, at: digits + 1)
+            out[digits + 5] = UInt8(ascii: "-")
+            put(r & 0xffff_ffff_ffff, 12, at: digits + 6)
+            return length
+        }
     }
 
     /// The enqueue call (`POST …/api/mobileapp/queue/{c}/{e}/enqueue`).

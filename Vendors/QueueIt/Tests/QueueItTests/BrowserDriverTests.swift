@@ -5,6 +5,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import QueueIt
 @testable import QueueItEmulator
+import WaitingRoomHTTP
 
 /// Queue URLs a session reported.
 final class URLLog: Sendable {

@@ -5,6 +5,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import QueueIt
 @testable import QueueItEmulator
+import WaitingRoomHTTP
 
 /// Faults on the enqueue call and on the queue page / status polls (issue 10 §5, Queue-it part):
 /// retried on the vendor's schedule, every user ends with an outcome, no pass is lost. Everything

@@ -8,6 +8,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomConformance
 import WaitingRoomTesting
+import WaitingRoomHTTP
 
 /// The Queue-it emulator behind the conformance suite's emulator protocol: one customer with a
 /// room per behaviour. Public API and the emulator's admin endpoints only.

@@ -5,6 +5,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import QueueIt
 @testable import QueueItEmulator
+import WaitingRoomHTTP
 
 /// Shared helpers: an emulator on 127.0.0.1:0 whose time is the test's virtual clock.
 struct Harness {

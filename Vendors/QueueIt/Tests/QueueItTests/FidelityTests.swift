@@ -5,6 +5,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import QueueIt
 @testable import QueueItEmulator
+import WaitingRoomHTTP
 
 /// A transport that answers from a closure and records the requests (no network).
 final class StubTransport: HTTPTransport {

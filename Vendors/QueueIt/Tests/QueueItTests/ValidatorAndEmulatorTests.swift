@@ -4,6 +4,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import QueueIt
 @testable import QueueItEmulator
+import WaitingRoomHTTP
 
 @Suite struct RequestValidatorTests {
     let secret = "validator-secret"

@@ -1,4 +1,5 @@
 import Foundation
+import ScriptedVendor
 import WaitingRoom
 #if canImport(Glibc)
 import Glibc
@@ -6,17 +7,37 @@ import Glibc
 
 /// Benchmarks of the core, rerun with `waitingroom bench core` (release build).
 public enum CoreBenchmarks {
-    /// One figure: a name, a value and its unit.
+    /// One figure: a name, a value and its unit; optionally the baseline measured in the same
+    /// run, the ratio value / baseline, the goal for that ratio, or why it was skipped.
     public struct Figure: Sendable, CustomStringConvertible {
         public var name: String
         public var value: Double
         public var unit: String
-        public init(name: String, value: Double, unit: String) {
+        /// The baseline's value, in ``unit``, measured in the same run.
+        public var baseline: Double?
+        /// `value / baseline`.
+        public var ratio: Double?
+        /// The goal, naming what it bounds: `"ratio >= 0.5"`, `"value >= 2000000"`.
+        public var goal: String?
+        /// Why the figure was not measured (a missing tool, with how to install it).
+        public var skipped: String?
+        public init(name: String, value: Double, unit: String, baseline: Double? = nil, goal: String? = nil, skipped: String? = nil) {
             self.name = name
             self.value = value
             self.unit = unit
+            self.baseline = baseline
+            self.ratio = baseline.flatMap { $0 > 0 ? value / $0 : nil }
+            self.goal = goal
+            self.skipped = skipped
         }
-        public var description: String { "\(name): \(String(format: value < 10 ? "%.3f" : "%.1f", value)) \(unit)" }
+        public var description: String {
+            if let skipped { return "\(name): skipped (\(skipped))" }
+            var text = "\(name): \(String(format: value < 10 ? "%.3f" : "%.1f", value)) \(unit)"
+            if let baseline { text += String(format: baseline < 10 ? "; baseline %.3f" : "; baseline %.1f", baseline) }
+            if let ratio { text += String(format: "; ratio %.3f×", ratio) }
+            if let goal { text += " (goal \(goal))" }
+            return text
+        }
     }
 
     /// Delivers `events` progress events through a session to three stream subscribers; the
@@ -27,8 +48,8 @@ public enum CoreBenchmarks {
         let steps: [ScriptedProvider.Step] = [.sleep(.seconds(1))]
             + (0..<events).map { .emit(.progress(QueueProgress(ahead: $0, behind: 0), status)) }
             + [.finish(.blocked(VendorStatus(vendor: "bench", code: 301, message: "end")))]
-        let clock = VirtualClock()
-        let provider = ScriptedProvider(steps: steps, environment: ProviderEnvironment(clock: clock))
+        let clock = BenchGateClock()
+        let provider = ScriptedProvider(steps: steps, environment: ProviderEnvironment(transport: NoNetworkTransport(), clock: clock))
         let session: WaitingSession
         do { session = try provider.enqueue(Entry(room: room)) } catch { return Figure(name: "event fan-out", value: .nan, unit: "error") }
         let streams = (0..<3).map { _ in session.events }
@@ -66,8 +87,8 @@ public enum CoreBenchmarks {
 
     /// Resident memory per idle session: makes `count` sessions that wait on a virtual clock.
     public static func idleSessionMemory(count: Int = 20_000) async -> Figure {
-        let clock = VirtualClock()
-        let provider = ScriptedProvider(steps: [.sleep(.seconds(3600))], environment: ProviderEnvironment(clock: clock))
+        let clock = BenchGateClock()
+        let provider = ScriptedProvider(steps: [.sleep(.seconds(3600))], environment: ProviderEnvironment(transport: NoNetworkTransport(), clock: clock))
         let before = residentBytes()
         var sessions: [WaitingSession] = []
         sessions.reserveCapacity(count)

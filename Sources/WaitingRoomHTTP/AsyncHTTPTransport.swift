@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import WaitingRoom
 
 /// The default ``HTTPTransport``, on AsyncHTTPClient.
 ///
@@ -12,6 +13,10 @@ import NIOHTTP1
 public struct AsyncHTTPTransport: HTTPTransport {
     /// The shared transport (clients that live for the whole process; no shutdown needed).
     public static let shared = AsyncHTTPTransport()
+
+    /// The longest deadline (about 100 years): longer ones are clamped so that the event loop's
+    /// deadline arithmetic cannot overflow.
+    static let longestTimeout: Duration = .seconds(100 * 365 * 24 * 3600)
 
     /// The largest body read before the response is refused.
     public let maxBodyBytes: Int
@@ -57,7 +62,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
     /// - Throws: ``WaitingRoomError`` (`.networkTimeout` when the deadline passed), or
     ///   `CancellationError` when the calling task was cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let timeout = max(.zero, min(request.timeout ?? defaultTimeout, EventLoopTimer.longestWait))
+        let timeout = max(.zero, min(request.timeout ?? defaultTimeout, Self.longestTimeout))
         let deadline = NIODeadline.now() + TimeAmount(timeout)
         let url = request.url
         let limit = maxBodyBytes

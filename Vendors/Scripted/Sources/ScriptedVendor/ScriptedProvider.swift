@@ -39,7 +39,7 @@ public struct ScriptedProvider: WaitingRoomProvider {
         steps: [Step],
         tryPassResult: TryPassResult? = nil,
         completionStatus: VendorStatus? = nil,
-        environment: ProviderEnvironment = ProviderEnvironment()
+        environment: ProviderEnvironment = ProviderEnvironment(transport: NoNetworkTransport())
     ) {
         self.vendorID = vendorID
         self.steps = steps

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import WaitingRoom
+@testable import WaitingRoomCLI
+
+/// `waitingroom bench` figures as a script reads them, and the emulator suite without its tools.
+@Suite struct BenchFiguresTests {
+    @Test func jsonCarriesBaselineRatioAndGoal() throws {
+        let figure = CoreBenchmarks.Figure(name: "x vs y", value: 30, unit: "req/s", baseline: 60, goal: "ratio >= 0.5")
+        let object = try #require(BenchCommand.json(figure, suite: "emulators").objectValue)
+        #expect(object["suite"] == .string("emulators") && object["name"] == .string("x vs y") && object["unit"] == .string("req/s"))
+        #expect(object["value"] == .number(30) && object["baseline"] == .number(60) && object["ratio"] == .number(0.5))
+        #expect(object["goal"] == .string("ratio >= 0.5") && object["skipped"] == nil)
+        #expect(figure.description.contains("ratio 0.500×"))
+
+        let plain = try #require(BenchCommand.json(CoreBenchmarks.Figure(name: "n", value: 1, unit: "ns"), suite: "core").objectValue)
+        #expect(plain["baseline"] == nil && plain["ratio"] == nil && plain["goal"] == nil)
+        // a failed measurement (NaN) stays valid JSON
+        let failed = BenchCommand.json(CoreBenchmarks.Figure(name: "n", value: .nan, unit: "", baseline: 0), suite: "core")
+        #expect(failed["value"] == .null && failed["ratio"] == nil)
+        #expect(try JSONValue.parse(JSONValue.array([failed]).jsonText) == .array([failed]))
+    }
+
+    @Test func emulatorSuiteWithoutItsToolsIsSkippedWithTheInstallCommand() async throws {
+        let figures = await EmulatorBenchmarks.run(locate: { _ in nil })
+        #expect(!figures.isEmpty)
+        for figure in figures {
+            let skipped = try #require(figure.skipped)
+            #expect(skipped.contains("wrk and nginx") && skipped.contains("apt-get install wrk nginx-light"))
+            #expect(BenchCommand.json(figure, suite: "emulators")["skipped"] == .string(skipped))
+        }
+        let onlyNginx = await EmulatorBenchmarks.run(locate: { $0 == "wrk" ? "/usr/bin/wrk" : nil })
+        #expect(onlyNginx.allSatisfy { $0.skipped?.hasPrefix("needs nginx:") == true })
+    }
+
+    @Test func toolsAreFoundOnThePathAndInSbin() {
+        #expect(EmulatorBenchmarks.tool("sh") != nil)
+        #expect(EmulatorBenchmarks.tool("no-such-tool-for-waitingroom") == nil)
+    }
+
+    @Test func benchRejectsAnUnknownSuiteAndNamesEmulators() async throws {
+        let result = try await CLIProcess.run(["bench", "nosuch"], timeout: .seconds(60))
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("emulators"))
+    }
+}
