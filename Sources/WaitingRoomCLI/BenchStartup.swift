@@ -35,7 +35,7 @@ enum BenchStartup {
                 name: "start-up: waitingroom --help (median wall, spawn to exit)", value: oursMedian, unit: "ms",
                 baseline: .init(name: "lua5.4 -e ''", value: luaMedian, unit: "ms"), goal: .ratio(atMost: 3),
                 note: "\(rounds) runs of each, alternating"),
-            BenchFigure(name: "size of the waitingroom executable", value: Double(size) / 1_048_576, unit: "MiB", note: me),
+            BenchFigure(name: "size of the waitingroom executable", value: Double(size) / 1_048_576, unit: "MiB"),
         ]
     }
 
