@@ -222,9 +222,23 @@ struct LoadSummary {
             "p99": .number(histogram.percentile(99)),
             "faultsInstalled": .number(Double(faultsInstalled)),
         ]
+        // The process's own peak resident set (client, emulator and driver together), for
+        // `bench memory`; absent where /proc is not there.
+        if let peak = Self.peakResidentBytes() { object["peakResidentBytes"] = .number(Double(peak)) }
         for (name, value) in keys { object[name] = .number(Double(value)) }
         for (name, value) in figures { object[name] = value }
         return .object(object)
+    }
+
+    /// `VmHWM` of /proc/self/status: this process's peak resident set since it started (exec
+    /// resets it, unlike `ru_maxrss`, which keeps the spawning parent's as a floor).
+    static func peakResidentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
+            return kilobytes.map { $0 * 1024 }
+        }
+        return nil
     }
 
     var text: [String] {
