@@ -285,7 +285,7 @@ struct BrowserPagesTests {
                 row.querySelector('button').click();
                 return true;
                 """)
-            #expect(try await browser.waitUntil(timeout: .seconds(30)) {
+            #expect(await browser.waitUntil(timeout: .seconds(30)) {
                 suite.crowdhandler.snapshot().objectValue?["rooms"]?.objectValue?["line"]?.objectValue?["rate"] == .number(6)
             })
             #expect(suite.crowdhandler.snapshot().objectValue?["rooms"]?.objectValue?["line"]?.objectValue?["capacity"] == .number(0))

@@ -55,7 +55,7 @@ extension CrowdHandlerEmulator: EmulatorStatusSource {
         return EmulatorStatus.Room(
             key: RoomKey(scope: "site", room: slug), state: state, waiting: r.line.count, admittedTotal: r.admittedTotal,
             rate: state == "queue" ? room.rate / 60 : 0, rateNote: "admissions/s (configured \(Self.format(room.rate))/min)",
-            limit: room.capacity.map(Double.init), limitNote: "let in at once before a line forms",
+            limit: room.capacity.map { Double($0) }, limitNote: "let in at once before a line forms",
             queuePagePath: "/\(slugPath)?" + (query.percentEncodedQuery ?? ""),
             controls: [
                 EmulatorControl(label: "Set rate", path: path, body: .object(["rate": .string("$value")]),
