@@ -204,7 +204,7 @@ struct BrowserPagesTests {
             var url = ""
             #expect(try await browser.waitUntil(timeout: .seconds(60)) {
                 url = try await browser.currentURL()
-                return url.contains("/site/gate")
+                return URLComponents(string: url)?.path == "/site/gate"
             }, "still at \(url)")
             let query = URLComponents(string: url)?.queryItems ?? []
             func item(_ name: String) -> String? { query.first { $0.name == name }?.value }

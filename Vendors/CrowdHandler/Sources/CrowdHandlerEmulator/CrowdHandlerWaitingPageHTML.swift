@@ -14,7 +14,7 @@ enum CrowdHandlerWaitingPageHTML {
         return """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><title>Waiting room \(s)</title>
-        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
         <style>
         body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1d2330}
         .bar{height:1.2rem;background:#e4e7ee;border-radius:.6rem;overflow:hidden}
@@ -72,7 +72,7 @@ enum CrowdHandlerWaitingPageHTML {
     /// The emulator's stand-in for the protected site (`/site/…`).
     static func site(path: String, token: String?) -> String {
         """
-        <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Protected page</title></head>
+        <!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Protected page</title></head>
         <body><h1 id="through">You are through</h1><p>Page \(escape(path)), session \(escape(token ?? "none")).</p></body></html>
         """
     }
