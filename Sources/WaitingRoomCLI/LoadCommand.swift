@@ -26,7 +26,8 @@ struct LoadCommand: AsyncParsableCommand {
             time out, or still holds), keysAutoReturned, waitersDropped; and from the client:
             keysReturnedLate (returned in the background after their documented attempts failed),
             for Queue-it enqueued, passedVisitors and faults per request kind, for CrowdHandler
-            sessionsCreated, sessionsChecked, promoted and faultsInjected,
+            sessionsCreated, sessionsChecked, promoted, refused, responsesRecorded, faultsInjected
+            and faults per request kind,
             backgroundReturnsGivenUp (still failing when their time budget or --drain-timeout ran out)
             and backgroundReturnsKeyGone (the server had already timed the key out).
 
@@ -207,8 +208,9 @@ struct LoadSummary {
             // CrowdHandler holds no keys either: sessions, checks and promotions.
             figures = [
                 ("sessionsCreated", c.sessionsCreated), ("sessionsChecked", c.sessionsChecked), ("promoted", c.promoted),
-                ("faultsInjected", c.faults.values.reduce(0, +)),
+                ("refused", c.refused), ("responsesRecorded", c.responsesRecorded), ("faultsInjected", c.faultsInjected),
             ]
+            figures += c.faultsOn.sorted { $0.key < $1.key }.map { ("faultsInjectedOn \($0.key)", $0.value) }
         }
         return figures
     }
