@@ -237,7 +237,7 @@ let package = Package(
             name: "WaitingRoomCLITests",
             dependencies: [
                 "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomTesting", "WaitingRoomHTTP",
-                "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
+                "NetFUNNELEmulator", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
             ],
             swiftSettings: strict
         ),

@@ -1,15 +1,16 @@
-/// How waiting ended.
+/// How waiting ended. The cases with a pass or an error are `indirect` (boxed), so an outcome
+/// held across an `await` costs a pointer, not the whole pass, in the task's frame.
 public enum Outcome: Hashable, Sendable, Codable {
     /// Admitted with a pass.
-    case passed(Pass, VendorStatus)
+    indirect case passed(Pass, VendorStatus)
     /// The room is not active; proceed (a token may be attached).
-    case disabled(Pass?, VendorStatus)
+    indirect case disabled(Pass?, VendorStatus)
     /// Refused by the vendor.
     case blocked(VendorStatus)
     /// Closed by the user or the queue page.
     case closed(VendorStatus)
     /// Ended with an error.
-    case failed(WaitingRoomError)
+    indirect case failed(WaitingRoomError)
 
     /// The vendor status of this outcome.
     public var status: VendorStatus {

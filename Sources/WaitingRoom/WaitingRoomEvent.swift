@@ -1,5 +1,9 @@
 /// Everything a waiting session reports, vendor-neutral. Every case carries the vendor's own
 /// status code and message (``status``); position fields are optional.
+///
+/// The cases that carry a pass or an error are `indirect` (boxed): they come once per session,
+/// while progress events come every poll and are kept by value, so the frequent events stay
+/// small in the session's buffers and in every async frame that holds one.
 public enum WaitingRoomEvent: Hashable, Sendable, Codable {
     /// The session moved to a new state.
     case stateChanged(SessionState, VendorStatus)
@@ -8,9 +12,9 @@ public enum WaitingRoomEvent: Hashable, Sendable, Codable {
     /// The user's place in line changed.
     case progress(QueueProgress, VendorStatus)
     /// The user was admitted.
-    case passed(Pass, VendorStatus)
+    indirect case passed(Pass, VendorStatus)
     /// The room is not active; the user may proceed. A token may be attached.
-    case disabled(Pass?, VendorStatus)
+    indirect case disabled(Pass?, VendorStatus)
     /// The vendor refused the user.
     case blocked(VendorStatus)
     /// The user or the queue page closed the waiting room.
@@ -18,7 +22,7 @@ public enum WaitingRoomEvent: Hashable, Sendable, Codable {
     /// The session started over (vendor request or ``WaitingSession/restart()``).
     case sessionRestarted(VendorStatus)
     /// The session ended with an error.
-    case failed(WaitingRoomError)
+    indirect case failed(WaitingRoomError)
     /// The pass was given back (``WaitingSession/complete()``).
     case completed(VendorStatus)
     /// A key whose documented return attempts had failed (reported as such with `completed`,

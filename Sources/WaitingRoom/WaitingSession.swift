@@ -37,6 +37,24 @@ public final class WaitingSession: Sendable {
     private let core: Mutex<Core>
 
     private typealias Handler = @Sendable (WaitingRoomEvent) -> Void
+    private typealias Waiter = UnsafeContinuation<WaitingRoomEvent?, Never>
+
+    private struct BoundHandler {
+        var id: UInt64
+        var name: EventName?
+        var handler: Handler
+    }
+
+    /// One stream's place in the shared event log.
+    private struct Reader {
+        var id: UInt64
+        /// Events this stream gets before the log (its first `stateChanged`, the replay).
+        var prefix: [WaitingRoomEvent]
+        /// The absolute index in the log of the next event it reads.
+        var cursor: Int
+        /// Its task, suspended until the next event (nil while it runs).
+        var waiter: Waiter?
+    }
 
     private struct Core {
         var state: SessionState = .idle
@@ -47,8 +65,7 @@ public final class WaitingSession: Sendable {
         var cancelRequested = false
         var streamsFinished = false
         var nextID: UInt64 = 0
-        var streams: [UInt64: AsyncStream<WaitingRoomEvent>.Continuation] = [:]
-        var handlers: [(id: UInt64, name: EventName?, handler: Handler)] = []
+        var handlers: [BoundHandler] = []
         var outcomeWaiters: [CheckedContinuation<Outcome, Never>] = []
         var completion: Task<VendorStatus, Never>?
         /// `completed` was (or is being) announced.
@@ -56,24 +73,54 @@ public final class WaitingSession: Sendable {
         /// The outcome event and `completed`, once delivered: replayed to late subscribers.
         var replay: [WaitingRoomEvent] = []
         /// Events delivered before the first stream was opened (nil once one was).
-        var early: [WaitingRoomEvent]? = []
-        /// Stream operations decided under the lock, carried out outside it, in order.
-        var outbox: [Outgoing] = []
-        /// A thread is carrying out the outbox.
-        var draining = false
+        var early: EarlyEvents? = EarlyEvents(limit: WaitingSession.earlyEventLimit)
+        /// The event log every stream reads from: each event is stored once, whatever the
+        /// number of streams; it keeps what the slowest stream has not read yet.
+        var log: [WaitingRoomEvent] = []
+        /// The absolute index of `log[0]`.
+        var logStart = 0
+        /// The open streams (a handful: searched in order).
+        var readers: [Reader] = []
         /// Key returns handed to the background by ``SessionContext/returnInBackground``.
         var lateReturns = 0
         /// The streams are due to finish once the late returns end.
         var finishDeferred = false
         let createdStatus: VendorStatus
-    }
 
-    private typealias Stream = AsyncStream<WaitingRoomEvent>.Continuation
+        var logEnd: Int { logStart + log.count }
 
-    /// A stream operation waiting in the outbox.
-    private enum Outgoing {
-        case yield(WaitingRoomEvent, to: [(id: UInt64, stream: Stream)])
-        case finish([Stream])
+        /// Drops the events every stream has read (amortised: when at least half the log is read).
+        mutating func trimLog() {
+            guard !log.isEmpty else { return }
+            guard !readers.isEmpty else {
+                logStart = logEnd
+                log = []
+                return
+            }
+            var lowest = Int.max
+            for reader in readers where reader.cursor < lowest { lowest = reader.cursor }
+            let read = lowest - logStart
+            guard read > 0, read >= log.count / 2 else { return }
+            if read == log.count {
+                log.removeAll(keepingCapacity: log.capacity <= 1024)
+            } else {
+                log.removeFirst(read)
+            }
+            logStart = lowest
+        }
+
+        /// The next event for the reader at `index` (nil when it has read everything so far).
+        mutating func take(_ index: Int) -> WaitingRoomEvent? {
+            if !readers[index].prefix.isEmpty { return readers[index].prefix.removeFirst() }
+            let cursor = readers[index].cursor
+            guard cursor < logEnd else { return nil }
+            let event = log[cursor - logStart]
+            readers[index].cursor = cursor + 1
+            if cursor - logStart + 1 >= 32 { trimLog() }
+            return event
+        }
+
+        func index(of id: UInt64) -> Int? { readers.firstIndex { $0.id == id } }
     }
 
     /// How many events a session keeps for its first stream.
@@ -112,40 +159,127 @@ public final class WaitingSession: Sendable {
     ///
     /// So a loop that waits for an event never misses it, however late it subscribes.
     public var events: AsyncStream<WaitingRoomEvent> {
-        let (stream, continuation) = AsyncStream<WaitingRoomEvent>.makeStream(bufferingPolicy: .unbounded)
-        core.withLock { core in
-            if core.early != nil {
-                Self.trim(&core.early, to: Self.earlyEventLimit)
-                let early = core.early ?? []
+        let id: UInt64 = core.withLock { core in
+            var prefix: [WaitingRoomEvent]
+            let cursor: Int
+            if let early = core.early {
+                prefix = [.stateChanged(.idle, core.createdStatus)]
                 core.early = nil
-                continuation.yield(.stateChanged(.idle, core.createdStatus))
-                for event in early { continuation.yield(event) }
+                // The first stream reads the early events through the log like any other.
+                core.log = early.drain()
+                cursor = core.logStart
             } else {
-                continuation.yield(.stateChanged(core.state, core.status))
-                for event in core.replay { continuation.yield(event) }
-            }
-            if core.streamsFinished {
-                continuation.finish()
-                return
+                prefix = [.stateChanged(core.state, core.status)]
+                prefix.append(contentsOf: core.replay)
+                cursor = core.logEnd
             }
             core.nextID += 1
-            core.streams[core.nextID] = continuation
+            core.readers.append(Reader(id: core.nextID, prefix: prefix, cursor: cursor))
+            return core.nextID
         }
-        // No `onTermination` that takes the lock: a stream whose reader has gone is dropped at the
-        // next event (`yield` answers `.terminated`), or when the streams finish.
-        return stream
+        // The stream holds the subscription; when the stream is gone, so is its place in the log.
+        let subscription = Subscription(session: self, id: id)
+        return AsyncStream(unfolding: { await subscription.next() })
     }
 
-    /// Keeps the last `limit` events, dropping the oldest progress events first.
-    private static func trim(_ events: inout [WaitingRoomEvent]?, to limit: Int) {
-        guard let count = events?.count, count > limit else { return }
-        var excess = count - limit
-        events?.removeAll { event in
-            guard excess > 0, case .progress = event else { return false }
-            excess -= 1
-            return true
+    /// A stream's hold on its place in the log; dropping the last reference leaves it.
+    ///
+    /// It reads the log in batches: one lock of the session takes every event the stream has
+    /// not read yet, and the stream's own (uncontended) lock hands them out one by one, so
+    /// readers do not take the session's lock, which the emitting task needs, for every event.
+    private final class Subscription: Sendable {
+        let session: WaitingSession
+        let id: UInt64
+        private let batch = Mutex<(events: [WaitingRoomEvent], next: Int)>(([], 0))
+
+        init(session: WaitingSession, id: UInt64) {
+            self.session = session
+            self.id = id
         }
-        if excess > 0 { events?.removeFirst(excess) }
+
+        func next() async -> WaitingRoomEvent? {
+            let buffered: WaitingRoomEvent? = batch.withLock { batch in
+                guard batch.next < batch.events.count else { return nil }
+                batch.next += 1
+                return batch.events[batch.next - 1]
+            }
+            if let buffered { return buffered }
+            // Refill, keeping the buffer's capacity.
+            var events = batch.withLock { batch -> [WaitingRoomEvent] in
+                var taken: [WaitingRoomEvent] = []
+                swap(&taken, &batch.events)
+                batch.next = 0
+                return taken
+            }
+            events.removeAll(keepingCapacity: true)
+            switch session.fill(id, into: &events) {
+            case .filled:
+                let first = events[0]
+                batch.withLock { $0 = (events, 1) }
+                return first
+            case .end:
+                return nil
+            case .wait:
+                batch.withLock { $0 = (events, 0) }
+                return await session.waitForNext(id)
+            }
+        }
+
+        deinit { session.leave(id) }
+    }
+
+    private enum Fill { case filled, end, wait }
+
+    /// Appends every event stream `id` has not read yet to `events`.
+    private func fill(_ id: UInt64, into events: inout [WaitingRoomEvent]) -> Fill {
+        core.withLock { core in
+            guard let index = core.index(of: id) else { return .end }
+            if !core.readers[index].prefix.isEmpty {
+                events.append(contentsOf: core.readers[index].prefix)
+                core.readers[index].prefix = []
+            }
+            let cursor = core.readers[index].cursor
+            if cursor < core.logEnd {
+                events.append(contentsOf: core.log[(cursor - core.logStart)...])
+                core.readers[index].cursor = core.logEnd
+                core.trimLog()
+            }
+            if !events.isEmpty { return .filled }
+            return core.streamsFinished ? .end : .wait
+        }
+    }
+
+    /// Waits for the next event of stream `id` (it has read everything so far); nil when the
+    /// streams finish first or its task is cancelled.
+    private func waitForNext(_ id: UInt64) async -> WaitingRoomEvent? {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (waiter: Waiter) in
+                let ready: (WaitingRoomEvent?, Bool) = core.withLock { core in
+                    guard let index = core.index(of: id) else { return (nil, true) }
+                    if let event = core.take(index) { return (event, true) }
+                    if core.streamsFinished { return (nil, true) }
+                    core.readers[index].waiter = waiter
+                    return (nil, false)
+                }
+                if ready.1 { waiter.resume(returning: ready.0) }
+            }
+        } onCancel: {
+            // A cancelled stream reads nothing more (as AsyncStream's iterator): it leaves now.
+            // Never resumed under the lock: a resume takes the reader task's own lock.
+            leave(id)
+        }
+    }
+
+    /// Stream `id` is gone: its place in the log is given up.
+    private func leave(_ id: UInt64) {
+        let waiter: Waiter? = core.withLock { core in
+            guard let index = core.index(of: id) else { return nil }
+            let waiter = core.readers[index].waiter
+            core.readers.remove(at: index)
+            core.trimLog()
+            return waiter
+        }
+        waiter?.resume(returning: nil)
     }
 
     /// Waits for the outcome.
@@ -168,7 +302,7 @@ public final class WaitingSession: Sendable {
     public func bind(_ name: EventName?, _ handler: @escaping @Sendable (WaitingRoomEvent) -> Void) -> HandlerID {
         core.withLock { core in
             core.nextID += 1
-            core.handlers.append((core.nextID, name, handler))
+            core.handlers.append(BoundHandler(id: core.nextID, name: name, handler: handler))
             return HandlerID(value: core.nextID)
         }
     }
@@ -321,17 +455,24 @@ public final class WaitingSession: Sendable {
     }
 
     private func finishStreams() {
-        let deferred = core.withLock { core -> Bool in
+        let waiters: [Waiter]? = core.withLock { core in
             guard core.lateReturns == 0 else {
                 core.finishDeferred = true
-                return true
+                return nil
             }
             core.streamsFinished = true
-            core.outbox.append(.finish(Array(core.streams.values)))
-            core.streams.removeAll()
-            return false
+            // A stream that waits has read everything: it ends now; the others end once they
+            // have read what is left in the log.
+            var waiters: [Waiter] = []
+            for index in core.readers.indices {
+                if let waiter = core.readers[index].waiter {
+                    waiters.append(waiter)
+                    core.readers[index].waiter = nil
+                }
+            }
+            return waiters
         }
-        if !deferred { drainOutbox() }
+        for waiter in waiters ?? [] { waiter.resume(returning: nil) }
     }
 
     /// A key return the engine handed to the background (see
@@ -349,48 +490,6 @@ public final class WaitingSession: Sendable {
         }
     }
 
-    /// Carries out the outbox outside the lock, in order; one thread at a time does it (a thread
-    /// that finds another at it leaves its operations to that one).
-    ///
-    /// Why not under the lock: a `yield` resumes the reader's task and takes that task's status
-    /// lock, and cancelling a task runs its cancellation handlers while holding that same status
-    /// lock; a handler that calls into this session (`cancel()`, a stream's termination) then
-    /// waits for our lock. Yielding under our lock made the two orders deadlock (found by the Lua
-    /// stress test: a flow task cancelled while its session emitted).
-    private func drainOutbox() {
-        let claimed = core.withLock { core -> Bool in
-            guard !core.draining, !core.outbox.isEmpty else { return false }
-            core.draining = true
-            return true
-        }
-        guard claimed else { return }
-        while true {
-            let batch: [Outgoing]? = core.withLock { core in
-                guard !core.outbox.isEmpty else {
-                    core.draining = false
-                    return nil
-                }
-                defer { core.outbox.removeAll(keepingCapacity: true) }
-                return core.outbox
-            }
-            guard let batch else { return }
-            var gone: [UInt64] = []
-            for item in batch {
-                switch item {
-                case .yield(let event, let streams):
-                    for (id, stream) in streams {
-                        if case .terminated = stream.yield(event) { gone.append(id) }
-                    }
-                case .finish(let streams):
-                    for stream in streams { stream.finish() }
-                }
-            }
-            if !gone.isEmpty {
-                core.withLock { core in for id in gone { core.streams.removeValue(forKey: id) } }
-            }
-        }
-    }
-
     /// Emits from an engine run; dropped when the run was superseded.
     func emit(_ event: WaitingRoomEvent, generation: Int) {
         deliver(event) { $0.generation == generation }
@@ -398,20 +497,38 @@ public final class WaitingSession: Sendable {
 
     private func emitNow(_ event: WaitingRoomEvent) { deliver(event) { _ in true } }
 
+    /// What one emit hands out after the lock: woken streams and bound handlers.
+    private struct Delivery {
+        /// The `stateChanged(waiting)` announced before the first progress or queue page.
+        var before: WaitingRoomEvent?
+        var woken: [(Waiter, WaitingRoomEvent)] = []
+        var handlers: [BoundHandler] = []
+    }
+
+    /// Records `event` (state, replay, the early events or the log) under one lock, then wakes
+    /// the streams that were waiting for it and calls the bound handlers, outside the lock.
+    ///
+    /// Nobody listening costs no allocation and no second lock: the state is updated and the
+    /// event kept for the first stream. Streams share one log, so an event is stored once
+    /// however many read it; a stream that is not waiting picks it up on its next read.
+    ///
+    /// Why wake outside the lock: resuming a reader takes its task's status lock, and cancelling
+    /// a task runs its cancellation handlers (which take this session's lock) while holding that
+    /// same status lock; doing both under our lock could deadlock (found by the Lua stress test).
     private func deliver(_ event: WaitingRoomEvent, when accept: (Core) -> Bool) {
-        let calls: [(Handler, WaitingRoomEvent)] = core.withLock { core in
-            guard accept(core) else { return [] }
-            var events = [event]
+        var delivery = Delivery()
+        let accepted: Bool = core.withLock { core in
+            guard accept(core) else { return false }
             switch event {
             case .stateChanged(let state, let status):
-                guard state != core.state else { return [] }
+                guard state != core.state else { return false }
                 core.state = state
                 core.status = status
             case .progress(_, let status), .queueOpened(_, let status):
                 core.status = status
                 if core.state == .connecting || core.state == .idle {
                     core.state = .waiting
-                    events.insert(.stateChanged(.waiting, status), at: 0)
+                    delivery.before = .stateChanged(.waiting, status)
                 }
             case .keyReturnedLate:
                 // after the outcome: the state and its status stay as they are
@@ -424,23 +541,27 @@ public final class WaitingSession: Sendable {
             case .stateChanged, .progress, .queueOpened, .sessionRestarted: break
             }
             if core.early != nil {
-                core.early?.append(contentsOf: events)
-                // trimmed in batches (amortised O(1) per event); exact when a stream takes them
-                if let count = core.early?.count, count > 2 * Self.earlyEventLimit {
-                    Self.trim(&core.early, to: Self.earlyEventLimit)
+                if let before = delivery.before { core.early?.append(before) }
+                core.early?.append(event)
+            } else if !core.readers.isEmpty, !core.streamsFinished {
+                if let before = delivery.before { core.log.append(before) }
+                core.log.append(event)
+                for index in core.readers.indices where core.readers[index].waiter != nil {
+                    if let waiter = core.readers[index].waiter, let next = core.take(index) {
+                        core.readers[index].waiter = nil
+                        delivery.woken.append((waiter, next))
+                    }
                 }
             }
-            var calls: [(Handler, WaitingRoomEvent)] = []
-            let streams = core.streamsFinished || core.streams.isEmpty ? [] : core.streams.map { (id: $0.key, stream: $0.value) }
-            for event in events {
-                if !streams.isEmpty { core.outbox.append(.yield(event, to: streams)) }
-                for bound in core.handlers where bound.name == nil || bound.name == event.name {
-                    calls.append((bound.handler, event))
-                }
-            }
-            return calls
+            if !core.handlers.isEmpty { delivery.handlers = core.handlers }
+            return true
         }
-        drainOutbox()
-        for (handler, event) in calls { handler(event) }
+        guard accepted else { return }
+        for (waiter, next) in delivery.woken { waiter.resume(returning: next) }
+        guard !delivery.handlers.isEmpty else { return }
+        if let before = delivery.before {
+            for bound in delivery.handlers where bound.name == nil || bound.name == before.name { bound.handler(before) }
+        }
+        for bound in delivery.handlers where bound.name == nil || bound.name == event.name { bound.handler(event) }
     }
 }

@@ -13,7 +13,11 @@ struct BenchCommand: AsyncParsableCommand {
             second), crowdhandler (answers decoded and signatures validated per second),
             emulators (the emulators' requests per second under wrk next to nginx and a
             Hummingbird static route serving the same bytes; needs wrk and nginx: apt-get install
-            wrk nginx-light; WR_BENCH_SECONDS sets each run, default 5), all. Figures are compared
+            wrk nginx-light; WR_BENCH_SECONDS sets each run, default 5), events (an emit with no
+            subscriber, an event delivered to 3 streams), startup (`waitingroom --help` vs
+            `lua5.4 -e ''`, spawned in turn), memory (peak RSS of `load` at 1k and 10k users in child
+            processes, marginal bytes per waiting user; WR_BENCH_USERS=1000,10000 picks the sizes),
+            all. Figures are compared
             within one run (ratios), because machines are noisy; with --json each figure carries
             its baseline, ratio and goal when it has them.
 
@@ -23,7 +27,7 @@ struct BenchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "core, lua, netfunnel, queueit, crowdhandler, emulators or all.") var suite = "all"
+    @Argument(help: "core, lua, netfunnel, queueit, crowdhandler, emulators, events, startup, memory or all.") var suite = "all"
     @Flag(help: "Print figures as JSON.") var json = false
     @Option(help: .hidden) var serveStatic: String?
 

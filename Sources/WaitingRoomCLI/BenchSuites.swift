@@ -9,7 +9,11 @@ import WaitingRoomLua
 /// measured in the same run.
 enum BenchSuites {
     typealias Figure = CoreBenchmarks.Figure
-    static let names = ["core", "lua", "netfunnel", "queueit", "crowdhandler", "emulators"]
+    static let names = ["core", "lua", "netfunnel", "queueit", "crowdhandler", "emulators"] + footprintNames
+
+    /// The suites of issue 13's footprint rows: an emit and a fan-out of events, start-up next to
+    /// `lua5.4`, memory per waiting user (each figure with its baseline and goal).
+    static let footprintNames = ["events", "startup", "memory"]
 
     static func run(_ name: String) async -> [Figure] {
         switch name {
@@ -39,6 +43,12 @@ enum BenchSuites {
             return crowdHandlerBench()
         case "emulators":
             return await EmulatorBenchmarks.run()
+        case "events":
+            return await BenchEvents.run().map(\.figure)
+        case "startup":
+            return await BenchStartup.run().map(\.figure)
+        case "memory":
+            return await BenchMemory.run().map(\.figure)
         default:
             return []
         }

@@ -20,35 +20,62 @@ struct Crowd: Sendable {
     let hold: ClosedRange<Double>
 
     /// Starts `count` users, staggered by `stagger`; returns when all are done.
+    ///
+    /// Memory: each user is one child task that lives as long as the user waits (tens of
+    /// thousands at once under `load`), so it holds only what it needs (the provider is shared,
+    /// the entry is built inside the task) and its sleeps run in a function of their own, whose
+    /// frame is not part of the waiting task's.
     func run(count: Int, stagger: Duration = .milliseconds(20), prefix: String = "crowd") async -> [Visit] {
         let origin = ContinuousClock.now
         return await withTaskGroup(of: Visit.self) { group in
             for i in 0..<count {
-                let provider = self.provider
-                let entry = Entry(room: room, control: control, userId: "\(prefix)-\(i + 1)")
-                let hold = self.hold
-                group.addTask {
-                    try? await Task.sleep(for: stagger * i)
-                    let started = ContinuousClock.now
-                    let session: WaitingSession
-                    do { session = try provider.enqueue(entry) } catch {
-                        return Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin)
-                    }
-                    let outcome = await session.outcome()
-                    let waited = ContinuousClock.now - started
-                    var completed = false
-                    if outcome.pass != nil {
-                        try? await Task.sleep(for: .milliseconds(Int64(Double.random(in: hold) * 1000)))
-                        completed = (try? await session.complete()) != nil
-                    }
-                    return Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: completed,
-                                 started: started - origin)
-                }
+                let crowd = self
+                group.addTask { await crowd.visit(index: i, stagger: stagger, prefix: prefix, origin: origin) }
             }
             var visits: [Visit] = []
+            visits.reserveCapacity(count)
             for await visit in group { visits.append(visit) }
             return visits
         }
+    }
+
+    /// One virtual user: waits its turn, enqueues, waits for the outcome, holds the pass, returns it.
+    /// The synchronous steps are functions of their own, so their temporaries stay on the
+    /// thread's stack instead of in this task's frame, which lives as long as the user waits.
+    private func visit(index: Int, stagger: Duration, prefix: String, origin: ContinuousClock.Instant) async -> Visit {
+        if stagger > .zero { await Self.pause(stagger * index) }
+        let started = ContinuousClock.now
+        guard let session = enqueue(index: index, prefix: prefix) else {
+            return Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin)
+        }
+        let outcome = await session.outcome()
+        let waited = ContinuousClock.now - started
+        var completed = false
+        if outcome.pass != nil {
+            let held = holdSeconds()
+            if held > 0 { await Self.pause(.milliseconds(Int64(held * 1000))) }
+            completed = await Self.complete(session)
+        }
+        return Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: completed,
+                     started: started - origin)
+    }
+
+    @inline(never)
+    private func enqueue(index: Int, prefix: String) -> WaitingSession? {
+        try? provider.enqueue(Entry(room: room, control: control, userId: "\(prefix)-\(index + 1)"))
+    }
+
+    @inline(never)
+    private func holdSeconds() -> Double { Double.random(in: hold) }
+
+    @inline(never)
+    private static func complete(_ session: WaitingSession) async -> Bool {
+        (try? await session.complete()) != nil
+    }
+
+    @inline(never)
+    private static func pause(_ duration: Duration) async {
+        try? await Task.sleep(for: duration)
     }
 }
 

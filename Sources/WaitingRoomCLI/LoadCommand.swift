@@ -26,7 +26,8 @@ struct LoadCommand: AsyncParsableCommand {
             time out, or still holds), keysAutoReturned, waitersDropped; and from the client:
             keysReturnedLate (returned in the background after their documented attempts failed),
             for Queue-it enqueued, passedVisitors and faults per request kind, for CrowdHandler
-            sessionsCreated, sessionsChecked, promoted and faultsInjected,
+            sessionsCreated, sessionsChecked, promoted, refused, responsesRecorded, faultsInjected
+            and faults per request kind,
             backgroundReturnsGivenUp (still failing when their time budget or --drain-timeout ran out)
             and backgroundReturnsKeyGone (the server had already timed the key out).
 
@@ -207,8 +208,9 @@ struct LoadSummary {
             // CrowdHandler holds no keys either: sessions, checks and promotions.
             figures = [
                 ("sessionsCreated", c.sessionsCreated), ("sessionsChecked", c.sessionsChecked), ("promoted", c.promoted),
-                ("faultsInjected", c.faults.values.reduce(0, +)),
+                ("refused", c.refused), ("responsesRecorded", c.responsesRecorded), ("faultsInjected", c.faultsInjected),
             ]
+            figures += c.faultsOn.sorted { $0.key < $1.key }.map { ("faultsInjectedOn \($0.key)", $0.value) }
         }
         return figures
     }
@@ -222,9 +224,23 @@ struct LoadSummary {
             "p99": .number(histogram.percentile(99)),
             "faultsInstalled": .number(Double(faultsInstalled)),
         ]
+        // The process's own peak resident set (client, emulator and driver together), for
+        // `bench memory`; absent where /proc is not there.
+        if let peak = Self.peakResidentBytes() { object["peakResidentBytes"] = .number(Double(peak)) }
         for (name, value) in keys { object[name] = .number(Double(value)) }
         for (name, value) in figures { object[name] = value }
         return .object(object)
+    }
+
+    /// `VmHWM` of /proc/self/status: this process's peak resident set since it started (exec
+    /// resets it, unlike `ru_maxrss`, which keeps the spawning parent's as a floor).
+    static func peakResidentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
+            return kilobytes.map { $0 * 1024 }
+        }
+        return nil
     }
 
     var text: [String] {

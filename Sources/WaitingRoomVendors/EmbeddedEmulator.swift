@@ -80,7 +80,7 @@ public struct EmulatorSuite: Sendable {
 
     /// Every emulator the `/_emulator/` dashboard shows. A new vendor's emulator conforms to
     /// `EmulatorStatusSource` and is added here; the dashboard itself does not change.
-    public var statusSources: [any EmulatorStatusSource] { [netfunnel, queueit] }
+    public var statusSources: [any EmulatorStatusSource] { [netfunnel, queueit, crowdhandler] }
 
     /// The `/_emulator/` dashboard over ``statusSources``.
     public var dashboard: EmulatorDashboard { EmulatorDashboard(sources: statusSources) }

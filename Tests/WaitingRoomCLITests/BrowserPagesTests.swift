@@ -1,3 +1,5 @@
+import CrowdHandler
+import CrowdHandlerEmulator
 import Foundation
 import NetFUNNELEmulator
 import QueueItEmulator
@@ -143,6 +145,150 @@ struct BrowserPagesTests {
             #expect(token.hasPrefix("e_gate~"))
             #expect(seen == ["2", "1", "0"], "ahead: \(seen)")
             #expect(suite.queueit.counters.passedVisitors == 1)
+            let errors = try await browser.consoleErrors()
+            #expect(errors.isEmpty, "console: \(errors)")
+        } catch {
+            Issue.record("\(error)")
+        }
+        await browser.close()
+        await server.stop()
+    }
+
+    // MARK: CrowdHandler
+
+    /// One CrowdHandler API call with the demo public key; the JSON answer.
+    static func crowdHandler(_ method: String, _ url: String, json: String? = nil) async throws -> HTTPResponse {
+        try await AsyncHTTPTransport.shared.send(HTTPRequest(
+            method: method, url: url,
+            headers: [("Content-Type", "application/json"), ("x-api-key", CrowdHandlerEmulatorConfiguration.demoPublicKey)],
+            body: json.map { Array($0.utf8) }, timeout: .seconds(20)))
+    }
+
+    @Test func crowdHandlerWaitingPageCountsDownThenHandsOverWithASignedToken() async throws {
+        var configuration = CrowdHandlerEmulatorConfiguration.demo
+        configuration.rooms["gate"] = CrowdHandlerEmulatorConfiguration.Room(capacity: 0, rate: 0, message: "Doors open at noon")
+        let suite = EmulatorSuite(netfunnel: .demo, queueit: .demo, crowdhandler: configuration)
+        let server = try await suite.start()
+        guard let browser = await HeadlessBrowser.start() else { await server.stop(); return }
+        do {
+            let base = server.baseURL
+            // Two users ahead in the line of gate (capacity 0: nobody at once; rate 0: only admin admits).
+            for _ in 0..<2 {
+                let reply = try await Self.crowdHandler("POST", base + "/v1/requests", json: #"{"url":"/site/gate"}"#)
+                let result = try JSONValue.parse(reply.text).objectValue?["result"]?.objectValue
+                #expect(reply.status == 200 && result?["promoted"] == .number(0), "\(reply.text)")
+            }
+            // The dashboard's link to the room's waiting page.
+            let page = try #require(suite.crowdhandler.emulatorStatus().rooms.first { $0.key.room == "gate" }?.queuePagePath)
+            try await browser.open(base + page)
+            _ = try await browser.run("window.__sameDocument = 'kept'; return true;")
+            var seen: [String] = []
+            func ahead() async throws -> String? {
+                let value = try await browser.text(ofElement: "ahead")
+                if let value, seen.last != value { seen.append(value) }
+                return value
+            }
+            #expect(try await browser.waitUntil(timeout: .seconds(60)) { try await ahead() == "2" }, "ahead: \(seen)")
+            #expect(try await browser.text(ofElement: "position") == "3")
+            #expect(try await browser.text(ofElement: "behind") == "0")
+            #expect(try await browser.text(ofElement: "message") == "Doors open at noon")
+            #expect(try await Self.post(base + "/_emulator/crowdhandler/rooms/gate/admit", json: #"{"count":1}"#).status == 200)
+            #expect(try await browser.waitUntil(timeout: .seconds(60)) { try await ahead() == "1" }, "ahead: \(seen)")
+            #expect(try await Self.post(base + "/_emulator/crowdhandler/rooms/gate/admit", json: #"{"count":1}"#).status == 200)
+            #expect(try await browser.waitUntil(timeout: .seconds(60)) { try await ahead() == "0" }, "ahead: \(seen)")
+            let progress = try await browser.run("return document.querySelector('[role=progressbar]').getAttribute('aria-valuenow');").stringValue
+            #expect(progress == "66", "aria-valuenow \(progress ?? "nil")")
+            #expect(try await browser.run("return window.__sameDocument || null;").stringValue == "kept", "the page was reloaded")
+            // The page's user is promoted: it goes to the target with ch-id, ch-id-signature and ch-requested.
+            #expect(try await Self.post(base + "/_emulator/crowdhandler/rooms/gate/admit", json: #"{"count":1}"#).status == 200)
+            var url = ""
+            #expect(try await browser.waitUntil(timeout: .seconds(60)) {
+                url = try await browser.currentURL()
+                return URLComponents(string: url)?.path == "/site/gate"
+            }, "still at \(url)")
+            let query = URLComponents(string: url)?.queryItems ?? []
+            func item(_ name: String) -> String? { query.first { $0.name == name }?.value }
+            let token = try #require(item("ch-id"), "\(url)")
+            let requested = try #require(item("ch-requested"), "\(url)")
+            let room = try #require(configuration.rooms["gate"])
+            let expected = CrowdHandlerSignature(privateKey: configuration.privateKey)
+                .sign(slug: "gate", queueActivatesOn: room.queueActivatesOn, token: token, requested: requested)
+            #expect(item("ch-id-signature") == expected, "\(url)")
+            #expect(try await browser.text(ofElement: "through") == "You are through")
+            #expect(seen == ["2", "1", "0"], "ahead: \(seen)")
+            #expect(suite.crowdhandler.counters.promoted == 3)
+            let errors = try await browser.consoleErrors()
+            #expect(errors.isEmpty, "console: \(errors)")
+        } catch {
+            Issue.record("\(error)")
+        }
+        await browser.close()
+        await server.stop()
+    }
+
+    @Test func dashboardShowsCrowdHandlerRoomsAndCounters() async throws {
+        var configuration = CrowdHandlerEmulatorConfiguration.demo
+        configuration.rooms["line"] = CrowdHandlerEmulatorConfiguration.Room(capacity: 0, rate: 0)
+        let suite = EmulatorSuite(netfunnel: .demo, queueit: .demo, crowdhandler: configuration)
+        let server = try await suite.start()
+        guard let browser = await HeadlessBrowser.start() else { await server.stop(); return }
+        do {
+            let base = server.baseURL
+            // Three users in line, one let in at demo-open, one refused at demo-blocked; two faults on
+            // GET /v1/rooms, one of them used.
+            for _ in 0..<3 { _ = try await Self.crowdHandler("POST", base + "/v1/requests", json: #"{"url":"/site/line"}"#) }
+            _ = try await Self.crowdHandler("POST", base + "/v1/requests", json: #"{"url":"/site/demo-open"}"#)
+            #expect(try await Self.crowdHandler("POST", base + "/v1/requests", json: #"{"url":"/site/demo-blocked"}"#).status == 403)
+            #expect(try await Self.post(base + "/_emulator/crowdhandler/faults", json: #"{"kind":"status","on":"rooms","count":2}"#).status == 200)
+            #expect(try await Self.crowdHandler("GET", base + "/v1/rooms").status == 503)
+            try await browser.open(base + "/_emulator/")
+            #expect(try await browser.waitUntil(timeout: .seconds(60)) {
+                Int(try await browser.run("return document.body.getAttribute('data-polls');").stringValue ?? "0") ?? 0 >= 2
+            }, "the dashboard never polled twice")
+            func shown(_ selector: String) async throws -> String? {
+                try await browser.run("var e = document.querySelector('\(selector)'); return e ? e.textContent : null;").stringValue
+            }
+            func number(_ v: JSONValue?) -> String { v?.numberValue.map { String(Int($0)) } ?? "nil" }
+            let state = try JSONValue.parse(try await Self.get(base + "/_emulator/crowdhandler/state").text).objectValue ?? [:]
+            let counters = state["counters"]?.objectValue ?? [:]
+            let rooms = state["rooms"]?.objectValue ?? [:]
+            #expect(try await shown(#"b[data-vendor="crowdhandler"][data-field="faultsInjected"]"#) == number(counters["faultsInjected"]))
+            #expect(try await shown(#"b[data-vendor="crowdhandler"][data-field="faultsPending"]"#) == number(state["faultsPending"]))
+            #expect(try await shown(#"b[data-vendor="crowdhandler"][data-field="keysNeverReturned"]"#) == "—")
+            #expect(number(counters["faultsInjected"]) == "1" && number(state["faultsPending"]) == "1")
+            let line = rooms["line"]?.objectValue
+            #expect(try await shown(#"td[data-room="crowdhandler/site/line"][data-field="waiting"]"#) == number(line?["waiting"]))
+            #expect(try await shown(#"td[data-room="crowdhandler/site/line"][data-field="state"]"#) == "queue")
+            #expect(number(line?["waiting"]) == "3")
+            let open = rooms["demo-open"]?.objectValue
+            #expect(try await shown(#"td[data-room="crowdhandler/site/demo-open"][data-field="admittedTotal"]"#) == number(open?["admitted"]))
+            #expect(number(open?["admitted"]) == "1")
+            #expect(try await shown(#"td[data-room="crowdhandler/site/demo-blocked"][data-field="state"]"#) == "blocked")
+            let link = try await browser.run("""
+                var a = document.querySelector('tr[data-room-row="crowdhandler/site/line"] a'); return a ? a.getAttribute('href') : null;
+                """).stringValue
+            #expect(link?.hasPrefix("/line?") == true, "\(link ?? "nil")")
+            // Controls go through CrowdHandler's admin routes: admit one, then set the rate (the
+            // capacity stays as it was).
+            _ = try await browser.run("""
+                var row = document.querySelector('tr[data-room-row="crowdhandler/site/line"]');
+                Array.prototype.find.call(row.querySelectorAll('button'), function (b) { return b.textContent === 'Admit 1'; }).click();
+                return true;
+                """)
+            #expect(try await browser.waitUntil(timeout: .seconds(30)) {
+                try await shown(#"td[data-room="crowdhandler/site/line"][data-field="waiting"]"#) == "2"
+            })
+            #expect(suite.crowdhandler.waiting()["line"] == 2)
+            _ = try await browser.run("""
+                var row = document.querySelector('tr[data-room-row="crowdhandler/site/line"]');
+                row.querySelector('input').value = '6';
+                row.querySelector('button').click();
+                return true;
+                """)
+            #expect(await browser.waitUntil(timeout: .seconds(30)) {
+                suite.crowdhandler.snapshot().objectValue?["rooms"]?.objectValue?["line"]?.objectValue?["rate"] == .number(6)
+            })
+            #expect(suite.crowdhandler.snapshot().objectValue?["rooms"]?.objectValue?["line"]?.objectValue?["capacity"] == .number(0))
             let errors = try await browser.consoleErrors()
             #expect(errors.isEmpty, "console: \(errors)")
         } catch {

@@ -42,14 +42,26 @@ struct CLICrowdHandlerTests {
     }
 
     @Test func loadWithChaosCountsSessions() async throws {
+        let report = CLIProcess.temporaryDirectory() + "/crowdhandler-report.html"
         let result = try await CLIProcess.run(["load", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-open", "--users", "8",
-                                               "--hold", "0", "--chaos", "1", "--chaos-delay", "6", "--set", "timeout=2000", "--json"],
+                                               "--hold", "0", "--chaos", "1", "--chaos-delay", "6", "--set", "timeout=2000", "--json",
+                                               "--report", report],
                                               timeout: .seconds(90))
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect((json?["outcomes"] as? [String: Any])?["passed"] as? Int == 8, "trustOnFail lets everyone in")
         #expect(json?["faultsInstalled"] as? Int == 8)
         #expect((json?["sessionsCreated"] as? Int ?? 0) >= 1)
+        // Requests per kind: served and faulted; the faulted ones add up to the faults injected.
+        let requests = (json?["requests"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+        #expect((requests["POST /v1/requests (served)"] ?? 0) >= 1, "\(requests)")
+        let faulted = requests.filter { $0.key.hasSuffix("(faulted)") }.values.reduce(0, +)
+        #expect(faulted == json?["faultsInjected"] as? Int, "\(requests)")
+        #expect(faulted >= 1, "\(requests)")
+        let replies = (json?["replies"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+        #expect((replies["/v1/requests promoted"] ?? 0) >= 1, "\(replies)")
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(html.contains("POST /v1/requests (faulted)") && html.contains("/v1/requests promoted"))
     }
 
     @Test func benchRunsTheCrowdHandlerSuite() async throws {

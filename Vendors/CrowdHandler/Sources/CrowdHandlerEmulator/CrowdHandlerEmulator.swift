@@ -13,7 +13,7 @@ import WaitingRoom
 ///   (header `x-api-key`; answers wrapped as `{"result": …}`)
 /// - `GET /{slug}` — the live waiting page; `GET /site/**` — a stand-in for the protected site
 /// - admin under `/_emulator/crowdhandler/`: `state`, `reset`, `faults` (POST, DELETE),
-///   `rooms/{slug}` (POST settings), `rooms/{slug}/admit` (POST `{"count"}`)
+///   `rooms/{slug}` (POST settings; keys not given keep their values), `rooms/{slug}/admit` (POST `{"count"}`)
 public final class CrowdHandlerEmulator: Sendable {
     let model: CrowdHandlerEmulatorModel
     public let configuration: CrowdHandlerEmulatorConfiguration
@@ -113,7 +113,8 @@ public final class CrowdHandlerEmulator: Sendable {
             guard configuration.rooms[slug] != nil || model.state.withLock({ $0.rooms[slug] != nil }) else {
                 return Self.response(404, Array("<html><body>No waiting room \(CrowdHandlerWaitingPageHTML.escape(slug))</body></html>".utf8), type: "text/html")
             }
-            return Self.response(200, Array(CrowdHandlerWaitingPageHTML.page(slug: slug).utf8), type: "text/html; charset=utf-8")
+            let message = model.room(slug: slug)?.message ?? configuration.rooms[slug]?.message ?? ""
+            return Self.response(200, Array(CrowdHandlerWaitingPageHTML.page(slug: slug, message: message).utf8), type: "text/html; charset=utf-8")
         }
         // Admin.
         router.get("/_emulator/crowdhandler/state") { [self] _, _ in Self.response(200, model.snapshot()) }
@@ -149,8 +150,14 @@ public final class CrowdHandlerEmulator: Sendable {
             guard let buf = try? await req.body.collect(upTo: 64 * 1024), let json = try? JSONValue.parse(Data(buf.readableBytesView)) else {
                 return Self.response(400, .object(["error": .string("expected a room object")]))
             }
+            // Keys not given keep their values; a key given as null goes back to its default.
+            guard let given = json.objectValue else { return Self.response(400, .object(["error": .string("expected a room object")])) }
+            guard let current = model.room(slug: slug), case .object(var merged) = current.json else {
+                return Self.response(404, .object(["error": .string("no room \(slug)")]))
+            }
+            for (k, v) in given { merged[k] = v == .null ? nil : v }
             do {
-                let c = try CrowdHandlerEmulatorConfiguration(json: .object(["rooms": .object([slug: json])]), path: "room")
+                let c = try CrowdHandlerEmulatorConfiguration(json: .object(["rooms": .object([slug: .object(merged)])]), path: "room")
                 guard let room = c.rooms[slug], model.update(slug: slug, room) else {
                     return Self.response(404, .object(["error": .string("no room \(slug)")]))
                 }

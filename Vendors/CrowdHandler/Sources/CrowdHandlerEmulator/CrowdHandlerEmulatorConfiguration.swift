@@ -3,7 +3,7 @@ import WaitingRoom
 import CrowdHandler
 
 /// The CrowdHandler emulator's rooms and keys. JSON: `{"publicKeys": [...], "privateKey": "…",
-/// "rooms": {"slug": {"urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn"}}}`.
+/// "rooms": {"slug": {"urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn", "message"}}}`.
 public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
     /// One room.
     public struct Room: Sendable, Hashable {
@@ -22,9 +22,12 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
         public var timeout: Int
         /// The room's activation stamp, part of the signature.
         public var queueActivatesOn: String
+        /// The room's message on the waiting page (proposal: the emulator's stand-in for the
+        /// text a room's template shows); nil or empty: none.
+        public var message: String?
 
         public init(urlPattern: String? = nil, capacity: Int? = nil, rate: Double = 0, blocked: Bool = false, closed: Bool = false,
-                    timeout: Int = 20, queueActivatesOn: String = "1700000000000") {
+                    timeout: Int = 20, queueActivatesOn: String = "1700000000000", message: String? = nil) {
             self.urlPattern = urlPattern
             self.capacity = capacity
             self.rate = rate
@@ -32,6 +35,19 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
             self.closed = closed
             self.timeout = timeout
             self.queueActivatesOn = queueActivatesOn
+            self.message = message
+        }
+
+        /// The room in the JSON form the configuration and `POST /_emulator/crowdhandler/rooms/{slug}` read.
+        public var json: JSONValue {
+            var o: [String: JSONValue] = [
+                "rate": .number(rate), "blocked": .bool(blocked), "closed": .bool(closed), "timeout": .number(Double(timeout)),
+                "queueActivatesOn": .string(queueActivatesOn),
+            ]
+            if let urlPattern { o["urlPattern"] = .string(urlPattern) }
+            if let capacity { o["capacity"] = .number(Double(capacity)) }
+            if let message { o["message"] = .string(message) }
+            return .object(o)
         }
     }
 
@@ -71,11 +87,11 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
                     throw WaitingRoomError.invalidConfiguration(field: "\(path).rooms", "a room slug must be non-empty without \"/\"")
                 }
                 let x = try ConfigurationReader(value, path: "\(path).rooms.\(slug)", vendor: CrowdHandlerConfiguration.vendorID)
-                try x.rejectUnknownKeys(["urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn"])
+                try x.rejectUnknownKeys(["urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn", "message"])
                 rooms[slug] = Room(urlPattern: try x.string("urlPattern"), capacity: try x.int("capacity", range: 0...100_000_000),
                                    rate: try x.double("rate", range: 0...1_000_000) ?? 0, blocked: try x.bool("blocked") ?? false,
                                    closed: try x.bool("closed") ?? false, timeout: try x.int("timeout", range: 1...100_000) ?? 20,
-                                   queueActivatesOn: try x.string("queueActivatesOn") ?? "1700000000000")
+                                   queueActivatesOn: try x.string("queueActivatesOn") ?? "1700000000000", message: try x.string("message"))
             }
         } else {
             rooms = Self.demo.rooms

@@ -17,8 +17,18 @@ public struct CrowdHandlerEmulatorCounters: Sendable, Hashable {
     public var responsesRecorded = 0
     /// Faults served, per kind.
     public var faults: [String: Int] = [:]
+    /// Requests received per request kind (`requests.post`, `requests.get`, `responses`, `rooms`),
+    /// the faulted ones included.
+    public var requests: [String: Int] = [:]
+    /// Faults served per request kind.
+    public var faultsOn: [String: Int] = [:]
+    /// `/v1/requests` answers per kind: `promoted`, `position` (in line), `HTTP 401`, `HTTP 403`, ….
+    public var replies: [String: Int] = [:]
 
     public init() {}
+
+    /// Faults served in all.
+    public var faultsInjected: Int { faults.values.reduce(0, +) }
 
     var json: JSONValue {
         .object([
@@ -26,6 +36,10 @@ public struct CrowdHandlerEmulatorCounters: Sendable, Hashable {
             "promoted": .number(Double(promoted)), "refused": .number(Double(refused)),
             "responsesRecorded": .number(Double(responsesRecorded)),
             "faults": .object(faults.mapValues { .number(Double($0)) }),
+            "faultsInjected": .number(Double(faultsInjected)),
+            "requests": .object(requests.mapValues { .number(Double($0)) }),
+            "faultsOn": .object(faultsOn.mapValues { .number(Double($0)) }),
+            "replies": .object(replies.mapValues { .number(Double($0)) }),
         ])
     }
 }
@@ -45,6 +59,8 @@ final class CrowdHandlerEmulatorModel: Sendable {
         var room: CrowdHandlerEmulatorConfiguration.Room
         var line: [String] = []
         var admittedAtOnce = 0
+        /// Users promoted in this room (at once or from the line) since the start or a reset.
+        var admittedTotal = 0
         var credit: Double = 0
         var lastRate: Date?
     }
@@ -57,6 +73,9 @@ final class CrowdHandlerEmulatorModel: Sendable {
         var faults: [CrowdHandlerEmulatorFault] = []
         var counters = CrowdHandlerEmulatorCounters()
         var serial = 0
+
+        /// Fault uses still pending (each fault counts `count` times).
+        var faultsPending: Int { faults.reduce(0) { $0 + $1.count } }
 
         init(_ configuration: CrowdHandlerEmulatorConfiguration) {
             self.configuration = configuration
@@ -108,6 +127,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
             r.credit = min(r.credit + max(0, now.timeIntervalSince(last)) * r.room.rate / 60, Double(r.line.count) + 1)
             while r.credit >= 1, !r.line.isEmpty {
                 r.credit -= 1
+                r.admittedTotal += 1
                 promote(r.line.removeFirst(), slug: slug, &s, now: now)
             }
         }
@@ -132,66 +152,80 @@ final class CrowdHandlerEmulatorModel: Sendable {
     func check(key: String?, token: String?, url: String?) -> Answer {
         let at = now()
         return state.withLock { s in
-            guard keyAccepted(key, s) else {
-                s.counters.refused += 1
-                return Self.error(401, "invalid x-api-key")
-            }
-            guard let url, !url.isEmpty else { return Self.error(400, "url is required") }
-            if token == nil { s.counters.sessionsCreated += 1 } else { s.counters.sessionsChecked += 1 }
-            Self.admitByRate(&s, now: at)
-            // Unknown tokens are replaced by a new session.
-            var t = token ?? ""
-            if s.sessions[t] == nil {
-                t = newToken(&s)
-                s.sessions[t] = Session(token: t, slug: nil, promoted: false)
-            }
-            guard let slug = Self.room(for: url, s), var room = s.rooms[slug] else {
-                return Answer(status: 200, json: CrowdHandlerResult(promoted: true, status: 1, token: t, slug: nil).json)
-            }
-            if room.room.blocked {
-                s.counters.refused += 1
-                return Self.error(403, "room \(slug) refuses this request")
-            }
-            if room.room.closed {
-                return Answer(status: 200, json: CrowdHandlerResult(promoted: true, status: 1, token: t, slug: nil).json)
-            }
-            var session = s.sessions[t] ?? Session(token: t, slug: nil, promoted: false)
-            if session.slug != slug {
-                // a new arrival in this room
-                session.slug = slug
-                session.promoted = false
-                session.firstPosition = nil
-                s.sessions[t] = session
-                if room.room.capacity == nil || room.admittedAtOnce < (room.room.capacity ?? 0) {
-                    room.admittedAtOnce += 1
-                    s.rooms[slug] = room
-                    Self.promote(t, slug: slug, &s, now: at)
-                } else {
-                    room.line.append(t)
-                    s.rooms[slug] = room
-                }
-                session = s.sessions[t] ?? session
-            }
-            if session.promoted {
-                s.serial += 1
-                let responseID = "res\(s.serial)"
-                session.responseID = responseID
-                s.sessions[t] = session
-                let requested = session.requested ?? CrowdHandlerSignature.formatRequested(at)
-                let hash = signature.sign(slug: slug, queueActivatesOn: room.room.queueActivatesOn, token: t, requested: requested)
-                return Answer(status: 200, json: CrowdHandlerResult(
-                    promoted: true, status: 1, token: t, slug: slug, position: nil, responseID: responseID, hash: hash, requested: requested).json)
-            }
-            let line = s.rooms[slug]?.line ?? []
-            let position = (line.firstIndex(of: t) ?? line.count) + 1
-            if session.firstPosition == nil { session.firstPosition = position }
-            s.sessions[t] = session
-            let rate = room.room.rate
-            let eta = rate > 0 ? Int((Double(position) * 60 / rate).rounded(.up)) : nil
-            return Answer(status: 200, json: CrowdHandlerResult(
-                promoted: false, status: 0, token: t, slug: slug, position: position, eta: eta,
-                extra: ["firstPosition": String(session.firstPosition ?? position)]).json)
+            let a = answer(key: key, token: token, url: url, at: at, &s)
+            s.counters.replies[Self.replyKind(a), default: 0] += 1
+            return a
         }
+    }
+
+    /// How a `/v1/requests` answer is counted in ``CrowdHandlerEmulatorCounters/replies``.
+    static func replyKind(_ a: Answer) -> String {
+        guard a.status == 200 else { return "HTTP \(a.status)" }
+        let promoted = a.json.objectValue?["result"]?.objectValue?["promoted"]
+        return promoted == .number(1) || promoted == .bool(true) ? "promoted" : "position"
+    }
+
+    private func answer(key: String?, token: String?, url: String?, at: Date, _ s: inout State) -> Answer {
+        guard keyAccepted(key, s) else {
+            s.counters.refused += 1
+            return Self.error(401, "invalid x-api-key")
+        }
+        guard let url, !url.isEmpty else { return Self.error(400, "url is required") }
+        if token == nil { s.counters.sessionsCreated += 1 } else { s.counters.sessionsChecked += 1 }
+        Self.admitByRate(&s, now: at)
+        // Unknown tokens are replaced by a new session.
+        var t = token ?? ""
+        if s.sessions[t] == nil {
+            t = newToken(&s)
+            s.sessions[t] = Session(token: t, slug: nil, promoted: false)
+        }
+        guard let slug = Self.room(for: url, s), var room = s.rooms[slug] else {
+            return Answer(status: 200, json: CrowdHandlerResult(promoted: true, status: 1, token: t, slug: nil).json)
+        }
+        if room.room.blocked {
+            s.counters.refused += 1
+            return Self.error(403, "room \(slug) refuses this request")
+        }
+        if room.room.closed {
+            return Answer(status: 200, json: CrowdHandlerResult(promoted: true, status: 1, token: t, slug: nil).json)
+        }
+        var session = s.sessions[t] ?? Session(token: t, slug: nil, promoted: false)
+        if session.slug != slug {
+            // a new arrival in this room
+            session.slug = slug
+            session.promoted = false
+            session.firstPosition = nil
+            s.sessions[t] = session
+            if room.room.capacity == nil || room.admittedAtOnce < (room.room.capacity ?? 0) {
+                room.admittedAtOnce += 1
+                room.admittedTotal += 1
+                s.rooms[slug] = room
+                Self.promote(t, slug: slug, &s, now: at)
+            } else {
+                room.line.append(t)
+                s.rooms[slug] = room
+            }
+            session = s.sessions[t] ?? session
+        }
+        if session.promoted {
+            s.serial += 1
+            let responseID = "res\(s.serial)"
+            session.responseID = responseID
+            s.sessions[t] = session
+            let requested = session.requested ?? CrowdHandlerSignature.formatRequested(at)
+            let hash = signature.sign(slug: slug, queueActivatesOn: room.room.queueActivatesOn, token: t, requested: requested)
+            return Answer(status: 200, json: CrowdHandlerResult(
+                promoted: true, status: 1, token: t, slug: slug, position: nil, responseID: responseID, hash: hash, requested: requested).json)
+        }
+        let line = s.rooms[slug]?.line ?? []
+        let position = (line.firstIndex(of: t) ?? line.count) + 1
+        if session.firstPosition == nil { session.firstPosition = position }
+        s.sessions[t] = session
+        let rate = room.room.rate
+        let eta = rate > 0 ? Int((Double(position) * 60 / rate).rounded(.up)) : nil
+        return Answer(status: 200, json: CrowdHandlerResult(
+            promoted: false, status: 0, token: t, slug: slug, position: position, eta: eta,
+            extra: ["firstPosition": String(session.firstPosition ?? position), "behind": String(max(0, line.count - position))]).json)
     }
 
     /// `PUT /v1/responses/{id}`.
@@ -227,10 +261,12 @@ final class CrowdHandlerEmulatorModel: Sendable {
 
     func takeFault(for target: CrowdHandlerEmulatorFault.Target) -> CrowdHandlerEmulatorFault? {
         state.withLock { s in
+            s.counters.requests[target.rawValue, default: 0] += 1
             guard let i = s.faults.firstIndex(where: { $0.on == target || $0.on == .any }) else { return nil }
             let f = s.faults[i]
             if f.count <= 1 { s.faults.remove(at: i) } else { s.faults[i].count -= 1 }
             s.counters.faults[f.kind.rawValue, default: 0] += 1
+            s.counters.faultsOn[target.rawValue, default: 0] += 1
             return f
         }
     }
@@ -249,11 +285,15 @@ final class CrowdHandlerEmulatorModel: Sendable {
             let n = min(max(0, count), r.line.count)
             let tokens = Array(r.line.prefix(n))
             r.line.removeFirst(n)
+            r.admittedTotal += n
             s.rooms[slug] = r
             for t in tokens { Self.promote(t, slug: slug, &s, now: at) }
             return n
         }
     }
+
+    /// A room's settings now (nil: no such room).
+    func room(slug: String) -> CrowdHandlerEmulatorConfiguration.Room? { state.withLock { $0.rooms[slug]?.room } }
 
     /// Replaces a room's settings (admin); false for an unknown room.
     @discardableResult
@@ -272,11 +312,13 @@ final class CrowdHandlerEmulatorModel: Sendable {
     func waiting() -> [String: Int] { state.withLock { $0.rooms.mapValues { $0.line.count } } }
 
     func snapshot() -> JSONValue {
-        state.withLock { s in
+        let at = now()
+        return state.withLock { s in
+            Self.admitByRate(&s, now: at)
             var rooms: [String: JSONValue] = [:]
             for (slug, r) in s.rooms {
                 rooms[slug] = .object([
-                    "waiting": .number(Double(r.line.count)), "rate": .number(r.room.rate),
+                    "waiting": .number(Double(r.line.count)), "admitted": .number(Double(r.admittedTotal)), "rate": .number(r.room.rate),
                     "capacity": r.room.capacity.map { .number(Double($0)) } ?? .null,
                     "blocked": .bool(r.room.blocked), "closed": .bool(r.room.closed), "timeout": .number(Double(r.room.timeout)),
                     "urlPattern": .string(r.room.urlPattern ?? "/\(slug)"),
@@ -284,7 +326,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
             }
             return .object([
                 "rooms": .object(rooms), "counters": s.counters.json, "sessions": .number(Double(s.sessions.count)),
-                "faultsPending": .number(Double(s.faults.count)), "privateKey": .string(s.configuration.privateKey),
+                "faultsPending": .number(Double(s.faultsPending)), "privateKey": .string(s.configuration.privateKey),
             ])
         }
     }

@@ -37,6 +37,9 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         VendorStatus(vendor: vendorID, code: code, message: message ?? NetFUNNELStatusCode.message(for: code))
     }
 
+    /// Memory: this frame lives as long as the user waits (thousands at once under `load`), so
+    /// the rare paths (cancel, failure, key return, alive notices) are functions of their own
+    /// that are not inlined here: their locals take task memory only while they run.
     func wait(for entry: Entry, context: SessionContext) async -> Outcome {
         if let setupError { return await fail(setupError, key: nil, node: nil, context: context) }
         if configuration.isBypassMode {
@@ -73,9 +76,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                    NetFUNNELClient.isNetworkFailure(error)
                 {
                     client.logger.debug("recovery mode: network failure while waiting, keeping the key", metadata: ["error": "\(error.message)"])
-                    do {
-                        try await client.environment.clock.sleep(for: .seconds(max(1, sleptTTL)))
-                    } catch {
+                    if await !pause(seconds: max(1, sleptTTL)) {
                         return await closeOnCancel(key: key, node: node, context: context)
                     }
                     continue
@@ -108,24 +109,9 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                 return .passed(pass, status(code, reply.message ?? NetFUNNELStatusCode.message(for: code)))
             case .wait:
                 waitingStarted = true
-                // nfContinue is documented with 201 only: the classic server's 202 (debug mode) is
-                // folded into it; the server's message is kept.
-                let replyStatus = status(NetFUNNELStatusCode.continue.rawValue, reply.message ?? NetFUNNELStatusCode.continue.message)
-                let info = tracker.update(nwait: reply.nwait, nnext: reply.nnext, tps: reply.tps)
-                if configuration.useNetfunnelTemplate, !pageOpened {
-                    pageOpened = true
-                    let page = reply.vwrPageURL?.absoluteString ?? configuration.derivedWaitingRoomPageURL ?? ""
-                    context.emit(.queueOpened(QueuePage(queueURL: page), replyStatus))
-                }
-                context.emit(.progress(
-                    QueueProgress(
-                        ahead: info.aheadWait, behind: info.behindWait, eta: .seconds(info.etaSeconds),
-                        etaText: info.waitTime, percent: Double(info.progressRate)),
-                    replyStatus))
+                announceWaiting(reply, tracker: &tracker, pageOpened: &pageOpened, context: context)
                 sleptTTL = reply.clampedTTL
-                do {
-                    try await client.environment.clock.sleep(for: .seconds(sleptTTL))
-                } catch {
+                if await !pause(seconds: sleptTTL) {
                     return await closeOnCancel(key: key, node: node, context: context)
                 }
             case .block:
@@ -152,7 +138,40 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         }
     }
 
+    /// A 201: the queue page (once, with the NetFUNNEL template) and the progress event.
+    @inline(never)
+    private func announceWaiting(
+        _ reply: NetFUNNELReply, tracker: inout NetFUNNELProgressTracker, pageOpened: inout Bool, context: SessionContext
+    ) {
+        // nfContinue is documented with 201 only: the classic server's 202 (debug mode) is
+        // folded into it; the server's message is kept.
+        let replyStatus = status(NetFUNNELStatusCode.continue.rawValue, reply.message ?? NetFUNNELStatusCode.continue.message)
+        let info = tracker.update(nwait: reply.nwait, nnext: reply.nnext, tps: reply.tps)
+        if configuration.useNetfunnelTemplate, !pageOpened {
+            pageOpened = true
+            let page = reply.vwrPageURL?.absoluteString ?? configuration.derivedWaitingRoomPageURL ?? ""
+            context.emit(.queueOpened(QueuePage(queueURL: page), replyStatus))
+        }
+        context.emit(.progress(
+            QueueProgress(
+                ahead: info.aheadWait, behind: info.behindWait, eta: .seconds(info.etaSeconds),
+                etaText: info.waitTime, percent: Double(info.progressRate)),
+            replyStatus))
+    }
+
+    /// Sleeps on the environment's clock; false when the wait was cancelled.
+    @inline(never)
+    private func pause(seconds: Int) async -> Bool {
+        do {
+            try await client.environment.clock.sleep(for: .seconds(seconds))
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Cancelled: return the key (in a task that is not cancelled) and report 499.
+    @inline(never)
     private func closeOnCancel(key: String?, node: NetFUNNELNode?, context: SessionContext) async -> Outcome {
         if let key, !key.isEmpty {
             _ = await giveBack(key, node: node, context: context, retries: false)
@@ -161,6 +180,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     }
 
     /// A failure: give back any key (one attempt), then fail or, with `errorBypass`, pass (300).
+    @inline(never)
     private func fail(_ error: WaitingRoomError, key: String?, node: NetFUNNELNode?, context: SessionContext) async -> Outcome {
         let entry = context.entry
         if let key, !key.isEmpty {
@@ -173,6 +193,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     }
 
     /// 5003 every `ttl` of the last reply until cancelled by ``complete(_:context:)``.
+    @inline(never)
     private func startAliveNotices(entry: Entry, firstTTL: Int) {
         let client = self.client
         let engine = self
@@ -227,6 +248,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     /// cancelled with the caller. When that fails for want of an answer, the key is handed to
     /// the background (``NetFUNNELConfiguration/backgroundReturnSeconds``, a proposal) and the
     /// failure is reported as the agent documents it (500).
+    @inline(never)
     private func giveBack(_ key: String, node: NetFUNNELNode?, context: SessionContext, retries: Bool) async -> VendorStatus {
         let client = self.client
         let entry = context.entry

@@ -17,9 +17,10 @@ import WaitingRoomHTTP
 
     /// Real-time figures of the `delay` kind: the pause is well past the request deadline.
     /// The request deadline for `delay` cases: well below the fault's delay, well above a loaded
-    /// machine's loopback answer (400 ms gave spurious timeouts with three cold builds running).
-    static let shortTimeout = Duration.milliseconds(1_500)
-    static let longDelayMs = 5_000
+    /// machine's loopback answer (400 ms gave spurious timeouts with three cold builds running;
+    /// 1.5 s timed out the enqueue itself once at a load average of 15, so the visitor enqueued twice).
+    static let shortTimeout = Duration.milliseconds(3_000)
+    static let longDelayMs = 8_000
 
     /// Enqueue: 4 retries after 1, 2, 4, 8 s (reference §3.2).
     static let enqueueDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8)]
