@@ -8,8 +8,11 @@ import WaitingRoom
 ///   the process costs with no user at all;
 /// - peak / users at 10k, the figure the issue was filed with (it includes the fixed cost).
 ///
-/// Each run is NetFUNNEL on the embedded emulator (the emulator runs in the same process, so
-/// both the client's and the server's cost of a user are counted), with a room that admits 500
+/// Each size is run twice: NetFUNNEL on the embedded emulator (the emulator runs in the same
+/// process, so both the client's and the server's cost of a user are counted), and "client only":
+/// `waitingroom emulate --port 0 --json` in a child of its own and `load --set serverUrl=…` in
+/// another, so the load driver's and the SDK's cost is measured apart from the emulator's (whose
+/// own peak, `VmHWM` read just before it is stopped, is reported too). The room admits 500
 /// at a time and polls every second, so at the peak nearly every user is waiting in line (and,
 /// since every user starts at once, has its first request in flight).
 /// `WR_BENCH_USERS=1000,10000,50000` picks other crowd sizes (the marginal figure is taken
@@ -36,31 +39,19 @@ enum BenchMemory {
         do { try roomDocument.write(toFile: rooms, atomically: true, encoding: .utf8) } catch {
             return [BenchFigure(name: "memory: cannot write \(rooms): \(error)", value: .nan, unit: "")]
         }
+        let common = [
+            "--vendor", "netfunnel", "--scope", "service_1", "--room", "bench", "--hold", "0", "--json",
+            // the longest deadline the agent allows: every user sends its 5101 at the same
+            // moment, and a loaded machine must not turn the burst into failures
+            "--set", "networkTimeout=10000",
+        ]
+        // 1. Embedded: client, emulator and load driver in one process.
         var peaks: [(users: Int, bytes: Int)] = []
         for users in sizes {
             let output = directory.appendingPathComponent("load-\(users).json").path
-            let load = ChildProcess(executable: me, arguments: [
-                "load", "--vendor", "netfunnel", "--emulator", "--emulator-config", rooms,
-                "--scope", "service_1", "--room", "bench", "--users", String(users), "--hold", "0", "--json",
-                // the longest deadline the agent allows: every user sends its 5101 at the same
-                // moment, and a loaded machine must not turn the burst into failures
-                "--set", "networkTimeout=10000",
-            ], outputPath: output)
-            do {
-                let run = try await load.run()
-                guard run.status == 0 else {
-                    let summary = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-                    return [BenchFigure(name: "memory: load --users \(users) exited with \(run.status) \(summary.prefix(300))", value: .nan, unit: "")]
-                }
-                // The child's own VmHWM from its summary: `ru_maxrss` of a spawned child keeps the
-                // parent's resident set as a floor (this process can be large after other suites).
-                let summary = (try? String(contentsOfFile: output, encoding: .utf8)).flatMap { try? JSONValue.parse($0) }
-                let peak = summary?.objectValue?["peakResidentBytes"].flatMap { value -> Int? in
-                    if case .number(let n) = value { return Int(n) } else { return nil }
-                } ?? run.peakResidentBytes
-                peaks.append((users, peak))
-            } catch {
-                return [BenchFigure(name: "memory: load --users \(users) failed: \(error)", value: .nan, unit: "")]
+            switch await loadPeak(me, ["load", "--emulator", "--emulator-config", rooms, "--users", String(users)] + common, output: output) {
+            case .success(let peak): peaks.append((users, peak))
+            case .failure(let failure): return [BenchFigure(name: "memory: load --users \(users) \(failure.description)", value: .nan, unit: "")]
             }
         }
         var figures: [BenchFigure] = []
@@ -78,6 +69,100 @@ enum BenchMemory {
             name: "memory per waiting user, peak RSS / users at \(large.users)", value: Double(large.bytes) / Double(large.users), unit: "bytes",
             baseline: .init(name: "16 KiB", value: 16384, unit: "bytes"), goal: .value(atMost: 16384),
             note: "includes the process's fixed cost"))
+
+        // 2. Client only: the emulator in a child of its own, the load driver and the SDK in another.
+        var clientPeaks: [(users: Int, bytes: Int, server: Int?)] = []
+        for users in sizes {
+            switch await clientOnlyPeak(me, users: users, rooms: rooms, common: common, directory: directory) {
+            case .success(let peak): clientPeaks.append((users, peak.client, peak.server))
+            case .failure(let failure):
+                figures.append(BenchFigure(name: "memory (client only): load --users \(users) \(failure.description)", value: .nan, unit: ""))
+                return figures
+            }
+        }
+        for peak in clientPeaks {
+            figures.append(BenchFigure(
+                name: "memory (client only): peak RSS of load --users \(peak.users)", value: Double(peak.bytes) / 1_048_576, unit: "MiB",
+                note: "load driver and SDK; the emulator runs in another process"))
+            if let server = peak.server {
+                figures.append(BenchFigure(
+                    name: "memory (emulator only): peak RSS serving \(peak.users) users", value: Double(server) / 1_048_576, unit: "MiB"))
+            }
+        }
+        let (clientSmall, clientLarge) = (clientPeaks[clientPeaks.count - 2], clientPeaks[clientPeaks.count - 1])
+        let span = Double(clientLarge.users - clientSmall.users)
+        figures.append(BenchFigure(
+            name: "memory per waiting user, client only, marginal ((peak \(clientLarge.users) − peak \(clientSmall.users)) / \(clientLarge.users - clientSmall.users))",
+            value: Double(clientLarge.bytes - clientSmall.bytes) / span, unit: "bytes",
+            baseline: .init(name: "16 KiB", value: 16384, unit: "bytes"), goal: .value(atMost: 16384),
+            note: "load driver and SDK; the emulator runs in another process"))
+        if let serverSmall = clientSmall.server, let serverLarge = clientLarge.server {
+            figures.append(BenchFigure(
+                name: "memory per waiting user, emulator only, marginal ((peak \(clientLarge.users) − peak \(clientSmall.users)) / \(clientLarge.users - clientSmall.users))",
+                value: Double(serverLarge - serverSmall) / span, unit: "bytes",
+                note: "the NetFUNNEL emulator's own process (VmHWM before it is stopped)"))
+        }
         return figures
+    }
+
+    /// Why a child run gave no figure.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `waitingroom load …` and returns its own peak resident set from its JSON summary.
+    static func loadPeak(_ me: String, _ arguments: [String], output: String) async -> Result<Int, Failure> {
+        let load = ChildProcess(executable: me, arguments: arguments, outputPath: output)
+        do {
+            let run = try await load.run()
+            guard run.status == 0 else {
+                let summary = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+                return .failure(Failure(description: "exited with \(run.status) \(summary.prefix(300))"))
+            }
+            // The child's own VmHWM from its summary: `ru_maxrss` of a spawned child keeps the
+            // parent's resident set as a floor (this process can be large after other suites).
+            let summary = (try? String(contentsOfFile: output, encoding: .utf8)).flatMap { try? JSONValue.parse($0) }
+            let peak = summary?.objectValue?["peakResidentBytes"].flatMap { value -> Int? in
+                if case .number(let n) = value { return Int(n) } else { return nil }
+            } ?? run.peakResidentBytes
+            return .success(peak)
+        } catch {
+            return .failure(Failure(description: "failed: \(error)"))
+        }
+    }
+
+    /// Starts `waitingroom emulate --port 0 --json` in a child, runs `load` against it in another,
+    /// and returns both peaks (the emulator's from its `VmHWM` just before it is stopped).
+    static func clientOnlyPeak(
+        _ me: String, users: Int, rooms: String, common: [String], directory: URL
+    ) async -> Result<(client: Int, server: Int?), Failure> {
+        let emulatorOutput = directory.appendingPathComponent("emulate-\(users).json").path
+        let emulate = ChildProcess(executable: me, arguments: ["emulate", "--port", "0", "--json", "--config", rooms], outputPath: emulatorOutput)
+        let emulator: ChildProcess.Started
+        do { emulator = try emulate.start() } catch { return .failure(Failure(description: "emulator: \(error)")) }
+        defer {
+            emulator.send(SIGTERM)
+            _ = try? emulator.waitBlocking()
+        }
+        // The start-up line: one JSON object with netfunnel.serverUrl and clientId.
+        var address: (serverUrl: String, clientId: String)?
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(60)
+        while address == nil, clock.now < deadline {
+            if let text = try? String(contentsOfFile: emulatorOutput, encoding: .utf8), text.hasSuffix("\n"),
+               let netfunnel = (try? JSONValue.parse(text))?.objectValue?["netfunnel"]?.objectValue,
+               case .string(let serverUrl)? = netfunnel["serverUrl"], case .string(let clientId)? = netfunnel["clientId"] {
+                address = (serverUrl, clientId)
+            } else {
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        guard let address else { return .failure(Failure(description: "the emulator printed no address in 60 s")) }
+        let output = directory.appendingPathComponent("load-client-\(users).json").path
+        let arguments = ["load", "--users", String(users), "--set", "serverUrl=\(address.serverUrl)", "--set", "clientId=\(address.clientId)"] + common
+        switch await loadPeak(me, arguments, output: output) {
+        case .success(let client): return .success((client, emulator.peakResidentBytes))
+        case .failure(let failure): return .failure(failure)
+        }
     }
 }

@@ -63,6 +63,59 @@ struct ChildProcess {
 
     /// Spawns the child, waits for it (blocking the calling thread) and returns what it cost.
     func runBlocking() throws -> Run {
+        try start().waitBlocking()
+    }
+
+    /// A child that was spawned and not yet reaped.
+    struct Started: Sendable {
+        /// The child's process id.
+        var pid: pid_t
+        /// The executable's resolved path (for messages).
+        var path: String
+        /// When it was spawned.
+        var started: ContinuousClock.Instant
+
+        /// The child's peak resident set so far (`VmHWM` in `/proc/<pid>/status`), nil when unreadable.
+        var peakResidentBytes: Int? {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+            for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count >= 2, let kib = Int(fields[1]) else { return nil }
+                return kib * 1024
+            }
+            return nil
+        }
+
+        /// Sends `signal` to the child.
+        func send(_ signal: Int32) {
+            kill(pid, signal)
+        }
+
+        /// Waits for the child (blocking the calling thread) and returns what it cost.
+        func waitBlocking() throws -> Run {
+            var status: Int32 = 0
+            var usage = rusage()
+            while wait4(pid, &status, 0, &usage) < 0 {
+                guard errno == EINTR else { throw Failure(description: "\(path): wait4 failed (\(String(cString: strerror(errno))))") }
+            }
+            let wall = ContinuousClock.now - started
+            let exited = status & 0x7f == 0
+            let code = exited ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            return Run(status: code, wall: wall, peakResidentBytes: Int(usage.ru_maxrss) * 1024)
+        }
+
+        /// Waits for the child on a thread of its own (not the cooperative pool).
+        func wait() async throws -> Run {
+            let child = self
+            return try await withCheckedThrowingContinuation { continuation in
+                let thread = Thread { continuation.resume(with: Result { try child.waitBlocking() }) }
+                thread.start()
+            }
+        }
+    }
+
+    /// Spawns the child and returns at once; the caller must reap it (`wait`/`waitBlocking`).
+    func start() throws -> Started {
         guard let path = Self.which(executable) else { throw Failure(description: "\(executable): not found") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -78,14 +131,6 @@ struct ChildProcess {
         let started = ContinuousClock.now
         let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard spawned == 0 else { throw Failure(description: "\(path): posix_spawn failed (\(String(cString: strerror(spawned))))") }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw Failure(description: "\(path): wait4 failed (\(String(cString: strerror(errno))))") }
-        }
-        let wall = ContinuousClock.now - started
-        let exited = status & 0x7f == 0
-        let code = exited ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Run(status: code, wall: wall, peakResidentBytes: Int(usage.ru_maxrss) * 1024)
+        return Started(pid: pid, path: path, started: started)
     }
 }
