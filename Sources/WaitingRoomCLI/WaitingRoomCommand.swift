@@ -7,7 +7,7 @@ public struct WaitingRoomCommand: AsyncParsableCommand {
         abstract: "Wait in any vendor's virtual waiting room: flows, REPL, checks, emulator, demo.",
         discussion: """
             Examples:
-              waitingroom demo                                  # crowd + you, NetFUNNEL then Queue-it, on the embedded emulator
+              waitingroom demo                                  # crowd + you in each vendor's room, on the embedded emulator
               waitingroom run Scripts/flows/netfunnel-checkout.lua --emulator
               waitingroom check --vendor netfunnel --emulator --scope service_1 --room segKey_basic --json
               waitingroom emulate --port 8080                   # serve every vendor's emulator

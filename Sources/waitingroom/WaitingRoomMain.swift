@@ -4,6 +4,6 @@ import WaitingRoomCLI
 @main
 enum WaitingRoomMain {
     static func main() async {
-        await WaitingRoomCommand.main(nil)
+        await WaitingRoomCommand.runFromCommandLine()
     }
 }
