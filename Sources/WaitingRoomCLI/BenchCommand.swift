@@ -8,18 +8,22 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Run the benchmarks (use a release build: swift run -c release waitingroom bench).",
         discussion: """
-            Suites: core (event fan-out, idle session memory), lua (pcall vs full event dispatch,
-            idle runtime memory), netfunnel (replies parsed per second), queueit (tokens validated per
-            second), crowdhandler (answers decoded and signatures validated per second),
-            emulators (the emulators' requests per second under wrk next to nginx and a
-            Hummingbird static route serving the same bytes; needs wrk and nginx: apt-get install
-            wrk nginx-light; WR_BENCH_SECONDS sets each run, default 5), events (an emit with no
-            subscriber, an event delivered to 3 streams), startup (`waitingroom --help` vs
-            `lua5.4 -e ''`, spawned in turn), memory (peak RSS of `load` at 1k and 10k users in child
-            processes, marginal bytes per waiting user; WR_BENCH_USERS=1000,10000 picks the sizes),
-            all. Figures are compared
-            within one run (ratios), because machines are noisy; with --json each figure carries
-            its baseline, ratio and goal when it has them.
+            Suites (each line one suite; `all` runs them in this order):
+              core          event fan-out, idle session memory
+              lua           pcall vs full event dispatch, idle runtime memory
+              netfunnel     replies parsed per second
+              queueit       tokens validated per second vs bare HMAC-SHA256
+              crowdhandler  answers decoded, signatures validated per second
+              emulators     the emulators' requests per second under wrk, next to nginx
+                            and a Hummingbird static route serving the same bytes (needs
+                            wrk and nginx: apt-get install wrk nginx-light;
+                            WR_BENCH_SECONDS sets each run, default 5)
+              events        an emit with no subscriber, an event delivered to 3 streams
+              startup       `waitingroom --help` vs `lua5.4 -e ''`, spawned in turn
+              memory        peak RSS of `load` at 1k and 10k users in child processes,
+                            bytes per waiting user (WR_BENCH_USERS=1000,10000 picks sizes)
+            Figures are compared within one run (ratios), because machines are noisy; with
+            --json each figure carries its baseline, ratio and goal when it has them.
 
             Examples:
               swift run -c release waitingroom bench core
