@@ -33,6 +33,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Argument(help: "core, lua, netfunnel, queueit, crowdhandler, emulators, events, startup, memory or all.") var suite = "all"
     @Flag(help: "Print figures as JSON.") var json = false
+    @Flag(help: "Print figures as one Markdown table (suite, figure, value, baseline, ratio, goal, met), as README's.") var markdown = false
     @Option(help: .hidden) var serveStatic: String?
 
 
@@ -40,6 +41,7 @@ struct BenchCommand: AsyncParsableCommand {
         guard BenchSuites.names.contains(suite) || suite == "all" else {
             throw ValidationError("unknown suite \(suite); expected \(BenchSuites.names.joined(separator: ", ")) or all")
         }
+        guard !(json && markdown) else { throw ValidationError("--json and --markdown: pick one") }
     }
 
     func run() async throws {
@@ -50,17 +52,42 @@ struct BenchCommand: AsyncParsableCommand {
         }
         let names = suite == "all" ? BenchSuites.names : [suite]
         var all: [JSONValue] = []
+        var rows: [String] = []
         for name in names {
             let figures = await BenchSuites.run(name)
             for figure in figures {
                 if json {
                     all.append(Self.json(figure, suite: name))
+                } else if markdown {
+                    rows.append(Self.markdownRow(figure, suite: name))
                 } else {
                     terminal.line("[\(name)] \(figure)")
                 }
             }
         }
         if json { terminal.line(JSONValue.array(all).jsonText) }
+        if markdown {
+            terminal.line("| suite | figure | value | baseline | ratio | goal | met |")
+            terminal.line("|---|---|---|---|---|---|---|")
+            for row in rows { terminal.line(row) }
+        }
+    }
+
+    /// One figure as a Markdown table row (`|` in names escaped).
+    static func markdownRow(_ figure: BenchSuites.Figure, suite: String) -> String {
+        func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+        func number(_ x: Double) -> String {
+            guard x.isFinite else { return "n/a" }
+            if x == x.rounded(), abs(x) < 1e12 { return String(Int64(x)) }
+            return String(format: abs(x) < 10 ? "%.3f" : "%.1f", x)
+        }
+        if let skipped = figure.skipped {
+            return "| \(suite) | \(cell(figure.name)) | skipped: \(cell(skipped)) | | | \(figure.goal ?? "") | |"
+        }
+        let met = figure.met.map { $0 ? "yes" : "**no**" } ?? ""
+        return "| \(suite) | \(cell(figure.name)) | \(number(figure.value)) \(cell(figure.unit)) | "
+            + "\(figure.baseline.map { number($0) } ?? "") | \(figure.ratio.map { number($0) + "×" } ?? "") | "
+            + "\(figure.goal ?? "") | \(met) |"
     }
 
     /// One figure as JSON: `suite`, `name`, `value`, `unit`, and when known `baseline`, `ratio`,
@@ -74,6 +101,7 @@ struct BenchCommand: AsyncParsableCommand {
         if let ratio = figure.ratio { object["ratio"] = number(ratio) }
         if let goal = figure.goal { object["goal"] = .string(goal) }
         if let skipped = figure.skipped { object["skipped"] = .string(skipped) }
+        if let met = figure.met { object["met"] = .bool(met) }
         return .object(object)
     }
 }

@@ -30,6 +30,32 @@ public enum CoreBenchmarks {
             self.goal = goal
             self.skipped = skipped
         }
+        /// Whether the figure meets its ``goal`` (nil without a goal, when skipped, or when the
+        /// goal names a ratio and there is none). A goal is one or more `"value|ratio >=|<= N"`
+        /// bounds joined by `", "`; a figure that is not a finite number meets none.
+        public var met: Bool? {
+            guard let goal, skipped == nil else { return nil }
+            for bound in goal.split(separator: ",") {
+                let words = bound.split(separator: " ")
+                guard words.count == 3, let limit = Double(words[2]) else { return nil }
+                let number: Double
+                switch words[0] {
+                case "value": number = value
+                case "ratio":
+                    guard let ratio else { return nil }
+                    number = ratio
+                default: return nil
+                }
+                guard number.isFinite else { return false }
+                switch words[1] {
+                case ">=": if number < limit { return false }
+                case "<=": if number > limit { return false }
+                default: return nil
+                }
+            }
+            return true
+        }
+
         public var description: String {
             if let skipped { return "\(name): skipped (\(skipped))" }
             var text = "\(name): \(String(format: value < 10 ? "%.3f" : "%.1f", value)) \(unit)"
