@@ -70,11 +70,20 @@ public struct EmulatorSuite: Sendable {
 
     /// Serves every emulator on `host:port` (port 0 picks a free one).
     public func start(host: String = "127.0.0.1", port: Int = 0, logger: Logger = EmulatorServer.quietLogger) async throws -> EmulatorServer {
-        try await EmulatorServer.start(host: host, port: port, logger: logger) { router in
+        try await EmulatorServer.start(host: host, port: port, logger: logger, inline: inlineAnswers) { router in
             netfunnel.addRoutes(to: router)
             queueit.addRoutes(to: router)
             crowdhandler.addRoutes(to: router)
             dashboard.addRoutes(to: router)
+        }
+    }
+
+    /// The hot requests the server answers on its event loop, without a task (``InlineAnswerHandler``):
+    /// NetFUNNEL's `/ts.wseq` and Queue-it's enqueue, each exactly as its route would answer, and
+    /// only while no fault is pending for it. Everything else goes to the routes.
+    public var inlineAnswers: InlineAnswerer {
+        { [netfunnel, queueit] head, body in
+            netfunnel.inlineAnswer(head) ?? queueit.inlineAnswer(head, body: body)
         }
     }
 

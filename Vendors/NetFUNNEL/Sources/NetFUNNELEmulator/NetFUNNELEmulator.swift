@@ -98,6 +98,36 @@ public final class NetFUNNELEmulator: Sendable {
         return answer(request, fault: takeCountedFault(opcode: request.opcode))
     }
 
+    /// The `/ts.wseq` request `head` carries (`query`: the text after `?`).
+    static func incoming(_ head: HTTPTypes.HTTPRequest, query: some StringProtocol) -> NetFUNNELIncomingRequest {
+        let (host, port) = hostAndPort(authority: head.authority)
+        let clientIP = forwardedFor.flatMap { head.headerFields[$0] }?.split(separator: ",").first
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "127.0.0.1"
+        return NetFUNNELIncomingRequest(parameters: decodeQuery(String(query)), clientIP: clientIP, host: host, port: port)
+    }
+
+    /// The answer to a `GET /ts.wseq` request when it can be given right away, exactly as the
+    /// route would give it: `nil` for any other request, and while a fault is pending for the
+    /// request's opcode (the route applies it). The server sends it from its event loop.
+    public func inlineAnswer(_ head: HTTPTypes.HTTPRequest) -> EmulatorInlineReply? {
+        guard head.method == .get, let path = head.path, path.utf8.starts(with: Self.tsWseqPath) else { return nil }
+        let rest = path.utf8.dropFirst(Self.tsWseqPath.count)
+        guard let first = rest.first else { return nil }  // no query: left to the route
+        guard first == UInt8(ascii: "?") else { return nil }
+        let incoming = Self.incoming(head, query: Substring(rest.dropFirst()))
+        guard !hasFault(opcode: incoming.opcode) else { return nil }
+        let answer = answer(incoming, fault: nil)
+        guard !answer.drop, answer.delay == nil else { return nil }
+        return EmulatorInlineReply(status: answer.status, contentType: answer.contentType, body: Array(answer.body.utf8))
+    }
+
+    static let tsWseqPath = Array("/ts.wseq".utf8)
+
+    /// Whether a fault waits for `opcode` (it is left in place).
+    func hasFault(opcode: Int?) -> Bool {
+        faults.withLock { faults in faults.contains { $0.opcode == nil || $0.opcode == opcode } }
+    }
+
     /// The next fault for `opcode`, counted as injected.
     func takeCountedFault(opcode: Int?) -> NetFUNNELFault? {
         let fault = takeFault(opcode: opcode)
@@ -290,11 +320,7 @@ public final class NetFUNNELEmulator: Sendable {
     /// routes under `/_emulator/netfunnel/` to `router`.
     public func addRoutes(to router: Router<BasicRequestContext>) {
         router.get("/ts.wseq") { request, _ -> Response in
-            let (host, port) = Self.hostAndPort(request)
-            let clientIP = Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first
-                .map { $0.trimmingCharacters(in: .whitespaces) } ?? "127.0.0.1"
-            let incoming = NetFUNNELIncomingRequest(
-                parameters: Self.decodeQuery(request.uri.query ?? ""), clientIP: clientIP, host: host, port: port)
+            let incoming = Self.incoming(request.head, query: request.uri.query ?? "")
             let fault = self.takeCountedFault(opcode: incoming.opcode)
             let answer: Answer
             if case .delay(let delay)? = fault?.action {
@@ -396,7 +422,11 @@ public final class NetFUNNELEmulator: Sendable {
     }
 
     static func hostAndPort(_ request: Request) -> (String, Int) {
-        let authority = request.head.authority ?? "127.0.0.1:80"
+        hostAndPort(authority: request.head.authority)
+    }
+
+    static func hostAndPort(authority: String?) -> (String, Int) {
+        let authority = authority ?? "127.0.0.1:80"
         if authority.hasPrefix("[") {  // IPv6 literal
             let end = authority.firstIndex(of: "]") ?? authority.endIndex
             let host = String(authority[authority.index(after: authority.startIndex)..<end])

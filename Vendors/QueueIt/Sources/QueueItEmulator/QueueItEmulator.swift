@@ -123,8 +123,10 @@ public final class QueueItEmulator: Sendable {
 
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")
 
-    static func clientIP(_ req: Request) -> String? {
-        guard let name = forwardedFor, let xff = req.headers[name] else { return nil }
+    static func clientIP(_ req: Request) -> String? { clientIP(req.headers) }
+
+    static func clientIP(_ headers: HTTPFields) -> String? {
+        guard let name = forwardedFor, let xff = headers[name] else { return nil }
         let first = xff.split(separator: ",").first.map { $0.trimmingCharacters(in: CharacterSet.whitespaces) } ?? ""
         return first.isEmpty ? nil : first
     }
@@ -146,6 +148,35 @@ public final class QueueItEmulator: Sendable {
             return answer
         }
         return Self.response(model.enqueue(customer: c, room: e, body: bytes, base: Self.base(req), prefix: prefix, clientIP: Self.clientIP(req)))
+    }
+
+    /// The answer to an enqueue call (`POST [/{prefix}]/api/mobileapp/queue/{c}/{e}/enqueue`) when
+    /// it can be given right away, exactly as the route would give it: `nil` for any other request,
+    /// for path segments that need decoding, and while a fault (or chaos) is pending for enqueue
+    /// calls (the route applies it). The server sends it from its event loop.
+    public func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply? {
+        guard head.method == .post, let path = head.path, !path.contains("%"), !path.contains("?") else { return nil }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        // "", [prefix,] "api", "mobileapp", "queue", c, e, "enqueue"
+        let offset: Int
+        switch segments.count {
+        case 7: offset = 0
+        case 8: offset = 1
+        default: return nil
+        }
+        guard segments[0].isEmpty, segments[1 + offset] == "api", segments[2 + offset] == "mobileapp",
+              segments[3 + offset] == "queue", segments[6 + offset] == "enqueue",
+              !segments[4 + offset].isEmpty, !segments[5 + offset].isEmpty, offset == 0 || !segments[1].isEmpty
+        else { return nil }
+        guard !model.hasFault(for: .enqueue) else { return nil }
+        let bytes = body.map { Array($0.readableBytesView) } ?? []
+        let answer = model.enqueue(
+            customer: String(segments[4 + offset]), room: String(segments[5 + offset]), body: bytes,
+            base: "http://\(head.authority ?? "127.0.0.1")", prefix: offset == 1 ? String(segments[1]) : nil,
+            clientIP: Self.clientIP(head.headerFields))
+        return EmulatorInlineReply(
+            status: answer.status, contentType: answer.contentType,
+            headers: answer.headers.map { EmulatorInlineReply.Header(name: $0.0, value: $0.1) }, body: answer.body)
     }
 
     /// What an injected fault does to a request of kind `request`: the response to send instead,

@@ -178,6 +178,14 @@ final class QueueItEmulatorModel: Sendable {
     /// Takes one use of the first pending fault that applies to a request of kind `request`
     /// (``QueueItEmulatorFault/Target/enqueue`` or ``QueueItEmulatorFault/Target/queue``) and counts
     /// it. Faults added one by one come first (in order), then the chaos faults of that kind.
+    /// Whether a fault (or a chaos fault) waits for requests of kind `request` (nothing is taken).
+    func hasFault(for request: QueueItEmulatorFault.Target) -> Bool {
+        state.withLock { s in
+            if s.faults.contains(where: { $0.on.matches(request) }) { return true }
+            return (request == .queue ? s.chaosOnQueue.pending : s.chaosOnEnqueue.pending) > 0
+        }
+    }
+
     func takeFault(for request: QueueItEmulatorFault.Target) -> QueueItEmulatorFault? {
         state.withLock { s in
             var taken: QueueItEmulatorFault?
