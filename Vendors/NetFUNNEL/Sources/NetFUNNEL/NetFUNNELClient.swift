@@ -35,7 +35,7 @@ extension RetryPolicy {
 
 /// Sends `/ts.wseq` requests with the agent's retry rule and node affinity; maps failures to
 /// the agent's codes (1001 offline, 1002 timeout / HTTP error / HTML page, 500 malformed reply).
-struct NetFUNNELClient: Sendable {
+final class NetFUNNELClient: Sendable {
     static let vendor = "netfunnel"
 
     let configuration: NetFUNNELConfiguration
