@@ -66,7 +66,7 @@ public final class WaitingSession: Sendable {
         var streamsFinished = false
         var nextID: UInt64 = 0
         var handlers: [BoundHandler] = []
-        var outcomeWaiters: [CheckedContinuation<Outcome, Never>] = []
+        var outcomeWaiters: [OutcomeWaiter] = []
         var completion: Task<VendorStatus, Never>?
         /// `completed` was (or is being) announced.
         var completionAnnounced = false
@@ -287,11 +287,26 @@ public final class WaitingSession: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
             let ready: Outcome? = core.withLock { core in
                 if let outcome = core.outcome { return outcome }
-                core.outcomeWaiters.append(continuation)
+                core.outcomeWaiters.append(.task(continuation))
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
         }
+    }
+
+    /// Calls `body` once with the outcome: at once, on the calling thread, when the session has
+    /// one already; else on the task that reaches it, right after the outcome event was emitted
+    /// (the moment ``outcome()`` returns to its callers). `body` must not block.
+    ///
+    /// For hosts that follow many sessions at once: a task suspended in ``outcome()`` keeps its
+    /// async frames for as long as the user waits, a callback costs one closure.
+    public func whenOutcome(_ body: @escaping @Sendable (Outcome) -> Void) {
+        let ready: Outcome? = core.withLock { core in
+            if let outcome = core.outcome { return outcome }
+            core.outcomeWaiters.append(.callback(body))
+            return nil
+        }
+        if let ready { body(ready) }
     }
 
     // MARK: - handlers (EventflitSwift style)
@@ -423,7 +438,7 @@ public final class WaitingSession: Sendable {
     }
 
     private func finishRun(_ outcome: Outcome, generation: Int) {
-        let waiters: [CheckedContinuation<Outcome, Never>]? = core.withLock { core in
+        let waiters: [OutcomeWaiter]? = core.withLock { core in
             guard core.generation == generation, core.outcome == nil else { return nil }
             core.outcome = outcome
             core.running = nil
@@ -436,7 +451,12 @@ public final class WaitingSession: Sendable {
         emit(outcome.event, generation: generation)
         let keepOpen = outcome.pass?.requiresCompletion == true
         if !keepOpen { finishStreams() }
-        for waiter in waiters { waiter.resume(returning: outcome) }
+        for waiter in waiters {
+            switch waiter {
+            case .task(let continuation): continuation.resume(returning: outcome)
+            case .callback(let body): body(outcome)
+            }
+        }
     }
 
     private func finishCompletion(_ status: VendorStatus) {
@@ -564,4 +584,11 @@ public final class WaitingSession: Sendable {
         }
         for bound in delivery.handlers where bound.name == nil || bound.name == event.name { bound.handler(event) }
     }
+}
+
+/// Who waits for a session's outcome: a task suspended in ``WaitingSession/outcome()`` or a
+/// callback from ``WaitingSession/whenOutcome(_:)``.
+enum OutcomeWaiter {
+    case task(CheckedContinuation<Outcome, Never>)
+    case callback(@Sendable (Outcome) -> Void)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WaitingRoom
 
 /// Virtual users that wait in a room, hold their pass for a while and give it back: the crowd in
@@ -21,43 +22,45 @@ struct Crowd: Sendable {
 
     /// Starts `count` users, staggered by `stagger`; returns when all are done.
     ///
-    /// Memory: each user is one child task that lives as long as the user waits (tens of
-    /// thousands at once under `load`), so it holds only what it needs (the provider is shared,
-    /// the entry is built inside the task) and its sleeps run in a function of their own, whose
-    /// frame is not part of the waiting task's.
+    /// Memory: a waiting user costs the driver no task. Each user's session reports its outcome
+    /// to a callback (``WaitingSession/whenOutcome(_:)``); only a user that passed gets a task,
+    /// for the seconds it holds the pass and gives it back. (A task per user suspended in
+    /// `outcome()` kept ~3 KB of async frames for as long as the user waited, tens of thousands
+    /// at once under `load`.)
     func run(count: Int, stagger: Duration = .milliseconds(20), prefix: String = "crowd") async -> [Visit] {
         let origin = ContinuousClock.now
-        return await withTaskGroup(of: Visit.self) { group in
-            for i in 0..<count {
-                let crowd = self
-                group.addTask { await crowd.visit(index: i, stagger: stagger, prefix: prefix, origin: origin) }
-            }
-            var visits: [Visit] = []
-            visits.reserveCapacity(count)
-            for await visit in group { visits.append(visit) }
-            return visits
+        let visits = VisitLog(expected: count)
+        for index in 0..<count {
+            if stagger > .zero, index > 0 { await Self.pause(until: origin + stagger * index) }
+            start(index: index, prefix: prefix, origin: origin, into: visits)
         }
+        return await visits.all()
     }
 
-    /// One virtual user: waits its turn, enqueues, waits for the outcome, holds the pass, returns it.
-    /// The synchronous steps are functions of their own, so their temporaries stay on the
-    /// thread's stack instead of in this task's frame, which lives as long as the user waits.
-    private func visit(index: Int, stagger: Duration, prefix: String, origin: ContinuousClock.Instant) async -> Visit {
-        if stagger > .zero { await Self.pause(stagger * index) }
+    /// One virtual user: enqueues; when the outcome comes, holds the pass and returns it.
+    private func start(index: Int, prefix: String, origin: ContinuousClock.Instant, into visits: VisitLog) {
         let started = ContinuousClock.now
         guard let session = enqueue(index: index, prefix: prefix) else {
-            return Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin)
+            visits.add(Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin))
+            return
         }
-        let outcome = await session.outcome()
-        let waited = ContinuousClock.now - started
-        var completed = false
-        if outcome.pass != nil {
-            let held = holdSeconds()
-            if held > 0 { await Self.pause(.milliseconds(Int64(held * 1000))) }
-            completed = await Self.complete(session)
+        let crowd = self
+        session.whenOutcome { outcome in
+            let waited = ContinuousClock.now - started
+            let visit = Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: false,
+                              started: started - origin)
+            guard outcome.pass != nil else {
+                visits.add(visit)
+                return
+            }
+            let held = crowd.holdSeconds()
+            Task {
+                if held > 0 { await Self.pause(.milliseconds(Int64(held * 1000))) }
+                var done = visit
+                done.completed = await Self.complete(session)
+                visits.add(done)
+            }
         }
-        return Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: completed,
-                     started: started - origin)
     }
 
     @inline(never)
@@ -76,6 +79,45 @@ struct Crowd: Sendable {
     @inline(never)
     private static func pause(_ duration: Duration) async {
         try? await Task.sleep(for: duration)
+    }
+
+    @inline(never)
+    private static func pause(until instant: ContinuousClock.Instant) async {
+        try? await Task.sleep(until: instant, clock: .continuous)
+    }
+}
+
+/// The visits of one crowd, as they end; ``all()`` returns once every user has one.
+final class VisitLog: Sendable {
+    private let state: Mutex<(visits: [Crowd.Visit], waiter: CheckedContinuation<[Crowd.Visit], Never>?)>
+    private let expected: Int
+
+    init(expected: Int) {
+        self.expected = expected
+        var visits: [Crowd.Visit] = []
+        visits.reserveCapacity(expected)
+        state = Mutex((visits, nil))
+    }
+
+    func add(_ visit: Crowd.Visit) {
+        let finished = state.withLock { state -> (CheckedContinuation<[Crowd.Visit], Never>, [Crowd.Visit])? in
+            state.visits.append(visit)
+            guard state.visits.count == expected, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            return (waiter, state.visits)
+        }
+        if let (waiter, visits) = finished { waiter.resume(returning: visits) }
+    }
+
+    func all() async -> [Crowd.Visit] {
+        await withCheckedContinuation { (continuation: CheckedContinuation<[Crowd.Visit], Never>) in
+            let ready = state.withLock { state -> [Crowd.Visit]? in
+                if state.visits.count >= expected { return state.visits }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }
 

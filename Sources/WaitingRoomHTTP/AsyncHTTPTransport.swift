@@ -64,6 +64,29 @@ public struct AsyncHTTPTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let timeout = max(.zero, min(request.timeout ?? defaultTimeout, Self.longestTimeout))
         let deadline = NIODeadline.now() + TimeAmount(timeout)
+        // Building the request and reading the answer are functions of their own: their
+        // temporaries stay on the thread's stack, not in this async frame, which lives for as
+        // long as the request is in flight (thousands at once under `load`).
+        let task = try start(request, deadline: deadline)
+        let response: HTTPClient.Response
+        do {
+            // Cancellation is forwarded to the request at once (on the cancelling thread);
+            // `task.cancel()` only marks the request failed and hands the rest to its event loop.
+            response = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw Self.failure(error, url: request.url, limit: maxBodyBytes, timeout: timeout, deadline: deadline)
+        }
+        return Self.answer(response, url: request.url)
+    }
+
+    /// Hands `request` to the client; throws a typed error for a request it cannot send.
+    @inline(never)
+    func start(_ request: HTTPRequest, deadline: NIODeadline) throws -> HTTPClient.Task<HTTPClient.Response> {
         let url = request.url
         let limit = maxBodyBytes
         let outgoing: HTTPClient.Request
@@ -78,27 +101,25 @@ public struct AsyncHTTPTransport: HTTPTransport {
         }
         try Task.checkCancellation()
         let client = request.followRedirects ? Self.following : Self.direct
-        let task = client.execute(
+        return client.execute(
             request: outgoing, delegate: ResponseAccumulator(request: outgoing, maxBodySize: limit), deadline: deadline)
-        let response: HTTPClient.Response
-        do {
-            // Cancellation is forwarded to the request at once (on the cancelling thread);
-            // `task.cancel()` only marks the request failed and hands the rest to its event loop.
-            response = try await withTaskCancellationHandler {
-                try await task.futureResult.get()
-            } onCancel: {
-                task.cancel()
-            }
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            let failure = Self.classify(error, url: url, limit: limit)
-            let timedOut = (error as? HTTPClientError) == .deadlineExceeded
-                || (failure.kind == .networkOffline && NIODeadline.now() >= deadline)
-            if timedOut {
-                throw WaitingRoomError(.networkTimeout, message: "no complete answer from \(url) within \(timeout.milliseconds) ms")
-            }
-            throw failure
+    }
+
+    /// The SDK's error for a request that got no complete answer.
+    @inline(never)
+    static func failure(_ error: any Error, url: String, limit: Int, timeout: Duration, deadline: NIODeadline) -> WaitingRoomError {
+        let failure = classify(error, url: url, limit: limit)
+        let timedOut = (error as? HTTPClientError) == .deadlineExceeded
+            || (failure.kind == .networkOffline && NIODeadline.now() >= deadline)
+        if timedOut {
+            return WaitingRoomError(.networkTimeout, message: "no complete answer from \(url) within \(timeout.milliseconds) ms")
         }
+        return failure
+    }
+
+    /// The SDK's view of a complete answer.
+    @inline(never)
+    static func answer(_ response: HTTPClient.Response, url: String) -> HTTPResponse {
         var body = response.body ?? ByteBuffer()
         let bytes = body.readBytes(length: body.readableBytes) ?? []
         let headers = HTTPHeaderList(response.headers.map { ($0.name, $0.value) })

@@ -71,6 +71,7 @@ final class NetFUNNELClient: Sendable {
     /// Node affinity: follow `ip`/`port` only to the configured host or to hosts under the
     /// configured domain (the configured host without its first label, when it has 3+ labels).
     /// An IPv6 `ip` may come bracketed (`[::1]`).
+    @inline(never)
     func allowedNode(from reply: NetFUNNELReply) -> NetFUNNELNode? {
         guard let ip = reply.ipHost?.lowercased(), let port = reply.port else { return nil }
         guard isAllowedHost(ip) else {
@@ -114,48 +115,65 @@ final class NetFUNNELClient: Sendable {
         let clock = environment.clock
         let transport = environment.transport
         let logger = self.logger
-        let environment = self.environment
         let client = self
         do {
             return try await policy.run(clock: clock, vendor: Self.vendor, onRetry: { attempt, error in
                 logger.debug("retrying", metadata: ["opcode": "\(opcode.rawValue)", "attempt": "\(attempt)", "error": "\(error.message)"])
             }) { attempt, timeout in
+                // the synchronous steps are functions of their own: their temporaries (URL
+                // building, log metadata, parsing) stay on the thread's stack instead of in this
+                // async frame, which lives while the request is in flight
                 let target = attempt == last && last > 0 ? nil : node
-                let request = NetFUNNELRequest(
-                    opcode: opcode, key: key, ttl: ttl, projectKey: entry.room.scope, segmentKey: entry.room.room,
-                    userData: userData, timestampMillis: Int64((clock.now().timeIntervalSince1970 * 1000).rounded()),
-                    dialect: client.dialect)
-                guard let url = request.url(base: client.baseURL(for: target)) else {
-                    throw WaitingRoomError(.invalidConfiguration, vendor: Self.vendor, vendorCode: 500,
-                                           message: "cannot build a request URL from \(client.serverURL)", field: "netfunnel.serverUrl")
-                }
-                logger.debug("request", metadata: [
-                    "opcode": "\(opcode.rawValue)", "node": "\(target?.description ?? "configured")",
-                    "key": "\(key.map { environment.redact($0) } ?? "-")",
-                ])
-                let response = try await transport.send(WaitingRoom.HTTPRequest(method: "GET", url: url.absoluteString, timeout: timeout))
-                guard response.status == 200 else {
-                    throw WaitingRoomError(
-                        .unavailable, vendor: Self.vendor, vendorCode: NetFUNNELStatusCode.networkTimeout.rawValue,
-                        message: "HTTP \(response.status) from the NetFUNNEL server (expected 200 with a result token)")
-                }
-                do {
-                    let reply = try NetFUNNELReply.parse(response.body)
-                    logger.debug("reply", metadata: ["opcode": "\(opcode.rawValue)", "code": "\(reply.code)"])
-                    return reply
-                } catch let error as NetFUNNELReplyError {
-                    if case .htmlPage = error {
-                        throw WaitingRoomError(
-                            .unavailable, vendor: Self.vendor, vendorCode: NetFUNNELStatusCode.networkTimeout.rawValue,
-                            message: error.description)
-                    }
-                    throw WaitingRoomError(
-                        .invalidResponse, vendor: Self.vendor, vendorCode: NetFUNNELStatusCode.noService.rawValue,
-                        message: error.description)
-                }
+                let url = try client.requestURL(opcode, key: key, ttl: ttl, entry: entry, userData: userData, target: target)
+                let response = try await transport.send(WaitingRoom.HTTPRequest(method: "GET", url: url, timeout: timeout))
+                return try client.reply(to: opcode, from: response)
             }
         } catch let error as WaitingRoomError {
             throw Self.agentError(error)
+        }
+    }
+
+    /// The URL of one attempt (to `target`, or the configured host when nil).
+    @inline(never)
+    func requestURL(
+        _ opcode: NetFUNNELOpcode, key: String?, ttl: Int, entry: Entry, userData: String?, target: NetFUNNELNode?
+    ) throws -> String {
+        let request = NetFUNNELRequest(
+            opcode: opcode, key: key, ttl: ttl, projectKey: entry.room.scope, segmentKey: entry.room.room,
+            userData: userData, timestampMillis: Int64((environment.clock.now().timeIntervalSince1970 * 1000).rounded()),
+            dialect: dialect)
+        guard let url = request.url(base: baseURL(for: target)) else {
+            throw WaitingRoomError(.invalidConfiguration, vendor: Self.vendor, vendorCode: 500,
+                                   message: "cannot build a request URL from \(serverURL)", field: "netfunnel.serverUrl")
+        }
+        logger.debug("request", metadata: [
+            "opcode": "\(opcode.rawValue)", "node": "\(target?.description ?? "configured")",
+            "key": "\(key.map { environment.redact($0) } ?? "-")",
+        ])
+        return url.absoluteString
+    }
+
+    /// The reply an HTTP answer carries, or the agent's error for it.
+    @inline(never)
+    func reply(to opcode: NetFUNNELOpcode, from response: WaitingRoom.HTTPResponse) throws -> NetFUNNELReply {
+        guard response.status == 200 else {
+            throw WaitingRoomError(
+                .unavailable, vendor: Self.vendor, vendorCode: NetFUNNELStatusCode.networkTimeout.rawValue,
+                message: "HTTP \(response.status) from the NetFUNNEL server (expected 200 with a result token)")
+        }
+        do throws(NetFUNNELReplyError) {
+            let reply = try NetFUNNELReply.parse(response.body)
+            logger.debug("reply", metadata: ["opcode": "\(opcode.rawValue)", "code": "\(reply.code)"])
+            return reply
+        } catch {
+            if case .htmlPage = error {
+                throw WaitingRoomError(
+                    .unavailable, vendor: Self.vendor, vendorCode: NetFUNNELStatusCode.networkTimeout.rawValue,
+                    message: error.description)
+            }
+            throw WaitingRoomError(
+                .invalidResponse, vendor: Self.vendor, vendorCode: NetFUNNELStatusCode.noService.rawValue,
+                message: error.description)
         }
     }
 

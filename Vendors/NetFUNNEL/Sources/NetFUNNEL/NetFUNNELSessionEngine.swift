@@ -97,16 +97,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                     _ = await giveBack(waitingKey, node: node, context: context, retries: false)
                     key = nil
                 }
-                let pass = NetFUNNELProvider.pass(
-                    for: entry, code: code, key: key ?? "", node: node, clock: client.environment.clock)
-                held.withLock {
-                    $0.key = pass.requiresCompletion ? key : nil
-                    $0.node = node
-                }
-                if entry.control == .section, pass.requiresCompletion {
-                    startAliveNotices(entry: entry, firstTTL: reply.clampedTTL)
-                }
-                return .passed(pass, status(code, reply.message ?? NetFUNNELStatusCode.message(for: code)))
+                return passed(entry: entry, reply: reply, key: key, node: node)
             case .wait:
                 waitingStarted = true
                 announceWaiting(reply, tracker: &tracker, pageOpened: &pageOpened, context: context)
@@ -136,6 +127,22 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                 return await fail(error, key: keyGone ? nil : key, node: node, context: context)
             }
         }
+    }
+
+    /// A pass (200, or 300/303): the pass, the key kept for ``complete(_:context:)``, and for
+    /// section control the alive notices.
+    @inline(never)
+    private func passed(entry: Entry, reply: NetFUNNELReply, key: String?, node: NetFUNNELNode?) -> Outcome {
+        let code = reply.code
+        let pass = NetFUNNELProvider.pass(for: entry, code: code, key: key ?? "", node: node, clock: client.environment.clock)
+        held.withLock {
+            $0.key = pass.requiresCompletion ? key : nil
+            $0.node = node
+        }
+        if entry.control == .section, pass.requiresCompletion {
+            startAliveNotices(entry: entry, firstTTL: reply.clampedTTL)
+        }
+        return .passed(pass, status(code, reply.message ?? NetFUNNELStatusCode.message(for: code)))
     }
 
     /// A 201: the queue page (once, with the NetFUNNEL template) and the progress event.
