@@ -42,11 +42,61 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     /// that are not inlined here: their locals take task memory only while they run.
     func wait(for entry: Entry, context: SessionContext) async -> Outcome {
         if let setupError { return await fail(setupError, key: nil, node: nil, context: context) }
-        if configuration.isBypassMode {
-            return .passed(
-                NetFUNNELProvider.keylessPass(entry, reason: "bypassMode", clock: client.environment.clock),
-                status(NetFUNNELStatusCode.bypass.rawValue, "Bypass (no clientId: bypass mode)"))
+        if configuration.isBypassMode { return bypassed(entry) }
+        var progress = Progress()
+        while true {
+            let opcode: NetFUNNELOpcode = progress.key == nil ? .issueAndEnter : .checkEnter
+            let reply: NetFUNNELReply
+            do {
+                // The request runs to completion even when the wait is cancelled meanwhile, so a
+                // key the server hands out in its reply is known and can be returned.
+                let client = self.client
+                let (sendKey, sendTTL, sendNode) = (progress.key, progress.sleptTTL, progress.node)
+                let inFlight = Task { try await client.send(opcode, key: sendKey, ttl: sendTTL, entry: entry, node: sendNode) }
+                reply = try await inFlight.value
+                if Task.isCancelled {
+                    let (key, node) = keyHeld(after: reply, progress: progress)
+                    return await closeOnCancel(key: key, node: node, context: context)
+                }
+            } catch let error as WaitingRoomError {
+                if Task.isCancelled { return await closeOnCancel(key: progress.key, node: progress.node, context: context) }
+                if keepsWaiting(after: error, opcode: opcode, progress: progress) {
+                    if await !pause(seconds: max(1, progress.sleptTTL)) {
+                        return await closeOnCancel(key: progress.key, node: progress.node, context: context)
+                    }
+                    continue
+                }
+                return await fail(error, key: progress.key, node: progress.node, context: context)
+            } catch {
+                return await closeOnCancel(key: progress.key, node: progress.node, context: context)
+            }
+            switch step(after: reply, opcode: opcode, entry: entry, progress: &progress, context: context) {
+            case .outcome(let outcome):
+                return outcome
+            case .giveBackThenPass(let waitingKey):
+                // 300/303 on 5002 (deactivated, white list): the pass holds no key, so the
+                // waiting key goes back to the server now.
+                _ = await giveBack(waitingKey, node: progress.node, context: context, retries: false)
+                progress.key = nil
+                return passed(entry: entry, reply: reply, key: nil, node: progress.node)
+            case .giveBackThenBlock(let waitingKey):
+                // 301/302 (block, black list) while waiting: the waiting key goes back first.
+                _ = await giveBack(waitingKey, node: progress.node, context: context, retries: false)
+                return .blocked(status(reply.code, reply.message))
+            case .sleep(let seconds):
+                if await !pause(seconds: seconds) {
+                    return await closeOnCancel(key: progress.key, node: progress.node, context: context)
+                }
+            case .again:
+                continue
+            case .fail(let error, let keyGone):
+                return await fail(error, key: keyGone ? nil : progress.key, node: progress.node, context: context)
+            }
         }
+    }
+
+    /// What one wait has learnt so far (kept small: it lives as long as the user waits).
+    struct Progress {
         var tracker = NetFUNNELProgressTracker()
         var key: String?
         var node: NetFUNNELNode?
@@ -54,79 +104,85 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         var waitingStarted = false
         var reissues = 0
         var pageOpened = false
-        while true {
-            let opcode: NetFUNNELOpcode = key == nil ? .issueAndEnter : .checkEnter
-            let reply: NetFUNNELReply
-            do {
-                // The request runs to completion even when the wait is cancelled meanwhile, so a
-                // key the server hands out in its reply is known and can be returned.
-                let client = self.client
-                let (sendKey, sendTTL, sendNode) = (key, sleptTTL, node)
-                let inFlight = Task { try await client.send(opcode, key: sendKey, ttl: sendTTL, entry: entry, node: sendNode) }
-                reply = try await inFlight.value
-                if Task.isCancelled {
-                    let newest = reply.key.flatMap { $0.isEmpty ? nil : $0 } ?? key
-                    let keyHeld = NetFUNNELStatusCode.disposition(of: reply.code) == .wait
-                        || reply.code == NetFUNNELStatusCode.success.rawValue
-                    return await closeOnCancel(key: keyHeld ? newest : nil, node: client.allowedNode(from: reply) ?? node, context: context)
-                }
-            } catch let error as WaitingRoomError {
-                if Task.isCancelled { return await closeOnCancel(key: key, node: node, context: context) }
-                if configuration.useNetworkRecoveryMode, waitingStarted, opcode == .checkEnter,
-                   NetFUNNELClient.isNetworkFailure(error)
-                {
-                    client.logger.debug("recovery mode: network failure while waiting, keeping the key", metadata: ["error": "\(error.message)"])
-                    if await !pause(seconds: max(1, sleptTTL)) {
-                        return await closeOnCancel(key: key, node: node, context: context)
-                    }
-                    continue
-                }
-                return await fail(error, key: key, node: node, context: context)
-            } catch {
-                return await closeOnCancel(key: key, node: node, context: context)
+    }
+
+    /// What the wait does after a reply.
+    enum Step {
+        case outcome(Outcome)
+        case giveBackThenPass(String)
+        case giveBackThenBlock(String)
+        case sleep(Int)
+        case again
+        case fail(WaitingRoomError, keyGone: Bool)
+    }
+
+    /// Takes in one reply (key, node, progress) and decides the next step. Synchronous and not
+    /// inlined: its temporaries stay on the thread's stack, out of the long-lived wait frame.
+    @inline(never)
+    private func step(
+        after reply: NetFUNNELReply, opcode: NetFUNNELOpcode, entry: Entry, progress: inout Progress, context: SessionContext
+    ) -> Step {
+        if let newest = reply.key, !newest.isEmpty { progress.key = newest }
+        if let next = client.allowedNode(from: reply) { progress.node = next }
+        let code = reply.code
+        switch NetFUNNELStatusCode.disposition(of: code) {
+        case .pass:
+            if code != NetFUNNELStatusCode.success.rawValue, progress.waitingStarted, let waitingKey = progress.key, !waitingKey.isEmpty {
+                return .giveBackThenPass(waitingKey)
             }
-            if let newest = reply.key, !newest.isEmpty { key = newest }
-            if let next = client.allowedNode(from: reply) { node = next }
-            let code = reply.code
-            let replyStatus = status(code, reply.message)
-            switch NetFUNNELStatusCode.disposition(of: code) {
-            case .pass:
-                if code != NetFUNNELStatusCode.success.rawValue, waitingStarted, let waitingKey = key, !waitingKey.isEmpty {
-                    // 300/303 on 5002 (deactivated, white list): the pass holds no key, so the
-                    // waiting key goes back to the server now.
-                    _ = await giveBack(waitingKey, node: node, context: context, retries: false)
-                    key = nil
-                }
-                return passed(entry: entry, reply: reply, key: key, node: node)
-            case .wait:
-                waitingStarted = true
-                announceWaiting(reply, tracker: &tracker, pageOpened: &pageOpened, context: context)
-                sleptTTL = reply.clampedTTL
-                if await !pause(seconds: sleptTTL) {
-                    return await closeOnCancel(key: key, node: node, context: context)
-                }
-            case .block:
-                // 301/302 (block, black list) while waiting: the waiting key goes back first.
-                if let waitingKey = key, !waitingKey.isEmpty, waitingStarted {
-                    _ = await giveBack(waitingKey, node: node, context: context, retries: false)
-                }
-                return .blocked(replyStatus)
-            case .serverError, .close, .networkError:
-                let keyGone = code == NetFUNNELStatusCode.noKey.rawValue || code == NetFUNNELStatusCode.invalidKey.rawValue
-                if configuration.useNetworkRecoveryMode, waitingStarted, keyGone, reissues < configuration.recoveryReissueLimit {
-                    reissues += 1
-                    key = nil
-                    node = nil
-                    sleptTTL = 0
-                    tracker.reset()
-                    client.logger.debug("recovery mode: the server no longer knows the key, re-issuing 5101")
-                    context.emit(.sessionRestarted(replyStatus))
-                    continue
-                }
-                let error = NetFUNNELClient.serverError(code: code, message: reply.message, opcode: opcode.rawValue)
-                return await fail(error, key: keyGone ? nil : key, node: node, context: context)
+            return .outcome(passed(entry: entry, reply: reply, key: progress.key, node: progress.node))
+        case .wait:
+            progress.waitingStarted = true
+            announceWaiting(reply, tracker: &progress.tracker, pageOpened: &progress.pageOpened, context: context)
+            progress.sleptTTL = reply.clampedTTL
+            return .sleep(progress.sleptTTL)
+        case .block:
+            if let waitingKey = progress.key, !waitingKey.isEmpty, progress.waitingStarted {
+                return .giveBackThenBlock(waitingKey)
             }
+            return .outcome(.blocked(status(code, reply.message)))
+        case .serverError, .close, .networkError:
+            let keyGone = code == NetFUNNELStatusCode.noKey.rawValue || code == NetFUNNELStatusCode.invalidKey.rawValue
+            if configuration.useNetworkRecoveryMode, progress.waitingStarted, keyGone,
+               progress.reissues < configuration.recoveryReissueLimit
+            {
+                progress.reissues += 1
+                progress.key = nil
+                progress.node = nil
+                progress.sleptTTL = 0
+                progress.tracker.reset()
+                client.logger.debug("recovery mode: the server no longer knows the key, re-issuing 5101")
+                context.emit(.sessionRestarted(status(code, reply.message)))
+                return .again
+            }
+            return .fail(NetFUNNELClient.serverError(code: code, message: reply.message, opcode: opcode.rawValue), keyGone: keyGone)
         }
+    }
+
+    /// Recovery mode: a network failure while waiting keeps the key and tries again later.
+    @inline(never)
+    private func keepsWaiting(after error: WaitingRoomError, opcode: NetFUNNELOpcode, progress: Progress) -> Bool {
+        guard configuration.useNetworkRecoveryMode, progress.waitingStarted, opcode == .checkEnter,
+              NetFUNNELClient.isNetworkFailure(error)
+        else { return false }
+        client.logger.debug("recovery mode: network failure while waiting, keeping the key", metadata: ["error": "\(error.message)"])
+        return true
+    }
+
+    /// The key (and node) a cancelled wait still holds after `reply`.
+    @inline(never)
+    private func keyHeld(after reply: NetFUNNELReply, progress: Progress) -> (String?, NetFUNNELNode?) {
+        let newest = reply.key.flatMap { $0.isEmpty ? nil : $0 } ?? progress.key
+        let held = NetFUNNELStatusCode.disposition(of: reply.code) == .wait || reply.code == NetFUNNELStatusCode.success.rawValue
+        return (held ? newest : nil, client.allowedNode(from: reply) ?? progress.node)
+    }
+
+    /// Bypass mode (no client id): a keyless pass with 300.
+    @inline(never)
+    private func bypassed(_ entry: Entry) -> Outcome {
+        .passed(
+            NetFUNNELProvider.keylessPass(entry, reason: "bypassMode", clock: client.environment.clock),
+            status(NetFUNNELStatusCode.bypass.rawValue, "Bypass (no clientId: bypass mode)"))
     }
 
     /// A pass (200, or 300/303): the pass, the key kept for ``complete(_:context:)``, and for
