@@ -163,6 +163,27 @@ public struct NetFUNNELServerState: Sendable {
         var admittedTotal = 0
         var recentRequests: [String: [Date]] = [:]
         var blockedUntil: [String: Date] = [:]
+
+        /// Where `ticketID` stands in ``queue`` (or would): tickets join at the back in the order
+        /// they are issued and leave from anywhere, so the queue stays sorted by id and a place is
+        /// found by bisection, not by a scan of everyone ahead.
+        func position(of ticketID: Int) -> Int {
+            var low = 0, high = queue.count
+            while low < high {
+                let middle = (low + high) / 2
+                if queue[middle] < ticketID { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        /// Takes `ticketID` out of the line; false when it was not in it.
+        @discardableResult
+        mutating func leaveQueue(_ ticketID: Int) -> Bool {
+            let index = position(of: ticketID)
+            guard index < queue.count, queue[index] == ticketID else { return false }
+            queue.remove(at: index)
+            return true
+        }
     }
 
     /// Keys remembered per ticket: the 5101 key and the newest others (older ones: 505).
@@ -375,9 +396,8 @@ public struct NetFUNNELServerState: Sendable {
             id: ticketID, key: key, graceKey: nil, keys: [key], segment: id, phase: .waiting, lastSeen: now, checkEnterCount: 0)
         ticketByKey[key] = ticketID
         counters.keysIssued += 1
-        var runtime = runtimes[id] ?? SegmentRuntime()
-        runtime.queue.append(ticketID)
-        runtimes[id] = runtime
+        // in place: a copy of the runtime would copy the whole line to append one ticket
+        runtimes[id, default: SegmentRuntime()].queue.append(ticketID)
         return advance(ticketID, settings: settings, request: request, now: now)
     }
 
@@ -436,27 +456,20 @@ public struct NetFUNNELServerState: Sendable {
     /// Admits the ticket when it is within the free slots at the front of the line, else 201.
     private mutating func advance(_ ticketID: Int, settings: NetFUNNELEmulatorConfiguration.Segment,
                                   request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
-        guard var ticket = tickets[ticketID], var runtime = runtimes[ticket.segment] else { return error(.noKey, "no key") }
+        guard var ticket = tickets[ticketID], runtimes[ticket.segment] != nil else { return error(.noKey, "no key") }
         ticket.lastSeen = now
         ticket.checkEnterCount += 1
-        let position = runtime.queue.firstIndex(of: ticketID) ?? 0
-        let free = max(0, settings.limit - runtime.admitted.count)
-        if position < free {
-            runtime.queue.remove(at: position)
-            runtime.admitted.insert(ticketID)
-            runtime.admissions.append(now)
-            runtime.admittedTotal += 1
+        // The runtime is changed in place (a copy would copy the line and the admitted set).
+        let (position, count, admitted) = Self.place(ticketID, limit: settings.limit, now: now, in: &runtimes[ticket.segment, default: SegmentRuntime()])
+        if admitted {
             ticket.phase = .admitted(since: now)
             tickets[ticketID] = ticket
-            runtimes[ticket.segment] = runtime
             counters.keysTaken += 1
             updateGauges()
             return flow(.success, key: ticket.key, settings: settings, request: request, now: now, segment: ticket.segment)
         }
         tickets[ticketID] = ticket
-        runtimes[ticket.segment] = runtime
         updateGauges()
-        let count = runtime.queue.count
         let span = settings.ttlMax - settings.ttlMin
         let ttl = settings.ttlMin + (count <= 1 ? 0 : Int((Double(span) * Double(position) / Double(count - 1)).rounded()))
         var reply = flow(.continue, key: ticket.key, settings: settings, request: request, now: now, segment: ticket.segment)
@@ -467,6 +480,19 @@ public struct NetFUNNELServerState: Sendable {
         reply.set("ttl", String(ttl))
         reply.set("chk_enter_cnt", String(ticket.checkEnterCount))
         return reply
+    }
+
+    /// The ticket's place in line and the line's length; admits it (out of the line, into the
+    /// admitted set) when it stands within the free slots at the front.
+    private static func place(_ ticketID: Int, limit: Int, now: Date, in runtime: inout SegmentRuntime) -> (position: Int, count: Int, admitted: Bool) {
+        let position = runtime.position(of: ticketID)
+        let free = max(0, limit - runtime.admitted.count)
+        guard position < free else { return (position, runtime.queue.count, false) }
+        runtime.leaveQueue(ticketID)
+        runtime.admitted.insert(ticketID)
+        runtime.admissions.append(now)
+        runtime.admittedTotal += 1
+        return (position, runtime.queue.count, true)
     }
 
     private mutating func alive(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
@@ -626,13 +652,17 @@ public struct NetFUNNELServerState: Sendable {
         guard let ticket = tickets.removeValue(forKey: ticketID) else { return }
         for key in ticket.keys { ticketByKey[key] = nil }
         if let grace = ticket.graceKey { ticketByKey[grace] = nil }
-        if var runtime = runtimes[ticket.segment] {
-            runtime.queue.removeAll { $0 == ticketID }
-            runtime.admitted.remove(ticketID)
-            // keep the admission log short
-            if runtime.admissions.count > 10_000 { runtime.admissions.removeFirst(runtime.admissions.count - 10_000) }
-            runtimes[ticket.segment] = runtime
+        if runtimes[ticket.segment] != nil {
+            Self.leave(ticketID, runtime: &runtimes[ticket.segment, default: SegmentRuntime()])
         }
+    }
+
+    /// Takes a ticket out of its segment's line and admitted set, in place.
+    private static func leave(_ ticketID: Int, runtime: inout SegmentRuntime) {
+        runtime.leaveQueue(ticketID)
+        runtime.admitted.remove(ticketID)
+        // keep the admission log short
+        if runtime.admissions.count > 10_000 { runtime.admissions.removeFirst(runtime.admissions.count - 10_000) }
     }
 
     private mutating func markCompleted(_ key: String) {
