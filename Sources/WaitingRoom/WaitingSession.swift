@@ -123,8 +123,11 @@ public final class WaitingSession: Sendable {
         func index(of id: UInt64) -> Int? { readers.firstIndex { $0.id == id } }
     }
 
-    /// How many events a session keeps for its first stream.
-    public static let earlyEventLimit = 32
+    /// How many events a session keeps for its first stream while nobody reads it. Small on
+    /// purpose: a waiting user nobody follows (tens of thousands under `load`) should cost its
+    /// key, position and timer, not a backlog of stale progress (8 events: the states, the queue
+    /// page, the outcome and the latest progress).
+    public static let earlyEventLimit = 8
 
     /// Creates a session and starts waiting at once. Vendors call this from
     /// ``WaitingRoomProvider/enqueue(_:)``.
@@ -150,7 +153,7 @@ public final class WaitingSession: Sendable {
     /// A new stream of this session's events; any number of streams may be read at the same time.
     ///
     /// - The **first** stream opened on a session gets everything that happened before it was
-    ///   opened (from `stateChanged(idle)` on; at most the last 32 events, the oldest progress
+    ///   opened (from `stateChanged(idle)` on; at most the last ``earlyEventLimit`` events, the oldest progress
     ///   events dropped first), because a session starts waiting as soon as `enqueue` returns and
     ///   can emit before the caller subscribes.
     /// - A **later** stream starts with `stateChanged` for the current state, so it knows where

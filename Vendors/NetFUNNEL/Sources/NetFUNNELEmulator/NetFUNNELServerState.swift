@@ -187,7 +187,7 @@ public struct NetFUNNELServerState: Sendable {
     }
 
     /// Keys remembered per ticket: the 5101 key and the newest others (older ones: 505).
-    static let keysPerTicket = 64
+    static let keysPerTicket = 16
 
     /// How a key a request presents relates to its ticket.
     enum KeyMatch: Sendable, Equatable {
