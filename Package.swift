@@ -188,10 +188,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Release builds link the Swift runtime and Foundation in and are position-dependent:
+        // no shared Swift libraries to load and no load-time relocation of the binary's ~130k
+        // pointers (whose copy-on-write pages were most of `--help`'s start-up and part of every
+        // process's fixed memory). Debug builds (the tests) link as usual. `bench/startup.sh`
+        // measures both ways.
         .executableTarget(
             name: "waitingroom",
             dependencies: ["WaitingRoomCLI"],
-            swiftSettings: strict
+            swiftSettings: strict,
+            linkerSettings: [
+                .unsafeFlags(["-static-stdlib", "-Xclang-linker", "-no-pie", "-Xlinker", "--start-group", "-lFoundation", "-lFoundationEssentials", "-lFoundationInternationalization", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-Xlinker", "--end-group"], .when(platforms: [.linux], configuration: .release)),
+            ]
         ),
 
         // MARK: tests
