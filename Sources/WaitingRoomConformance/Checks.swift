@@ -272,8 +272,11 @@ extension CheckContext {
             guard let restarted = events.lastIndex(where: { $0.name == .sessionRestarted }) else { return false }
             return events[restarted...].contains { if case .stateChanged(.waiting, _) = $0 { return true } else { return false } }
         }
+        // At least one: the new entry request may itself be retried by the vendor's documented
+        // policy (a loaded machine can miss a 1 s request deadline after the server counted the
+        // request), so counting exactly one more waited for a number that had already passed.
         try await waitUntil("restart(): a second entry request (entries were \(before.entries))") {
-            try await counters().entries == before.entries + 1
+            try await counters().entries > before.entries
         }
         if keys {
             var last = ConformanceCounters()
