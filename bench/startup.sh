@@ -6,7 +6,7 @@
 #               Foundation inside (`-static-stdlib`) and position-dependent (`-no-pie`): no Swift
 #               shared libraries to load and no load-time relocation of the binary's ~130k
 #               pointers. (Linked as shared libraries and PIE, as debug builds are, --help took
-#               about twice as long: 16.6 ms against 7.6–9 ms, lua5.4 1.0–1.3 ms.)
+#               about twice as long: 16.6 ms against 6–9 ms, lua5.4 1.0–1.3 ms.)
 #   - stripped: the same binary after `strip -s` (no symbol table: about half the size; a crash
 #               then prints addresses instead of names).
 # What start-up still costs (perf, release build): the kernel mapping the binary's pages and
