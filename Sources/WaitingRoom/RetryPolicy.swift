@@ -101,31 +101,54 @@ public struct RetryPolicy: Hashable, Sendable {
         onRetry: @Sendable (Int, WaitingRoomError) -> Void = { _, _ in },
         operation: @escaping @Sendable (_ attempt: Int, _ timeout: Duration?) async throws -> T
     ) async throws -> T {
-        var lastError = WaitingRoomError(.unavailable, vendor: vendor, message: "no attempt was made")
+        // Memory: this frame lives while a request is in flight (thousands at once under
+        // `load`), so failures stay boxed (`any Error`, one pointer) instead of being unpacked
+        // into 80-byte copies; the rare steps are functions of their own.
+        var lastFailure: (any Error)?
         for attempt in 0..<maxAttempts {
             try Task.checkCancellation()
             let started = clock.now()
             do {
                 return try await operation(attempt, attemptTimeout)
-            } catch let error as WaitingRoomError {
-                lastError = error
-                guard error.isRetryable else { throw error }
+            } catch {
+                guard Self.isRetryable(error) else { throw error }
+                lastFailure = error
             }
             guard attempt + 1 < maxAttempts else { break }
             if pacing == .fixedSlots, let slot = attemptTimeout {
                 // The next attempt waits for the end of this slot; the final report does not.
                 try await clock.sleep(until: started.addingTimeInterval(slot.seconds))
             }
-            onRetry(attempt + 1, lastError)
+            Self.announce(retry: attempt + 1, after: lastFailure, to: onRetry)
             if pacing == .afterFailure {
                 try await clock.sleep(for: delay(beforeRetry: attempt))
             }
         }
+        throw exhausted(after: lastFailure, vendor: vendor)
+    }
+
+    /// A ``WaitingRoomError`` that ``WaitingRoomError/isRetryable``; any other error ends the run.
+    @inline(never)
+    static func isRetryable(_ error: any Error) -> Bool {
+        (error as? WaitingRoomError)?.isRetryable ?? false
+    }
+
+    /// Tells `onRetry` which retry comes and why.
+    @inline(never)
+    static func announce(retry: Int, after failure: (any Error)?, to onRetry: @Sendable (Int, WaitingRoomError) -> Void) {
+        guard let error = failure as? WaitingRoomError else { return }
+        onRetry(retry, error)
+    }
+
+    /// What a run reports when every attempt failed (``exhaustion``).
+    @inline(never)
+    func exhausted(after failure: (any Error)?, vendor: String?) -> WaitingRoomError {
+        let lastError = failure as? WaitingRoomError ?? WaitingRoomError(.unavailable, vendor: vendor, message: "no attempt was made")
         switch exhaustion {
         case .lastError:
-            throw lastError
+            return lastError
         case .unavailable(let code, let message):
-            throw WaitingRoomError(.unavailable, vendor: vendor, vendorCode: code, message: "\(message) (last failure: \(lastError.message))")
+            return WaitingRoomError(.unavailable, vendor: vendor, vendorCode: code, message: "\(message) (last failure: \(lastError.message))")
         }
     }
 }

@@ -420,26 +420,48 @@ public final class WaitingSession: Sendable {
             let generation = core.generation
             let engine = self.engine
             let entry = self.entry
+            // Memory: this task lives as long as the user waits, and a task keeps the memory of
+            // its deepest frames until it ends, so its own frame holds little: the event is built
+            // in `announceConnecting`, the outcome handled in `finishRunChecked`.
             core.running = Task { [self] in
                 await previous?.value
-                emit(.stateChanged(.connecting, VendorStatus(vendor: vendorID, code: 0, message: "connecting")), generation: generation)
+                announceConnecting(generation: generation)
                 let outcome = await engine.wait(for: entry, context: SessionContext(session: self, generation: generation))
                 await finishRunChecked(outcome, generation: generation)
             }
         }
     }
 
+    @inline(never)
+    private func announceConnecting(generation: Int) {
+        emit(.stateChanged(.connecting, VendorStatus(vendor: vendorID, code: 0, message: "connecting")), generation: generation)
+    }
+
     private func finishRunChecked(_ outcome: Outcome, generation: Int) async {
-        // A user cancel that raced with admission: give the key back and report closed.
-        let cancelled = core.withLock { $0.cancelRequested && $0.generation == generation }
-        if cancelled, let pass = outcome.pass, pass.requiresCompletion {
-            _ = await engine.complete(pass, context: SessionContext(session: self, generation: generation))
-            finishRun(.closed(engine.cancelledStatus), generation: generation)
+        if cancelRaced(with: outcome, generation: generation) {
+            await giveBackRacedPass(outcome, generation: generation)
             return
         }
         finishRun(outcome, generation: generation)
     }
 
+    /// A user cancel that raced with admission: the pass holds a key that must go back.
+    @inline(never)
+    private func cancelRaced(with outcome: Outcome, generation: Int) -> Bool {
+        let cancelled = core.withLock { $0.cancelRequested && $0.generation == generation }
+        return cancelled && outcome.pass?.requiresCompletion == true
+    }
+
+    /// Gives back the key of a pass that came after the user cancelled, and reports closed.
+    @inline(never)
+    private func giveBackRacedPass(_ outcome: Outcome, generation: Int) async {
+        if let pass = outcome.pass {
+            _ = await engine.complete(pass, context: SessionContext(session: self, generation: generation))
+        }
+        finishRun(.closed(engine.cancelledStatus), generation: generation)
+    }
+
+    @inline(never)
     private func finishRun(_ outcome: Outcome, generation: Int) {
         let waiters: [OutcomeWaiter]? = core.withLock { core in
             guard core.generation == generation, core.outcome == nil else { return nil }

@@ -68,20 +68,29 @@ public struct AsyncHTTPTransport: HTTPTransport {
         // temporaries stay on the thread's stack, not in this async frame, which lives for as
         // long as the request is in flight (thousands at once under `load`).
         let task = try start(request, deadline: deadline)
-        let response: HTTPClient.Response
+        // The answer is taken in on the event loop, so this frame holds the SDK's small answer
+        // rather than the client's response, and failures stay boxed until they are classified.
+        let url = request.url
+        let answer = task.futureResult.map { Self.answer($0, url: url) }
         do {
             // Cancellation is forwarded to the request at once (on the cancelling thread);
             // `task.cancel()` only marks the request failed and hands the rest to its event loop.
-            response = try await withTaskCancellationHandler {
-                try await task.futureResult.get()
+            return try await withTaskCancellationHandler {
+                try await answer.get()
             } onCancel: {
                 task.cancel()
             }
         } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw Self.failure(error, url: request.url, limit: maxBodyBytes, timeout: timeout, deadline: deadline)
+            throw Self.thrown(error, url: url, limit: maxBodyBytes, timeout: timeout, deadline: deadline)
         }
-        return Self.answer(response, url: request.url)
+    }
+
+    /// What ``send(_:)`` throws for a request that got no complete answer: `CancellationError`
+    /// when the calling task was cancelled, else the SDK's error.
+    @inline(never)
+    static func thrown(_ error: any Error, url: String, limit: Int, timeout: Duration, deadline: NIODeadline) -> any Error {
+        if Task.isCancelled { return CancellationError() }
+        return failure(error, url: url, limit: limit, timeout: timeout, deadline: deadline)
     }
 
     /// Hands `request` to the client; throws a typed error for a request it cannot send.

@@ -109,28 +109,68 @@ final class NetFUNNELClient: Sendable {
     func send(
         _ opcode: NetFUNNELOpcode, key: String?, ttl: Int = 0, entry: Entry, node: NetFUNNELNode?, retries: Bool = true
     ) async throws -> NetFUNNELReply {
+        try await send(exchange(opcode, key: key, ttl: ttl, entry: entry, node: node, retries: retries))
+    }
+
+    /// One request with everything its attempts need, built before anything is awaited.
+    struct Exchange: Sendable {
+        let policy: RetryPolicy
+        let onRetry: @Sendable (Int, WaitingRoomError) -> Void
+        let attempt: @Sendable (_ attempt: Int, _ timeout: Duration?) async throws -> NetFUNNELReply
+    }
+
+    /// Sends `exchange` under its policy.
+    ///
+    /// Memory: this frame, the policy's and one attempt's live while the request is in flight
+    /// (thousands at once under `load`), so everything that can be is built before (``exchange(_:key:ttl:entry:node:retries:)``)
+    /// or after (``agentFailure(_:)``) in synchronous functions, and failures stay boxed.
+    func send(_ exchange: Exchange) async throws -> NetFUNNELReply {
+        do {
+            return try await exchange.policy.run(clock: environment.clock, vendor: Self.vendor, onRetry: exchange.onRetry, operation: exchange.attempt)
+        } catch {
+            throw Self.agentFailure(error)
+        }
+    }
+
+    /// Builds one request: its policy, its retry log line and its attempt.
+    @inline(never)
+    func exchange(
+        _ opcode: NetFUNNELOpcode, key: String?, ttl: Int, entry: Entry, node: NetFUNNELNode?, retries: Bool
+    ) -> Exchange {
         let policy = retries ? self.policy : RetryPolicy.fixedSlots(attemptTimeout: configuration.networkTimeoutDuration, retries: 0)
         let last = policy.maxAttempts - 1
         let userData = entry.userId ?? configuration.userId
-        let clock = environment.clock
         let transport = environment.transport
         let logger = self.logger
         let client = self
-        do {
-            return try await policy.run(clock: clock, vendor: Self.vendor, onRetry: { attempt, error in
+        return Exchange(
+            policy: policy,
+            onRetry: { attempt, error in
                 logger.debug("retrying", metadata: ["opcode": "\(opcode.rawValue)", "attempt": "\(attempt)", "error": "\(error.message)"])
-            }) { attempt, timeout in
-                // the synchronous steps are functions of their own: their temporaries (URL
-                // building, log metadata, parsing) stay on the thread's stack instead of in this
-                // async frame, which lives while the request is in flight
+            },
+            attempt: { attempt, timeout in
                 let target = attempt == last && last > 0 ? nil : node
-                let url = try client.requestURL(opcode, key: key, ttl: ttl, entry: entry, userData: userData, target: target)
-                let response = try await transport.send(WaitingRoom.HTTPRequest(method: "GET", url: url, timeout: timeout))
+                let request = try client.httpRequest(opcode, key: key, ttl: ttl, entry: entry, userData: userData, target: target, timeout: timeout)
+                let response = try await transport.send(request)
                 return try client.reply(to: opcode, from: response)
-            }
-        } catch let error as WaitingRoomError {
-            throw Self.agentError(error)
-        }
+            })
+    }
+
+    /// The HTTP request of one attempt (to `target`, or the configured host when nil).
+    @inline(never)
+    func httpRequest(
+        _ opcode: NetFUNNELOpcode, key: String?, ttl: Int, entry: Entry, userData: String?, target: NetFUNNELNode?, timeout: Duration?
+    ) throws -> WaitingRoom.HTTPRequest {
+        let url = try requestURL(opcode, key: key, ttl: ttl, entry: entry, userData: userData, target: target)
+        return WaitingRoom.HTTPRequest(method: "GET", url: url, timeout: timeout)
+    }
+
+    /// What ``send(_:)`` throws: a `WaitingRoomError` with the agent's code, any other error
+    /// (`CancellationError`) as it is.
+    @inline(never)
+    static func agentFailure(_ error: any Error) -> any Error {
+        guard let error = error as? WaitingRoomError else { return error }
+        return agentError(error)
     }
 
     /// The URL of one attempt (to `target`, or the configured host when nil).

@@ -37,62 +37,39 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         VendorStatus(vendor: vendorID, code: code, message: message ?? NetFUNNELStatusCode.message(for: code))
     }
 
-    /// Memory: this frame lives as long as the user waits (thousands at once under `load`), so
-    /// the rare paths (cancel, failure, key return, alive notices) are functions of their own
-    /// that are not inlined here: their locals take task memory only while they run.
+    /// Memory: this frame lives as long as the user waits (thousands at once under `load`), and
+    /// a task keeps the memory of its deepest frames until it ends. So the frame holds only the
+    /// wait's small state (``Run``; large, rare values are boxed): the request is awaited in
+    /// ``request(_:context:)``, its answer is taken in by ``next(after:entry:progress:context:)``
+    /// (synchronous), and every way out (cancel, failure, key return, the pass) goes through one
+    /// call of ``end(_:context:)``.
     func wait(for entry: Entry, context: SessionContext) async -> Outcome {
-        if let setupError { return await fail(setupError, key: nil, node: nil, context: context) }
-        if configuration.isBypassMode { return bypassed(entry) }
-        var progress = Progress()
+        let run = Run(firstStep(entry))
         while true {
-            let opcode: NetFUNNELOpcode = progress.key == nil ? .issueAndEnter : .checkEnter
-            let reply: NetFUNNELReply
-            do {
-                // The request runs to completion even when the wait is cancelled meanwhile, so a
-                // key the server hands out in its reply is known and can be returned.
-                let client = self.client
-                let (sendKey, sendTTL, sendNode) = (progress.key, progress.sleptTTL, progress.node)
-                let inFlight = Task { try await client.send(opcode, key: sendKey, ttl: sendTTL, entry: entry, node: sendNode) }
-                reply = try await inFlight.value
-                if Task.isCancelled {
-                    let (key, node) = keyHeld(after: reply, progress: progress)
-                    return await closeOnCancel(key: key, node: node, context: context)
-                }
-            } catch let error as WaitingRoomError {
-                if Task.isCancelled { return await closeOnCancel(key: progress.key, node: progress.node, context: context) }
-                if keepsWaiting(after: error, opcode: opcode, progress: progress) {
-                    if await !pause(seconds: max(1, progress.sleptTTL)) {
-                        return await closeOnCancel(key: progress.key, node: progress.node, context: context)
-                    }
-                    continue
-                }
-                return await fail(error, key: progress.key, node: progress.node, context: context)
-            } catch {
-                return await closeOnCancel(key: progress.key, node: progress.node, context: context)
-            }
-            switch step(after: reply, opcode: opcode, entry: entry, progress: &progress, context: context) {
-            case .outcome(let outcome):
-                return outcome
-            case .giveBackThenPass(let waitingKey):
-                // 300/303 on 5002 (deactivated, white list): the pass holds no key, so the
-                // waiting key goes back to the server now.
-                _ = await giveBack(waitingKey, node: progress.node, context: context, retries: false)
-                progress.key = nil
-                return passed(entry: entry, reply: reply, key: nil, node: progress.node)
-            case .giveBackThenBlock(let waitingKey):
-                // 301/302 (block, black list) while waiting: the waiting key goes back first.
-                _ = await giveBack(waitingKey, node: progress.node, context: context, retries: false)
-                return .blocked(status(reply.code, reply.message))
+            switch run.step {
+            case .end:
+                return await end(run, context: context)
             case .sleep(let seconds):
                 if await !pause(seconds: seconds) {
-                    return await closeOnCancel(key: progress.key, node: progress.node, context: context)
+                    run.cancelled()
+                    continue
                 }
             case .again:
-                continue
-            case .fail(let error, let keyGone):
-                return await fail(error, key: keyGone ? nil : progress.key, node: progress.node, context: context)
+                break
             }
+            await request(run, context: context)
         }
+    }
+
+    /// One wait's state, owned by the task that runs ``wait(for:context:)`` (never shared).
+    final class Run {
+        var progress = Progress()
+        var step: Step
+        init(_ step: Step) { self.step = step }
+
+        /// Cancelled between requests: the key held goes back.
+        @inline(never)
+        func cancelled() { step = .end(.cancelled(key: progress.key, node: progress.node)) }
     }
 
     /// What one wait has learnt so far (kept small: it lives as long as the user waits).
@@ -104,16 +81,121 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         var waitingStarted = false
         var reissues = 0
         var pageOpened = false
+
+        /// The next request: 5101 until a key is held, then 5002.
+        var opcode: NetFUNNELOpcode { key == nil ? .issueAndEnter : .checkEnter }
     }
 
-    /// What the wait does after a reply.
+    /// What the wait does next.
     enum Step {
-        case outcome(Outcome)
-        case giveBackThenPass(String)
-        case giveBackThenBlock(String)
-        case sleep(Int)
+        /// Sends the next request at once.
         case again
-        case fail(WaitingRoomError, keyGone: Bool)
+        /// Sleeps this many seconds, then sends the next request.
+        case sleep(Int)
+        /// The wait is over. Boxed (`indirect`): the ending's payload is large and rare, and the
+        /// wait frame holds a step for as long as the user waits.
+        indirect case end(Ending)
+    }
+
+    /// How a wait ends: decided without awaiting, carried out by ``end(_:context:)``.
+    enum Ending {
+        case outcome(Outcome)
+        /// Cancelled: the key still held (if any) goes back, then 499.
+        case cancelled(key: String?, node: NetFUNNELNode?)
+        /// A failure: the key still held (if any) goes back, then the failure (or `errorBypass`).
+        case failed(WaitingRoomError, key: String?, node: NetFUNNELNode?)
+        /// 300/303 on 5002 (deactivated, white list): the waiting key goes back, then the pass,
+        /// which holds no key.
+        case giveBackThenPass(key: String, node: NetFUNNELNode?, reply: NetFUNNELReply)
+        /// 301/302 (block, black list) while waiting: the waiting key goes back first.
+        case giveBackThenBlock(key: String, node: NetFUNNELNode?, status: VendorStatus)
+    }
+
+    /// What one request brought back.
+    enum Exchange {
+        case reply(NetFUNNELReply)
+        case failure(WaitingRoomError)
+        /// The wait was cancelled while the request was out; `reply` is its answer, if one came.
+        case cancelled(after: NetFUNNELReply?)
+    }
+
+    /// A bad room fails before any request; bypass mode passes at once; else the first request.
+    @inline(never)
+    private func firstStep(_ entry: Entry) -> Step {
+        if let setupError { return .end(.failed(setupError, key: nil, node: nil)) }
+        if configuration.isBypassMode { return .end(.outcome(bypassed(entry))) }
+        return .again
+    }
+
+    /// Sends the next request and takes in its answer (``Run/step``). The request runs to
+    /// completion in a task of its own even when the wait is cancelled meanwhile, so a key the
+    /// server hands out in its reply is known and can be returned.
+    @inline(never)
+    private func request(_ run: Run, context: SessionContext) async {
+        let inFlight = startRequest(run, context: context)
+        take(await inFlight.result, run: run, context: context)
+    }
+
+    /// Starts the next request (5101 until a key is held, then 5002) in a task of its own.
+    @inline(never)
+    private func startRequest(_ run: Run, context: SessionContext) -> Task<NetFUNNELReply, any Error> {
+        let client = self.client
+        let progress = run.progress
+        let exchange = client.exchange(
+            progress.opcode, key: progress.key, ttl: progress.sleptTTL, entry: context.entry, node: progress.node, retries: true)
+        return Task { try await client.send(exchange) }
+    }
+
+    /// Takes in what a request brought back (cancelled meanwhile, failed or answered).
+    @inline(never)
+    private func take(_ result: Result<NetFUNNELReply, any Error>, run: Run, context: SessionContext) {
+        let exchange: Exchange
+        switch result {
+        case .success(let reply):
+            exchange = Task.isCancelled ? .cancelled(after: reply) : .reply(reply)
+        case .failure(let error as WaitingRoomError):
+            exchange = Task.isCancelled ? .cancelled(after: nil) : .failure(error)
+        case .failure:
+            exchange = .cancelled(after: nil)
+        }
+        run.step = next(after: exchange, entry: context.entry, progress: &run.progress, context: context)
+    }
+
+    /// Takes in what a request brought back and decides the next step.
+    @inline(never)
+    private func next(after exchange: Exchange, entry: Entry, progress: inout Progress, context: SessionContext) -> Step {
+        let opcode = progress.opcode
+        switch exchange {
+        case .cancelled(let reply):
+            guard let reply else { return .end(.cancelled(key: progress.key, node: progress.node)) }
+            let (key, node) = keyHeld(after: reply, progress: progress)
+            return .end(.cancelled(key: key, node: node))
+        case .failure(let error):
+            if keepsWaiting(after: error, opcode: opcode, progress: progress) { return .sleep(max(1, progress.sleptTTL)) }
+            return .end(.failed(error, key: progress.key, node: progress.node))
+        case .reply(let reply):
+            return step(after: reply, opcode: opcode, entry: entry, progress: &progress, context: context)
+        }
+    }
+
+    /// Carries out the end of a wait: the key returns it needs, then the outcome.
+    @inline(never)
+    private func end(_ run: Run, context: SessionContext) async -> Outcome {
+        guard case .end(let ending) = run.step else { return .closed(cancelledStatus) }
+        switch ending {
+        case .outcome(let outcome):
+            return outcome
+        case .cancelled(let key, let node):
+            return await closeOnCancel(key: key, node: node, context: context)
+        case .failed(let error, let key, let node):
+            return await fail(error, key: key, node: node, context: context)
+        case .giveBackThenPass(let key, let node, let reply):
+            _ = await giveBack(key, node: node, context: context, retries: false)
+            return passed(entry: context.entry, reply: reply, key: nil, node: node)
+        case .giveBackThenBlock(let key, let node, let status):
+            _ = await giveBack(key, node: node, context: context, retries: false)
+            return .blocked(status)
+        }
     }
 
     /// Takes in one reply (key, node, progress) and decides the next step. Synchronous and not
@@ -128,9 +210,10 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         switch NetFUNNELStatusCode.disposition(of: code) {
         case .pass:
             if code != NetFUNNELStatusCode.success.rawValue, progress.waitingStarted, let waitingKey = progress.key, !waitingKey.isEmpty {
-                return .giveBackThenPass(waitingKey)
+                progress.key = nil
+                return .end(.giveBackThenPass(key: waitingKey, node: progress.node, reply: reply))
             }
-            return .outcome(passed(entry: entry, reply: reply, key: progress.key, node: progress.node))
+            return .end(.outcome(passed(entry: entry, reply: reply, key: progress.key, node: progress.node)))
         case .wait:
             progress.waitingStarted = true
             announceWaiting(reply, tracker: &progress.tracker, pageOpened: &progress.pageOpened, context: context)
@@ -138,9 +221,9 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
             return .sleep(progress.sleptTTL)
         case .block:
             if let waitingKey = progress.key, !waitingKey.isEmpty, progress.waitingStarted {
-                return .giveBackThenBlock(waitingKey)
+                return .end(.giveBackThenBlock(key: waitingKey, node: progress.node, status: status(code, reply.message)))
             }
-            return .outcome(.blocked(status(code, reply.message)))
+            return .end(.outcome(.blocked(status(code, reply.message))))
         case .serverError, .close, .networkError:
             let keyGone = code == NetFUNNELStatusCode.noKey.rawValue || code == NetFUNNELStatusCode.invalidKey.rawValue
             if configuration.useNetworkRecoveryMode, progress.waitingStarted, keyGone,
@@ -155,7 +238,8 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                 context.emit(.sessionRestarted(status(code, reply.message)))
                 return .again
             }
-            return .fail(NetFUNNELClient.serverError(code: code, message: reply.message, opcode: opcode.rawValue), keyGone: keyGone)
+            let error = NetFUNNELClient.serverError(code: code, message: reply.message, opcode: opcode.rawValue)
+            return .end(.failed(error, key: keyGone ? nil : progress.key, node: progress.node))
         }
     }
 
