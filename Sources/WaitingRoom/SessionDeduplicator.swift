@@ -38,8 +38,20 @@ public final class SessionDeduplicator: Sendable {
                 state.sweepAt = max(State.minimumSweep, state.sessions.count * 2)
             }
             let created = make()
-            state.sessions[entry] = created
+            // A finished session leaves at once (its events and pass with it), not at the next
+            // sweep: under `load`, ten thousand finished sessions stayed until the run ended.
+            let id = ObjectIdentifier(created)
+            if created.whenFinal({ [weak self] in self?.forget(entry, id: id) }) {
+                state.sessions[entry] = created
+            }
             return created
+        }
+    }
+
+    /// Drops the session for `entry` if it is still the one with `id`.
+    private func forget(_ entry: Entry, id: ObjectIdentifier) {
+        state.withLock { state in
+            if let held = state.sessions[entry], ObjectIdentifier(held) == id { state.sessions[entry] = nil }
         }
     }
 

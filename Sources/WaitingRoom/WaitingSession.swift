@@ -32,7 +32,9 @@ public final class WaitingSession: Sendable {
     /// The vendor id.
     public let vendorID: String
     let environment: ProviderEnvironment
-    let logger: Logger
+    /// The vendor's logger, made when asked for (rarely: engines log through their own); a
+    /// logger kept per session cost each waiting user ~250 bytes.
+    var logger: Logger { environment.logger(for: vendorID) }
     private let engine: any WaitingSessionEngine
     private let core: Mutex<Core>
 
@@ -85,6 +87,8 @@ public final class WaitingSession: Sendable {
         var lateReturns = 0
         /// The streams are due to finish once the late returns end.
         var finishDeferred = false
+        /// Runs once when the session reaches a final state (``whenFinal(_:)``).
+        var whenFinal: (@Sendable () -> Void)?
         let createdStatus: VendorStatus
 
         var logEnd: Int { logStart + log.count }
@@ -136,7 +140,6 @@ public final class WaitingSession: Sendable {
         self.engine = engine
         self.vendorID = engine.vendorID
         self.environment = environment
-        self.logger = environment.logger(for: engine.vendorID)
         let created = VendorStatus(vendor: engine.vendorID, code: 0, message: "created")
         self.core = Mutex(Core(status: created, createdStatus: created))
         start()
@@ -482,6 +485,26 @@ public final class WaitingSession: Sendable {
             case .callback(let body): body(outcome)
             }
         }
+        if outcome.state.isFinal { announceFinal() }
+    }
+
+    /// Registers `body` to run once, when the session reaches a final state (blocked, closed,
+    /// failed, completed). Returns false, and drops `body`, when it already has.
+    func whenFinal(_ body: @escaping @Sendable () -> Void) -> Bool {
+        core.withLock { core in
+            guard !core.state.isFinal else { return false }
+            core.whenFinal = body
+            return true
+        }
+    }
+
+    private func announceFinal() {
+        let body = core.withLock { core -> (@Sendable () -> Void)? in
+            guard core.state.isFinal else { return nil }
+            defer { core.whenFinal = nil }
+            return core.whenFinal
+        }
+        body?()
     }
 
     private func finishCompletion(_ status: VendorStatus) {
@@ -497,6 +520,7 @@ public final class WaitingSession: Sendable {
         emitNow(.stateChanged(.completed, status))
         emitNow(.completed(status))
         finishStreams()
+        announceFinal()
     }
 
     private func finishStreams() {

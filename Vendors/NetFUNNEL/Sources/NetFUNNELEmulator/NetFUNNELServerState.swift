@@ -146,9 +146,17 @@ public struct NetFUNNELServerState: Sendable {
         /// The key the client presented when ``key`` was handed out: still honoured in strict
         /// mode, because the reply that carried ``key`` may have been lost.
         var graceKey: String?
-        /// Every key handed out for this ticket, oldest first: the 5101 key and the latest
-    /// ``keysPerTicket`` − 1 others.
-        var keys: [String]
+        /// The 5101 key (never forgotten: clients that keep it work in the lenient mode).
+        var firstKey: String
+        /// Fingerprints (``KeyPrint``) of the newest ``keysPerTicket`` − 1 keys handed out
+        /// after the 5101 key, oldest first. Fingerprints, not strings: a waiting user costs the
+        /// emulator 8 bytes per remembered key instead of a string and a table entry (~90 bytes).
+        var recent: [UInt64]
+
+        /// Whether `key` is one this ticket remembers (see ``keysPerTicket``).
+        func remembers(_ key: String) -> Bool {
+            key == self.key || key == graceKey || key == firstKey || recent.contains(KeyPrint.of(key))
+        }
         var segment: SegmentID
         var phase: Phase
         var lastSeen: Date
@@ -189,6 +197,40 @@ public struct NetFUNNELServerState: Sendable {
     /// Keys remembered per ticket: the 5101 key and the newest others (older ones: 505).
     static let keysPerTicket = 16
 
+    /// A key's fingerprint and the ticket it names. Keys are made by ``makeKey(_:short:)``: the
+    /// first 16 hex digits are the ticket id, so a presented key finds its ticket without a
+    /// table from every key handed out.
+    enum KeyPrint {
+        /// FNV-1a of the key's bytes.
+        static func of(_ key: String) -> UInt64 {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in key.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            return hash
+        }
+
+        /// The ticket id in the key's first 16 hex digits (nil for a key of another shape).
+        static func ticketID(of key: String) -> Int? {
+            var id: UInt64 = 0
+            var count = 0
+            for byte in key.utf8 {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                id = id << 4 | UInt64(digit)
+                count += 1
+                if count == 16 { break }
+            }
+            guard count == 16, id <= UInt64(Int.max) else { return nil }
+            return Int(id)
+        }
+    }
+
     /// How a key a request presents relates to its ticket.
     enum KeyMatch: Sendable, Equatable {
         /// The newest key or the grace key.
@@ -198,9 +240,13 @@ public struct NetFUNNELServerState: Sendable {
     }
 
     var tickets: [Int: Ticket] = [:]
-    var ticketByKey: [String: Int] = [:]
-    var completedKeys: Set<String> = []
-    var completedOrder: [String] = []
+    /// Fingerprints of keys whose ticket completed (5004), the newest ``completedKeysKept``.
+    var completedKeys: Set<UInt64> = []
+    var completedOrder: [UInt64] = []
+    /// Where the oldest of ``completedOrder`` is (a ring once full).
+    var completedHead = 0
+    /// Completed keys remembered (their 5004s answer 502 instead of 505).
+    static let completedKeysKept = 50_000
     var runtimes: [SegmentID: SegmentRuntime] = [:]
     var nextTicket = 1
     var keySalt: UInt64
@@ -235,9 +281,9 @@ public struct NetFUNNELServerState: Sendable {
     /// Forgets every ticket and counter.
     public mutating func reset() {
         tickets = [:]
-        ticketByKey = [:]
         completedKeys = []
         completedOrder = []
+        completedHead = 0
         runtimes = [:]
         counters = NetFUNNELEmulatorCounters()
     }
@@ -393,8 +439,8 @@ public struct NetFUNNELServerState: Sendable {
         nextTicket += 1
         let key = makeKey(ticketID)
         tickets[ticketID] = Ticket(
-            id: ticketID, key: key, graceKey: nil, keys: [key], segment: id, phase: .waiting, lastSeen: now, checkEnterCount: 0)
-        ticketByKey[key] = ticketID
+            id: ticketID, key: key, graceKey: nil, firstKey: key, recent: [], segment: id, phase: .waiting, lastSeen: now,
+            checkEnterCount: 0)
         counters.keysIssued += 1
         // in place: a copy of the runtime would copy the whole line to append one ticket
         runtimes[id, default: SegmentRuntime()].queue.append(ticketID)
@@ -434,23 +480,15 @@ public struct NetFUNNELServerState: Sendable {
         // changed in place (a copy of the ticket would copy its key list on append)
         guard let index = tickets.index(forKey: ticketID) else { return }
         let fresh = makeKey(ticketID, short: true)
-        Self.rotate(&tickets.values[index], fresh: fresh, presented: presented, ticketByKey: &ticketByKey)
+        Self.rotate(&tickets.values[index], fresh: fresh, presented: presented)
     }
 
 
-    private static func rotate(_ ticket: inout Ticket, fresh: String, presented: String, ticketByKey: inout [String: Int]) {
-        let ticketID = ticket.id
-        let oldGrace = ticket.graceKey
+    private static func rotate(_ ticket: inout Ticket, fresh: String, presented: String) {
         ticket.graceKey = presented.isEmpty ? ticket.key : presented
-        if let oldGrace, oldGrace != ticket.graceKey, !ticket.keys.contains(oldGrace) { ticketByKey[oldGrace] = nil }
         ticket.key = fresh
-        ticket.keys.append(fresh)
-        ticketByKey[fresh] = ticketID
-        if ticket.keys.count > Self.keysPerTicket {
-            // the 5101 key is never forgotten (clients that keep it work in the lenient mode)
-            let forgotten = ticket.keys.remove(at: 1)
-            if forgotten != ticket.graceKey { ticketByKey[forgotten] = nil }
-        }
+        ticket.recent.append(KeyPrint.of(fresh))
+        if ticket.recent.count > Self.keysPerTicket - 1 { ticket.recent.removeFirst() }
     }
 
     /// Admits the ticket when it is within the free slots at the front of the line, else 201.
@@ -527,8 +565,9 @@ public struct NetFUNNELServerState: Sendable {
         } else {
             counters.waitersLeft += 1
         }
-        for key in ticket.keys { markCompleted(key) }
-        if let grace = ticket.graceKey { markCompleted(grace) }
+        markCompleted(KeyPrint.of(ticket.firstKey))
+        for print in ticket.recent { markCompleted(print) }
+        if let grace = ticket.graceKey { markCompleted(KeyPrint.of(grace)) }
         updateGauges()
         var reply = flow(.success, key: "", settings: settings, request: request, now: now, segment: ticket.segment)
         reply.set("chk_enter_cnt", "0")
@@ -546,7 +585,8 @@ public struct NetFUNNELServerState: Sendable {
     /// The ticket of the presented key. In strict mode only the newest key and the grace key
     /// count; an older key of a live ticket is ``Lookup/superseded``.
     private func lookup(_ request: NetFUNNELIncomingRequest) -> Lookup? {
-        guard let key = request.parameters["key"], !key.isEmpty, let id = ticketByKey[key], let ticket = tickets[id],
+        guard let key = request.parameters["key"], !key.isEmpty, let id = KeyPrint.ticketID(of: key), let ticket = tickets[id],
+              ticket.remembers(key),
               let settings = segment(project: ticket.segment.project, segment: ticket.segment.segment)
         else { return nil }
         let match: KeyMatch = key == ticket.key || key == ticket.graceKey ? .current : .superseded
@@ -571,7 +611,7 @@ public struct NetFUNNELServerState: Sendable {
 
     private func unknownKey(_ request: NetFUNNELIncomingRequest) -> NetFUNNELReply {
         let key = request.parameters["key"] ?? ""
-        if !key.isEmpty, completedKeys.contains(key) { return error(.alreadyCompleted, "key already completed") }
+        if !key.isEmpty, completedKeys.contains(KeyPrint.of(key)) { return error(.alreadyCompleted, "key already completed") }
         return error(.noKey, key.isEmpty ? "no key given" : "key does not exist")
     }
 
@@ -650,8 +690,6 @@ public struct NetFUNNELServerState: Sendable {
 
     private mutating func remove(_ ticketID: Int) {
         guard let ticket = tickets.removeValue(forKey: ticketID) else { return }
-        for key in ticket.keys { ticketByKey[key] = nil }
-        if let grace = ticket.graceKey { ticketByKey[grace] = nil }
         if runtimes[ticket.segment] != nil {
             Self.leave(ticketID, runtime: &runtimes[ticket.segment, default: SegmentRuntime()])
         }
@@ -665,13 +703,16 @@ public struct NetFUNNELServerState: Sendable {
         if runtime.admissions.count > 10_000 { runtime.admissions.removeFirst(runtime.admissions.count - 10_000) }
     }
 
-    private mutating func markCompleted(_ key: String) {
-        guard !key.isEmpty, completedKeys.insert(key).inserted else { return }
-        completedOrder.append(key)
-        if completedOrder.count > 50_000 {
-            let dropped = completedOrder.removeFirst()
-            completedKeys.remove(dropped)
+    private mutating func markCompleted(_ print: UInt64) {
+        guard completedKeys.insert(print).inserted else { return }
+        if completedOrder.count < Self.completedKeysKept {
+            completedOrder.append(print)
+            return
         }
+        // full: the oldest goes (a ring, so dropping one is not a shift of fifty thousand)
+        completedKeys.remove(completedOrder[completedHead])
+        completedOrder[completedHead] = print
+        completedHead = (completedHead + 1) % completedOrder.count
     }
 
     private mutating func updateGauges() {
