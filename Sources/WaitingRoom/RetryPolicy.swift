@@ -1,3 +1,5 @@
+import Foundation
+
 /// When to try a failed request again, as a value you can construct, compare and test.
 ///
 /// Two pacing rules cover the vendors:
@@ -95,6 +97,7 @@ public struct RetryPolicy: Hashable, Sendable {
     ///     tests can run the spacing in virtual time. Errors other than ``WaitingRoomError``
     ///     (for example `CancellationError`) end the run at once.
     /// - Returns: the first successful attempt's value.
+    @inlinable
     public func run<T: Sendable>(
         clock: any WaitingRoomClock,
         vendor: String? = nil,
@@ -128,20 +131,20 @@ public struct RetryPolicy: Hashable, Sendable {
     }
 
     /// A ``WaitingRoomError`` that ``WaitingRoomError/isRetryable``; any other error ends the run.
-    @inline(never)
+    @inline(never) @usableFromInline
     static func isRetryable(_ error: any Error) -> Bool {
         (error as? WaitingRoomError)?.isRetryable ?? false
     }
 
     /// Tells `onRetry` which retry comes and why.
-    @inline(never)
+    @inline(never) @usableFromInline
     static func announce(retry: Int, after failure: (any Error)?, to onRetry: @Sendable (Int, WaitingRoomError) -> Void) {
         guard let error = failure as? WaitingRoomError else { return }
         onRetry(retry, error)
     }
 
     /// What a run reports when every attempt failed (``exhaustion``).
-    @inline(never)
+    @inline(never) @usableFromInline
     func exhausted(after failure: (any Error)?, vendor: String?) -> WaitingRoomError {
         let lastError = failure as? WaitingRoomError ?? WaitingRoomError(.unavailable, vendor: vendor, message: "no attempt was made")
         switch exhaustion {
