@@ -23,31 +23,34 @@ struct EarlyEvents {
     private var others: [Numbered] = []
     private var sequence = 0
 
-    init(limit: Int) { self.limit = limit }
+    /// How many progress events ``drain()`` could still return: `limit` minus the other
+    /// events kept (updated when one is appended).
+    private var progressRoom: Int
 
-    /// How many progress events ``drain()`` could still return.
-    private var progressRoom: Int { max(0, limit - min(limit, others.count)) }
+    init(limit: Int) {
+        self.limit = limit
+        self.progressRoom = max(0, limit)
+    }
 
     mutating func append(_ event: WaitingRoomEvent) {
         sequence += 1
         let numbered = Numbered(sequence: sequence, event: event)
         if case .progress = event {
-            let room = progressRoom
-            guard room > 0 else { return }
-            if progress.count < room {
-                if progress.isEmpty { progress.reserveCapacity(room) }
+            if progress.count < progressRoom {
+                if progress.isEmpty { progress.reserveCapacity(progressRoom) }
                 progress.append(numbered)
-            } else {
+            } else if !progress.isEmpty {
                 progress[oldest] = numbered
-                oldest = (oldest + 1) % progress.count
+                oldest += 1
+                if oldest == progress.count { oldest = 0 }
             }
         } else {
             others.append(numbered)
             // Not progress: kept unless they alone pass the limit (the oldest go first).
             if others.count > 2 * limit { others.removeFirst(others.count - limit) }
-            let room = progressRoom
-            if progress.count > room {
-                progress = Array(orderedProgress.suffix(room))
+            progressRoom = max(0, limit - min(limit, others.count))
+            if progress.count > progressRoom {
+                progress = Array(orderedProgress.suffix(progressRoom))
                 oldest = 0
             }
         }
