@@ -112,7 +112,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     }
 
     /// What one request brought back.
-    enum Exchange {
+    enum Answer {
         case reply(NetFUNNELReply)
         case failure(WaitingRoomError)
         /// The wait was cancelled while the request was out; `reply` is its answer, if one came.
@@ -149,23 +149,23 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     /// Takes in what a request brought back (cancelled meanwhile, failed or answered).
     @inline(never)
     private func take(_ result: Result<NetFUNNELReply, any Error>, run: Run, context: SessionContext) {
-        let exchange: Exchange
+        let answer: Answer
         switch result {
         case .success(let reply):
-            exchange = Task.isCancelled ? .cancelled(after: reply) : .reply(reply)
+            answer = Task.isCancelled ? .cancelled(after: reply) : .reply(reply)
         case .failure(let error as WaitingRoomError):
-            exchange = Task.isCancelled ? .cancelled(after: nil) : .failure(error)
+            answer = Task.isCancelled ? .cancelled(after: nil) : .failure(error)
         case .failure:
-            exchange = .cancelled(after: nil)
+            answer = .cancelled(after: nil)
         }
-        run.step = next(after: exchange, entry: context.entry, progress: &run.progress, context: context)
+        run.step = next(after: answer, entry: context.entry, progress: &run.progress, context: context)
     }
 
     /// Takes in what a request brought back and decides the next step.
     @inline(never)
-    private func next(after exchange: Exchange, entry: Entry, progress: inout Progress, context: SessionContext) -> Step {
+    private func next(after answer: Answer, entry: Entry, progress: inout Progress, context: SessionContext) -> Step {
         let opcode = progress.opcode
-        switch exchange {
+        switch answer {
         case .cancelled(let reply):
             guard let reply else { return .end(.cancelled(key: progress.key, node: progress.node)) }
             let (key, node) = keyHeld(after: reply, progress: progress)
