@@ -44,7 +44,8 @@ struct Crowd: Sendable {
             visits.add(Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin))
             return
         }
-        let crowd = self
+        // The callback lives as long as the user waits: it keeps the hold range, not the crowd.
+        let hold = self.hold
         session.whenOutcome { outcome in
             let waited = ContinuousClock.now - started
             let visit = Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: false,
@@ -53,7 +54,7 @@ struct Crowd: Sendable {
                 visits.add(visit)
                 return
             }
-            let held = crowd.holdSeconds()
+            let held = Self.holdSeconds(hold)
             Task {
                 if held > 0 { await Self.pause(.milliseconds(Int64(held * 1000))) }
                 var done = visit
@@ -69,7 +70,7 @@ struct Crowd: Sendable {
     }
 
     @inline(never)
-    private func holdSeconds() -> Double { Double.random(in: hold) }
+    private static func holdSeconds(_ hold: ClosedRange<Double>) -> Double { Double.random(in: hold) }
 
     @inline(never)
     private static func complete(_ session: WaitingSession) async -> Bool {

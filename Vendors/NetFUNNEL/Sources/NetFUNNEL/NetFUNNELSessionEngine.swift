@@ -7,7 +7,7 @@ import WaitingRoom
 /// for section control, 5003 alive notices on the server's cycle after entry until
 /// ``complete(_:context:)`` sends 5004.
 final class NetFUNNELSessionEngine: WaitingSessionEngine {
-    let vendorID = NetFUNNELConfiguration.vendorID
+    var vendorID: String { NetFUNNELConfiguration.vendorID }
     let client: NetFUNNELClient
     private let held = Mutex<Held>(Held())
 
@@ -18,12 +18,17 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     }
 
     /// An error found before any request (a bad room); the wait reports it (or, with
-    /// `errorBypass`, passes with 300).
-    let setupError: WaitingRoomError?
+    /// `errorBypass`, passes with 300). Boxed: one engine per waiting user, and the error is rare.
+    private let setup: Setup
+
+    private enum Setup {
+        case ready
+        indirect case failed(WaitingRoomError)
+    }
 
     init(client: NetFUNNELClient, setupError: WaitingRoomError? = nil) {
         self.client = client
-        self.setupError = setupError
+        self.setup = setupError.map { .failed($0) } ?? .ready
     }
 
     var configuration: NetFUNNELConfiguration { client.configuration }
@@ -122,7 +127,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     /// A bad room fails before any request; bypass mode passes at once; else the first request.
     @inline(never)
     private func firstStep(_ entry: Entry) -> Step {
-        if let setupError { return .end(.failed(setupError, key: nil, node: nil)) }
+        if case .failed(let setupError) = setup { return .end(.failed(setupError, key: nil, node: nil)) }
         if configuration.isBypassMode { return .end(.outcome(bypassed(entry))) }
         return .again
     }
