@@ -26,8 +26,9 @@ extension WaitingRoomCommand {
         do {
             var command = try await asyncParseAsRoot(arguments)
             if let serving = command as? ServesOnEventLoops, serving.servesOnEventLoops {
-                // false only if a hook is already installed (or on platforms without the hook):
-                // the command then runs on the default executor, which is correct, only slower
+                // false if a hook is already installed, on platforms without the hook, or in the
+                // static release binary (its runtime keeps the hook's symbol local, so NIO cannot
+                // find it): the command then runs on the default executor, which is correct
                 _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
             }
             if var asyncCommand = command as? AsyncParsableCommand {
