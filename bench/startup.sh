@@ -6,7 +6,9 @@
 #               Foundation inside (`-static-stdlib`) and position-dependent (`-no-pie`): no Swift
 #               shared libraries to load and no load-time relocation of the binary's ~130k
 #               pointers. (Linked as shared libraries and PIE, as debug builds are, --help took
-#               about twice as long: 16.6 ms against 6–9 ms, lua5.4 1.0–1.3 ms.)
+#               about twice as long: 16.6 ms against 6–9 ms, lua5.4 1.0–1.3 ms.) It exports no
+#               symbols (`--no-export-dynamic`): exporting all ~44k cost a `dladdr` scan at
+#               load and the loader's lookups (6.0–6.2× → 4.6–5.3× lua5.4).
 #   - stripped: the same binary after `strip -s` (no symbol table: about half the size; a crash
 #               then prints addresses instead of names).
 # What start-up still costs (perf, release build): the kernel mapping the binary's pages and
