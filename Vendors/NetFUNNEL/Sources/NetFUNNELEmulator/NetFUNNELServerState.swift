@@ -152,15 +152,15 @@ public struct NetFUNNELServerState: Sendable {
         /// after the 5101 key, oldest first. Fingerprints, not strings: a waiting user costs the
         /// emulator 8 bytes per remembered key instead of a string and a table entry (~90 bytes).
         var recent: [UInt64]
+        var segment: SegmentID
+        var phase: Phase
+        var lastSeen: Date
+        var checkEnterCount: Int
 
         /// Whether `key` is one this ticket remembers (see ``keysPerTicket``).
         func remembers(_ key: String) -> Bool {
             key == self.key || key == graceKey || key == firstKey || recent.contains(KeyPrint.of(key))
         }
-        var segment: SegmentID
-        var phase: Phase
-        var lastSeen: Date
-        var checkEnterCount: Int
     }
 
     struct SegmentRuntime: Sendable {
@@ -477,7 +477,7 @@ public struct NetFUNNELServerState: Sendable {
 
     /// Hands `ticketID` a fresh key; the presented key becomes the grace key.
     private mutating func rotateKey(_ ticketID: Int, presented: String) {
-        // changed in place (a copy of the ticket would copy its key list on append)
+        // changed in place (a copy of the ticket would copy its fingerprints on append)
         guard let index = tickets.index(forKey: ticketID) else { return }
         let fresh = makeKey(ticketID, short: true)
         Self.rotate(&tickets.values[index], fresh: fresh, presented: presented)
