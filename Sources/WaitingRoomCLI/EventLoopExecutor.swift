@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import NIOCore
 import NIOPosix
 
@@ -12,7 +13,7 @@ import NIOPosix
 /// both on the same threads. It is process-wide and can only happen once, on the main thread, before
 /// any other task runs, so the decision is taken right after parsing, before the command starts.
 /// Deadlines are unaffected: ``WaitingRoom/SystemClock`` fires from event-loop timers either way.
-protocol ServesOnEventLoops {
+protocol ServesOnEventLoops: SendableMetatype {
     /// Whether this invocation serves HTTP (a command may serve only with some options).
     var servesOnEventLoops: Bool { get }
 }
@@ -21,16 +22,52 @@ extension WaitingRoomCommand {
     /// Parses the command line and runs the command, like ArgumentParser's `main()`, except that a
     /// command that ``ServesOnEventLoops`` first moves Swift concurrency onto NIO's event loops.
     ///
-    /// Call it from the executable's `main`, before anything else starts a task.
-    public static func runFromCommandLine(_ arguments: [String]? = nil) async {
-        do {
-            var command = try await asyncParseAsRoot(arguments)
-            if let serving = command as? ServesOnEventLoops, serving.servesOnEventLoops {
-                // false if a hook is already installed, on platforms without the hook, or in the
-                // static release binary (its runtime keeps the hook's symbol local, so NIO cannot
-                // find it): the command then runs on the default executor, which is correct
-                _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+    /// Parsing is synchronous, on the calling (main) thread, and so are ArgumentParser's own
+    /// commands (`--help`, `help`, completion scripts): they, a usage error or a bad option are
+    /// answered and the process exits before Swift concurrency starts a thread. (An asynchronous
+    /// parse hopped to the cooperative pool first, and its dispatch threads cost `--help` about a
+    /// third of its start-up; `bench/startup.sh`.) An asynchronous command then runs in a task,
+    /// and the main thread serves the main dispatch queue (`dispatchMain()`, as an `async` main
+    /// does) until the command ends and the process exits with its status.
+    ///
+    /// Call it from the executable's synchronous `main`, before anything else starts a task.
+    public static func runFromCommandLine(_ arguments: [String]? = nil) -> Never {
+        var command = parse(arguments)
+        guard command is AsyncParsableCommand else {
+            // ArgumentParser's own commands (help, completion scripts, the tool-info dump) are
+            // synchronous: they run here, and no thread is started
+            do {
+                try command.run()
+            } catch {
+                exit(withError: error)
             }
+            exit()
+        }
+        if let serving = command as? ServesOnEventLoops, serving.servesOnEventLoops {
+            // false if a hook is already installed, on platforms without the hook, or in the
+            // static release binary (its runtime keeps the hook's symbol local, so NIO cannot
+            // find it): the command then runs on the default executor, which is correct
+            _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        }
+        Task {
+            await run(command)
+        }
+        dispatchMain()
+    }
+
+    /// The command the arguments name, or the exit ArgumentParser gives for help and errors.
+    private static func parse(_ arguments: [String]?) -> sending any ParsableCommand {
+        do {
+            return try parseAsRoot(arguments)
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// Runs a parsed command to its end and exits the process with its status.
+    private static func run(_ parsed: any ParsableCommand) async -> Never {
+        var command = parsed
+        do {
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -39,6 +76,7 @@ extension WaitingRoomCommand {
         } catch {
             exit(withError: error)
         }
+        exit()
     }
 }
 

@@ -3,7 +3,7 @@ import WaitingRoomCLI
 /// The `waitingroom` executable: everything lives in `WaitingRoomCLI` so tests can reach it.
 @main
 enum WaitingRoomMain {
-    static func main() async {
-        await WaitingRoomCommand.runFromCommandLine()
+    static func main() {
+        WaitingRoomCommand.runFromCommandLine()
     }
 }
