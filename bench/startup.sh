@@ -11,10 +11,16 @@
 #               load and the loader's lookups (6.0–6.2× → 4.6–5.3× lua5.4).
 #   - stripped: the same binary after `strip -s` (no symbol table: about half the size; a crash
 #               then prints addresses instead of names).
-# What start-up still costs (perf, release build): the kernel mapping the binary's pages and
-# the loader resolving the few shared C libraries (lua, libedit, libstdc++, libc), then the Swift
-# runtime's protocol-conformance scans that ArgumentParser's reflection triggers (≈ 30%: each
-# first question about a type scans every conformance record in the binary, ~10,000).
+# The command line is parsed synchronously on the main thread, and ArgumentParser's own commands
+# (--help, help, completion scripts) run there: they exit before Swift concurrency starts a thread
+# (an async main parsed on the cooperative pool and started three dispatch threads: 8.1 → 6.5–6.8
+# ms, stripped copies A/B). What start-up still costs (callgrind, perf; release build): ~17 M
+# instructions, two thirds of them the Swift runtime answering ArgumentParser's reflection (~58
+# protocol-conformance questions, each uncached one a scan of the binary's ~10,300 conformance
+# records), and the kernel mapping the binary's pages (455 page faults against lua's ~100).
+# Floors on the same machine, each static like the release binary (bench/startup-floor.sh, two
+# runs): a bare `print` 1.5–1.7× lua5.4, with Foundation 2.3–2.5×, a three-command ArgumentParser
+# tool with ~3,500 conformance records 3.2–3.7× (as an AsyncParsableCommand 3.5–3.8×).
 #
 #   bench/startup.sh                 # builds the release binary, 30 runs each
 #   SKIP_BUILD=1 RUNS=50 bench/startup.sh
