@@ -15,6 +15,21 @@ struct CLITests {
         }
     }
 
+    /// ArgumentParser's own commands are synchronous: `runFromCommandLine` runs them on the main
+    /// thread and exits, without starting the task an asynchronous command runs in.
+    @Test func argumentParsersOwnCommandsRunAndExit() async throws {
+        let help = try await CLIProcess.run(["help", "check"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("OVERVIEW: Check a room once"))
+        let script = try await CLIProcess.run(["--generate-completion-script", "bash"])
+        #expect(script.status == 0)
+        #expect(script.stdout.hasPrefix("#!/bin/bash"))
+        #expect(script.stdout.contains("emulate"))
+        let dump = try await CLIProcess.run(["--experimental-dump-help"])
+        #expect(dump.status == 0)
+        #expect(dump.stdout.contains("\"commandName\" : \"waitingroom\"") || dump.stdout.contains("\"commandName\":\"waitingroom\""))
+    }
+
     @Test func unknownFlagsAndBadValuesExit64() async throws {
         let unknown = try await CLIProcess.run(["run", "--frobnicate"])
         #expect(unknown.status == 64)
