@@ -18,9 +18,9 @@
 # instructions, two thirds of them the Swift runtime answering ArgumentParser's reflection (~58
 # protocol-conformance questions, each uncached one a scan of the binary's ~10,300 conformance
 # records), and the kernel mapping the binary's pages (455 page faults against lua's ~100).
-# Floors on the same machine, each static like the release binary (bench/startup-floor.sh, two
-# runs): a bare `print` 1.5–1.7× lua5.4, with Foundation 2.3–2.5×, a three-command ArgumentParser
-# tool with ~3,500 conformance records 3.2–3.7× (as an AsyncParsableCommand 3.5–3.8×).
+# Floors on the same machine, each static like the release binary (bench/startup-floor.sh, three
+# runs): a bare `print` 1.5–1.7× lua5.4, with Foundation 2.2–2.5×, a three-command ArgumentParser
+# tool with ~3,500 conformance records 2.9–3.7× (as an AsyncParsableCommand 3.5–3.8×).
 #
 #   bench/startup.sh                 # builds the release binary, 30 runs each
 #   SKIP_BUILD=1 RUNS=50 bench/startup.sh

@@ -30,21 +30,22 @@ struct Emulate: ParsableCommand {
     func run() {}
 }
 
+/// The root command's configuration, the same in both builds.
+let floorConfiguration = CommandConfiguration(
+    commandName: "floor-tool", abstract: "The start-up floor of an ArgumentParser command line.",
+    subcommands: [RunFlow.self, CheckRoom.self, Emulate.self])
+
 #if ASYNC_MAIN
 /// As `waitingroom` was before its parse moved to the main thread: an `AsyncParsableCommand` root
 /// and ArgumentParser's `async` main (the parse runs on the cooperative pool).
 @main
 struct FloorTool: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "floor-tool", abstract: "The start-up floor of an ArgumentParser command line.",
-        subcommands: [RunFlow.self, CheckRoom.self, Emulate.self])
+    static let configuration = floorConfiguration
 }
 #else
 /// As `waitingroom` is: a synchronous parse on the main thread.
 @main
 struct FloorTool: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "floor-tool", abstract: "The start-up floor of an ArgumentParser command line.",
-        subcommands: [RunFlow.self, CheckRoom.self, Emulate.self])
+    static let configuration = floorConfiguration
 }
 #endif
