@@ -142,6 +142,7 @@ struct ProviderTests {
         #expect(c.safetyNetSlug == "net")
         #expect(c.trustOnFail == false)
         #expect(c.timeout == .seconds(5))
+        #expect(c.responseTimeout == .milliseconds(1500))
         #expect(c.targetURL(for: RoomKey(scope: "site", room: "checkout")) == "https://example.com/checkout")
         #expect(c.targetURL(for: RoomKey(scope: "https://shop.test/", room: "/cart")) == "https://shop.test/cart")
         #expect(c.targetURL(for: RoomKey(scope: "x", room: "https://a.test/b?c=1")) == "https://a.test/b?c=1")
