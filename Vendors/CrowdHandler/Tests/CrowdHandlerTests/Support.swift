@@ -56,6 +56,7 @@ final class EmulatorHarness: Sendable {
     }
 
     /// A client configuration pointing at this emulator.
+    ///
     /// The response deadline is 5 s here, not the vendor's 1.5 s: on a 2-core machine running the
     /// whole suite in parallel (a headless browser included) a loopback `PUT /v1/responses` once
     /// took longer than 1.5 s to be answered by a debug build.
