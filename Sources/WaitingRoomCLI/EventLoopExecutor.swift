@@ -26,9 +26,9 @@ extension WaitingRoomCommand {
     /// commands (`--help`, `help`, completion scripts): they, a usage error or a bad option are
     /// answered and the process exits before Swift concurrency starts a thread. (An asynchronous
     /// parse hopped to the cooperative pool first, and its dispatch threads cost `--help` about a
-    /// sixth of its start-up: 8.1 → 6.5–6.8 ms; `bench/startup.sh`.) An asynchronous command then runs in a task,
-    /// and the main thread serves the main dispatch queue (`dispatchMain()`, as an `async` main
-    /// does) until the command ends and the process exits with its status.
+    /// sixth of its start-up: 8.1 → 6.5–6.8 ms; `bench/startup.sh`.) An asynchronous command
+    /// then runs in a task, and the main thread serves the main dispatch queue (`dispatchMain()`,
+    /// as an `async` main does) until the command ends and the process exits with its status.
     ///
     /// Call it from the executable's synchronous `main`, before anything else starts a task.
     public static func runFromCommandLine(_ arguments: [String]? = nil) -> Never {
