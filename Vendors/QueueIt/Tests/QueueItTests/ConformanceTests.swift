@@ -14,9 +14,12 @@ import WaitingRoomHTTP
 /// room per behaviour. Public API and the emulator's admin endpoints only.
 final class QueueItConformanceEmulator: ConformanceEmulator {
     static let customer = "conformance"
-    /// The client's deadline for one attempt (real time) and the injected delay beyond it.
-    static let requestTimeout: Duration = .seconds(1)
-    static let delayMs = 2000
+    /// The client's deadline for one attempt (real time) and the injected delay beyond it. 5 s
+    /// like the CrowdHandler adapter: with 1 s, a CI run on 2 busy cores timed out all five
+    /// enqueue attempts of the block and duplicate-reject promises (code 3 instead of 403 and a
+    /// place in line).
+    static let requestTimeout: Duration = .seconds(5)
+    static let delayMs = 8000
 
     let emulator: QueueItEmulator
     let port: Int
