@@ -24,7 +24,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -160,11 +159,10 @@ let package = Package(
         ),
 
         // MARK: Lua host
-        .systemLibrary(
-            name: "CLua",
-            pkgConfig: "lua5.4",
-            providers: [.apt(["liblua5.4-dev"])]
-        ),
+        // Debian's liblua5.4-dev (Scripts/setup). No pkgConfig: its `-L/usr/lib/x86_64-linux-gnu`
+        // would come first in the link and keep the release binary from linking the static
+        // archive (Scripts/static-link/README.md); the header finds `lua5.4/lua.h` itself.
+        .systemLibrary(name: "CLua"),
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(
             name: "WaitingRoomLua",
@@ -173,17 +171,13 @@ let package = Package(
         ),
 
         // MARK: CLI
-        .systemLibrary(
-            name: "CEditLine",
-            pkgConfig: "libedit",
-            providers: [.apt(["libedit-dev"])]
-        ),
+        // Debian's libedit-dev (Scripts/setup); no pkgConfig, like CLua.
+        .systemLibrary(name: "CEditLine"),
         .target(
             name: "WaitingRoomCLI",
             dependencies: [
                 "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomLua", "WaitingRoomVendors", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator",
                 "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "CEditLine",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -203,12 +197,20 @@ let package = Package(
         // `dlsym`; the static Concurrency library keeps that symbol local, so in this binary the
         // takeover is declined either way and `emulate` runs on the default executor:
         // `bench emulators` measured the same ratios against nginx for both links.)
+        // The C libraries are static too (libstdc++, Lua, libedit with libtinfo, libbsd and
+        // libmd, zlib): loading libstdc++.so alone cost ~1,700 symbol lookups at every start,
+        // and each shared library its mapping and page faults (`--help` 3.9–4.5 → 2.4–2.5 ms,
+        // 345 → 251 page faults; lua5.4 1.4 ms). `Scripts/static-link` holds empty linker
+        // scripts named like those shared libraries; searched first (`-L`), they hide the `.so`
+        // files from the `-lstdc++ -llua5.4 -ledit -lz` that the toolchain and the system-library
+        // targets add, and the archives are named here, in the group, so Foundation's ICU finds
+        // libstdc++ too. Only the libc, libm and libgcc_s stay shared.
         .executableTarget(
             name: "waitingroom",
             dependencies: ["WaitingRoomCLI"],
             swiftSettings: strict,
             linkerSettings: [
-                .unsafeFlags(["-static-stdlib", "-Xclang-linker", "-no-pie", "-Xlinker", "--start-group", "-lFoundation", "-lFoundationEssentials", "-lFoundationInternationalization", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-Xlinker", "--end-group", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release)),
+                .unsafeFlags(["-static-stdlib", "-Xclang-linker", "-no-pie", "-L", Context.packageDirectory + "/Scripts/static-link", "-Xlinker", "--start-group", "-lFoundation", "-lFoundationEssentials", "-lFoundationInternationalization", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-l:libstdc++.a", "-l:liblua5.4.a", "-l:libedit.a", "-l:libtinfo.a", "-l:libbsd.a", "-l:libmd.a", "-l:libz.a", "-Xlinker", "--end-group", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release)),
             ]
         ),
 

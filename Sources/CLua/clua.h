@@ -1,11 +1,18 @@
-/* CLua: Debian's Lua 5.4 (pkg-config lua5.4) plus static inline wrappers for the C macros Swift
+/* CLua: Debian's Lua 5.4 (liblua5.4-dev) plus static inline wrappers for the C macros Swift
  * cannot import. Only wrappers that cannot raise are meant to be called from Swift frames; anything
  * that may raise runs in CLuaShim (trampolines) instead. */
 #ifndef CLUA_H
 #define CLUA_H
+/* Debian installs the headers under lua5.4/; elsewhere they may sit in the include path itself. */
+#if __has_include(<lua5.4/lua.h>)
+#include <lua5.4/lua.h>
+#include <lua5.4/lualib.h>
+#include <lua5.4/lauxlib.h>
+#else
 #include <lua.h>
 #include <lualib.h>
 #include <lauxlib.h>
+#endif
 
 static inline int clua_registryindex(void) { return LUA_REGISTRYINDEX; }
 static inline int clua_upvalueindex(int i) { return lua_upvalueindex(i); }

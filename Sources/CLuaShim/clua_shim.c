@@ -1,6 +1,11 @@
 #include "clua_shim.h"
+#if __has_include(<lua5.4/lua.h>)
+#include <lua5.4/lauxlib.h>
+#include <lua5.4/lualib.h>
+#else
 #include <lauxlib.h>
 #include <lualib.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,10 @@
-import ArgumentParser
 import Foundation
 import WaitingRoom
 
 /// `waitingroom bench`: the benchmarks, rerunnable (build with `-c release`).
-struct BenchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "bench",
+struct BenchCommand: CLICommand {
+    static let about = CommandDescription(
+        name: "bench",
         abstract: "Run the benchmarks (use a release build: swift run -c release waitingroom bench).",
         discussion: """
             Suites (each line one suite; `all` runs them in this order):
@@ -31,17 +30,30 @@ struct BenchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "core, lua, netfunnel, queueit, crowdhandler, emulators, events, startup, memory or all.") var suite = "all"
-    @Flag(help: "Print figures as JSON.") var json = false
-    @Flag(help: "Print figures as one Markdown table (suite, figure, value, baseline, ratio, goal, met), as README's.") var markdown = false
-    @Option(help: .hidden) var serveStatic: String?
+    var suite = "all"
+    var json = false
+    var markdown = false
+    /// The folder `bench emulators` has a child process serve over Hummingbird's static route.
+    var serveStatic: String?
 
+    static var arguments: [CLIArgument<Self>] {
+        [
+            .positional("suite", \.suite, help: "core, lua, netfunnel, queueit, crowdhandler, emulators, events, startup, memory or all.",
+                        isRequired: false, completion: .choices(BenchSuites.names + ["all"])),
+            .flag("json", \.json, help: "Print figures as JSON."),
+            .flag("markdown", \.markdown, help: "Print figures as one Markdown table (suite, figure, value, baseline, ratio, goal, met), as README's."),
+            .option("serve-static", \.serveStatic, help: "", isHidden: true),
+        ]
+    }
 
-    func validate() throws {
+    /// Only the bench's static-reply child serves HTTP.
+    var servesOnEventLoops: Bool { serveStatic != nil }
+
+    func validate() throws(UsageError) {
         guard BenchSuites.names.contains(suite) || suite == "all" else {
-            throw ValidationError("unknown suite \(suite); expected \(BenchSuites.names.joined(separator: ", ")) or all")
+            throw UsageError("unknown suite \(suite); expected \(BenchSuites.names.joined(separator: ", ")) or all")
         }
-        guard !(json && markdown) else { throw ValidationError("--json and --markdown: pick one") }
+        guard !(json && markdown) else { throw UsageError("--json and --markdown: pick one") }
     }
 
     func run() async throws {

@@ -1,13 +1,12 @@
-import ArgumentParser
 import Foundation
 import WaitingRoom
 import WaitingRoomVendors
 import WaitingRoomHTTP
 
 /// `waitingroom check`: one `tryPass`, for monitoring and cron.
-struct CheckCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "check",
+struct CheckCommand: CLICommand {
+    static let about = CommandDescription(
+        name: "check",
         abstract: "Check a room once (tryPass, no waiting); the exit status tells the outcome.",
         discussion: """
             Examples:
@@ -25,9 +24,19 @@ struct CheckCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var vendorOptions: VendorOptions
-    @OptionGroup var room: RoomOptions
-    @Flag(help: "Print one JSON object.") var json = false
+    var vendorOptions = VendorOptions()
+    var room = RoomOptions()
+    var json = false
+
+    static var arguments: [CLIArgument<Self>] {
+        CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + [
+            .flag("json", \.json, help: "Print one JSON object."),
+        ]
+    }
+
+    func validate() throws(UsageError) {
+        try room.validate()
+    }
 
     func run() async throws {
         let terminal = Terminal()
@@ -62,22 +71,33 @@ struct CheckCommand: AsyncParsableCommand {
             terminal.error("waitingroom check: \(error)")
         }
         if let server { await server.stop() }
-        throw status.exitCode
+        throw status
     }
 }
 
 /// Room options shared by `check` and `load`.
-struct RoomOptions: ParsableArguments {
-    @Option(help: "NetFUNNEL project key / Queue-it customer id / CrowdHandler site URL or label.") var scope: String?
-    @Option(help: "NetFUNNEL segment key / Queue-it waiting room id / CrowdHandler URL or path under siteURL.") var room: String?
-    @Option(help: "basic or section.") var control: ControlMode = .basic
-    @Option(help: "User id sent to the vendor.") var userId: String?
-    @Option(help: "Queue-it enqueue token / CrowdHandler session token (ch-id).") var enqueueToken: String?
-    @Option(help: "Queue-it enqueue key.") var enqueueKey: String?
+struct RoomOptions: CLIArguments {
+    var scope: String?
+    var room: String?
+    var control: ControlMode = .basic
+    var userId: String?
+    var enqueueToken: String?
+    var enqueueKey: String?
 
-    func validate() throws {
+    static var arguments: [CLIArgument<Self>] {
+        [
+            .option("scope", \.scope, help: "NetFUNNEL project key / Queue-it customer id / CrowdHandler site URL or label."),
+            .option("room", \.room, help: "NetFUNNEL segment key / Queue-it waiting room id / CrowdHandler URL or path under siteURL."),
+            .option("control", \.control, help: "basic or section."),
+            .option("user-id", \.userId, help: "User id sent to the vendor."),
+            .option("enqueue-token", \.enqueueToken, help: "Queue-it enqueue token / CrowdHandler session token (ch-id)."),
+            .option("enqueue-key", \.enqueueKey, help: "Queue-it enqueue key."),
+        ]
+    }
+
+    func validate() throws(UsageError) {
         if enqueueToken != nil && enqueueKey != nil {
-            throw ValidationError("give --enqueue-token or --enqueue-key, not both")
+            throw UsageError("give --enqueue-token or --enqueue-key, not both")
         }
     }
 
@@ -89,5 +109,3 @@ struct RoomOptions: ParsableArguments {
         return Entry(room: RoomKey(scope: scope, room: room), control: control, credential: credential, userId: userId)
     }
 }
-
-extension ControlMode: ExpressibleByArgument {}

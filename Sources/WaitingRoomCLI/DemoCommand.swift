@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import WaitingRoom
 import WaitingRoomLua
@@ -7,9 +6,9 @@ import WaitingRoomHTTP
 
 /// `waitingroom demo`: a crowd and you, through a NetFUNNEL segment and a Queue-it room, on the
 /// embedded emulator.
-struct DemoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "demo",
+struct DemoCommand: CLICommand {
+    static let about = CommandDescription(
+        name: "demo",
         abstract: "Watch a waiting room work: a crowd and you, NetFUNNEL, Queue-it and CrowdHandler, on the embedded emulator.",
         discussion: """
             Starts the emulator on a free loopback port, sends a crowd of virtual users into a small
@@ -22,12 +21,20 @@ struct DemoCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Virtual users in front of you.") var crowd = 20
-    @Option(help: "The demo flow.") var flow: String?
-    @Flag(help: "One JSON object per event.") var json = false
+    var crowd = 20
+    var flow: String?
+    var json = false
 
-    func validate() throws {
-        guard (0...500).contains(crowd) else { throw ValidationError("--crowd must be 0…500") }
+    static var arguments: [CLIArgument<Self>] {
+        [
+            .option("crowd", \.crowd, help: "Virtual users in front of you."),
+            .option("flow", \.flow, help: "The demo flow.", completion: .files),
+            .flag("json", \.json, help: "One JSON object per event."),
+        ]
+    }
+
+    func validate() throws(UsageError) {
+        guard (0...500).contains(crowd) else { throw UsageError("--crowd must be 0…500") }
     }
 
     func run() async throws {
@@ -35,13 +42,13 @@ struct DemoCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         guard let flowPath = flow ?? DemoCommand.locateDemoFlow() else {
             terminal.error("waitingroom demo: cannot find Scripts/flows/demo.lua; run from the repository root or pass --flow")
-            throw ExitStatus.usage.exitCode
+            throw ExitStatus.usage
         }
         let suite = DemoRooms.suite()
         let server: EmulatorServer
         do { server = try await suite.start() } catch {
             terminal.error("waitingroom demo: \(error)")
-            throw ExitStatus.error.exitCode
+            throw ExitStatus.error
         }
         terminal.line("Emulator on \(server.baseURL) (NetFUNNEL + Queue-it + CrowdHandler). Crowd: \(crowd) virtual users.")
         let defaults = EmulatorSuite.clientDefaults(for: server)
@@ -57,7 +64,7 @@ struct DemoCommand: AsyncParsableCommand {
             let provider: any WaitingRoomProvider
             do { provider = try registry.makeProvider(vendor: leg.vendor, configuration: config) } catch {
                 terminal.error("waitingroom demo: \(error)")
-                throw ExitStatus.error.exitCode
+                throw ExitStatus.error
             }
             let crowdRun = Task {
                 await Crowd(provider: provider, room: leg.room, control: .basic, hold: leg.hold).run(count: crowd)
@@ -89,7 +96,7 @@ struct DemoCommand: AsyncParsableCommand {
         terminal.line("== Summary")
         for line in lines { terminal.line(line) }
         terminal.line(String(format: "total %.1f s", (ContinuousClock.now - started).seconds))
-        throw worst.exitCode
+        throw worst
     }
 
     /// `Scripts/flows/demo.lua` from the working directory or above the executable.

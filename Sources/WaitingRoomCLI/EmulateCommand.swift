@@ -1,4 +1,3 @@
-import ArgumentParser
 import Dispatch
 import Foundation
 import Synchronization
@@ -9,9 +8,9 @@ import Glibc
 #endif
 
 /// `waitingroom emulate`: serves every vendor's emulator until SIGINT or SIGTERM.
-struct EmulateCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "emulate",
+struct EmulateCommand: CLICommand {
+    static let about = CommandDescription(
+        name: "emulate",
         abstract: "Serve every vendor's emulator (NetFUNNEL, Queue-it, CrowdHandler) from one process.",
         discussion: """
             Without --config it serves the default rooms (NetFUNNEL project service_1: a queueing basic
@@ -33,13 +32,25 @@ struct EmulateCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Emulator configuration document (JSON: {\"netfunnel\": …, \"queueit\": …, \"crowdhandler\": …}).") var config: String?
-    @Option(help: "Address to bind (loopback by default).") var host = "127.0.0.1"
-    @Option(help: "Port (0 picks a free one).") var port = 8080
-    @Flag(help: "Print the addresses as one JSON object.") var json = false
+    var config: String?
+    var host = "127.0.0.1"
+    var port = 8080
+    var json = false
 
-    func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+    static var arguments: [CLIArgument<Self>] {
+        [
+            .option("config", \.config, help: "Emulator configuration document (JSON: {\"netfunnel\": …, \"queueit\": …, \"crowdhandler\": …}).", completion: .files),
+            .option("host", \.host, help: "Address to bind (loopback by default)."),
+            .option("port", \.port, help: "Port (0 picks a free one)."),
+            .flag("json", \.json, help: "Print the addresses as one JSON object."),
+        ]
+    }
+
+    /// It serves HTTP: its tasks run on NIO's event loops.
+    var servesOnEventLoops: Bool { true }
+
+    func validate() throws(UsageError) {
+        guard (0...65535).contains(port) else { throw UsageError("--port must be 0…65535") }
     }
 
     func run() async throws {
@@ -61,7 +72,7 @@ struct EmulateCommand: AsyncParsableCommand {
             server = try await suite.start(host: host, port: port, logger: CLILogging.logger(label: "waitingroom.emulator"))
         } catch let error as WaitingRoomError {
             terminal.error("waitingroom emulate: \(error)")
-            throw ExitStatus.usage.exitCode
+            throw ExitStatus.usage
         }
         if json {
             terminal.line(JSONValue.object(suite.describe(server: server)).jsonText)

@@ -1,4 +1,3 @@
-import ArgumentParser
 import WaitingRoom
 
 /// The exit statuses of `waitingroom`, one table for every subcommand.
@@ -12,7 +11,7 @@ import WaitingRoom
 /// | 5 | script error: the flow failed to load or a handler failed |
 /// | 6 | would queue (`check` only: the room has a line) |
 /// | 64 | bad usage: unknown flag, bad value, unreadable or invalid config file |
-public enum ExitStatus: Int32, CaseIterable, Sendable {
+public enum ExitStatus: Int32, CaseIterable, Sendable, Error {
     case passed = 0
     case blocked = 2
     case closed = 3
@@ -39,9 +38,6 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .blocked: self = .blocked
         }
     }
-
-    /// As an ArgumentParser exit code.
-    public var exitCode: ExitCode { ExitCode(rawValue) }
 
     /// One line for `--help` texts.
     public static let helpTable = """

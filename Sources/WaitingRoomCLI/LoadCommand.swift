@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import CrowdHandlerEmulator
 import NetFUNNELEmulator
@@ -9,9 +8,9 @@ import WaitingRoomHTTP
 
 /// `waitingroom load`: N concurrent virtual users through a room, with a latency histogram;
 /// optionally with faults injected into the embedded emulator, and the keys they cost counted.
-struct LoadCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "load",
+struct LoadCommand: CLICommand {
+    static let about = CommandDescription(
+        name: "load",
         abstract: "Drive N concurrent virtual users through a room (emulator or URL); prints a time-to-pass histogram.",
         discussion: """
             Each user enqueues, waits for the outcome, holds the pass for --hold seconds and returns it.
@@ -48,27 +47,42 @@ struct LoadCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var vendorOptions: VendorOptions
-    @OptionGroup var room: RoomOptions
-    @Option(help: "Virtual users.") var users = 50
-    @Option(help: "Seconds each user holds the pass.") var hold = 0.1
-    @Option(help: "Emulator configuration document (JSON) for --emulator.") var emulatorConfig: String?
-    @Option(help: "With --emulator: N faults of each kind on every request kind of the vendor.") var chaos = 0
-    @Option(help: "Seconds of the delay faults --chaos installs (make it longer than the vendor's timeout).") var chaosDelay = 1.5
-    @Option(help: "With --emulator: a JSON file of emulator faults to install.") var faults: String?
-    @Option(help: "Seconds to wait at the end for key returns still running in the background.") var drainTimeout = 30.0
-    @Flag(help: "Print the summary as JSON.") var json = false
-    @Option(help: "Write a self-contained HTML report (charts, tables; no network needed to view it) to this file.") var report: String?
+    var vendorOptions = VendorOptions()
+    var room = RoomOptions()
+    var users = 50
+    var hold = 0.1
+    var emulatorConfig: String?
+    var chaos = 0
+    var chaosDelay = 1.5
+    var faults: String?
+    var drainTimeout = 30.0
+    var json = false
+    var report: String?
 
-    func validate() throws {
-        guard (1...100_000).contains(users) else { throw ValidationError("--users must be 1…100000") }
-        guard (0...600).contains(hold) else { throw ValidationError("--hold must be 0…600 seconds") }
-        guard (0...100_000).contains(chaos) else { throw ValidationError("--chaos must be 0…100000") }
-        guard (0.1...60).contains(chaosDelay) else { throw ValidationError("--chaos-delay must be 0.1…60 seconds") }
-        guard (0...600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be 0…600 seconds") }
+    static var arguments: [CLIArgument<Self>] {
+        CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + [
+            .option("users", \.users, help: "Virtual users."),
+            .option("hold", \.hold, help: "Seconds each user holds the pass."),
+            .option("emulator-config", \.emulatorConfig, help: "Emulator configuration document (JSON) for --emulator.", completion: .files),
+            .option("chaos", \.chaos, help: "With --emulator: N faults of each kind on every request kind of the vendor."),
+            .option("chaos-delay", \.chaosDelay, help: "Seconds of the delay faults --chaos installs (make it longer than the vendor's timeout)."),
+            .option("faults", \.faults, help: "With --emulator: a JSON file of emulator faults to install.", completion: .files),
+            .option("drain-timeout", \.drainTimeout, help: "Seconds to wait at the end for key returns still running in the background."),
+            .flag("json", \.json, help: "Print the summary as JSON."),
+            .option("report", \.report, help: "Write a self-contained HTML report (charts, tables; no network needed to view it) to this file.", completion: .files),
+        ]
+    }
+
+    func validate() throws(UsageError) {
+        try room.validate()
+        guard (1...100_000).contains(users) else { throw UsageError("--users must be 1…100000") }
+        guard (0...600).contains(hold) else { throw UsageError("--hold must be 0…600 seconds") }
+        guard (0...100_000).contains(chaos) else { throw UsageError("--chaos must be 0…100000") }
+        guard (0.1...60).contains(chaosDelay) else { throw UsageError("--chaos-delay must be 0.1…60 seconds") }
+        guard (0...600).contains(drainTimeout) else { throw UsageError("--drain-timeout must be 0…600 seconds") }
         if !vendorOptions.emulator {
-            if chaos > 0 || faults != nil { throw ValidationError("--chaos and --faults need --emulator (faults are injected into the embedded emulator)") }
-            if emulatorConfig != nil { throw ValidationError("--emulator-config needs --emulator") }
+            if chaos > 0 || faults != nil { throw UsageError("--chaos and --faults need --emulator (faults are injected into the embedded emulator)") }
+            if emulatorConfig != nil { throw UsageError("--emulator-config needs --emulator") }
         }
     }
 
@@ -103,7 +117,7 @@ struct LoadCommand: AsyncParsableCommand {
             (configuration, server, suite) = try await vendorOptions.resolve(suite: wanted)
         } catch {
             terminal.error("waitingroom load: \(error)")
-            throw ExitStatus.usage.exitCode
+            throw ExitStatus.usage
         }
         do {
             provider = try VendorRegistry.standard.makeProvider(vendor: vendor, configuration: configuration, environment: environment)
@@ -116,7 +130,7 @@ struct LoadCommand: AsyncParsableCommand {
         } catch {
             terminal.error("waitingroom load: \(error)")
             if let server { await server.stop() }
-            throw ExitStatus.usage.exitCode
+            throw ExitStatus.usage
         }
         let started = ContinuousClock.now
         let visits = await Crowd(provider: provider, room: entry.room, control: entry.control, hold: hold...hold)
@@ -136,7 +150,7 @@ struct LoadCommand: AsyncParsableCommand {
                 try Data(LoadReportHTML.render(summary, generatedAt: Date()).utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
             } catch {
                 terminal.error("waitingroom load: cannot write the report \(report): \(error.localizedDescription)")
-                throw ExitStatus.usage.exitCode
+                throw ExitStatus.usage
             }
             if !json { terminal.line("report: \(report)") }
         }
@@ -145,7 +159,7 @@ struct LoadCommand: AsyncParsableCommand {
         } else {
             for line in summary.text { terminal.line(line) }
         }
-        throw summary.failed > 0 ? ExitStatus.error.exitCode : ExitStatus.passed.exitCode
+        throw summary.failed > 0 ? ExitStatus.error : ExitStatus.passed
     }
 }
 

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Dispatch
 import Foundation
 import Synchronization
@@ -10,9 +9,9 @@ import Glibc
 #endif
 
 /// `waitingroom repl`: Lua with `wr` loaded, at a prompt.
-struct ReplCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "repl",
+struct ReplCommand: CLICommand {
+    static let about = CommandDescription(
+        name: "repl",
         abstract: "A Lua 5.4 prompt with the `wr` API loaded (line editing and history on a terminal).",
         discussion: """
             An expression prints its value (tables pretty-printed); an unfinished statement continues
@@ -33,8 +32,15 @@ struct ReplCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "History file (default ~/.waitingroom_history).") var history: String?
-    @Flag(help: "Start the embedded emulator before the first prompt.") var emulator = false
+    var history: String?
+    var emulator = false
+
+    static var arguments: [CLIArgument<Self>] {
+        [
+            .option("history", \.history, help: "History file (default ~/.waitingroom_history).", completion: .files),
+            .flag("emulator", \.emulator, help: "Start the embedded emulator before the first prompt."),
+        ]
+    }
 
     func run() async throws {
         let terminal = Terminal()

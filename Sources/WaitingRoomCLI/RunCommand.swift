@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import WaitingRoom
 import WaitingRoomLua
@@ -6,9 +5,9 @@ import WaitingRoomVendors
 import WaitingRoomHTTP
 
 /// `waitingroom run FLOW.lua`: runs a flow and exits with its outcome.
-struct RunCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "run",
+struct RunCommand: CLICommand {
+    static let about = CommandDescription(
+        name: "run",
         abstract: "Run a Lua flow; live progress on a terminal, one line (or JSON object) per event otherwise.",
         discussion: """
             Examples:
@@ -26,16 +25,28 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The flow file.") var flow: String
-    @Option(help: "Vendor configuration file (JSON).") var config: String?
-    @Option(name: .customLong("set"), help: "A vendor setting VENDOR.KEY=VALUE (repeatable), over --config.") var settings: [String] = []
-    @Option(help: "Emulator configuration document (JSON) for --emulator.") var emulatorConfig: String?
-    @Option(help: "Seconds to wait at the end for key returns still running in the background.") var drainTimeout = 30.0
-    @Flag(help: "Start the embedded emulator and point the vendors at it.") var emulator = false
-    @Flag(help: "One JSON object per event, then the result.") var json = false
+    var flow = ""
+    var config: String?
+    var settings: [String] = []
+    var emulatorConfig: String?
+    var drainTimeout = 30.0
+    var emulator = false
+    var json = false
 
-    func validate() throws {
-        guard (0...600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be 0…600 seconds") }
+    static var arguments: [CLIArgument<Self>] {
+        [
+            .positional("flow", \.flow, help: "The flow file.", completion: .files),
+            .option("config", \.config, help: "Vendor configuration file (JSON).", completion: .files),
+            .repeating("set", \.settings, help: "A vendor setting VENDOR.KEY=VALUE (repeatable), over --config."),
+            .option("emulator-config", \.emulatorConfig, help: "Emulator configuration document (JSON) for --emulator.", completion: .files),
+            .option("drain-timeout", \.drainTimeout, help: "Seconds to wait at the end for key returns still running in the background."),
+            .flag("emulator", \.emulator, help: "Start the embedded emulator and point the vendors at it."),
+            .flag("json", \.json, help: "One JSON object per event, then the result."),
+        ]
+    }
+
+    func validate() throws(UsageError) {
+        guard (0...600).contains(drainTimeout) else { throw UsageError("--drain-timeout must be 0…600 seconds") }
     }
 
     func run() async throws {
@@ -69,14 +80,14 @@ struct RunCommand: AsyncParsableCommand {
         } catch let error as WaitingRoomError {
             terminal.error("waitingroom run: \(error)")
             if let server { await server.stop() }
-            throw ExitStatus.usage.exitCode
+            throw ExitStatus.usage
         }
         let status = await FlowRunner(
             path: flow, registry: VendorRegistry.standard.withDefaults(defaults), printer: printer, terminal: terminal,
             drainTimeout: .milliseconds(Int64(drainTimeout * 1000))
         ).run()
         if let server { await server.stop() }
-        throw status.exitCode
+        throw status
     }
 }
 

@@ -1,14 +1,22 @@
-import ArgumentParser
 import WaitingRoom
 import WaitingRoomVendors
 
 /// Vendor options shared by `check` and `load`: which vendor, its configuration (file, then
 /// `--set` pairs) and whether to point it at the embedded emulator.
-struct VendorOptions: ParsableArguments {
-    @Option(help: "Vendor id (netfunnel, queueit, crowdhandler, scripted).") var vendor: String
-    @Option(help: "Vendor configuration file (JSON).") var config: String?
-    @Option(name: .customLong("set"), help: "A vendor setting KEY=VALUE (repeatable).") var settings: [String] = []
-    @Flag(help: "Start the embedded emulator (default rooms) and point the vendor at it.") var emulator = false
+struct VendorOptions: CLIArguments {
+    var vendor = ""
+    var config: String?
+    var settings: [String] = []
+    var emulator = false
+
+    static var arguments: [CLIArgument<Self>] {
+        [
+            .option("vendor", \.vendor, help: "Vendor id (netfunnel, queueit, crowdhandler, scripted).", isRequired: true),
+            .option("config", \.config, help: "Vendor configuration file (JSON).", completion: .files),
+            .repeating("set", \.settings, help: "A vendor setting KEY=VALUE (repeatable)."),
+            .flag("emulator", \.emulator, help: "Start the embedded emulator (default rooms) and point the vendor at it."),
+        ]
+    }
 
     /// The vendor configuration, and the emulator started for it (stop it when done).
     func resolve() async throws -> (configuration: JSONValue, server: EmulatorServer?) {

@@ -1,9 +1,7 @@
-import ArgumentParser
-
 /// The `waitingroom` command: run flows, poke rooms, serve the emulator, run the demo.
-public struct WaitingRoomCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
-        commandName: "waitingroom",
+public enum WaitingRoomCommand {
+    static let about = CommandDescription(
+        name: "waitingroom",
         abstract: "Wait in any vendor's virtual waiting room: flows, REPL, checks, emulator, demo.",
         discussion: """
             Examples:
@@ -14,12 +12,14 @@ public struct WaitingRoomCommand: AsyncParsableCommand {
               waitingroom repl                                  # Lua with `wr` loaded
 
             \(ExitStatus.helpTable)
-            """,
-        subcommands: [
-            RunCommand.self, ReplCommand.self, CheckCommand.self, EmulateCommand.self,
-            DemoCommand.self, LoadCommand.self, BenchCommand.self,
-        ]
-    )
+            """)
 
-    public init() {}
+    /// The subcommands, in the order help lists them.
+    static let subcommands: [any CLICommand.Type] = [
+        RunCommand.self, ReplCommand.self, CheckCommand.self, EmulateCommand.self,
+        DemoCommand.self, LoadCommand.self, BenchCommand.self,
+    ]
+
+    /// The parser for `waitingroom`'s command line.
+    static var parser: CommandLineParser { CommandLineParser(root: about, subcommands: subcommands) }
 }

@@ -15,19 +15,23 @@ struct CLITests {
         }
     }
 
-    /// ArgumentParser's own commands are synchronous: `runFromCommandLine` runs them on the main
-    /// thread and exits, without starting the task an asynchronous command runs in.
-    @Test func argumentParsersOwnCommandsRunAndExit() async throws {
+    /// Help and completion scripts are answered on the main thread, and the process exits
+    /// without starting the task a command runs in.
+    @Test func helpAndCompletionScriptsRunAndExit() async throws {
         let help = try await CLIProcess.run(["help", "check"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("OVERVIEW: Check a room once"))
+        #expect(help.stdout.contains("--enqueue-token <enqueue-token>"))
         let script = try await CLIProcess.run(["--generate-completion-script", "bash"])
         #expect(script.status == 0)
         #expect(script.stdout.hasPrefix("#!/bin/bash"))
         #expect(script.stdout.contains("emulate"))
-        let dump = try await CLIProcess.run(["--experimental-dump-help"])
-        #expect(dump.status == 0)
-        #expect(dump.stdout.contains("\"commandName\" : \"waitingroom\"") || dump.stdout.contains("\"commandName\":\"waitingroom\""))
+        let fish = try await CLIProcess.run(["--generate-completion-script=fish"])
+        #expect(fish.status == 0)
+        #expect(fish.stdout.contains("complete -c waitingroom -n '__fish_seen_subcommand_from check' -l control -x -a 'basic section'"))
+        let unknownShell = try await CLIProcess.run(["--generate-completion-script", "tcsh"])
+        #expect(unknownShell.status == 64)
+        #expect(unknownShell.stderr.contains("tcsh"))
     }
 
     @Test func unknownFlagsAndBadValuesExit64() async throws {
@@ -40,6 +44,13 @@ struct CLITests {
         #expect(range.status == 64)
         let subcommand = try await CLIProcess.run(["fly"])
         #expect(subcommand.status == 64)
+        #expect(subcommand.stderr.contains("Unknown subcommand 'fly'"))
+        let missing = try await CLIProcess.run(["check", "--scope", "s", "--room", "r"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("--vendor <vendor>"))
+        let noValue = try await CLIProcess.run(["demo", "--crowd"])
+        #expect(noValue.status == 64)
+        #expect(noValue.stderr.contains("Missing value for '--crowd <crowd>'"))
     }
 
     @Test func pipedREPLEvaluatesExpressionsFunctionsAndReportsErrors() async throws {

@@ -9,7 +9,12 @@
 #define CLUA_SHIM_H
 #include <stddef.h>
 #include <stdint.h>
+/* Debian installs the headers under lua5.4/ (as Sources/CLua/clua.h). */
+#if __has_include(<lua5.4/lua.h>)
+#include <lua5.4/lua.h>
+#else
 #include <lua.h>
+#endif
 
 /// Why the sticky hook stopped the running handler (0 = not tripped).
 #define CLUA_TRIP_NONE 0
