@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# The start-up floor on this machine: what `--help` of any static Swift command line costs next to
-# `lua5.4 -e ''`, in one hyperfine run with the release `waitingroom --help`:
+# Start-up floors on this machine, next to `lua5.4 -e ''` and the release `waitingroom --help`, in
+# one hyperfine run:
 #   - hello:       `print` only, `swiftc -O -static-stdlib`
 #   - foundation:  the same with `import Foundation` (Foundation's static initialisers)
 #   - tool-sync:   bench/startup-floor, a three-command ArgumentParser tool, synchronous main
 #   - tool-async:  the same tool as an AsyncParsableCommand with its `async` main (the parse runs
-#                  on the cooperative pool, as `waitingroom`'s did)
-# The ArgumentParser tool has ~3,500 protocol-conformance records, `waitingroom` ~10,300: the
-# runtime scans them all for each uncached conformance question ArgumentParser's reflection asks.
+#                  on the cooperative pool)
+# The ArgumentParser tool has ~3,500 protocol-conformance records; for each uncached conformance
+# question ArgumentParser's reflection asks, the runtime scans them all. `waitingroom` (~10,300
+# records) parses its command line itself and asks none, and links its C libraries statically
+# (Scripts/static-link/README.md), so it starts faster than the minimal ArgumentParser tool.
 #
-#   bench/startup-floor.sh            # needs a resolved WaitingRoom package (.build/checkouts)
+#   bench/startup-floor.sh            # resolves swift-argument-parser for bench/startup-floor
 #   RUNS=80 bench/startup-floor.sh
 # Needs lua5.4 and hyperfine (Debian packages), and the release build of waitingroom.
 set -euo pipefail
@@ -18,7 +20,6 @@ RUNS=${RUNS:-40}
 for tool in lua5.4 hyperfine swiftc; do
   command -v "$tool" >/dev/null || { echo "needs $tool"; exit 1; }
 done
-[ -d .build/checkouts/swift-argument-parser ] || swift package resolve >/dev/null
 [ -x .build/release/waitingroom ] || swift build -c release --product waitingroom >/dev/null
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
