@@ -71,9 +71,11 @@ extension WaitingRoomCommand {
     static func standardError(_ text: String) {
         var text = text
         text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return }
             var offset = 0
             while offset < bytes.count {
-                let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = write(STDERR_FILENO, base + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
                 if written <= 0 { return }
                 offset += written
             }
