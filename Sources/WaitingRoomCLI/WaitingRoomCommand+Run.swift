@@ -33,7 +33,7 @@ extension WaitingRoomCommand {
             exit(ExitStatus.usage.rawValue)
         }
         switch invocation {
-        case .print(let text):
+        case .output(let text):
             print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
             exit(ExitStatus.passed.rawValue)
         case .run(let command):

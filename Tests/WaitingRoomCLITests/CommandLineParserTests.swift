@@ -27,7 +27,7 @@ struct CommandLineParserTests {
     }
 
     func printed(_ words: [String]) throws -> String? {
-        guard case .print(let text) = try parser.parse(words) else { return nil }
+        guard case .output(let text) = try parser.parse(words) else { return nil }
         return text
     }
 
@@ -94,6 +94,8 @@ struct CommandLineParserTests {
             (["bench", "everything"], "unknown suite everything"),
             (["bench", "--json", "--markdown"], "--json and --markdown: pick one"),
             (["help", "fly"], "Unknown subcommand 'fly'"),
+            (["--generate-completion-script="], "Unknown shell ''"),
+            (["--generate-completion-script=tcsh"], "Unknown shell 'tcsh'"),
         ]
         for (words, message) in cases {
             let error = usageError(words)

@@ -20,15 +20,15 @@ struct CommandLineParser {
         /// Run this command.
         case run(any CLICommand)
         /// Print this text and exit 0 (help, a completion script).
-        case print(String)
+        case output(String)
     }
 
     var root: CommandDescription
     var subcommands: [any CLICommand.Type]
 
     func parse(_ words: [String]) throws(UsageError) -> Invocation {
-        guard let first = words.first else { return .print(rootHelp) }
-        if Self.isHelp(first) { return .print(rootHelp) }
+        guard let first = words.first else { return .output(rootHelp) }
+        if Self.isHelp(first) { return .output(rootHelp) }
         if first == "help" { return try help(words.dropFirst()) }
         if first == "--generate-completion-script" || first.hasPrefix("--generate-completion-script=") {
             return try completionScript(words)
@@ -49,25 +49,24 @@ struct CommandLineParser {
     static func isHelp(_ word: String) -> Bool { word == "-h" || word == "--help" || word == "-help" }
 
     private func help(_ words: ArraySlice<String>) throws(UsageError) -> Invocation {
-        guard let name = words.first else { return .print(rootHelp) }
+        guard let name = words.first else { return .output(rootHelp) }
         guard let subcommand = subcommands.first(where: { $0.about.name == name }) else {
             var error = UsageError("Unknown subcommand '\(name)'; expected one of \(names)")
             error.usage = "\(root.name) help <subcommand>"
             throw error
         }
-        return .print(page(subcommand))
+        return .output(page(subcommand))
     }
 
     private func page<C: CLICommand>(_ command: C.Type) -> String { HelpText.page(command, root: root.name) }
 
     private func completionScript(_ words: [String]) throws(UsageError) -> Invocation {
-        let first = words[0]
-        let shell = first.contains("=") ? String(first.split(separator: "=", maxSplits: 1)[1]) : words.dropFirst().first ?? loginShell
+        let shell = Self.split(words[0]).value ?? words.dropFirst().first ?? loginShell
         let script = CompletionScript(root: root, subcommands: subcommands)
         switch shell {
-        case "bash": return .print(script.bash)
-        case "zsh": return .print(script.zsh)
-        case "fish": return .print(script.fish)
+        case "bash": return .output(script.bash)
+        case "zsh": return .output(script.zsh)
+        case "fish": return .output(script.fish)
         default:
             var error = UsageError(shell.map { "Unknown shell '\($0)'; expected bash, zsh or fish" } ?? "Missing value for '--generate-completion-script <shell>'")
             error.usage = "\(root.name) --generate-completion-script <shell>"
@@ -84,7 +83,7 @@ struct CommandLineParser {
     /// A subcommand's arguments into a command value, or its help.
     func parse<C: CLICommand>(_: C.Type, _ words: ArraySlice<String>) throws(UsageError) -> Invocation {
         do {
-            guard let command = try Self.parse(C.self, words) else { return .print(page(C.self)) }
+            guard let command = try Self.parse(C.self, words) else { return .output(page(C.self)) }
             return .run(command)
         } catch {
             var error = error
