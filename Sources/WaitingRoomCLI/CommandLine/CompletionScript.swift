@@ -1,3 +1,5 @@
+import Foundation
+
 /// Shell completion for `waitingroom`, written from the commands' declarations:
 /// `waitingroom --generate-completion-script bash|zsh|fish`.
 ///
