@@ -32,6 +32,7 @@ public struct Terminal: Sendable {
         return 80
     }
 
+    /// Writes all of `text` to `fd`, unbuffered; a write interrupted by a signal is retried.
     static func write(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
@@ -39,6 +40,7 @@ public struct Terminal: Sendable {
             let n = bytes.withUnsafeMutableBytes { buffer in
                 Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
             }
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 { return }
             offset += n
         }

@@ -29,12 +29,12 @@ extension WaitingRoomCommand {
         do {
             invocation = try parser.parse(arguments ?? Array(CommandLine.arguments.dropFirst()))
         } catch {
-            standardError(error.report)
+            Terminal.write(2, error.report)
             exit(ExitStatus.usage.rawValue)
         }
         switch invocation {
         case .output(let text):
-            print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+            Terminal.write(1, text.hasSuffix("\n") ? text : text + "\n")
             exit(ExitStatus.passed.rawValue)
         case .run(let command):
             if command.servesOnEventLoops {
@@ -58,27 +58,12 @@ extension WaitingRoomCommand {
         } catch let status as ExitStatus {
             exit(status.rawValue)
         } catch let usage as UsageError {
-            standardError(usage.report)
+            Terminal.write(2, usage.report)
             exit(ExitStatus.usage.rawValue)
         } catch {
-            standardError("Error: \(error)\n")
+            Terminal.write(2, "Error: \(error)\n")
             exit(ExitStatus.error.rawValue)
         }
         exit(ExitStatus.passed.rawValue)
-    }
-
-    /// Writes a diagnostic to stderr, unbuffered.
-    static func standardError(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return }
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(STDERR_FILENO, base + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return }
-                offset += written
-            }
-        }
     }
 }

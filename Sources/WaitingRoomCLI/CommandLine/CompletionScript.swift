@@ -39,6 +39,7 @@ struct CompletionScript {
     /// The bash function and its `complete` line (without the first line).
     var bashBody: String {
         let function = "_" + root.name.replacingOccurrences(of: "-", with: "_")
+        let entries = self.entries
         let names = entries.map(\.name)
         var text = """
             \(function)() {
