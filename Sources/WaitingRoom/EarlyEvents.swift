@@ -1,5 +1,6 @@
 /// The events a session keeps for its first stream while nobody reads it: at most `limit`,
-/// the oldest progress events dropped first (see ``WaitingSession/events``).
+/// the oldest progress events dropped first (see ``WaitingSession/events``). Connection
+/// changes count as progress here: a later one says where the session stands.
 ///
 /// Progress events live in a ring, so a session that waits for hours without a reader holds a
 /// bounded number of them and an emit never shifts the buffer; the other events (state changes,
@@ -35,7 +36,7 @@ struct EarlyEvents {
     mutating func append(_ event: WaitingRoomEvent) {
         sequence += 1
         let numbered = Numbered(sequence: sequence, event: event)
-        if case .progress = event {
+        if event.isSuperseded {
             if progress.count < progressRoom {
                 if progress.isEmpty { progress.reserveCapacity(progressRoom) }
                 progress.append(numbered)
@@ -80,5 +81,15 @@ struct EarlyEvents {
             }
         }
         return merged
+    }
+}
+
+extension WaitingRoomEvent {
+    /// Progress and connection changes: a later one of either tells what an earlier one told.
+    var isSuperseded: Bool {
+        switch self {
+        case .progress, .connection: return true
+        default: return false
+        }
     }
 }

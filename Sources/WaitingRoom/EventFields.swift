@@ -3,7 +3,8 @@
 ///
 /// Names: `event`, `vendor`, `code`, `message`, and where they apply `state`, `ahead`,
 /// `behind`, `eta` (seconds), `eta_text`, `percent`, `queue_url`, `target_url`, `pass`
-/// (object), `error` (object: `kind`, `code`, `message`, `field`).
+/// (object), `error` (object: `kind`, `code`, `message`, `field`), `connection`
+/// (`connected` | `reconnecting` | `offline`) with `attempt` and `retry_in` (seconds).
 extension WaitingRoomEvent {
     /// The event as named fields (credentials redacted unless `revealSecrets`).
     public func fields(revealSecrets: Bool = false) -> [String: JSONValue] {
@@ -27,7 +28,16 @@ extension WaitingRoomEvent {
             if let pass { f["pass"] = .object(pass.fields(revealSecrets: revealSecrets)) }
         case .failed(let error):
             f["error"] = .object(error.fields)
-        case .blocked, .closed, .sessionRestarted, .completed, .keyReturnedLate:
+        case .connection(let state, _):
+            f["connection"] = .string(state.name)
+            if case .reconnecting(let attempt, let next) = state {
+                f["attempt"] = .number(Double(attempt))
+                if let next { f["retry_in"] = .number(next.seconds) }
+            }
+        case .queuePageChanged(let page, _):
+            f["queue_url"] = .string(page.queueURL)
+            if let target = page.targetURL { f["target_url"] = .string(target) }
+        case .blocked, .closed, .sessionRestarted, .completed, .keyReturnedLate, .userExited:
             break
         }
         return f

@@ -13,7 +13,7 @@ public enum DuplicatePolicy: String, Hashable, Sendable, Codable {
 /// policies.
 ///
 /// The core names no HTTP stack, so the transport is given here; every other field has a
-/// production default. `import WaitingRoomHTTP` adds ``init(clock:passStore:logger:revealSecrets:duplicatePolicy:pendingReturns:)``
+/// production default. `import WaitingRoomHTTP` adds ``init(clock:passStore:logger:revealSecrets:duplicatePolicy:pendingReturns:connectivity:)``
 /// overloads without a transport, which use its AsyncHTTPClient transport; an app may bring its
 /// own ``HTTPTransport`` instead, and a provider that needs no network can use ``NoNetworkTransport``.
 public struct ProviderEnvironment: Sendable {
@@ -32,6 +32,11 @@ public struct ProviderEnvironment: Sendable {
     /// Key returns still running in the background (see ``PendingReturns``); drain it before
     /// the process exits.
     public var pendingReturns: PendingReturns
+    /// Whether the device can reach a vendor at all, asked when a request fails (Queue-it
+    /// `-100`, NetFUNNEL `1001`, the `offline` connection state). Default:
+    /// ``SystemConnectivityMonitor`` (the kernel's routes and interfaces; loopback is never
+    /// offline); an app with its own network monitor sets its own.
+    public var connectivity: any ConnectivityMonitor
 
     /// Creates an environment that sends its requests through `transport`.
     public init(
@@ -41,8 +46,10 @@ public struct ProviderEnvironment: Sendable {
         logger: Logger = Logger(label: "waitingroom"),
         revealSecrets: Bool = false,
         duplicatePolicy: DuplicatePolicy = .join,
-        pendingReturns: PendingReturns = PendingReturns()
+        pendingReturns: PendingReturns = PendingReturns(),
+        connectivity: any ConnectivityMonitor = SystemConnectivityMonitor()
     ) {
+        self.connectivity = connectivity
         self.transport = transport
         self.clock = clock
         self.passStore = passStore ?? MemoryPassStore(clock: clock)

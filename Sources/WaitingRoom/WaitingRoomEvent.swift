@@ -30,6 +30,17 @@ public indirect enum WaitingRoomEvent: Hashable, Sendable, Codable {
     /// A key whose documented return attempts had failed (reported as such with `completed`,
     /// `closed` or `failed`) was returned later, in the background (see ``PendingReturns``).
     case keyReturnedLate(VendorStatus)
+    /// The session's connection to the vendor changed (see ``ConnectionState``): emitted when a
+    /// request fails and the session keeps trying (`reconnecting`), when the device has no route
+    /// to the vendor (`offline`), and when the vendor answers again (`connected`). Not emitted
+    /// for a session that never failed a request.
+    case connection(ConnectionState, VendorStatus)
+    /// The queue page moved to another address on the queue's host (Queue-it
+    /// `notifyQueueUrlChanged`): the page a host shows or a user would bookmark.
+    case queuePageChanged(QueuePage, VendorStatus)
+    /// The user left the queue page's flow (Queue-it `notifyUserExited`: the page's body has
+    /// the class `exit`); the session goes on until the vendor's outcome.
+    case userExited(VendorStatus)
 
     /// The event's name, for ``WaitingSession/bind(_:_:)``.
     public var name: EventName {
@@ -45,6 +56,9 @@ public indirect enum WaitingRoomEvent: Hashable, Sendable, Codable {
         case .failed: return .failed
         case .completed: return .completed
         case .keyReturnedLate: return .keyReturnedLate
+        case .connection: return .connection
+        case .queuePageChanged: return .queuePageChanged
+        case .userExited: return .userExited
         }
     }
 
@@ -53,7 +67,7 @@ public indirect enum WaitingRoomEvent: Hashable, Sendable, Codable {
         switch self {
         case .stateChanged(_, let s), .queueOpened(_, let s), .progress(_, let s), .passed(_, let s),
              .disabled(_, let s), .blocked(let s), .closed(let s), .sessionRestarted(let s), .completed(let s),
-             .keyReturnedLate(let s):
+             .keyReturnedLate(let s), .connection(_, let s), .queuePageChanged(_, let s), .userExited(let s):
             return s
         case .failed(let error):
             return error.status
@@ -65,4 +79,5 @@ public indirect enum WaitingRoomEvent: Hashable, Sendable, Codable {
 public enum EventName: String, Hashable, Sendable, Codable, CaseIterable {
     case stateChanged, queueOpened, progress, passed, disabled, blocked, closed, sessionRestarted, failed, completed
     case keyReturnedLate
+    case connection, queuePageChanged, userExited
 }

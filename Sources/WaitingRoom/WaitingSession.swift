@@ -89,6 +89,8 @@ public final class WaitingSession: Sendable {
         var finishDeferred = false
         /// Runs once when the session reaches a final state (``whenFinal(_:)``).
         var whenFinal: (@Sendable () -> Void)?
+        /// The connection as last announced: 0 connected (the start), 1 reconnecting, 2 offline.
+        var connection: UInt8 = 0
         let createdStatus: VendorStatus
 
         var logEnd: Int { logStart + log.count }
@@ -568,6 +570,8 @@ public final class WaitingSession: Sendable {
 
     /// What one emit hands out after the lock: woken streams and bound handlers.
     private struct Delivery {
+        /// `connection(connected)`, announced before a vendor answer that follows a failure.
+        var reconnected: WaitingRoomEvent?
         /// The `stateChanged(waiting)` announced before the first progress or queue page.
         var before: WaitingRoomEvent?
         var woken: [(Waiter, WaitingRoomEvent)] = []
@@ -588,6 +592,17 @@ public final class WaitingSession: Sendable {
         var delivery = Delivery()
         let accepted: Bool = core.withLock { core in
             guard accept(core) else { return false }
+            if core.connection != 0 {
+                switch event {
+                case .progress(_, let status), .queueOpened(_, let status), .passed(_, let status), .disabled(_, let status),
+                     .blocked(let status):
+                    // The vendor answered again.
+                    core.connection = 0
+                    delivery.reconnected = .connection(.connected, status)
+                default:
+                    break
+                }
+            }
             switch event {
             case .stateChanged(let state, let status):
                 guard state != core.state else { return false }
@@ -599,20 +614,32 @@ public final class WaitingSession: Sendable {
                     core.state = .waiting
                     delivery.before = .stateChanged(.waiting, status)
                 }
-            case .keyReturnedLate:
-                // after the outcome: the state and its status stay as they are
+            case .keyReturnedLate, .queuePageChanged, .userExited:
+                // the state and its status stay as they are
                 break
+            case .connection(let state, _):
+                let code: UInt8
+                switch state {
+                case .connected: code = 0
+                case .reconnecting: code = 1
+                case .offline: code = 2
+                }
+                // Each retry is news; being connected or offline again is not.
+                guard code != core.connection || code == 1 else { return false }
+                core.connection = code
             default:
                 core.status = event.status
             }
             switch event {
             case .passed, .disabled, .blocked, .closed, .failed, .completed, .keyReturnedLate: core.replay.append(event)
-            case .stateChanged, .progress, .queueOpened, .sessionRestarted: break
+            case .stateChanged, .progress, .queueOpened, .sessionRestarted, .connection, .queuePageChanged, .userExited: break
             }
             if core.early != nil {
+                if let reconnected = delivery.reconnected { core.early?.append(reconnected) }
                 if let before = delivery.before { core.early?.append(before) }
                 core.early?.append(event)
             } else if !core.readers.isEmpty, !core.streamsFinished {
+                if let reconnected = delivery.reconnected { core.log.append(reconnected) }
                 if let before = delivery.before { core.log.append(before) }
                 core.log.append(event)
                 for index in core.readers.indices where core.readers[index].waiter != nil {
@@ -628,6 +655,9 @@ public final class WaitingSession: Sendable {
         guard accepted else { return }
         for (waiter, next) in delivery.woken { waiter.resume(returning: next) }
         guard !delivery.handlers.isEmpty else { return }
+        if let reconnected = delivery.reconnected {
+            for bound in delivery.handlers where bound.name == nil || bound.name == reconnected.name { bound.handler(reconnected) }
+        }
         if let before = delivery.before {
             for bound in delivery.handlers where bound.name == nil || bound.name == before.name { bound.handler(before) }
         }

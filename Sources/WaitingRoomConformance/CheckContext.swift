@@ -218,6 +218,11 @@ struct CheckContext<Emulator: ConformanceEmulator>: Sendable {
                 recorder.expect(state == .completed, "\(what): event \(index): completed while \(state?.rawValue ?? "nothing")")
             case .keyReturnedLate:
                 recorder.expect(state?.hasOutcome == true, "\(what): event \(index): keyReturnedLate before an outcome")
+            case .connection:
+                recorder.expect(state == .connecting || state == .waiting,
+                                "\(what): event \(index): connection while \(state?.rawValue ?? "nothing") (only while connecting or waiting)")
+            case .queuePageChanged, .userExited:
+                recorder.expect(state == .waiting, "\(what): event \(index): \(event.name.rawValue) while \(state?.rawValue ?? "nothing")")
             case .sessionRestarted:
                 break
             }

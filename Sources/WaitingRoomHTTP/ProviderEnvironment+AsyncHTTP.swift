@@ -4,18 +4,20 @@ import WaitingRoom
 extension ProviderEnvironment {
     /// Creates an environment that sends its requests through ``AsyncHTTPTransport/shared``
     /// (the production default); every other field as in the core's
-    /// ``ProviderEnvironment/init(transport:clock:passStore:logger:revealSecrets:duplicatePolicy:pendingReturns:)``.
+    /// ``ProviderEnvironment/init(transport:clock:passStore:logger:revealSecrets:duplicatePolicy:pendingReturns:connectivity:)``.
     public init(
         clock: any WaitingRoomClock = SystemClock(),
         passStore: (any PassStore)? = nil,
         logger: Logger = Logger(label: "waitingroom"),
         revealSecrets: Bool = false,
         duplicatePolicy: DuplicatePolicy = .join,
-        pendingReturns: PendingReturns = PendingReturns()
+        pendingReturns: PendingReturns = PendingReturns(),
+        connectivity: any ConnectivityMonitor = SystemConnectivityMonitor()
     ) {
         self.init(
             transport: AsyncHTTPTransport.shared, clock: clock, passStore: passStore, logger: logger,
-            revealSecrets: revealSecrets, duplicatePolicy: duplicatePolicy, pendingReturns: pendingReturns)
+            revealSecrets: revealSecrets, duplicatePolicy: duplicatePolicy, pendingReturns: pendingReturns,
+            connectivity: connectivity)
     }
 }
 

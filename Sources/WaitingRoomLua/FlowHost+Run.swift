@@ -135,7 +135,7 @@ extension FlowHost {
             let (decision, errors) = await dispatch(event, session: session, to: context, useHandler: true, on: runtime)
             result.handlerErrors += errors
             switch event {
-            case .stateChanged, .keyReturnedLate:
+            case .stateChanged, .keyReturnedLate, .connection, .queuePageChanged, .userExited:
                 continue
             case .progress, .queueOpened, .sessionRestarted:
                 switch decision {

@@ -203,7 +203,7 @@ extension FlowHost {
             } else if let known = LuaEventNames.listenerAliases[name] {
                 event = known.rawValue
             } else {
-                return .error("wr.on: unknown event \"\(name)\"; expected one of progress, queue_opened, success, disabled, block, error, close, restart, complete, state or \"*\"")
+                return .error("wr.on: unknown event \"\(name)\"; expected one of progress, queue_opened, success, disabled, block, error, close, restart, complete, key_returned_late, connection, queue_page_changed, user_exited, state or \"*\"")
             }
             guard clua_isfunction(L, 2) != 0 else { return .error("wr.on: expected a function as the second argument") }
             lua_pushvalue(L, 2)

@@ -7,6 +7,7 @@ import WaitingRoom
 /// looking up a C string (the progress-event hot path, reference lua-embedding.md §6).
 enum LuaEventKey: Int, CaseIterable {
     case event, vendor, code, message, state, queueURL, targetURL, ahead, behind, eta, etaText, percent, pass, error, kind
+    case connection, attempt, retryIn
 
     /// The name Lua sees.
     var luaName: String {
@@ -14,13 +15,14 @@ enum LuaEventKey: Int, CaseIterable {
         case .queueURL: return "queue_url"
         case .targetURL: return "target_url"
         case .etaText: return "eta_text"
+        case .retryIn: return "retry_in"
         default: return "\(self)"
         }
     }
 }
 
 extension EventName {
-    /// A dense index (0..<11) for tables keyed by event.
+    /// A dense index (0..<14) for tables keyed by event.
     var ordinal: Int {
         switch self {
         case .stateChanged: return 0
@@ -34,10 +36,13 @@ extension EventName {
         case .failed: return 8
         case .completed: return 9
         case .keyReturnedLate: return 10
+        case .connection: return 11
+        case .queuePageChanged: return 12
+        case .userExited: return 13
         }
     }
 
-    static let count = 11
+    static let count = 14
 }
 
 /// Registry refs of the interned key and event-name strings of one Lua state.

@@ -10,11 +10,13 @@ enum LuaEventNames {
         .queueOpened: "on_queue_opened", .progress: "on_progress", .passed: "on_success",
         .disabled: "on_disabled", .blocked: "on_block", .failed: "on_error", .closed: "on_close",
         .sessionRestarted: "on_restart", .completed: "on_complete", .keyReturnedLate: "on_key_returned_late",
+        .connection: "on_connection", .queuePageChanged: "on_queue_page_changed", .userExited: "on_user_exited",
     ]
     /// Every handler a flow table may define, in documentation order.
     static let handlerNames = [
         "on_progress", "on_queue_opened", "on_success", "on_disabled", "on_block", "on_error",
-        "on_close", "on_restart", "on_complete", "on_key_returned_late",
+        "on_close", "on_restart", "on_complete", "on_key_returned_late", "on_connection", "on_queue_page_changed",
+        "on_user_exited",
     ]
     /// `wr.on` accepts the handler stem (`success`), the Swift name (`passed`) or `*`.
     static let listenerAliases: [String: EventName] = {
@@ -31,6 +33,9 @@ enum LuaEventNames {
         map["state"] = .stateChanged
         map["state_changed"] = .stateChanged
         map["key_returned_late"] = .keyReturnedLate
+        map["queue_page_changed"] = .queuePageChanged
+        map["queue_url_changed"] = .queuePageChanged
+        map["user_exited"] = .userExited
         return map
     }()
 }
@@ -38,7 +43,7 @@ enum LuaEventNames {
 extension LuaVM {
     /// Push `event` as a table with the core's field names (`WaitingRoomEvent.fields`): `event`,
     /// `vendor`, `code`, `message`, and `state`, `queue_url`, `target_url`, `ahead`, `behind`,
-    /// `eta`, `eta_text`, `percent`, `pass`, `error` where they apply. Built field by field with
+    /// `eta`, `eta_text`, `percent`, `pass`, `error`, `connection`, `attempt`, `retry_in` where they apply. Built field by field with
     /// interned keys and raw sets (the hot path for progress events).
     func push(_ L: OpaquePointer, event: WaitingRoomEvent) {
         let status = event.status
@@ -76,7 +81,16 @@ extension LuaVM {
             push(L, json: .object(error.fields))
             lua_rawset(L, -3)
             rawSet(L, .kind, error.kind.rawValue)
-        case .blocked, .closed, .sessionRestarted, .completed, .keyReturnedLate:
+        case .connection(let state, _):
+            rawSet(L, .connection, state.name)
+            if case .reconnecting(let attempt, let next) = state {
+                rawSet(L, .attempt, attempt)
+                if let next { rawSet(L, .retryIn, next.seconds) }
+            }
+        case .queuePageChanged(let page, _):
+            rawSet(L, .queueURL, page.queueURL)
+            rawSet(L, .targetURL, page.targetURL)
+        case .blocked, .closed, .sessionRestarted, .completed, .keyReturnedLate, .userExited:
             break
         }
     }

@@ -220,12 +220,14 @@ struct CrowdHandlerSessionEngine: WaitingSessionEngine {
         }
         var token = run == 1 ? CrowdHandlerProvider.carriedToken(entry) : nil
         var shownPage: String?
+        var outages = 0
         while true {
             if Task.isCancelled { return .closed(cancelledStatus) }
             let answer: Result<CrowdHandlerResult, WaitingRoomError>
             do { answer = .success(try await p.checkOnce(entry, token: token)) } catch { answer = .failure(error) }
             if Task.isCancelled { return .closed(cancelledStatus) }
             if case .success(let r) = answer, let t = r.token { token = t }
+            if case .success = answer { outages = 0 }
             switch p.verdict(answer, entry: entry, token: token) {
             case .passed(let pass, let s):
                 await p.persist(pass)
@@ -250,6 +252,12 @@ struct CrowdHandlerSessionEngine: WaitingSessionEngine {
                     context.emit(.queueOpened(QueuePage(queueURL: url, targetURL: p.target(for: entry)),
                                               p.status(.safetyNet, "safety-net room \(slug): \(error.message)")))
                 }
+                // The API did not answer: the session keeps checking (the safety-net room shows meanwhile).
+                outages += 1
+                let host = URL(string: p.configuration.apiURL)?.host
+                let state: ConnectionState = p.environment.connectivity.isOffline(host: host)
+                    ? .offline : .reconnecting(attempt: outages, nextRetryIn: p.configuration.pollInterval)
+                context.emit(.connection(state, VendorStatus(vendor: vendorID, code: error.vendorCode ?? 0, message: error.message)))
             }
             do { try await p.environment.clock.sleep(for: p.configuration.pollInterval) } catch { return .closed(cancelledStatus) }
         }

@@ -117,6 +117,17 @@ final class NetFUNNELClient: Sendable {
         let policy: RetryPolicy
         let onRetry: @Sendable (Int, WaitingRoomError) -> Void
         let attempt: @Sendable (_ attempt: Int, _ timeout: Duration?) async throws -> NetFUNNELReply
+
+        /// The same exchange; each retry is also a `reconnecting` connection event of the
+        /// session (a retry follows at once: its slot's wait is already over).
+        func reporting(to context: SessionContext) -> Exchange {
+            let log = onRetry
+            return Exchange(policy: policy, onRetry: { attempt, error in
+                log(attempt, error)
+                context.emit(.connection(.reconnecting(attempt: attempt, nextRetryIn: .zero),
+                                         VendorStatus(vendor: NetFUNNELClient.vendor, code: error.vendorCode ?? 0, message: error.message)))
+            }, attempt: attempt)
+        }
     }
 
     /// Sends `exchange` under its policy.
@@ -128,8 +139,24 @@ final class NetFUNNELClient: Sendable {
         do {
             return try await exchange.policy.run(clock: environment.clock, vendor: Self.vendor, onRetry: exchange.onRetry, operation: exchange.attempt)
         } catch {
-            throw Self.agentFailure(error)
+            throw offlineAware(Self.agentFailure(error))
         }
+    }
+
+    /// A network failure while the device has no route to the server
+    /// (``ProviderEnvironment/connectivity``) is the agent's 1001 "Network Not Connected"
+    /// (seed: "Network connection blocked (Wi-Fi, cellular data blocked)"), whatever the
+    /// transport saw (a timeout, a refused connection).
+    @inline(never)
+    func offlineAware(_ error: any Error) -> any Error {
+        guard var e = error as? WaitingRoomError, Self.isNetworkFailure(e),
+              e.vendorCode != NetFUNNELStatusCode.networkNotConnected.rawValue,
+              environment.connectivity.isOffline(host: serverURL.host)
+        else { return error }
+        e.kind = .networkOffline
+        e.vendorCode = NetFUNNELStatusCode.networkNotConnected.rawValue
+        e.message = "Network Not Connected: the device has no route to \(serverURL.host ?? "the server") (\(e.message))"
+        return e
     }
 
     /// Builds one request: its policy, its retry log line and its attempt.

@@ -86,6 +86,8 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         var waitingStarted = false
         var reissues = 0
         var pageOpened = false
+        /// Failed requests in a row that recovery mode waited through (the `reconnecting` attempt).
+        var outages = 0
 
         /// The next request: 5101 until a key is held, then 5002.
         var opcode: NetFUNNELOpcode { key == nil ? .issueAndEnter : .checkEnter }
@@ -148,7 +150,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         let progress = run.progress
         let exchange = client.exchange(
             progress.opcode, key: progress.key, ttl: progress.sleptTTL, entry: context.entry, node: progress.node, retries: true)
-        return Task { try await client.send(exchange) }
+        return Task { try await client.send(exchange.reporting(to: context)) }
     }
 
     /// Takes in what a request brought back (cancelled meanwhile, failed or answered).
@@ -176,9 +178,18 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
             let (key, node) = keyHeld(after: reply, progress: progress)
             return .end(.cancelled(key: key, node: node))
         case .failure(let error):
-            if keepsWaiting(after: error, opcode: opcode, progress: progress) { return .sleep(max(1, progress.sleptTTL)) }
+            if keepsWaiting(after: error, opcode: opcode, progress: progress) {
+                progress.outages += 1
+                let pause = max(1, progress.sleptTTL)
+                let offline = error.vendorCode == NetFUNNELStatusCode.networkNotConnected.rawValue
+                    && client.environment.connectivity.isOffline(host: client.serverURL.host)
+                context.emit(.connection(offline ? .offline : .reconnecting(attempt: progress.outages, nextRetryIn: .seconds(pause)),
+                                         status(error.vendorCode ?? NetFUNNELStatusCode.networkTimeout.rawValue, error.message)))
+                return .sleep(pause)
+            }
             return .end(.failed(error, key: progress.key, node: progress.node))
         case .reply(let reply):
+            progress.outages = 0
             return step(after: reply, opcode: opcode, entry: entry, progress: &progress, context: context)
         }
     }

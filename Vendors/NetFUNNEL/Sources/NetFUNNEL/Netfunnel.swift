@@ -226,7 +226,7 @@ public final class Netfunnel {
             let code = status.code == 500 ? 500 : 200
             delegate.nfComplete(projectKey: p, segmentKey: s, statusCode: code, message: status.message)
             sessions[RoomKey(scope: p, room: s)] = nil
-        case .stateChanged, .queueOpened, .sessionRestarted, .keyReturnedLate:
+        case .stateChanged, .queueOpened, .sessionRestarted, .keyReturnedLate, .connection, .queuePageChanged, .userExited:
             // The agent has no callback for a late return (nfComplete 500 already fired).
             break
         }

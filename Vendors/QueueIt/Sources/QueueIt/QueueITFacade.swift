@@ -87,7 +87,9 @@ public final class QueueITEngine: Sendable {
     /// ``QueueItHostDrivenPageDriver`` (the SDK's web view).
     public var pageDriver: any QueuePageDriver { driver }
     /// The host-driven driver the app feeds navigations to, when the engine uses one.
-    public var hostDriver: QueueItHostDrivenPageDriver? { driver as? QueueItHostDrivenPageDriver }
+    public var hostDriver: QueueItHostDrivenPageDriver? {
+        driver as? QueueItHostDrivenPageDriver ?? (driver as? QueueItAutoPageDriver)?.host
+    }
 
     /// Mirrors `initWithHost:customerId:eventOrAliasId:layoutName:language:waitingRoomDomain:queuePathPrefix:`.
     public init(customerId: String, eventOrAliasId: String, layoutName: String? = nil, language: String? = nil,
@@ -171,7 +173,7 @@ public final class QueueITEngine: Sendable {
                 switch event {
                 case .queueURLChanged(let u): d.withLock { $0.urlChanged }?.notifyQueueUrlChanged(u.absoluteString)
                 case .userExited: d.withLock { $0.userExited }?.notifyUserExited()
-                case .progress, .externalLink: break
+                case .progress, .externalLink, .reconnecting: break
                 }
             })
         let provider = QueueItProvider(configuration: config, environment: environment, driver: driver,

@@ -55,6 +55,9 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
     /// Ours: the HTTP-follow driver waited its `maxWait` without reaching the target (a page it
     /// cannot follow, such as a real, script-driven Queue-it queue page).
     case queuePageTimeout = -206
+    /// Ours: a queue page handed to the host got no navigation report within
+    /// `hostReportTimeoutSeconds` (the host shows no pages: choose `follow` or `browser`).
+    case hostDidNotReport = -207
 
     /// Where this code comes from (vendor SDK, HTTP status, ours).
     public var origin: Origin {
@@ -91,6 +94,7 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
         case .sessionRestart: return "Session restart requested by the queue page"
         case .storedPass: return "Pass taken from the pass store"
         case .queuePageTimeout: return "The queue page did not lead to the target in time"
+        case .hostDidNotReport: return "The host reported no navigation of the queue page"
         }
     }
 }

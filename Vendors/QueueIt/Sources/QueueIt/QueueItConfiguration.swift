@@ -9,8 +9,15 @@ public enum QueueItQueuePageMode: String, Sendable, Hashable, CaseIterable {
     /// them, so the wait is bounded (``QueueItConfiguration/followMaxWait``).
     case follow
     /// The host app shows the page (a web view, a browser) and feeds its navigations to
-    /// ``QueueItHostDrivenPageDriver``, as the vendor's SDKs do with their web view. The default.
+    /// ``QueueItHostDrivenPageDriver``, as the vendor's SDKs do with their web view. A page the
+    /// host does not report on within ``QueueItConfiguration/hostReportTimeout`` fails with -207.
     case host
+    /// The default (proposal): `host` when a host is attached to the provider's
+    /// ``QueueItProvider/hostDriver`` (``QueueItHostDrivenPageDriver/attach(onShow:)``), else
+    /// `follow`, decided for each page when it opens (``QueueItAutoPageDriver``). A library
+    /// user, a server or a script that shows no pages waits headlessly out of the box; an app
+    /// that shows pages attaches and gets them, as the vendor's SDKs show their web view.
+    case auto
     /// Run the queue page in a real headless browser (Debian's `chromium` driven by
     /// `chromedriver`, ``QueueItBrowserDriver``): script-driven pages work, for servers and the
     /// CLI. Bounded by ``QueueItConfiguration/followMaxWait``; paths from
@@ -23,7 +30,9 @@ public enum QueueItQueuePageMode: String, Sendable, Hashable, CaseIterable {
 /// JSON keys: `customerId` (required), `waitingRoomId`, `waitingRoomDomain`, `pathPrefix`,
 /// `layoutName`, `language`, `userAgent`, `userId`, `sdkVersion`, `requestTimeoutSeconds`
 /// (1…120, default 10), `pollIntervalSeconds` (1…300, default 5), `viewDelaySeconds` (0…60),
-/// `queuePage` (`host` (default) | `follow` | `browser`), `followMaxWaitSeconds` (1…86,400,
+/// `queuePage` (`auto` (default) | `host` | `follow` | `browser`), `hostReportTimeoutSeconds`
+/// (1…3,600, default 30: how long a page handed to the host waits for its first navigation
+/// report), `followMaxWaitSeconds` (1…86,400,
 /// default 1,800; bounds the `follow` and `browser` drivers), `browserPath` and
 /// `chromedriverPath` (the `browser` driver's executables; default `/usr/bin/chromium` and
 /// `chromedriver` on `PATH` or `/usr/bin/chromedriver`), `reuseStoredPass` (default true),
@@ -52,6 +61,9 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     /// The longest the HTTP-follow driver waits on one queue page before it gives up with code
     /// -206 (`queuePageTimeout`); counted on the environment's clock. (proposal) 30 min by default.
     public var followMaxWait: Duration
+    /// How long a page handed to the host (`host`, or `auto` with a host attached) waits for the
+    /// host's first navigation report before it fails with -207. (proposal) 30 s.
+    public var hostReportTimeout: Duration
     /// The browser the `browser` queue-page driver runs (nil: ``QueueItBrowserDriver/defaultBrowserPath``).
     public var browserPath: String?
     /// The `chromedriver` the `browser` queue-page driver starts (nil: found on `PATH`, else
@@ -71,9 +83,11 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
                 layoutName: String? = nil, language: String? = nil, userAgent: String = QueueItConfiguration.defaultUserAgent,
                 userId: String? = nil, sdkVersion: String = QueueItEnqueueBody.defaultSDKVersion,
                 requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(5), viewDelay: Duration = .zero,
-                queuePage: QueueItQueuePageMode = .host, reuseStoredPass: Bool = true, autoRestartSession: Bool = true,
+                queuePage: QueueItQueuePageMode = .auto, reuseStoredPass: Bool = true, autoRestartSession: Bool = true,
                 followMaxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait,
-                browserPath: String? = nil, chromedriverPath: String? = nil) throws(WaitingRoomError) {
+                browserPath: String? = nil, chromedriverPath: String? = nil,
+                hostReportTimeout: Duration = QueueItHostDrivenPageDriver.defaultReportTimeout) throws(WaitingRoomError) {
+        self.hostReportTimeout = hostReportTimeout
         self.customerId = customerId
         self.waitingRoomId = waitingRoomId.flatMap { $0.isEmpty ? nil : $0 }
         self.waitingRoomDomain = waitingRoomDomain.flatMap { $0.isEmpty ? nil : $0 }
@@ -103,6 +117,9 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
         guard viewDelay >= .zero, viewDelay <= .seconds(60) else {
             throw .outOfRange(field: "viewDelaySeconds", value: viewDelay.seconds, range: 0...60, unit: "s", vendor: Self.vendorID)
         }
+        guard hostReportTimeout >= .seconds(1), hostReportTimeout <= .seconds(3600) else {
+            throw .outOfRange(field: "hostReportTimeoutSeconds", value: hostReportTimeout.seconds, range: 1...3600, unit: "s", vendor: Self.vendorID)
+        }
         guard followMaxWait >= .seconds(1), followMaxWait <= .seconds(86_400) else {
             throw .outOfRange(field: "followMaxWaitSeconds", value: followMaxWait.seconds, range: 1...86_400, unit: "s", vendor: Self.vendorID)
         }
@@ -114,11 +131,11 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
         try r.rejectUnknownKeys(["customerId", "waitingRoomId", "waitingRoomDomain", "pathPrefix", "layoutName", "language",
                                  "userAgent", "userId", "sdkVersion", "requestTimeoutSeconds", "pollIntervalSeconds",
                                  "viewDelaySeconds", "queuePage", "followMaxWaitSeconds", "browserPath", "chromedriverPath",
-                                 "reuseStoredPass", "autoRestartSession"])
-        var mode = QueueItQueuePageMode.host
+                                 "reuseStoredPass", "autoRestartSession", "hostReportTimeoutSeconds"])
+        var mode = QueueItQueuePageMode.auto
         if let m = try r.string("queuePage") {
             guard let parsed = QueueItQueuePageMode(rawValue: m) else {
-                throw WaitingRoomError.invalidConfiguration(field: "queuePage", "'\(m)' is not one of host, follow, browser", vendor: Self.vendorID)
+                throw WaitingRoomError.invalidConfiguration(field: "queuePage", "'\(m)' is not one of auto, host, follow, browser", vendor: Self.vendorID)
             }
             mode = parsed
         }
@@ -141,16 +158,22 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
             followMaxWait: .milliseconds(Int64((try r.double("followMaxWaitSeconds", range: 1...86_400)
                 ?? QueueItHTTPFollowDriver.defaultMaxWait.seconds) * 1000)),
             browserPath: try r.string("browserPath"),
-            chromedriverPath: try r.string("chromedriverPath"))
+            chromedriverPath: try r.string("chromedriverPath"),
+            hostReportTimeout: .milliseconds(Int64((try r.double("hostReportTimeoutSeconds", range: 1...3600)
+                ?? QueueItHostDrivenPageDriver.defaultReportTimeout.seconds) * 1000)))
     }
 
-    /// The queue-page driver ``queuePage`` names: `host` ⇒ a new ``QueueItHostDrivenPageDriver``;
-    /// `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by ``followMaxWait``; `browser` ⇒
-    /// ``QueueItBrowserDriver`` with ``browserPath`` / ``chromedriverPath``, bounded by ``followMaxWait``.
+    /// The queue-page driver ``queuePage`` names: `auto` ⇒ ``QueueItAutoPageDriver`` (a new
+    /// host-driven driver, else HTTP-follow); `host` ⇒ a new ``QueueItHostDrivenPageDriver``
+    /// bounded by ``hostReportTimeout``; `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by
+    /// ``followMaxWait``; `browser` ⇒ ``QueueItBrowserDriver`` with ``browserPath`` /
+    /// ``chromedriverPath``, bounded by ``followMaxWait``.
     public func makePageDriver() -> any QueuePageDriver {
+        let follow = QueueItHTTPFollowDriver(pollInterval: pollInterval, requestTimeout: requestTimeout, maxWait: followMaxWait)
         switch queuePage {
-        case .host: return QueueItHostDrivenPageDriver()
-        case .follow: return QueueItHTTPFollowDriver(pollInterval: pollInterval, requestTimeout: requestTimeout, maxWait: followMaxWait)
+        case .auto: return QueueItAutoPageDriver(host: QueueItHostDrivenPageDriver(reportTimeout: hostReportTimeout), headless: follow)
+        case .host: return QueueItHostDrivenPageDriver(reportTimeout: hostReportTimeout)
+        case .follow: return follow
         case .browser: return QueueItBrowserDriver(browserPath: browserPath, chromedriverPath: chromedriverPath, maxWait: followMaxWait)
         }
     }

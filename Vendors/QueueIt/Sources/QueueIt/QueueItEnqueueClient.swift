@@ -32,12 +32,16 @@ public struct QueueItEnqueueClient: Sendable {
     public let connectivity: any QueueItConnectivity
     public let policy: RetryPolicy
     public let logger: Logger
+    /// Asked when an attempt fails on the network: no route to the host ⇒ `-100` at once.
+    public let monitor: any ConnectivityMonitor
 
     public init(transport: any HTTPTransport, clock: any WaitingRoomClock, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
-                policy: RetryPolicy = .queueIt, logger: Logger = Logger(label: "waitingroom.queueit")) {
+                policy: RetryPolicy = .queueIt, logger: Logger = Logger(label: "waitingroom.queueit"),
+                monitor: any ConnectivityMonitor = AssumeOnline()) {
         self.transport = transport
         self.clock = clock
         self.connectivity = connectivity
+        self.monitor = monitor
         self.policy = policy
         self.logger = logger
     }
@@ -56,9 +60,18 @@ public struct QueueItEnqueueClient: Sendable {
     /// the last failure is in `details["lastFailure"]` (and its HTTP status, if any, in
     /// `details["lastStatus"]`).
     public func enqueue(_ call: QueueItEnqueueCall) async throws -> QueueItEnqueueResponse {
+        try await enqueue(call, onRetry: { _, _, _ in })
+    }
+
+    /// ``enqueue(_:)`` that tells `onRetry` before each retry: its number (1-based), the wait
+    /// before it, and the failure; `-100` also comes when an attempt fails while ``monitor``
+    /// says the device has no route to the waiting-room host.
+    public func enqueue(
+        _ call: QueueItEnqueueCall, onRetry: @escaping @Sendable (Int, Duration, WaitingRoomError) -> Void
+    ) async throws -> QueueItEnqueueResponse {
         if connectivity.isOffline { throw Self.offlineError }
         do {
-            return try await attempts(call)
+            return try await attempts(call, onRetry: onRetry)
         } catch let e as WaitingRoomError where e.kind == .unavailable && e.vendorCode == QueueItErrorCode.queueUnavailable.rawValue {
             throw Self.unavailable(from: e)
         }
@@ -79,17 +92,30 @@ public struct QueueItEnqueueClient: Sendable {
                                 message: vendorText, details: details)
     }
 
-    func attempts(_ call: QueueItEnqueueCall) async throws -> QueueItEnqueueResponse {
+    func attempts(
+        _ call: QueueItEnqueueCall, onRetry: @escaping @Sendable (Int, Duration, WaitingRoomError) -> Void
+    ) async throws -> QueueItEnqueueResponse {
         let transport = self.transport
         let connectivity = self.connectivity
+        let monitor = self.monitor
         let logger = self.logger
+        let policy = self.policy
+        let host = call.endpoint.enqueueURL.host
         do {
             return try await policy.run(clock: clock, vendor: Self.vendor, onRetry: { n, error in
                 logger.debug("enqueue retry", metadata: ["retry": "\(n)", "error": "\(error)"])
+                onRetry(n, policy.delay(beforeRetry: n - 1), error)
             }) { attempt, timeout in
                 // Each retry re-checks connectivity; going offline mid-retry reports -100 (iOS stops silently).
                 if connectivity.isOffline { throw OfflineAbort() }
-                let response = try await transport.send(call.httpRequest(timeout: timeout))
+                let response: HTTPResponse
+                do {
+                    response = try await transport.send(call.httpRequest(timeout: timeout))
+                } catch let e as WaitingRoomError where e.kind == .networkOffline || e.kind == .networkTimeout {
+                    // No route to the host at all: the device is offline (-100 at once, no retry).
+                    if monitor.isOffline(host: host) { throw OfflineAbort() }
+                    throw e
+                }
                 switch QueueItEnqueueResult.classify(status: response.status, body: response.body) {
                 case .success(let r):
                     return r

@@ -110,6 +110,7 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
             if failures > retryPolicy.retries { return exhausted(url, failures: failures, last: what) }
             let delay = retryPolicy.delay(beforeRetry: failures - 1)
             if overdue(after: delay) { return timedOut(url) }
+            context.emit(.reconnecting(attempt: failures, wait: delay, failure: what))
             if (try? await context.clock.sleep(for: delay)) == nil { return .closed }
             return nil
         }

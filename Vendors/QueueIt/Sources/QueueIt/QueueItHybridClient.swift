@@ -40,7 +40,8 @@ public final class QueueItHybridClient: Sendable {
     public convenience init(environment: ProviderEnvironment = ProviderEnvironment(), template: QueueItConfiguration? = nil,
                             driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
                             maxQueueRounds: Int = 3) {
-        let host: QueueItHostDrivenPageDriver? = driver == nil && (template?.queuePage ?? .host) == .host ? QueueItHostDrivenPageDriver() : nil
+        let host: QueueItHostDrivenPageDriver? = driver == nil && (template?.queuePage ?? .host) == .host
+            ? QueueItHostDrivenPageDriver(reportTimeout: template?.hostReportTimeout ?? QueueItHostDrivenPageDriver.defaultReportTimeout) : nil
         let chosen: (any QueuePageDriver)? = driver ?? host
         let waiter: Waiter = { info in
             try await QueueItHybridClient.wait(info: info, environment: environment, template: template, driver: chosen, connectivity: connectivity)

@@ -38,7 +38,8 @@ public final class QueueItProvider: WaitingRoomProvider {
 
     /// - Parameters:
     ///   - driver: how queue pages are waited through; default from `configuration.queuePage`
-    ///     (`host` (the default) ⇒ a new ``QueueItHostDrivenPageDriver``, see ``hostDriver``;
+    ///     (`auto` (the default) ⇒ the host's when one is attached, else HTTP-follow;
+    ///     `host` ⇒ a new ``QueueItHostDrivenPageDriver``, see ``hostDriver``;
     ///     `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by `followMaxWait`; `browser` ⇒
     ///     ``QueueItBrowserDriver``; see ``QueueItConfiguration/makePageDriver()``).
     ///   - connectivity: offline check before each attempt (default: assume online).
@@ -53,16 +54,21 @@ public final class QueueItProvider: WaitingRoomProvider {
         self.logger = environment.logger(for: QueueItConfiguration.vendorID)
     }
 
-    /// The host-driven driver, when this provider hands queue pages to the host (the default,
-    /// `queuePage: host`): show `currentPage` and report every navigation with `navigate(to:kind:)`.
-    public var hostDriver: QueueItHostDrivenPageDriver? { driver as? QueueItHostDrivenPageDriver }
+    /// The host-driven driver, when this provider can hand queue pages to the host (`queuePage`
+    /// `host`, or `auto`, the default, once a host calls ``QueueItHostDrivenPageDriver/attach(onShow:)``):
+    /// show each page (``QueueItHostDrivenPageDriver/pages``) and report its navigations with
+    /// ``QueueItHostDrivenPageDriver/navigate(to:kind:on:)``.
+    public var hostDriver: QueueItHostDrivenPageDriver? {
+        driver as? QueueItHostDrivenPageDriver ?? (driver as? QueueItAutoPageDriver)?.host
+    }
 
     /// Whether an enqueue call of this provider is running (a real flag, unlike iOS ≥3.1.14).
     public var isRequestInProgress: Bool { inFlight.withLock { $0 > 0 } }
 
     var client: QueueItEnqueueClient {
         QueueItEnqueueClient(transport: environment.transport, clock: environment.clock, connectivity: connectivity,
-                             policy: .queueIt(attemptTimeout: configuration.requestTimeout), logger: logger)
+                             policy: .queueIt(attemptTimeout: configuration.requestTimeout), logger: logger,
+                             monitor: environment.connectivity)
     }
 
     /// The room key and enqueue call an entry stands for.
@@ -90,10 +96,17 @@ public final class QueueItProvider: WaitingRoomProvider {
 
     /// One enqueue exchange with retries: the raw answer (what the SDK's provider hands out).
     public func enqueueOnce(_ entry: Entry) async throws -> (RoomKey, QueueItEnqueueCall, QueueItEnqueueResponse) {
+        try await enqueueOnce(entry, onRetry: { _, _, _ in })
+    }
+
+    /// ``enqueueOnce(_:)`` that tells `onRetry` before each retry (number, wait, failure).
+    func enqueueOnce(
+        _ entry: Entry, onRetry: @escaping @Sendable (Int, Duration, WaitingRoomError) -> Void
+    ) async throws -> (RoomKey, QueueItEnqueueCall, QueueItEnqueueResponse) {
         let (room, call) = try call(for: entry)
         inFlight.withLock { $0 += 1 }
         defer { inFlight.withLock { $0 -= 1 } }
-        let response = try await client.enqueue(call)
+        let response = try await client.enqueue(call, onRetry: onRetry)
         return (room, call, response)
     }
 
@@ -178,7 +191,16 @@ struct QueueItSessionEngine: WaitingSessionEngine {
         while true {
             if Task.isCancelled { return .closed(cancelledStatus) }
             let r: QueueItEnqueueResponse
-            do { (_, _, r) = try await p.enqueueOnce(entry) } catch let e as WaitingRoomError {
+            let vendor = vendorID
+            do {
+                (_, _, r) = try await p.enqueueOnce(entry, onRetry: { attempt, wait, error in
+                    context.emit(.connection(.reconnecting(attempt: attempt, nextRetryIn: wait),
+                                             VendorStatus(vendor: vendor, code: error.vendorCode ?? 0, message: error.message)))
+                })
+            } catch let e as WaitingRoomError {
+                if e.vendorCode == QueueItErrorCode.networkUnavailable.rawValue {
+                    context.emit(.connection(.offline, e.status))
+                }
                 return Task.isCancelled ? .closed(cancelledStatus) : .failed(e)
             } catch {
                 return .closed(cancelledStatus)
@@ -208,7 +230,6 @@ struct QueueItSessionEngine: WaitingSessionEngine {
             }
             p.observer.viewDidAppear(page)
             let observer = p.observer
-            let vendor = vendorID
             let pageContext = QueuePageContext(
                 transport: p.environment.transport, clock: p.environment.clock, logger: p.logger,
                 userAgent: entry.attributes["userAgent"] ?? p.configuration.userAgent,
@@ -216,7 +237,15 @@ struct QueueItSessionEngine: WaitingSessionEngine {
                     observer.pageEvent(event)
                     switch event {
                     case .progress(let prog): context.emit(.progress(prog, VendorStatus(vendor: vendor, code: 200, message: "in queue")))
-                    case .queueURLChanged, .userExited, .externalLink: break
+                    case .queueURLChanged(let url):
+                        context.emit(.queuePageChanged(QueuePage(queueURL: url.absoluteString, targetURL: ts),
+                                                       VendorStatus(vendor: vendor, code: 200, message: "queue URL changed")))
+                    case .userExited:
+                        context.emit(.userExited(VendorStatus(vendor: vendor, code: 200, message: "user exited the queue page")))
+                    case .reconnecting(let attempt, let wait, let failure):
+                        context.emit(.connection(.reconnecting(attempt: attempt, nextRetryIn: wait),
+                                                 VendorStatus(vendor: vendor, code: 0, message: failure)))
+                    case .externalLink: break
                     }
                 })
             switch await p.driver.wait(on: page, context: pageContext) {

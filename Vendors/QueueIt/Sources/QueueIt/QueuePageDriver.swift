@@ -25,6 +25,9 @@ public enum QueuePageEvent: Sendable, Hashable {
     case userExited
     /// A link to elsewhere was activated; the host should open it outside the queue view.
     case externalLink(URL)
+    /// A load of the page failed and is tried again (`attempt`, 1-based) after `wait`; the
+    /// session reports it as a `reconnecting` connection state.
+    case reconnecting(attempt: Int, wait: Duration, failure: String)
 }
 
 /// How waiting on a queue page ends.
