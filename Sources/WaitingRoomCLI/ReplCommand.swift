@@ -110,6 +110,10 @@ final class ReplSession: Sendable {
             terminal.error("stdin: unfinished chunk at end of input:\n\(buffer)")
         }
         if reader.interactive { terminal.line("") }
+        // Keys taken in the session (room:try_pass without room:release, sessions left passed or
+        // waiting) go back before the emulator it may be using stops.
+        let returned = await runtime.returnHeldKeys()
+        if returned > 0 { terminal.error("gave back \(returned) key(s) still held (room:release returns a try_pass key)") }
         await emulator.stop()
     }
 

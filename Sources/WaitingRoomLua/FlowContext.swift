@@ -44,5 +44,10 @@ final class HostObjects {
     var sessions: [Int64: WaitingSession] = [:]
     var sessionRefs: [Int64: Int32] = [:]
     var sessionIDs: [ObjectIdentifier: Int64] = [:]
+    /// The flow context of each session Lua started with `room:enqueue` (the flow's own
+    /// session is the host's: it is in ``FlowResult``).
+    var enqueuedBy: [Int64: Int] = [:]
     var nextID: Int64 = 1
+    /// Keys from `room:try_pass` not given back yet.
+    let held = HeldKeys()
 }

@@ -22,8 +22,79 @@ extension FlowContext {
 }
 
 extension FlowHost {
-    /// Run the flow's chunk, read its table, run the entry, dispatch every event, apply decisions.
+    /// Run the flow's chunk, read its table, run the entry, dispatch every event, apply decisions;
+    /// then give back every key the flow still holds, however it ended (finished, a Lua error,
+    /// an abort, a cancelled task).
     func run(_ context: FlowContext, on runtime: isolated FlowRuntime) async -> FlowResult {
+        var result = await runFlow(context, on: runtime)
+        result.keysReturnedByHost = await giveBackKeys(of: context, on: runtime)
+        result.actions = context.actions
+        return result
+    }
+
+    /// Gives back the keys flow `context` still holds: passes from `room:try_pass` without
+    /// `room:release`, and sessions it started with `room:enqueue` that passed and were not
+    /// completed (completed) or are still waiting (cancelled, which returns a waiting key).
+    /// Each is counted and reported as a `key_returned` action (and, for a `try_pass` key, a
+    /// `completed` event to ``FlowOptions/eventObserver``). The returns run in tasks of their
+    /// own, so a cancelled flow still gives its keys back.
+    func giveBackKeys(of context: FlowContext, on runtime: isolated FlowRuntime) async -> Int {
+        var count = 0
+        for held in objects.held.takeAll(context: context.id) {
+            let status = await Self.ownTask { await Self.release(held) }.value
+            report(status, pass: held.pass, reason: "try_pass key not released", in: context)
+            options.eventObserver?(context.name, .completed(VendorStatus(
+                vendor: status.vendor, code: status.code, message: "returned by the flow host (the flow ended holding it): \(status.message)")))
+            count += 1
+        }
+        let started = objects.enqueuedBy.filter { $0.value == context.id }.keys.sorted()
+        for id in started {
+            objects.enqueuedBy[id] = nil
+            guard let session = objects.sessions[id] else { continue }
+            if let pass = session.currentOutcome?.pass, pass.requiresCompletion, session.state == .passed || session.state == .disabled {
+                let status = await Self.ownTask { () -> VendorStatus in
+                    do { return try await session.complete() } catch { return Self.status(of: error, vendor: session.vendorID) }
+                }.value
+                report(status, pass: pass, reason: "session passed and not completed", in: context)
+                count += 1
+            } else if !session.state.hasOutcome {
+                session.cancel()
+                let status = await Self.ownTask { await session.outcome().status }.value
+                report(status, pass: nil, room: session.entry.room, reason: "session still waiting", in: context)
+                count += 1
+            }
+        }
+        if count > 0 { context.logger.notice("the flow ended holding \(count) key(s); the host gave them back") }
+        return count
+    }
+
+    /// Runs `body` in a task of its own: not cancelled with the flow's task.
+    static func ownTask(_ body: @escaping @Sendable () async -> VendorStatus) -> Task<VendorStatus, Never> {
+        Task.detached { await body() }
+    }
+
+    /// Returns one `try_pass` key; a failure is a status, not an error (the vendor keeps
+    /// retrying a failed return in the background, see ``PendingReturns``).
+    static func release(_ held: HeldKeys.Held) async -> VendorStatus {
+        do { return try await held.provider.release(held.pass) } catch { return status(of: error, vendor: held.pass.vendor) }
+    }
+
+    static func status(of error: any Error, vendor: String) -> VendorStatus {
+        (error as? WaitingRoomError)?.status ?? VendorStatus(vendor: vendor, code: 0, message: "\(error)")
+    }
+
+    /// A `key_returned` action on the flow's actions and the runtime's `actions` stream.
+    private func report(_ status: VendorStatus, pass: Pass?, room: RoomKey? = nil, reason: String, in context: FlowContext) {
+        let key = pass?.room ?? room
+        let action = FlowAction(flow: context.name, name: "key_returned", payload: .object([
+            "vendor": .string(status.vendor), "scope": .string(key?.scope ?? ""), "room": .string(key?.room ?? ""),
+            "code": .number(Double(status.code)), "message": .string(status.message), "reason": .string(reason),
+        ]))
+        context.actions.append(action)
+        actionSink.yield(action)
+    }
+
+    private func runFlow(_ context: FlowContext, on runtime: isolated FlowRuntime) async -> FlowResult {
         var result = FlowResult(outcome: .flowError(LuaError(kind: .invalidFlow, message: "not run")), actions: [], attempts: 0, handlerErrors: [], completion: nil)
         defer { _ = result }
         let spec: FlowSpec

@@ -19,6 +19,34 @@ private func capture<T: Sendable>(_ body: () async throws -> T) async -> Result<
 }
 
 extension FlowHost {
+    /// `room:release(pass)` (and its alias `room:complete(pass)`): gives back the key of a pass
+    /// from `room:try_pass` (the answer or its `pass` table). A pass that holds no key, or whose
+    /// key was already given back, returns status code 0 "nothing to return": safe to call twice.
+    static func release(_ objects: HostObjects, _ method: String) -> HostFunction {
+        return { vm, L in
+            let usage = "\(method): call it as room:\(method)(answer) with the table room:try_pass returned (or its pass)"
+            guard luaL_testudata(L, 1, "wr.room") != nil, lua_type(L, 2) == LUA_TTABLE else { return .error(usage) }
+            var handle = vm.numberField(L, 2, "handle")
+            if handle == nil {
+                if vm.pushField(L, 2, "pass") == LUA_TTABLE { handle = vm.numberField(L, -1, "handle") }
+                clua_pop(L, 1)
+            }
+            guard let handle, handle.isFinite, abs(handle) < 9e15, let held = objects.held.take(Int64(handle)) else {
+                vm.push(L, status: VendorStatus(vendor: "", code: 0, message: "nothing to return (no key, or it was already given back)"))
+                return .values(1)
+            }
+            return .await(PendingOperation({ await capture { try await held.provider.release(held.pass) } }, deliver: { vm, L, result in
+                switch result {
+                case .success(let status):
+                    vm.push(L, status: status)
+                    return 1
+                case .failure(let error):
+                    return FlowHost.pushFailure(vm, L, error)
+                }
+            }))
+        }
+    }
+
     /// Push `nil, message, error-table` (the `wr` convention for failed operations).
     static func pushFailure(_ vm: LuaVM, _ L: OpaquePointer, _ error: WaitingRoomError) -> Int32 {
         lua_pushnil(L)
@@ -64,17 +92,29 @@ extension FlowHost {
                 case .failure(let error): return .error("try_pass: \(error.message)")
                 }
                 let provider = room.provider
-                return .await(PendingOperation({ await capture { try await provider.tryPass(entry) } },
+                let held = objects.held
+                let flow = room.context
+                return .await(PendingOperation({ () async -> Result<(TryPassResult, Int64?), WaitingRoomError> in
+                    await capture {
+                        let answer = try await provider.tryPass(entry)
+                        // On record the moment it arrives: a flow that ends before the answer
+                        // reaches Lua still gives this key back.
+                        guard let pass = answer.pass, pass.requiresCompletion else { return (answer, nil) }
+                        return (answer, held.register(pass, provider: provider, context: flow))
+                    }
+                },
                     deliver: { vm, L, result in
                         switch result {
-                        case .success(let answer):
-                            vm.push(L, tryPass: answer)
+                        case .success(let (answer, handle)):
+                            vm.push(L, tryPass: answer, handle: handle)
                             return 1
                         case .failure(let error):
                             return FlowHost.pushFailure(vm, L, error)
                         }
                     }))
             }),
+            ("release", Self.release(objects, "release")),
+            ("complete", Self.release(objects, "complete")),
             ("enqueue", { [weak self] vm, L in
                 guard let self, let id = self.userdataID(L, 1, "wr.room"), let room = objects.rooms[id] else {
                     return .error("enqueue: call it as room:enqueue(entry)")
@@ -87,6 +127,7 @@ extension FlowHost {
                 do {
                     let session = try room.provider.enqueue(entry)
                     let ref = self.sessionReference(session)
+                    if let id = objects.sessionIDs[ObjectIdentifier(session)] { objects.enqueuedBy[id] = room.context }
                     if let context = self.contexts.first(where: { $0.id == room.context }) {
                         self.follow(session, context: context)
                     }
@@ -100,8 +141,11 @@ extension FlowHost {
             }),
         ])
 
-        func session(_ L: OpaquePointer, _ method: String) -> WaitingSession? {
-            guard let id = userdataID(L, 1, "wr.session") else { return nil }
+        // A closure of `objects` only: a nested function calling a method would capture the
+        // host, and the VM that keeps these closures would keep the host alive (it never deinit'd).
+        let session = { (L: OpaquePointer, _: String) -> WaitingSession? in
+            guard let block = luaL_testudata(L, 1, "wr.session") else { return nil }
+            let id = block.load(as: Int64.self)
             return objects.sessions[id]
         }
 
@@ -429,14 +473,18 @@ extension LuaVM {
         setField(L, "message", status.message)
     }
 
-    func push(_ L: OpaquePointer, tryPass result: TryPassResult) {
+    /// A `try_pass` answer; `handle` (a key held on the flow's behalf) becomes `pass.handle`,
+    /// which `room:release` takes.
+    func push(_ L: OpaquePointer, tryPass result: TryPassResult, handle: Int64? = nil) {
         lua_createtable(L, 0, 8)
         setField(L, "disposition", result.disposition.rawValue)
         setField(L, "vendor", result.status.vendor)
         setField(L, "code", result.status.code)
         setField(L, "message", result.status.message)
         if let pass = result.pass {
-            push(L, json: .object(pass.fields(revealSecrets: true)))
+            var fields = pass.fields(revealSecrets: true)
+            if let handle { fields["handle"] = .number(Double(handle)) }
+            push(L, json: .object(fields))
             lua_setfield(L, -2, "pass")
         }
         if let page = result.queuePage {

@@ -30,6 +30,27 @@ final class FlowHost {
         installMetatables()
     }
 
+    /// The runtime is gone (a REPL closed, a host dropped it): the keys its flows still hold
+    /// go back in a task of their own (`room:try_pass` keys are released, sessions started by
+    /// `room:enqueue` completed or cancelled). Logged with their count.
+    deinit {
+        let held = objects.held.takeAll(context: nil)
+        let sessions = objects.enqueuedBy.keys.sorted().compactMap { objects.sessions[$0] }
+        objects.enqueuedBy = [:]
+        let pending = sessions.filter { session in
+            !session.state.hasOutcome || (session.currentOutcome?.pass?.requiresCompletion == true
+                && (session.state == .passed || session.state == .disabled))
+        }
+        guard !held.isEmpty || !pending.isEmpty else { return }
+        options.logger.notice("the Lua runtime was dropped holding \(held.count + pending.count) key(s); giving them back")
+        Task {
+            for key in held { _ = await FlowHost.release(key) }
+            for session in pending {
+                if session.state.hasOutcome { _ = try? await session.complete() } else { session.cancel() }
+            }
+        }
+    }
+
     // MARK: contexts
 
     func makeContext(name: String, chunkName: String) throws(LuaError) -> FlowContext {

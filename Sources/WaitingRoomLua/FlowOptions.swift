@@ -116,4 +116,8 @@ public struct FlowResult: Sendable {
     public var handlerErrors: [LuaError]
     /// The status of the key return, when the pass was completed.
     public var completion: VendorStatus?
+    /// Keys the flow still held when it ended (from `room:try_pass` without `room:release`, or
+    /// sessions it started with `room:enqueue` and left passed or waiting) that the host gave
+    /// back; each is also a `key_returned` action (``actions``).
+    public var keysReturnedByHost: Int = 0
 }

@@ -93,6 +93,17 @@ public actor FlowRuntime {
     /// End the `actions` stream.
     public func finishActions() { actionContinuation.finish() }
 
+    /// Gives back every key the flows and the REPL on this runtime still hold (`room:try_pass`
+    /// keys not released, sessions started by `room:enqueue` left passed or waiting); each is a
+    /// `key_returned` action. Returns how many. A flow's run does this for its own keys when it
+    /// ends, and a runtime that is dropped does it for what is left; the REPL calls it on exit.
+    public func returnHeldKeys() async -> Int {
+        host.runtime = self
+        var count = 0
+        for context in host.contexts { count += await host.giveBackKeys(of: context, on: self) }
+        return count
+    }
+
     /// Evaluate one REPL chunk with `wr` loaded (reference §5.1). Globals persist between calls;
     /// `interrupt.request()` stops a running chunk; cancelling the calling task makes a waiting
     /// `wr.*` call return `nil, "cancelled"`.

@@ -63,8 +63,9 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
         .failed(WaitingRoomError(
             .invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: QueueItErrorCode.queuePageTimeout.rawValue,
             message: "the queue page \(url) did not lead to the target within \(Int(maxWait.seconds)) s; the HTTP-follow driver "
-                + "only follows redirects and refreshes (this project's emulator); show a real Queue-it queue page in a host "
-                + "(queuePage \"host\", QueueItHostDrivenPageDriver)",
+                + "only follows redirects and refreshes (this project's emulator); wait through a real Queue-it queue page in "
+                + "headless chromium (queuePage \"browser\") or show it in a host (queuePage \"host\", or attach a host to "
+                + "QueueItProvider.hostDriver)",
             details: ["queueUrl": url.absoluteString]))
     }
 

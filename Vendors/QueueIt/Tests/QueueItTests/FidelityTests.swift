@@ -41,15 +41,17 @@ struct FidelityTests {
 
     // MARK: item 1 — the default queue page is the host's
 
-    @Test func defaultQueuePageIsHandedToTheHost() async throws {
-        #expect(try QueueItConfiguration(customerId: "demo").queuePage == .host)
-        #expect(try QueueItConfiguration(json: .object(["customerId": .string("demo")])).queuePage == .host)
+    @Test func defaultQueuePageIsHandedToAnAttachedHost() async throws {
+        // Issue 25 §1: the default is `auto`: the host's when one is attached, else followed.
+        #expect(try QueueItConfiguration(customerId: "demo").queuePage == .auto)
+        #expect(try QueueItConfiguration(json: .object(["customerId": .string("demo")])).queuePage == .auto)
         let h = try await Harness.start(autoAdvance: false)
         defer { Task { await h.stop() } }
-        // The configuration chooses no driver: the provider hands the page to the host.
+        // The configuration chooses no driver: the provider hands the page to the attached host.
         let c = try QueueItConfiguration(customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: h.server.waitingRoomDomain)
         let p = QueueItProvider(configuration: c, environment: h.environment)
         let host = try #require(p.hostDriver)
+        host.attach()
         let session = try p.enqueue(h.entry("flash"))
         try await waitFor { host.currentPage != nil }
         let page = try #require(host.currentPage)
