@@ -69,8 +69,9 @@ public struct EventPrinter: Sendable {
             if let b = p.behind { parts.append("behind=\(b)") }
             if let t = p.etaText ?? p.eta.map(Self.clock) { parts.append("eta=\(t)") }
             if let pc = p.percent { parts.append(String(format: "%.0f%%", pc)) }
-        case .queueOpened(let page, _): parts.append(page.queueURL)
+        case .queueOpened(let page, _), .queuePageChanged(let page, _): parts.append(page.queueURL)
         case .failed(let error): parts.append(error.kind.rawValue)
+        case .connection(let state, _): parts.append(state.description)
         default: break
         }
         let status = event.status

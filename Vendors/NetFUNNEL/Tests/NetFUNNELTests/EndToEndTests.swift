@@ -261,6 +261,9 @@ struct EndToEndTests {
             guard case .passed = await b.outcome() else { Issue.record("b"); return }
             #expect(!log.names.contains(.sessionRestarted))
             #expect(log.progress.allSatisfy { $0.ahead == 1 }, "same position (the head of the line reads 1)")
+            // Issue 25 §3: the outage is visible: reconnecting while it lasts, connected after.
+            let states = log.events.compactMap { e -> ConnectionState? in if case .connection(let s, _) = e { return s } else { return nil } }
+            #expect(states.contains { $0.name == "reconnecting" } && states.last == .connected, "\(states)")
             _ = try await b.complete()
             h.expectNoLeaks()
         }

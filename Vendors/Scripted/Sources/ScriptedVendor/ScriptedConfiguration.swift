@@ -8,6 +8,8 @@ import WaitingRoom
 ///   - `{"progress": {"ahead": 3, "behind": 1, "eta": 2.5, "percent": 40}}`
 ///   - `{"queueOpened": "https://queue.example/page"}`
 ///   - `{"restart": true}`
+///   - `{"connection": "reconnecting" | "offline" | "connected", "attempt": N, "retryIn": SECONDS}`
+///   - `{"queuePageChanged": "https://queue.example/page?step=2"}`, `{"userExited": true}`
 ///   - `{"sleep": SECONDS}`
 ///   - `{"outcome": "passed" | "disabled" | "blocked" | "closed" | "failed", "code": N, "message": "…",
 ///      "key": "…" (passed: a key to return with complete), "token": "…" (passed/disabled: a token),
@@ -55,6 +57,25 @@ public struct ScriptedConfiguration: ProviderConfiguration {
             }
             if let url = try step.string("queueOpened") {
                 return .emit(.queueOpened(QueuePage(queueURL: url), status(0, "queue page")))
+            }
+            if let url = try step.string("queuePageChanged") {
+                return .emit(.queuePageChanged(QueuePage(queueURL: url), status(0, "queue URL changed")))
+            }
+            if try step.bool("userExited") == true {
+                return .emit(.userExited(status(0, "user exited")))
+            }
+            if let name = try step.string("connection") {
+                let state: ConnectionState
+                switch name {
+                case "connected": state = .connected
+                case "offline": state = .offline
+                case "reconnecting":
+                    let retryIn = try step.double("retryIn", range: 0...86_400)
+                    state = .reconnecting(attempt: try step.int("attempt") ?? 1, nextRetryIn: retryIn.map { .milliseconds(Int64($0 * 1000)) })
+                default:
+                    throw WaitingRoomError.invalidConfiguration(field: step.fieldName("connection"), "expected connected, reconnecting or offline", vendor: vendor)
+                }
+                return .emit(.connection(state, status(0, name)))
             }
             if try step.bool("restart") == true {
                 return .emit(.sessionRestarted(status(0, "restarted by the script")))
