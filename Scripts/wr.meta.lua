@@ -37,7 +37,7 @@ wr.entry = nil
 ---@class wr.Flow
 ---@field vendor? string Vendor id: "netfunnel", "queueit", "crowdhandler" (and "scripted" in tests).
 ---@field entry? wr.Entry What to wait for.
----@field config? table Vendor options, e.g. NetFUNNEL { clientId=, serverUrl=, networkTimeout=, retryCount=, errorBypass=, useNetworkRecoveryMode= }, Queue-it { customerId=, waitingRoomDomain=, ... }, CrowdHandler { publicKey=, apiURL=, waitURL=, siteURL=, timeout=, trustOnFail=, safetyNetSlug=, pollInterval=, ... }.
+---@field config? table Vendor options, e.g. NetFUNNEL { clientId=, serverUrl=, errorUrl=, settingUrl=, networkTimeout=, retryCount=, errorBypass=, useNetfunnelTemplate=, useNetworkRecoveryMode= }, Queue-it { customerId=, waitingRoomDomain=, queuePage= ("auto" default, "follow", "browser", "host"), hostReportTimeoutSeconds=, ... }, CrowdHandler { publicKey=, apiURL=, waitURL=, siteURL=, timeout=, trustOnFail=, safetyNetSlug=, pollInterval=, ... }.
 ---@field max_retries? integer How many `wr.retry` answers are honoured (default 3).
 ---@field auto_complete? boolean Return a held key after on_success if the flow did not (default true).
 ---@field on_progress? fun(event: wr.Event, session: wr.Session): wr.Decision? Position update while waiting.
@@ -50,6 +50,9 @@ wr.entry = nil
 ---@field on_restart? fun(event: wr.Event, session: wr.Session): wr.Decision? The vendor restarted the wait.
 ---@field on_complete? fun(event: wr.Event, session: wr.Session) The key was returned.
 ---@field on_key_returned_late? fun(event: wr.Event, session: wr.Session) A key whose return had failed (on_complete with code 500, or on_close/on_error) was returned later, in the background. A flow that has already ended does not see it; a `wr.on("key_returned_late", fn)` listener on a session that is still read does.
+---@field on_connection? fun(event: wr.Event, session: wr.Session): wr.Decision? The connection to the vendor changed: event.connection is "connected", "reconnecting" (event.attempt, event.retry_in seconds) or "offline".
+---@field on_queue_page_changed? fun(event: wr.Event, session: wr.Session): wr.Decision? The vendor's queue page moved to event.queue_url (Queue-it's queue-URL-changed signal).
+---@field on_user_exited? fun(event: wr.Event, session: wr.Session): wr.Decision? The user left the vendor's queue page (Queue-it's user-exited signal); the wait goes on until it ends.
 
 ---What the host wants to enter.
 ---@class wr.Entry
@@ -66,7 +69,7 @@ wr.entry = nil
 -- ---------------------------------------------------------------------------------------------
 
 ---@class wr.Event
----@field event "stateChanged"|"queueOpened"|"progress"|"passed"|"disabled"|"blocked"|"closed"|"sessionRestarted"|"failed"|"completed"|"keyReturnedLate"
+---@field event "stateChanged"|"queueOpened"|"progress"|"passed"|"disabled"|"blocked"|"closed"|"sessionRestarted"|"failed"|"completed"|"keyReturnedLate"|"connection"|"queuePageChanged"|"userExited"
 ---@field vendor string Vendor id.
 ---@field code integer The vendor's own status code.
 ---@field message string The vendor's own message.
@@ -76,7 +79,10 @@ wr.entry = nil
 ---@field eta? number progress: seconds to wait (estimate).
 ---@field eta_text? string progress: the vendor's own ETA text.
 ---@field percent? number progress: 0-100.
----@field queue_url? string queueOpened: the queue page.
+---@field queue_url? string queueOpened, queuePageChanged: the queue page.
+---@field connection? "connected"|"reconnecting"|"offline" connection: the state.
+---@field attempt? integer connection (reconnecting): the retry's number, from 1.
+---@field retry_in? number connection (reconnecting): seconds until the next try.
 ---@field target_url? string queueOpened: where the user goes after.
 ---@field pass? wr.Pass passed / disabled.
 ---@field error? wr.Error failed.
@@ -94,6 +100,7 @@ wr.entry = nil
 ---@field target_url? string
 ---@field redirect_type? string
 ---@field bypassed_error? wr.Error Set when the vendor's errorBypass let the user through.
+---@field handle? integer room:try_pass passes that hold a key: what room:release needs (the host gives the key back when the flow ends without it).
 
 ---@class wr.Error
 ---@field kind "networkOffline"|"networkTimeout"|"server"|"unavailable"|"rejected"|"invalidConfiguration"|"invalidResponse"|"invalidUse"
@@ -101,6 +108,7 @@ wr.entry = nil
 ---@field code? integer The vendor's code.
 ---@field message string
 ---@field field? string The configuration field at fault.
+---@field details? table<string, string> Vendor details, e.g. NetFUNNEL's serverCode and errorUrl (the error page to show).
 
 ---An outcome (session:wait()): the fields of its event plus `outcome`.
 ---@class wr.Outcome: wr.Event
@@ -151,6 +159,23 @@ function Room:try_pass(entry) end
 ---@return wr.Error? error
 function Room:enqueue(entry) end
 
+---Give back the key of a pass from room:try_pass (the answer or its pass). A pass without a key,
+---or one already given back, returns code 0 "nothing to return": safe to call twice. A key a
+---flow still holds when it ends (returns, errors, is aborted or cancelled) is given back by the
+---host (a "key_returned" action; FlowResult.keysReturnedByHost).
+---@param answer wr.TryPass|wr.Pass
+---@return wr.Status|nil status
+---@return string? message
+---@return wr.Error? error
+function Room:release(answer) end
+
+---The same as room:release (the Swift API's name for giving a key back).
+---@param answer wr.TryPass|wr.Pass
+---@return wr.Status|nil status
+---@return string? message
+---@return wr.Error? error
+function Room:complete(answer) end
+
 ---@class wr.Session
 local Session = {}
 
@@ -191,7 +216,8 @@ function wr.open(vendor, config) end
 -- ---------------------------------------------------------------------------------------------
 
 ---Listen to an event of every session of this flow: "progress", "queue_opened", "success",
----"disabled", "block", "error", "close", "restart", "complete", "state" (or the Swift names
+---"disabled", "block", "error", "close", "restart", "complete", "key_returned_late", "connection",
+---"queue_page_changed" (or "queue_url_changed"), "user_exited", "state" (or the Swift names
 ---"passed", "blocked", ...), or "*" for all. Each call runs in its own coroutine.
 ---@param event string
 ---@param fn fun(event: wr.Event, session: wr.Session)

@@ -414,7 +414,7 @@ public final class WaitingSession: Sendable {
             return previous
         }
         previous?.cancel()
-        emitNow(.sessionRestarted(VendorStatus(vendor: vendorID, code: 0, message: "restarted by the caller")))
+        emitNow(.sessionRestarted(engine.restartedStatus))
         start(after: previous)
     }
 

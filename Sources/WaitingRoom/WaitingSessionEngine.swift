@@ -14,6 +14,9 @@ public protocol WaitingSessionEngine: Sendable {
     var vendorID: String { get }
     /// The status reported when the user cancels.
     var cancelledStatus: VendorStatus { get }
+    /// The status of the `sessionRestarted` event when the caller restarts the session
+    /// (``WaitingSession/restart()``): the vendor's own code for a restart, where it has one.
+    var restartedStatus: VendorStatus { get }
     /// Waits in line for `entry` until an outcome.
     func wait(for entry: Entry, context: SessionContext) async -> Outcome
     /// Gives back what `pass` holds; the status says whether that worked.
@@ -23,6 +26,8 @@ public protocol WaitingSessionEngine: Sendable {
 extension WaitingSessionEngine {
     /// Default: code 499, "closed by the user".
     public var cancelledStatus: VendorStatus { VendorStatus(vendor: vendorID, code: 499, message: "closed by the user") }
+    /// Default: code 0, "restarted by the caller".
+    public var restartedStatus: VendorStatus { VendorStatus(vendor: vendorID, code: 0, message: "restarted by the caller") }
 }
 
 /// What an engine sees of its session: the entry, the environment and a way to emit events.

@@ -101,7 +101,9 @@ public struct EmulatorSuite: Sendable {
     public static func clientDefaults(for server: EmulatorServer) -> [String: JSONValue] {
         [
             "netfunnel": .object([
-                "clientId": .string("emulator"),
+                // The emulator's default client id: its settings document is served for it
+                // (an emulator file naming another id leaves the client on its own options).
+                "clientId": .string("emulator-0000"),
                 "serverUrl": .string(server.baseURL),
                 "networkTimeout": .number(3000),
             ]),

@@ -45,6 +45,27 @@ struct CLIFaultsAndPathsTests {
         #expect(summary["faultsInjectedOnEnqueue"] as? Int == 8, "\(summary)")
     }
 
+    /// Issue 25: NetFUNNEL's error page (`errorUrl`, else the emulator's settings document's)
+    /// goes with the error in `--json`.
+    @Test func netfunnelErrorsCarryTheErrorPage() async throws {
+        let fromSettings = try await CLIProcess.run([
+            "check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "no_such_segment", "--json",
+        ], timeout: .seconds(60))
+        #expect(fromSettings.status == 4, "\(fromSettings.stderr)")
+        let details = (try Self.json(fromSettings.stdout)["error"] as? [String: Any])?["details"] as? [String: Any]
+        #expect((details?["errorUrl"] as? String)?.hasSuffix("/_emulator/netfunnel/error.html") == true, "\(fromSettings.stdout)")
+        let configured = try await CLIProcess.run([
+            "check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "no_such_segment",
+            "--set", "errorUrl=https://errors.example/nf", "--json",
+        ], timeout: .seconds(60))
+        let mine = (try Self.json(configured.stdout)["error"] as? [String: Any])?["details"] as? [String: Any]
+        #expect(mine?["errorUrl"] as? String == "https://errors.example/nf", "\(configured.stdout)")
+        let empty = try await CLIProcess.run([
+            "check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--set", "serverUrl=",
+        ], timeout: .seconds(60))
+        #expect(empty.status != 0 && empty.stderr.contains("netfunnel.serverUrl"), "\(empty.stderr)")
+    }
+
     @Test func loadTakesAFaultsFileAndRefusesBadOnes() async throws {
         let ok = try await CLIProcess.run([
             "load", "--vendor", "netfunnel", "--emulator", "--faults", "Scripts/load/faults-netfunnel.json",

@@ -32,6 +32,10 @@ public actor CrowdHandlerGatekeeper {
         public var position: Int?
         /// The failure, when the API failed or refused (the vendor's code kept).
         public var error: WaitingRoomError?
+        /// The code of this answer (``CrowdHandlerCode``): 200 when the API answered, 7
+        /// (`signatureValid`) when a promotion signature was accepted locally without an API
+        /// call, else the failure's code (the HTTP status, 2, 6).
+        public var code: Int = CrowdHandlerCode.ok.rawValue
     }
 
     public let configuration: CrowdHandlerConfiguration
@@ -74,7 +78,8 @@ public actor CrowdHandlerGatekeeper {
         if mode == .hybrid, let signature, let sig, let requested, let t = self.token,
            let room = rooms.first(where: { $0.slug == slug }) ?? (rooms.count == 1 ? rooms.first : nil),
            signature.validate(signature: sig, token: t, requested: requested, room: room, now: clock.now()) == .valid {
-            let r = Result(promoted: true, slug: room.slug, token: t, hash: sig, requested: requested)
+            let r = Result(promoted: true, slug: room.slug, token: t, hash: sig, requested: requested,
+                           code: CrowdHandlerCode.signatureValid.rawValue)
             lastResult = r
             return r
         }
@@ -104,7 +109,8 @@ public actor CrowdHandlerGatekeeper {
     private func failure(_ error: WaitingRoomError) -> Result {
         let refused = error.kind == .rejected
         let promoted = refused ? false : configuration.trustOnFail
-        return Result(promoted: promoted, slug: promoted ? nil : configuration.safetyNetSlug, token: token, error: error)
+        return Result(promoted: promoted, slug: promoted ? nil : configuration.safetyNetSlug, token: token, error: error,
+                      code: error.vendorCode ?? CrowdHandlerCode.checkFailed.rawValue)
     }
 
     /// The waiting-room URL for a user who is not promoted (nil when promoted or no room is known).

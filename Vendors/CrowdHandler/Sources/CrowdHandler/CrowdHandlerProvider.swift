@@ -206,6 +206,8 @@ struct CrowdHandlerSessionEngine: WaitingSessionEngine {
     let provider: CrowdHandlerProvider
     let runs = RunCounter()
     var vendorID: String { provider.vendorID }
+    /// Code 9 (`sessionRestart`): the next wait starts a new CrowdHandler session (proposal).
+    var restartedStatus: VendorStatus { provider.status(.sessionRestart, "session restarted: the next check starts a new session") }
 
     final class RunCounter: Sendable {
         let value = Mutex(0)

@@ -47,15 +47,19 @@ struct HybridTests {
         let gk = try CrowdHandlerGatekeeper(configuration: config, transport: AsyncHTTPTransport.shared, mode: .hybrid, rooms: rooms)
         let first = await gk.validateRequest(url: h.baseURL + "/site/open")
         #expect(first.promoted)
+        #expect(first.code == CrowdHandlerCode.ok.rawValue)
         let hash = try #require(first.hash), requested = try #require(first.requested), token = try #require(first.token)
         let checks = h.emulator.counters.sessionsCreated + h.emulator.counters.sessionsChecked
         // a return from the waiting room with a valid signature: no API call
         let fresh = try CrowdHandlerGatekeeper(configuration: config, transport: AsyncHTTPTransport.shared, mode: .hybrid, rooms: rooms)
         let local = await fresh.validateRequest(url: h.baseURL + "/site/open", token: token, signature: hash, requested: requested, slug: "open")
         #expect(local.promoted)
+        // Issue 25: a signature accepted locally reports CrowdHandler's code 7 (`signatureValid`).
+        #expect(local.code == CrowdHandlerCode.signatureValid.rawValue)
         #expect(h.emulator.counters.sessionsCreated + h.emulator.counters.sessionsChecked == checks)
         // a tampered signature goes to the API
-        _ = await fresh.validateRequest(url: h.baseURL + "/site/open", token: token, signature: String(hash.reversed()), requested: requested, slug: "open")
+        let api = await fresh.validateRequest(url: h.baseURL + "/site/open", token: token, signature: String(hash.reversed()), requested: requested, slug: "open")
+        #expect(api.code == CrowdHandlerCode.ok.rawValue)
         #expect(h.emulator.counters.sessionsCreated + h.emulator.counters.sessionsChecked == checks + 1)
         // hybrid mode needs the private key
         #expect(throws: WaitingRoomError.self) {

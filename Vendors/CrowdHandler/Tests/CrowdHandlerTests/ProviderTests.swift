@@ -105,6 +105,9 @@ struct ProviderTests {
         try await session.restart()
         #expect(await eventually { h.emulator.counters.sessionsCreated == 2 })
         #expect(events.all.contains { $0.name == .sessionRestarted })
+        // Issue 25: the restart carries CrowdHandler's code 9 (`sessionRestart`), as the README says.
+        let restarted = try #require(events.all.first { $0.name == .sessionRestarted })
+        #expect(restarted.status.code == CrowdHandlerCode.sessionRestart.rawValue)
         h.emulator.admit(slug: "line", count: 2)
         guard case .passed = await session.outcome() else { Issue.record("expected passed"); return }
         await h.stop()

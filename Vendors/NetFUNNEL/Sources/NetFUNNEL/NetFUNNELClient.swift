@@ -45,6 +45,8 @@ final class NetFUNNELClient: Sendable {
     let logger: Logger
     /// The request dialect: JS (proposal 1) unless a caller asks for the native one.
     let dialect: NetFUNNELRequest.Dialect
+    /// The settings document fetched at initialisation (``NetFUNNELSettings``).
+    let settings: NetFUNNELSettingsLoader
 
     init(
         configuration: NetFUNNELConfiguration, serverURL: URL, environment: ProviderEnvironment,
@@ -59,6 +61,30 @@ final class NetFUNNELClient: Sendable {
         var logger = environment.logger(for: Self.vendor)
         if configuration.printLog { logger.logLevel = .debug }
         self.logger = logger
+        self.settings = NetFUNNELSettingsLoader(
+            url: try configuration.resolvedSettingURL(), environment: environment, timeout: configuration.networkTimeoutDuration)
+    }
+
+    /// The error page reported with errors: the app's `errorUrl`, else the settings document's.
+    var errorURL: String? { configuration.errorUrl ?? settings.current?.errorURL }
+
+    /// `error` with the error page attached (`details["errorUrl"]`), when one is known.
+    func withErrorURL(_ error: WaitingRoomError) -> WaitingRoomError {
+        guard let url = errorURL, error.details["errorUrl"] == nil else { return error }
+        var e = error
+        e.details["errorUrl"] = url
+        return e
+    }
+
+    /// A reply's `ttl` as the seconds to wait: clamped 1…30 (0 ⇒ 1), then by the settings' `maxTtl`.
+    func pollSeconds(_ reply: NetFUNNELReply) -> Int {
+        settings.current?.pollSeconds(reply.ttl) ?? reply.clampedTTL
+    }
+
+    /// The template page for a 201: the reply's `vwr_html`, else the settings document's
+    /// `vwrPageUrl`, else the SaaS page derived from `clientId`.
+    func waitingRoomPage(_ reply: NetFUNNELReply) -> String {
+        reply.vwrPageURL?.absoluteString ?? settings.current?.waitingRoomPageURL ?? configuration.derivedWaitingRoomPageURL ?? ""
     }
 
     /// The configured host, lowercased, IPv6 brackets removed.

@@ -7,8 +7,9 @@ import WaitingRoom
 /// | option | default | range |
 /// |---|---|---|
 /// | `clientId` | none ⇒ bypass mode (passes without any request, even with a `serverUrl`) | letters, digits, `-` |
-/// | `serverUrl` | `https://{clientId}.netfunnel.stclab.com` | https, or http on loopback (any host with `allowInsecureHTTP`) |
-/// | `errorUrl` | none | https, or http on loopback |
+/// | `serverUrl` | `https://{clientId}.netfunnel.stclab.com` | not empty; https, or http on loopback (any host with `allowInsecureHTTP`) |
+/// | `errorUrl` | none (the settings document's) | not empty; https, or http on loopback |
+/// | `settingUrl` | `{serverUrl}/{clientId}.netfunnel/nf-setting.json` | not empty; https, or http on loopback |
 /// | `networkTimeout` | 3000 ms | 100–10000 |
 /// | `retryCount` | 0 | 0–10 |
 /// | `printLog` | false | |
@@ -25,8 +26,14 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     public var clientId: String?
     /// Traffic server base URL; derived from `clientId` when nil.
     public var serverUrl: String?
-    /// Error page URL (reported with errors; never fetched).
+    /// Error page URL, reported with every error (`WaitingRoomError.details["errorUrl"]`); the
+    /// settings document's when nil. Never fetched.
     public var errorUrl: String?
+    /// The settings document fetched at initialisation (the web agent's `data-nf-setting-url`);
+    /// `{serverUrl}/{clientId}.netfunnel/nf-setting.json` when nil, or
+    /// `https://nf-setting-bucket.stclab.com/{clientId}.netfunnel/nf-setting.json` for the SaaS
+    /// server (reference §7.1).
+    public var settingUrl: String?
     /// Per-attempt timeout in milliseconds (100–10000).
     public var networkTimeout: Int
     /// Retries after the first attempt (0–10).
@@ -61,8 +68,9 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
         clientId: String? = nil, serverUrl: String? = nil, errorUrl: String? = nil, networkTimeout: Int = 3000,
         retryCount: Int = 0, printLog: Bool = false, useNetfunnelTemplate: Bool = true, errorBypass: Bool = false,
         userId: String? = nil, useNetworkRecoveryMode: Bool = false, backgroundReturnSeconds: Int = 60,
-        allowInsecureHTTP: Bool = false
+        allowInsecureHTTP: Bool = false, settingUrl: String? = nil
     ) {
+        self.settingUrl = settingUrl
         self.clientId = clientId
         self.serverUrl = serverUrl
         self.errorUrl = errorUrl
@@ -80,7 +88,7 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     /// Every JSON key.
     public static let optionNames: Set<String> = [
         "clientId", "serverUrl", "errorUrl", "networkTimeout", "retryCount", "printLog", "useNetfunnelTemplate",
-        "errorBypass", "userId", "useNetworkRecoveryMode", "backgroundReturnSeconds", "allowInsecureHTTP",
+        "errorBypass", "userId", "useNetworkRecoveryMode", "backgroundReturnSeconds", "allowInsecureHTTP", "settingUrl",
     ]
 
     public init(json: JSONValue) throws {
@@ -99,7 +107,8 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
             useNetworkRecoveryMode: try reader.bool("useNetworkRecoveryMode") ?? false,
             backgroundReturnSeconds: try reader.int(
                 "backgroundReturnSeconds", range: Self.backgroundReturnSecondsRange, unit: "s") ?? 60,
-            allowInsecureHTTP: try reader.bool("allowInsecureHTTP") ?? false)
+            allowInsecureHTTP: try reader.bool("allowInsecureHTTP") ?? false,
+            settingUrl: try reader.string("settingUrl"))
         try validate()
     }
 
@@ -116,9 +125,23 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
 
     /// The traffic server: `serverUrl`, or `https://{clientId}.netfunnel.stclab.com`; nil in bypass mode.
     public func resolvedServerURL() throws -> URL? {
-        let configured = try serverUrl.flatMap { $0.isEmpty ? nil : try checkedURL($0, field: "serverUrl") }
+        let configured = try serverUrl.map { try checkedURL($0, field: "serverUrl") }
         guard let clientId, !clientId.isEmpty else { return nil }
         return configured ?? URL(string: "https://\(clientId).netfunnel.stclab.com")
+    }
+
+    /// The settings document: `settingUrl`, or `{serverUrl}/{clientId}.netfunnel/nf-setting.json`
+    /// (the SaaS bucket when no `serverUrl` is set); nil in bypass mode.
+    public func resolvedSettingURL() throws -> URL? {
+        let configured = try settingUrl.map { try checkedURL($0, field: "settingUrl") }
+        guard let clientId, !clientId.isEmpty else { return nil }
+        if let configured { return configured }
+        let path = "\(clientId).netfunnel/nf-setting.json"
+        if let serverUrl {
+            let base = serverUrl.hasSuffix("/") ? serverUrl : serverUrl + "/"
+            return URL(string: base + path)
+        }
+        return URL(string: "https://nf-setting-bucket.stclab.com/" + path)
     }
 
     /// The waiting-room page derived from `clientId` (used when a reply names none).
@@ -160,8 +183,14 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
                     vendor: Self.vendorID)
             }
         }
+        // "Cannot be empty string" (iOS agent guide, parameter table): refused, the field named.
+        for (field, value) in [("serverUrl", serverUrl), ("errorUrl", errorUrl), ("settingUrl", settingUrl)] where value?.isEmpty == true {
+            throw WaitingRoomError.invalidConfiguration(
+                field: "netfunnel.\(field)", "cannot be an empty string (leave it out for the default)", vendor: Self.vendorID)
+        }
         _ = try resolvedServerURL()
-        if let errorUrl, !errorUrl.isEmpty { _ = try checkedURL(errorUrl, field: "errorUrl") }
+        _ = try resolvedSettingURL()
+        if let errorUrl { _ = try checkedURL(errorUrl, field: "errorUrl") }
     }
 
     /// How many times recovery mode re-issues 5101 in one wait when the server has dropped the

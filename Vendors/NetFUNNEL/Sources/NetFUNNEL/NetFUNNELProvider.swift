@@ -31,10 +31,39 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
         if configuration.isBypassMode, let serverUrl = configuration.serverUrl, !serverUrl.isEmpty {
             logger.warning("no clientId: bypass mode, every entry passes and \(serverUrl) is never contacted")
         }
+        // "Before waiting, configuration is initialized": the settings document is fetched now;
+        // the first wait waits for it (bounded), a failure is logged and does not stop entries.
+        client?.settings.start()
         if configuration.usesInsecureHTTP, client != nil {
             logger.warning("allowInsecureHTTP: the traffic server is plain http; keys travel in clear text",
                            metadata: ["serverUrl": "\(configuration.serverUrl ?? "")"])
         }
+    }
+
+    /// The settings document fetched at initialisation: what was applied, or why not
+    /// (``NetFUNNELSettings``; nil in bypass mode). Waits for a fetch in flight.
+    public func settings() async -> Result<NetFUNNELSettings, WaitingRoomError>? {
+        guard let client else { return nil }
+        await client.settings.ready()
+        switch client.settings.status {
+        case .applied(let settings): return .success(settings)
+        case .failed(let error, _): return .failure(error)
+        case .notFetched: return nil
+        }
+    }
+
+    /// The error page reported with every error (`WaitingRoomError.details["errorUrl"]`): the
+    /// configured `errorUrl`, else the settings document's (known once it was fetched).
+    public var errorURL: String? { client?.errorURL ?? configuration.errorUrl }
+
+    func withErrorURL(_ error: WaitingRoomError) -> WaitingRoomError {
+        guard let client else {
+            guard let url = configuration.errorUrl, error.details["errorUrl"] == nil else { return error }
+            var e = error
+            e.details["errorUrl"] = url
+            return e
+        }
+        return client.withErrorURL(error)
     }
 
     func checkRoom(_ entry: Entry) throws {
@@ -49,8 +78,8 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
         // errorBypass "bypasses all error situations": a bad room becomes a session that passes (300).
         var setupError: WaitingRoomError?
         do { try checkRoom(entry) } catch let error as WaitingRoomError {
-            guard configuration.errorBypass else { throw error }
-            setupError = error
+            guard configuration.errorBypass else { throw withErrorURL(error) }
+            setupError = withErrorURL(error)
         }
         let bypassClient: NetFUNNELClient
         if let client {
@@ -68,10 +97,18 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
     }
 
     public func tryPass(_ entry: Entry) async throws -> TryPassResult {
+        do {
+            return try await tryPassOnce(entry)
+        } catch let error as WaitingRoomError {
+            throw withErrorURL(error)
+        }
+    }
+
+    private func tryPassOnce(_ entry: Entry) async throws -> TryPassResult {
         do { try checkRoom(entry) } catch let error as WaitingRoomError {
             guard configuration.errorBypass else { throw error }
             var pass = Self.keylessPass(entry, reason: "errorBypass", clock: environment.clock)
-            pass.bypassedError = error
+            pass.bypassedError = withErrorURL(error)
             return TryPassResult(
                 disposition: .passed,
                 status: VendorStatus(vendor: vendorID, code: 300, message: "Bypass (errorBypass): \(error.message)"), pass: pass)
@@ -81,13 +118,14 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
                 disposition: .passed, status: VendorStatus(vendor: vendorID, code: 300, message: "Bypass (no clientId: bypass mode)"),
                 pass: Self.keylessPass(entry, reason: "bypassMode", clock: environment.clock))
         }
+        await client.settings.ready()
         let reply: NetFUNNELReply
         do {
             reply = try await client.send(.issueAndEnter, key: nil, entry: entry, node: nil)
         } catch let error as WaitingRoomError {
             guard configuration.errorBypass else { throw error }
             var pass = Self.keylessPass(entry, reason: "errorBypass", clock: environment.clock)
-            pass.bypassedError = error
+            pass.bypassedError = withErrorURL(error)
             return TryPassResult(
                 disposition: .passed,
                 status: VendorStatus(vendor: vendorID, code: 300, message: "Bypass (errorBypass): \(error.message)"), pass: pass)
@@ -113,7 +151,7 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
             let error = NetFUNNELClient.serverError(code: reply.code, message: reply.message, opcode: 5101)
             guard configuration.errorBypass else { throw error }
             var pass = Self.keylessPass(entry, reason: "errorBypass", clock: environment.clock)
-            pass.bypassedError = error
+            pass.bypassedError = withErrorURL(error)
             return TryPassResult(
                 disposition: .passed,
                 status: VendorStatus(vendor: vendorID, code: 300, message: "Bypass (errorBypass): \(error.message)"), pass: pass)

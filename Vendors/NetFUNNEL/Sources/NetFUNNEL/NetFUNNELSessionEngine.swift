@@ -150,7 +150,14 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         let progress = run.progress
         let exchange = client.exchange(
             progress.opcode, key: progress.key, ttl: progress.sleptTTL, entry: context.entry, node: progress.node, retries: true)
-        return Task { try await client.send(exchange.reporting(to: context)) }
+        // "Before waiting, configuration is initialized": the first request of a wait waits for
+        // the settings fetch started at initialisation (bounded by networkTimeout; a failed fetch
+        // does not stop the wait).
+        let first = progress.opcode == .issueAndEnter
+        return Task {
+            if first { await client.settings.ready() }
+            return try await client.send(exchange.reporting(to: context))
+        }
     }
 
     /// Takes in what a request brought back (cancelled meanwhile, failed or answered).
@@ -235,7 +242,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         case .wait:
             progress.waitingStarted = true
             announceWaiting(reply, tracker: &progress.tracker, pageOpened: &progress.pageOpened, context: context)
-            progress.sleptTTL = reply.clampedTTL
+            progress.sleptTTL = client.pollSeconds(reply)
             return .sleep(progress.sleptTTL)
         case .block:
             if let waitingKey = progress.key, !waitingKey.isEmpty, progress.waitingStarted {
@@ -298,7 +305,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
             $0.node = node
         }
         if entry.control == .section, pass.requiresCompletion {
-            startAliveNotices(entry: entry, firstTTL: reply.clampedTTL)
+            startAliveNotices(entry: entry, firstTTL: client.pollSeconds(reply))
         }
         return .passed(pass, status(code, reply.message ?? NetFUNNELStatusCode.message(for: code)))
     }
@@ -314,7 +321,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         let info = tracker.update(nwait: reply.nwait, nnext: reply.nnext, tps: reply.tps)
         if configuration.useNetfunnelTemplate, !pageOpened {
             pageOpened = true
-            let page = reply.vwrPageURL?.absoluteString ?? configuration.derivedWaitingRoomPageURL ?? ""
+            let page = client.waitingRoomPage(reply)
             context.emit(.queueOpened(QueuePage(queueURL: page), replyStatus))
         }
         context.emit(.progress(
@@ -348,6 +355,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     @inline(never)
     private func fail(_ error: WaitingRoomError, key: String?, node: NetFUNNELNode?, context: SessionContext) async -> Outcome {
         let entry = context.entry
+        let error = client.withErrorURL(error)
         if let key, !key.isEmpty {
             _ = await giveBack(key, node: node, context: context, retries: false)
         }
@@ -374,7 +382,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                     if let next = client.allowedNode(from: reply) { engine.held.withLock { $0.node = next } }
                     switch NetFUNNELStatusCode.disposition(of: reply.code) {
                     case .wait:
-                        ttl = reply.clampedTTL
+                        ttl = client.pollSeconds(reply)
                     case .pass:
                         return
                     default:

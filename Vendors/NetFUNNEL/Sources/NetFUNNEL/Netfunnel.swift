@@ -19,6 +19,9 @@ public final class Netfunnel {
     public private(set) var initializationError: WaitingRoomError?
     /// The provider made by the last successful `initialize`.
     public private(set) var provider: NetFUNNELProvider?
+    /// The error page to show after `nfError` / `nfNetworkError` (the agent's callbacks carry
+    /// none): the `errorUrl` given to `initialize`, else the settings document's.
+    public var errorUrl: String? { provider?.errorURL }
     private weak var delegate: (any NetfunnelDelegate)?
     private var configuration: NetFUNNELConfiguration?
     /// `errorBypass` of the last `initialize`, kept even when it was refused: "errorBypass: true

@@ -348,8 +348,15 @@ public final class NetFUNNELEmulator: Sendable {
             Self.json(self.settingsDocument(baseURL: Self.baseURL(request)))
         }
         // The parameter is named like the Queue-it emulator's path prefix: one router serves both.
-        router.get("/:prefix/nf-setting.json") { request, _ -> Response in
-            Self.json(self.settingsDocument(baseURL: Self.baseURL(request)))
+        router.get("/:prefix/nf-setting.json") { request, context -> Response in
+            // Only the tenant's own document: `/{clientId}.netfunnel/nf-setting.json`.
+            guard context.parameters.get("prefix") == self.configuration.clientId + ".netfunnel" else {
+                return Self.text("no settings for this client id", status: 404, contentType: "text/plain; charset=utf-8")
+            }
+            return Self.json(self.settingsDocument(baseURL: Self.baseURL(request)))
+        }
+        router.get("/_emulator/netfunnel/error.html") { _, _ -> Response in
+            Self.text(NetFUNNELWaitingRoomHTML.errorPage, status: 200, contentType: "text/html; charset=utf-8")
         }
         router.get("/_emulator/netfunnel/counters") { _, _ -> Response in
             let data = (try? JSONEncoder().encode(self.counters())) ?? Data("{}".utf8)

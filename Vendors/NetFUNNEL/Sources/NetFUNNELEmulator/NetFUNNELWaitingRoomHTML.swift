@@ -80,4 +80,15 @@ enum NetFUNNELWaitingRoomHTML {
         <p>Project <code>\(escape(project))</code>. Entry result: <code id="result">\(escape(result))</code>.</p></main></body></html>
         """
     }
+
+    /// The error page the settings document names (`errorUrl`): what an app shows after
+    /// `nfError` / `nfNetworkError` (proposal: the real page is the console's).
+    static let errorPage = """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Service unavailable (NetFUNNEL emulator)</title>
+        <style>\(NetFUNNELWaitingRoomStyle.css)</style></head>
+        <body><main><p class="vendor">NetFUNNEL emulator</p>
+        <h1 id="error">The waiting room could not be reached</h1>
+        <p>Please try again in a moment.</p></main></body></html>
+        """
 }

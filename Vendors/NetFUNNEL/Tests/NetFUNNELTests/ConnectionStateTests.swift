@@ -15,7 +15,7 @@ struct ConnectionStateTests {
     }
 
     func outcome(_ monitor: any ConnectivityMonitor) async throws -> WaitingRoomError? {
-        let c = try NetFUNNELConfiguration(clientId: "emulator-0000", serverUrl: "https://nf.example", networkTimeout: 500)
+        let c = NetFUNNELConfiguration(clientId: "emulator-0000", serverUrl: "https://nf.example", networkTimeout: 500)
         let provider = try NetFUNNELProvider(configuration: c, environment: ProviderEnvironment(transport: TimingOut(), connectivity: monitor))
         guard case .failed(let error) = await (try provider.enqueue(Entry(room: RoomKey(scope: "service_1", room: "act_10")))).outcome() else {
             return nil

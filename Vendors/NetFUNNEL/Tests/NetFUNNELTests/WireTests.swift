@@ -121,7 +121,7 @@ struct WireTests {
             let counters = h.emulator.counters()
             #expect(counters.replies["503"] == nil && counters.replies["507"] == nil, "\(counters.replies)")
             let hosts = transport.sentHosts.items
-            #expect(hosts.filter { $0 == "front.nf.test" }.count == 2, "only the two 5101s go to the front door: \(hosts)")
+            #expect(hosts.filter { $0 == "front.nf.test" }.count == 3, "only the settings document and the two 5101s go to the front door: \(hosts)")
             #expect(hosts.filter { $0 == "node7.nf.test" }.count >= 5)
             // what a client that ignores `ip`/`port` gets
             let wrong = try await h.raw("opcode=5004&key=ANY&js=yes", host: "front.nf.test")

@@ -183,24 +183,3 @@ public final class QueueItHostDrivenPageDriver: QueuePageDriver {
         finish(id: id, .failed(WaitingRoomError(.invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: code, message: "WebView Error: \(message)")))
     }
 }
-
-/// The default page driver (``QueueItQueuePageMode/auto``): each page goes to the host when
-/// one is attached to ``host`` (``QueueItHostDrivenPageDriver/attach(onShow:)``), and is
-/// followed headlessly with ``headless`` (the HTTP-follow driver) otherwise, so a library user
-/// who shows no pages waits through the emulator's pages out of the box and never waits on a
-/// host that is not there.
-public struct QueueItAutoPageDriver: QueuePageDriver {
-    /// Where pages go when a host is attached.
-    public let host: QueueItHostDrivenPageDriver
-    /// Where pages go otherwise.
-    public let headless: any QueuePageDriver
-
-    public init(host: QueueItHostDrivenPageDriver, headless: any QueuePageDriver) {
-        self.host = host
-        self.headless = headless
-    }
-
-    public func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
-        host.isAttached ? await host.wait(on: page, context: context) : await headless.wait(on: page, context: context)
-    }
-}
