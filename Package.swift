@@ -3,6 +3,20 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
+// External products, named once (also keeps the manifest quick to type-check).
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
+let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
+let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
+
 let package = Package(
     name: "WaitingRoom",
     platforms: [.macOS(.v15)],
@@ -19,6 +33,7 @@ let package = Package(
         .library(name: "CrowdHandlerEmulator", targets: ["CrowdHandlerEmulator"]),
         .library(name: "ScriptedVendor", targets: ["ScriptedVendor"]),
         .library(name: "WaitingRoomVendors", targets: ["WaitingRoomVendors"]),
+        .library(name: "WaitingRoomEmulators", targets: ["WaitingRoomEmulators"]),
         .library(name: "WaitingRoomLua", targets: ["WaitingRoomLua"]),
         .executable(name: "waitingroom", targets: ["waitingroom"]),
     ],
@@ -41,9 +56,7 @@ let package = Package(
         .target(
             name: "WaitingRoom",
             dependencies: [
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                logging, nioCore, nioPosix,
             ],
             swiftSettings: strict
         ),
@@ -51,24 +64,24 @@ let package = Package(
         .target(
             name: "WaitingRoomHTTP",
             dependencies: [
-                "WaitingRoom",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "WaitingRoom", logging, asyncHTTPClient, nioCore, nioHTTP1,
             ],
             swiftSettings: strict
         ),
         // The test kit (virtual clock, thread helpers): tests only; nothing shipped imports it.
         .target(
             name: "WaitingRoomTesting",
-            dependencies: ["WaitingRoom"],
+            dependencies: [
+                "WaitingRoom",
+            ],
             swiftSettings: strict
         ),
         // The conformance suite every vendor runs in its tests; only tests import it.
         .target(
             name: "WaitingRoomConformance",
-            dependencies: ["WaitingRoom", "WaitingRoomHTTP", "WaitingRoomTesting"],
+            dependencies: [
+                "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomTesting",
+            ],
             swiftSettings: strict
         ),
 
@@ -76,23 +89,24 @@ let package = Package(
         // `scripted`: plays a given list of events (tests, flow authoring); no network.
         .target(
             name: "ScriptedVendor",
-            dependencies: ["WaitingRoom"],
+            dependencies: [
+                "WaitingRoom",
+            ],
             path: "Vendors/Scripted/Sources/ScriptedVendor",
             swiftSettings: strict
         ),
         .target(
             name: "NetFUNNEL",
-            dependencies: ["WaitingRoom", "WaitingRoomHTTP", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "WaitingRoom", logging,
+            ],
             path: "Vendors/NetFUNNEL/Sources/NetFUNNEL",
             swiftSettings: strict
         ),
         .target(
             name: "NetFUNNELEmulator",
             dependencies: [
-                "NetFUNNEL",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "WaitingRoom", httpTypes, serviceLifecycle, "NetFUNNEL", hummingbird, nioCore, logging,
             ],
             path: "Vendors/NetFUNNEL/Sources/NetFUNNELEmulator",
             swiftSettings: strict
@@ -100,11 +114,9 @@ let package = Package(
         .target(
             name: "QueueIt",
             dependencies: [
-                "WaitingRoom", "WaitingRoomHTTP",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "WaitingRoom", crypto, logging,
                 // AES-256-CBC of enqueue-token payloads (`AES._CBC`).
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                cryptoExtras,
             ],
             path: "Vendors/QueueIt/Sources/QueueIt",
             swiftSettings: strict
@@ -112,11 +124,7 @@ let package = Package(
         .target(
             name: "QueueItEmulator",
             dependencies: [
-                "QueueIt",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "WaitingRoom", httpTypes, "QueueIt", hummingbird, nioCore, logging, serviceLifecycle,
             ],
             path: "Vendors/QueueIt/Sources/QueueItEmulator",
             swiftSettings: strict
@@ -124,10 +132,9 @@ let package = Package(
         .target(
             name: "CrowdHandler",
             dependencies: [
-                "WaitingRoom",
+                "WaitingRoom", logging,
                 // SHA-256 of hybrid (local) signature validation.
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                crypto,
             ],
             path: "Vendors/CrowdHandler/Sources/CrowdHandler",
             swiftSettings: strict
@@ -135,25 +142,28 @@ let package = Package(
         .target(
             name: "CrowdHandlerEmulator",
             dependencies: [
-                "CrowdHandler",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "WaitingRoom", httpTypes, "CrowdHandler", hummingbird, nioCore, logging,
             ],
             path: "Vendors/CrowdHandler/Sources/CrowdHandlerEmulator",
             swiftSettings: strict
         ),
-        // The one place that lists every vendor: registry entries and the combined emulator.
+        // The one place that lists every vendor's client: `VendorRegistry.standard`. What an app
+        // links: the core, the vendors' clients and the default transport; no server.
         .target(
             name: "WaitingRoomVendors",
             dependencies: [
-                "WaitingRoom", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
-                "CrowdHandler", "CrowdHandlerEmulator",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "NetFUNNEL", "QueueIt", "CrowdHandler",
+            ],
+            swiftSettings: strict
+        ),
+        // Every vendor's emulator on one server, with the dashboard: the CLI's `emulate`, `demo`
+        // and `--emulator`, and tests. Apps that only wait in rooms never link it.
+        .target(
+            name: "WaitingRoomEmulators",
+            dependencies: [
+                logging, nioCore, "WaitingRoom", "WaitingRoomVendors", "NetFUNNEL", "NetFUNNELEmulator",
+                "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", hummingbird,
+                serviceLifecycle, hummingbirdCore, nioHTTPTypes, httpTypes,
             ],
             swiftSettings: strict
         ),
@@ -166,7 +176,9 @@ let package = Package(
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(
             name: "WaitingRoomLua",
-            dependencies: ["CLua", "CLuaShim", "WaitingRoom", "WaitingRoomHTTP", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CLua", "CLuaShim", "WaitingRoom", logging,
+            ],
             swiftSettings: strict
         ),
 
@@ -176,9 +188,9 @@ let package = Package(
         .target(
             name: "WaitingRoomCLI",
             dependencies: [
-                "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomLua", "WaitingRoomVendors", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator",
-                "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "CEditLine",
-                .product(name: "Logging", package: "swift-log"),
+                nioCore, nioPosix, "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomLua", "WaitingRoomVendors",
+                "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
+                "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "CEditLine", logging,
             ],
             swiftSettings: strict
         ),
@@ -207,7 +219,9 @@ let package = Package(
         // libstdc++ too. Only the libc, libm and libgcc_s stay shared.
         .executableTarget(
             name: "waitingroom",
-            dependencies: ["WaitingRoomCLI"],
+            dependencies: [
+                "WaitingRoomCLI",
+            ],
             swiftSettings: strict,
             linkerSettings: [
                 .unsafeFlags(["-static-stdlib", "-Xclang-linker", "-no-pie", "-L", Context.packageDirectory + "/Scripts/static-link", "-Xlinker", "--start-group", "-lFoundation", "-lFoundationEssentials", "-lFoundationInternationalization", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-l:libstdc++.a", "-l:liblua5.4.a", "-l:libedit.a", "-l:libtinfo.a", "-l:libbsd.a", "-l:libmd.a", "-l:libz.a", "-Xlinker", "--end-group", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release)),
@@ -218,24 +232,25 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomTests",
             dependencies: [
-                "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting", "WaitingRoomConformance",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting",
+                "WaitingRoomConformance", nioCore, nioPosix,
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "NetFUNNELTests",
-            dependencies: ["NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomHTTP", "WaitingRoomTesting", "WaitingRoomConformance"],
+            dependencies: [
+                "WaitingRoom", "NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomHTTP", "WaitingRoomTesting",
+                "WaitingRoomConformance",
+            ],
             path: "Vendors/NetFUNNEL/Tests/NetFUNNELTests",
             swiftSettings: strict
         ),
         .testTarget(
             name: "QueueItTests",
             dependencies: [
-                "QueueIt", "QueueItEmulator", "WaitingRoomHTTP", "WaitingRoomTesting", "WaitingRoomConformance",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "WaitingRoom", logging, "QueueIt", "QueueItEmulator", "WaitingRoomHTTP", "WaitingRoomTesting",
+                "WaitingRoomConformance", hummingbird, serviceLifecycle,
             ],
             path: "Vendors/QueueIt/Tests/QueueItTests",
             swiftSettings: strict
@@ -243,9 +258,8 @@ let package = Package(
         .testTarget(
             name: "CrowdHandlerTests",
             dependencies: [
-                "CrowdHandler", "CrowdHandlerEmulator", "WaitingRoomHTTP", "WaitingRoomTesting", "WaitingRoomConformance",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "WaitingRoom", logging, "CrowdHandler", "CrowdHandlerEmulator", "WaitingRoomHTTP",
+                "WaitingRoomTesting", "WaitingRoomConformance", hummingbird, serviceLifecycle,
             ],
             path: "Vendors/CrowdHandler/Tests/CrowdHandlerTests",
             swiftSettings: strict
@@ -253,16 +267,18 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomLuaTests",
             dependencies: [
-                "WaitingRoomLua", "WaitingRoomVendors", "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting",
-                .product(name: "Logging", package: "swift-log"),
+                "WaitingRoom", "NetFUNNELEmulator", "QueueItEmulator", "WaitingRoomLua", "WaitingRoomVendors",
+                "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting", "NetFUNNEL", "QueueIt",
+                "CrowdHandler", logging,
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WaitingRoomCLITests",
             dependencies: [
-                "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomTesting", "WaitingRoomHTTP",
-                "NetFUNNELEmulator", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
+                "WaitingRoom", "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomEmulators",
+                "WaitingRoomTesting", "WaitingRoomHTTP", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
+                "CrowdHandler", "CrowdHandlerEmulator",
             ],
             swiftSettings: strict
         ),

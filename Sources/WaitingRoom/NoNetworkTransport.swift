@@ -5,15 +5,35 @@
 /// (`AsyncHTTPTransport` in the module `WaitingRoomHTTP`), so the core builds without an HTTP
 /// stack.
 public struct NoNetworkTransport: HTTPTransport {
+    /// Why nothing is sent (the error's message says it).
+    public enum Reason: Sendable, Hashable {
+        /// The environment asked for no network.
+        case chosen
+        /// No default transport was bootstrapped (``HTTPTransportSystem``).
+        case notBootstrapped
+    }
+
+    /// Why nothing is sent.
+    public let reason: Reason
+
     /// Creates the transport.
-    public init() {}
+    public init(reason: Reason = .chosen) { self.reason = reason }
 
     /// Refuses `request`.
     ///
     /// - Throws: ``WaitingRoomError`` of kind `.invalidConfiguration` naming the URL.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        throw WaitingRoomError.invalidConfiguration(
-            field: "transport",
-            "no HTTP transport is configured (this environment uses NoNetworkTransport); \(request.method) \(request.url) was not sent")
+        switch reason {
+        case .chosen:
+            throw WaitingRoomError.invalidConfiguration(
+                field: "transport",
+                "no HTTP transport is configured (this environment uses NoNetworkTransport); \(request.method) \(request.url) was not sent")
+        case .notBootstrapped:
+            throw WaitingRoomError.invalidConfiguration(
+                field: "transport",
+                "no HTTP transport: call HTTPTransportSystem.bootstrap(AsyncHTTPTransport.shared) at start-up (import WaitingRoomHTTP), "
+                    + "get providers from VendorRegistry.standard (import WaitingRoomVendors), or pass ProviderEnvironment(transport:); "
+                    + "\(request.method) \(request.url) was not sent")
+        }
     }
 }

@@ -12,10 +12,11 @@ public enum DuplicatePolicy: String, Hashable, Sendable, Codable {
 /// The shared services a provider is built with: transport, clock, pass store, logging and
 /// policies.
 ///
-/// The core names no HTTP stack, so the transport is given here; every other field has a
-/// production default. `import WaitingRoomHTTP` adds ``init(clock:passStore:logger:revealSecrets:duplicatePolicy:pendingReturns:connectivity:)``
-/// overloads without a transport, which use its AsyncHTTPClient transport; an app may bring its
-/// own ``HTTPTransport`` instead, and a provider that needs no network can use ``NoNetworkTransport``.
+/// The core names no HTTP stack: the transport is given here, or, when left out, is the
+/// process's default (``HTTPTransportSystem``: bootstrapped once at start-up, by the app or by
+/// `VendorRegistry.standard`, which uses `AsyncHTTPTransport.shared` from `WaitingRoomHTTP`).
+/// Every other field has a production default. A provider that needs no network can use
+/// ``NoNetworkTransport``.
 public struct ProviderEnvironment: Sendable {
     /// Sends HTTP requests.
     public var transport: any HTTPTransport
@@ -38,9 +39,10 @@ public struct ProviderEnvironment: Sendable {
     /// offline); an app with its own network monitor sets its own.
     public var connectivity: any ConnectivityMonitor
 
-    /// Creates an environment that sends its requests through `transport`.
+    /// Creates an environment that sends its requests through `transport` (nil: the
+    /// process's default, ``HTTPTransportSystem/transport``).
     public init(
-        transport: any HTTPTransport,
+        transport: (any HTTPTransport)? = nil,
         clock: any WaitingRoomClock = SystemClock(),
         passStore: (any PassStore)? = nil,
         logger: Logger = Logger(label: "waitingroom"),
@@ -50,7 +52,7 @@ public struct ProviderEnvironment: Sendable {
         connectivity: any ConnectivityMonitor = SystemConnectivityMonitor()
     ) {
         self.connectivity = connectivity
-        self.transport = transport
+        self.transport = transport ?? HTTPTransportSystem.transport
         self.clock = clock
         self.passStore = passStore ?? MemoryPassStore(clock: clock)
         self.logger = logger
@@ -59,11 +61,12 @@ public struct ProviderEnvironment: Sendable {
         self.pendingReturns = pendingReturns
     }
 
-    /// A logger labelled for `vendor` (`waitingroom.<vendor>`), with the base logger's level.
+    /// The base logger for `vendor`: its handler, level and metadata kept, labelled
+    /// `waitingroom.<vendor>` (the handler is the base logger's, so an app's handler,
+    /// level and metadata apply to every vendor's lines).
     public func logger(for vendor: String) -> Logger {
-        var vendorLogger = Logger(label: "waitingroom.\(vendor)")
-        vendorLogger.logLevel = logger.logLevel
-        return vendorLogger
+        let handler = logger.handler
+        return Logger(label: "waitingroom.\(vendor)", factory: { _ in handler })
     }
 
     /// `secret` as it may appear in logs (see ``Redaction``).

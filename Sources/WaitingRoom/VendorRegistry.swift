@@ -56,11 +56,13 @@ public final class VendorRegistry: Sendable {
     /// Registered vendors, sorted by id.
     public var descriptors: [VendorDescriptor] { vendors.withLock { $0.values.sorted { $0.id < $1.id } } }
 
-    /// Makes a provider for vendor `id` from a JSON configuration.
+    /// Makes a provider for vendor `id` from a JSON configuration, in `environment` (by default
+    /// the production one: the process's default transport, ``HTTPTransportSystem``, which
+    /// `VendorRegistry.standard` bootstraps).
     ///
     /// - Throws: `.invalidConfiguration` naming `vendor` for an unknown id, or the vendor's
     ///   field-naming error for a bad configuration.
-    public func makeProvider(vendor id: String, configuration: JSONValue, environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
+    public func makeProvider(vendor id: String, configuration: JSONValue, environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
         guard let descriptor = vendors.withLock({ $0[id] }) else {
             let known = vendorIDs
             throw WaitingRoomError.invalidConfiguration(
@@ -72,12 +74,12 @@ public final class VendorRegistry: Sendable {
 
     /// Makes a provider from a dictionary of plain values (strings, numbers, bools, arrays,
     /// dictionaries).
-    public func makeProvider(vendor id: String, dictionary: [String: Any], environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
+    public func makeProvider(vendor id: String, dictionary: [String: Any], environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
         try makeProvider(vendor: id, configuration: JSONValue(any: dictionary, path: id), environment: environment)
     }
 
     /// Makes a provider from a typed configuration (registered or not).
-    public func makeProvider<C: ProviderConfiguration>(_ configuration: C, environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
+    public func makeProvider<C: ProviderConfiguration>(_ configuration: C, environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
         try configuration.makeProvider(environment: environment)
     }
 }

@@ -2,6 +2,7 @@ import CrowdHandlerEmulator
 import NetFUNNELEmulator
 import QueueItEmulator
 import WaitingRoom
+import WaitingRoomEmulators
 import WaitingRoomVendors
 
 /// The rooms `waitingroom demo` uses: small enough that a crowd of 20 forms a line, fast enough

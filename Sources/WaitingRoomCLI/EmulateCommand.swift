@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import WaitingRoom
+import WaitingRoomEmulators
 import WaitingRoomVendors
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import NetFUNNEL
 import WaitingRoom
+import WaitingRoomEmulators
 import WaitingRoomVendors
 #if canImport(Glibc)
 import Glibc

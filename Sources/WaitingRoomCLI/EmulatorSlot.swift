@@ -1,4 +1,5 @@
 import Synchronization
+import WaitingRoomEmulators
 import WaitingRoomVendors
 
 /// The REPL's embedded emulator: started and stopped by `:emulator start|stop`.

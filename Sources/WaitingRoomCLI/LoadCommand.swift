@@ -3,6 +3,7 @@ import CrowdHandlerEmulator
 import NetFUNNELEmulator
 import QueueItEmulator
 import WaitingRoom
+import WaitingRoomEmulators
 import WaitingRoomVendors
 import WaitingRoomHTTP
 
@@ -110,7 +111,7 @@ struct LoadCommand: CLICommand {
         let suite: EmulatorSuite?
         let provider: any WaitingRoomProvider
         let entry: Entry
-        let environment = ProviderEnvironment()
+        let environment = ProviderEnvironment(transport: AsyncHTTPTransport.shared)
         var faultsInstalled = 0
         do {
             let wanted = try emulatorConfig.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()

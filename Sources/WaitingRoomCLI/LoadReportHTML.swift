@@ -1,5 +1,6 @@
 import Foundation
 import WaitingRoom
+import WaitingRoomEmulators
 import WaitingRoomVendors
 
 /// `waitingroom load --report FILE.html`: one self-contained HTML file (inline style, inline

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import WaitingRoom
 import WaitingRoomLua
+import WaitingRoomEmulators
 import WaitingRoomVendors
 #if canImport(Glibc)
 import Glibc

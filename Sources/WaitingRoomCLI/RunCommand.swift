@@ -1,6 +1,7 @@
 import Foundation
 import WaitingRoom
 import WaitingRoomLua
+import WaitingRoomEmulators
 import WaitingRoomVendors
 import WaitingRoomHTTP
 

@@ -1,4 +1,5 @@
 import WaitingRoom
+import WaitingRoomEmulators
 import WaitingRoomVendors
 
 /// Vendor options shared by `check` and `load`: which vendor, its configuration (file, then

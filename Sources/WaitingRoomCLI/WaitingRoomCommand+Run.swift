@@ -1,6 +1,7 @@
 import Dispatch
 import NIOCore
 import NIOPosix
+import WaitingRoomHTTP
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,6 +54,8 @@ extension WaitingRoomCommand {
     /// Runs a command to its end and exits the process with its status: the ``ExitStatus`` it
     /// throws, 0 when it returns, 64 for a usage error, 4 (error) for any other error.
     private static func run(_ command: any CLICommand) async -> Never {
+        // The SDK's default transport for every provider a command makes (HTTPTransportSystem).
+        AsyncHTTPTransport.bootstrapIfUnset()
         do {
             try await command.run()
         } catch let status as ExitStatus {

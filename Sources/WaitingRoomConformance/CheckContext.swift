@@ -28,7 +28,7 @@ struct CheckContext<Emulator: ConformanceEmulator>: Sendable {
     // MARK: making things
 
     func environment(_ policy: DuplicatePolicy = .join) -> ProviderEnvironment {
-        ProviderEnvironment(clock: PacedClock(base: clock), passStore: passStore, duplicatePolicy: policy)
+        ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: PacedClock(base: clock), passStore: passStore, duplicatePolicy: policy)
     }
 
     func makeProvider(_ policy: DuplicatePolicy = .join) throws -> any WaitingRoomProvider {

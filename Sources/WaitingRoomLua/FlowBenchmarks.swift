@@ -3,7 +3,7 @@ import CLuaShim
 import Logging
 import WaitingRoom
 
-/// Measurements of the Lua host's costs (reference lua-embedding.md §6), for the gated test
+/// Measurements of the Lua host's costs (docs/lua-embedding.md §6), for the gated test
 /// (`WR_BENCH=1 swift test -c release --filter LuaBenchmarks`) and tools. Run from a non-main task.
 public enum FlowBenchmarks {
     /// What `measure` found.

@@ -3,7 +3,6 @@ import CLuaShim
 import Foundation
 import Logging
 import WaitingRoom
-import WaitingRoomHTTP
 
 /// What a flow table gives (each may instead come from `FlowOptions`).
 struct FlowSpec {

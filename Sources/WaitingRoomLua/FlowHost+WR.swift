@@ -3,7 +3,6 @@ import CLuaShim
 import Foundation
 import Logging
 import WaitingRoom
-import WaitingRoomHTTP
 
 /// `Result` of a throwing vendor call, with any error turned into a `WaitingRoomError`.
 private func capture<T: Sendable>(_ body: () async throws -> T) async -> Result<T, WaitingRoomError> {

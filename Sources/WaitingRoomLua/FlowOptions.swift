@@ -1,6 +1,5 @@
 import Logging
 import WaitingRoom
-import WaitingRoomHTTP
 
 /// How a `FlowRuntime` runs its flows. Everything a flow file may give (entry, vendor, config)
 /// can be given here instead; a value given here wins over the flow's.

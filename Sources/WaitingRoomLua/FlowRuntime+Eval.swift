@@ -12,7 +12,7 @@ public enum EvaluationResult: Sendable, Hashable {
 }
 
 extension LuaVM {
-    /// REPL rules of `lua.c` (reference §5.1): a leading `=` means `return`; try `return <chunk>;`
+    /// REPL rules of `lua.c` (docs/lua-embedding.md §5.1): a leading `=` means `return`; try `return <chunk>;`
     /// first, then the chunk as statements; a syntax error ending in `<eof>` means "incomplete".
     /// Runs in `env` inside a coroutine, so `wr.*` awaits work at the prompt; `LuaInterrupt`
     /// stops it.

@@ -8,7 +8,7 @@ public struct FlowID: Hashable, Sendable {
     let value: Int
 }
 
-/// Hosts Lua flows on one sandboxed `lua_State` (reference lua-embedding.md §4.3). The actor owns
+/// Hosts Lua flows on one sandboxed `lua_State` (docs/lua-embedding.md §4.3). The actor owns
 /// the state; each event handler runs in its own coroutine, and `wr.*` calls that wait yield to
 /// the actor, which awaits Swift and resumes them, so handlers of several sessions (or several
 /// flows on one runtime) interleave without blocking a thread. Each flow has its own globals.
@@ -104,7 +104,7 @@ public actor FlowRuntime {
         return count
     }
 
-    /// Evaluate one REPL chunk with `wr` loaded (reference §5.1). Globals persist between calls;
+    /// Evaluate one REPL chunk with `wr` loaded (docs/lua-embedding.md §5.1). Globals persist between calls;
     /// `interrupt.request()` stops a running chunk; cancelling the calling task makes a waiting
     /// `wr.*` call return `nil, "cancelled"`.
     public func evaluate(_ text: String) async -> EvaluationResult {

@@ -4,7 +4,7 @@ import WaitingRoom
 
 /// The field names of event tables and the event names, interned once per Lua state and kept in
 /// the registry: building an event table then costs a `rawgeti` per key instead of hashing and
-/// looking up a C string (the progress-event hot path, reference lua-embedding.md §6).
+/// looking up a C string (the progress-event hot path, docs/lua-embedding.md §6).
 enum LuaEventKey: Int, CaseIterable {
     case event, vendor, code, message, state, queueURL, targetURL, ahead, behind, eta, etaText, percent, pass, error, kind
     case connection, attempt, retryIn

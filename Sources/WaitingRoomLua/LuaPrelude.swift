@@ -1,4 +1,4 @@
-/// The trusted Lua code that builds each flow's sandboxed global table (reference §3.1) and makes
+/// The trusted Lua code that builds each flow's sandboxed global table (docs/lua-embedding.md §3.1) and makes
 /// `coroutine.resume`/`wrap` forward host awaits from script coroutines to the host (§4.2).
 /// It runs once per `lua_State` with the real globals and the yield sentinel, and returns
 /// `make_env(host)`.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import WaitingRoom
 @testable import WaitingRoomCLI
+import WaitingRoomEmulators
 import WaitingRoomVendors
 
 /// `waitingroom bench` figures as a script reads them, and the emulator suite without its tools.

@@ -6,6 +6,7 @@ import QueueItEmulator
 import Testing
 import WaitingRoom
 import WaitingRoomHTTP
+import WaitingRoomEmulators
 import WaitingRoomVendors
 
 /// The emulators' pages, the `/_emulator/` dashboard and the load report in a real headless

@@ -3,6 +3,7 @@ import NetFUNNELEmulator
 import QueueItEmulator
 import Testing
 import WaitingRoom
+import WaitingRoomEmulators
 import WaitingRoomVendors
 #if canImport(Glibc)
 import Glibc

@@ -11,7 +11,7 @@ import ScriptedVendor
 func scriptedOptions(clock: VirtualClock = VirtualClock(autoAdvance: true), limits: LuaLimits = testLimits) -> FlowOptions {
     let registry = VendorRegistry()
     registry.register(ScriptedConfiguration.self)
-    return FlowOptions(limits: limits, registry: registry, environment: ProviderEnvironment(clock: clock))
+    return FlowOptions(limits: limits, registry: registry, environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: clock))
 }
 
 func names(_ actions: [FlowAction]) -> [String] { actions.map(\.name) }

@@ -79,7 +79,7 @@ struct HeldKeyTests {
     }
 
     static func runOne(_ ending: Ending, url: String) async throws -> FlowResult {
-        var options = FlowOptions(registry: registry(), environment: ProviderEnvironment())
+        var options = FlowOptions(registry: registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared))
         options.logger.logLevel = .critical  // the handlerError flows log their error on purpose
         options.config = .object(["clientId": .string("emulator-0000"), "serverUrl": .string(url), "networkTimeout": .number(5000)])
         let runtime = try FlowRuntime(source: source(ending, url: url), name: ending.rawValue, options: options)
@@ -129,7 +129,7 @@ struct HeldKeyTests {
         let emulator = Self.emulator()
         let server = try await emulator.start()
         do {
-            let runtime = try FlowRuntime(options: FlowOptions(registry: Self.registry(), environment: ProviderEnvironment()))
+            let runtime = try FlowRuntime(options: FlowOptions(registry: Self.registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared)))
             let result = await runtime.evaluate(#"""
                 room = wr.open("netfunnel", { clientId = "emulator-0000", serverUrl = "\#(server.baseURL)", networkTimeout = 5000 })
                 a = room:try_pass{ scope = "service_1", room = "wide" }
@@ -152,7 +152,7 @@ struct HeldKeyTests {
     func releaseMisuseAndReplExit() async throws {
         let emulator = Self.emulator()
         let server = try await emulator.start()
-        let runtime = try FlowRuntime(options: FlowOptions(registry: Self.registry(), environment: ProviderEnvironment()))
+        let runtime = try FlowRuntime(options: FlowOptions(registry: Self.registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared)))
         let misuse = await runtime.evaluate(#"""
             room = wr.open("netfunnel", { clientId = "emulator-0000", serverUrl = "\#(server.baseURL)", networkTimeout = 5000 })
             return pcall(room.release, room, "not a table")

@@ -35,7 +35,7 @@ struct SandboxTests {
         #expect(runtimeError.traceback?.contains("stack traceback") == true)
     }
 
-    /// Every escape of reference §3.1 is refused.
+    /// Every escape of docs/lua-embedding.md §3.1 is refused.
     @Test("escapes are refused", arguments: [
         "return io.open('/etc/passwd')",
         "return os.execute('true')",

@@ -65,7 +65,7 @@ struct StressTests {
         // silent: a thousand expected handler errors are not worth logging
         return FlowOptions(
             limits: limits, logger: Logger(label: "stress") { _ in SwiftLogNoOpLogHandler() },
-            registry: registry, environment: ProviderEnvironment(clock: SystemClock()))
+            registry: registry, environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: SystemClock()))
     }
 
     @Test("1,000 flows on one runtime: random awaits, cancellations, limit trips, script errors, teardown in flight")

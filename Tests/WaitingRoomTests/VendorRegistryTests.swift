@@ -63,7 +63,7 @@ struct VendorRegistryTests {
 
     @Test func secretsAreRedactedUnlessRevealed() {
         let key = String(repeating: "K", count: 600)
-        #expect(ProviderEnvironment().redact(key) == "KKKK…(600 chars)")
-        #expect(ProviderEnvironment(revealSecrets: true).redact(key) == key)
+        #expect(ProviderEnvironment(transport: AsyncHTTPTransport.shared).redact(key) == "KKKK…(600 chars)")
+        #expect(ProviderEnvironment(transport: AsyncHTTPTransport.shared, revealSecrets: true).redact(key) == key)
     }
 }

@@ -10,7 +10,7 @@ struct WaitingSessionTests {
     let clock = VirtualClock()
 
     func provider(_ steps: [ScriptedProvider.Step], policy: DuplicatePolicy = .join) -> ScriptedProvider {
-        ScriptedProvider(steps: steps, environment: ProviderEnvironment(clock: clock, duplicatePolicy: policy))
+        ScriptedProvider(steps: steps, environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: clock, duplicatePolicy: policy))
     }
 
     @Test func threeSubscribersSeeTheSameEventsInOrder() async throws {
@@ -52,7 +52,7 @@ struct WaitingSessionTests {
         for _ in 0..<5 {
             let steps = (0..<3_000).map { i in ScriptedProvider.Step.emit(.progress(QueueProgress(ahead: 3_000 - i), Fixture.status(201))) }
                 + [.finish(.passed(Fixture.keyPass(), Fixture.status(200, "pass")))]
-            let p = ScriptedProvider(steps: steps, environment: ProviderEnvironment(clock: VirtualClock(autoAdvance: true)))
+            let p = ScriptedProvider(steps: steps, environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
             let session = try p.enqueue(Fixture.entry)
             let readers = (0..<200).map { _ in
                 let stream = session.events

@@ -12,7 +12,7 @@ struct WhenOutcomeTests {
     let clock = VirtualClock()
 
     func provider(_ steps: [ScriptedProvider.Step]) -> ScriptedProvider {
-        ScriptedProvider(steps: steps, environment: ProviderEnvironment(clock: clock))
+        ScriptedProvider(steps: steps, environment: ProviderEnvironment(transport: NoNetworkTransport(), clock: clock))
     }
 
     /// Collects what callbacks receive, and lets a test wait for a number of them.

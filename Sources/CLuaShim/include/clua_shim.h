@@ -1,4 +1,4 @@
-/* CLuaShim: the little C that must be C (reference lua-embedding.md §1.3).
+/* CLuaShim: the little C that must be C (docs/lua-embedding.md §1.3).
  *  - error / yield trampolines: Swift host functions return a code, C raises or yields,
  *    so a Lua longjmp never crosses a Swift frame;
  *  - a capped allocator with the `in_host` rule (the host's own pushes are never refused);

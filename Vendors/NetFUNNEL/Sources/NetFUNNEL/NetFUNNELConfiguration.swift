@@ -32,7 +32,7 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     /// The settings document fetched at initialisation (the web agent's `data-nf-setting-url`);
     /// `{serverUrl}/{clientId}.netfunnel/nf-setting.json` when nil, or
     /// `https://nf-setting-bucket.stclab.com/{clientId}.netfunnel/nf-setting.json` for the SaaS
-    /// server (reference §7.1).
+    /// server (docs/netfunnel-protocol.md §7.1).
     public var settingUrl: String?
     /// Per-attempt timeout in milliseconds (100–10000).
     public var networkTimeout: Int

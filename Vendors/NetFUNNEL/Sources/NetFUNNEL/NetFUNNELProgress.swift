@@ -1,4 +1,4 @@
-/// What a waiting user is shown after each 201, computed from the reply (reference §3.5).
+/// What a waiting user is shown after each 201, computed from the reply (docs/netfunnel-protocol.md §3.5).
 public struct NetFUNNELWaitInfo: Sendable, Equatable {
     /// People ahead (`nwait`).
     public var aheadWait: Int

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import WaitingRoom
-import WaitingRoomHTTP
 
 /// The NetFUNNEL backend of ``WaitingRoomProvider``.
 ///

@@ -2,13 +2,13 @@ import Foundation
 
 /// One `GET /ts.wseq` request in the JavaScript dialect of `netfunnel.js`, as a value.
 ///
-/// Parameters and their order follow the reference (§2.2): 5101 `opcode, nfid, prefix, [ttl], sid,
+/// Parameters and their order follow the docs/netfunnel-protocol.md (§2.2): 5101 `opcode, nfid, prefix, [ttl], sid,
 /// aid, js, [user_data], ts`; 5002 `opcode, key, nfid, prefix, [ttl], sid, aid, [user_data], js, ts`;
 /// 5003 `opcode, key, nfid, prefix, sid, aid, [user_data], js, ts`; 5004 `opcode, key, nfid,
 /// prefix, [user_data], js, ts` (no `sid`/`aid`). The cache-buster is a bare query item whose
 /// name is the epoch in milliseconds. Values are percent-encoded (the server accepts both forms).
 ///
-/// The native-SDK dialect (``Dialect/native``, reference §2.3) sends no `js`, `nfid`, `prefix`,
+/// The native-SDK dialect (``Dialect/native``, docs/netfunnel-protocol.md §2.3) sends no `js`, `nfid`, `prefix`,
 /// `ttl` or cache-buster: 5101 `opcode, sid, aid, [user_data]`; 5002/5003/5004 `opcode, key`.
 /// The server answers it with the bare `<code>:<params>` envelope.
 public struct NetFUNNELRequest: Sendable, Equatable {

@@ -4,9 +4,9 @@ import WaitingRoom
 
 /// The settings document the agent fetches from the server at initialisation (the operation
 /// guide's "Before Waiting": "fetching configuration from the NetFUNNEL server and initializing
-/// objects based on that information"; the web agent's `nf-setting.json`, reference §7.3).
+/// objects based on that information"; the web agent's `nf-setting.json`, docs/netfunnel-protocol.md §7.3).
 ///
-/// The document's schema is not public; this reads the proposed one (reference §10.3) and
+/// The document's schema is not public; this reads the proposed one (docs/netfunnel-protocol.md §10.3) and
 /// applies what a headless agent can use (proposal, vendor README):
 ///
 /// | field | applied as |

@@ -4,7 +4,7 @@ import WaitingRoom
 ///
 /// The agent shows the console's template page (`vwr_html`, the settings document's
 /// `vwrPageUrl`, or the SaaS page) in its own view and feeds it the live numbers; how it does is
-/// not public (reference §7.4). A headless host gets the page's address in the session's one
+/// not public (docs/netfunnel-protocol.md §7.4). A headless host gets the page's address in the session's one
 /// `queueOpened` event and the numbers in its `progress` events; one that shows a page of its own
 /// (a web view, a server answering a browser) renders this one from each `progress` event:
 /// self-contained HTML (no script, no external resource), every value escaped.

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import WaitingRoom
-import WaitingRoomHTTP
 
 /// The NetFUNNEL agent's API shape over ``NetFUNNELProvider``: `initialize`, `nfStart`/`nfStop`,
 /// `nfStartSection`/`nfStopSection`, results through a ``NetfunnelDelegate``.

@@ -282,7 +282,7 @@ public final class NetFUNNELEmulator: Sendable {
         return text
     }
 
-    /// The proposed `nf-setting.json` (reference §10.3).
+    /// The proposed `nf-setting.json` (docs/netfunnel-protocol.md §10.3).
     public func settingsDocument(baseURL: String) -> JSONValue {
         let configuration = self.configuration
         var projects: [JSONValue] = []

@@ -55,7 +55,7 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
         }
     }
 
-    /// One segment's settings. Defaults follow the reference (§5, §10.2).
+    /// One segment's settings. Defaults follow the docs/netfunnel-protocol.md (§5, §10.2).
     public struct Segment: Sendable, Equatable {
         /// Basic or section control.
         public var control: ControlMode = .basic

@@ -124,7 +124,7 @@ public struct NetFUNNELEmulatorCounters: Sendable, Equatable, Codable {
     }
 }
 
-/// The server state machine of reference §10.2, pure: time is passed in, no I/O.
+/// The server state machine of docs/netfunnel-protocol.md §10.2, pure: time is passed in, no I/O.
 public struct NetFUNNELServerState: Sendable {
     public private(set) var configuration: NetFUNNELEmulatorConfiguration
     public private(set) var counters = NetFUNNELEmulatorCounters()

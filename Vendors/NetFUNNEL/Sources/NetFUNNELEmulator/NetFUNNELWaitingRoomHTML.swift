@@ -2,7 +2,7 @@ import Foundation
 
 /// The emulator's waiting-room page (`/_emulator/netfunnel/waiting-room.html?sid=…&aid=…[&target=…]`),
 /// the stand-in for the template page NetFUNNEL names in `vwr_html` (proposal: the real page's
-/// internals are not public, reference §7.4). It is a URL-triggered agent in the page:
+/// internals are not public, docs/netfunnel-protocol.md §7.4). It is a URL-triggered agent in the page:
 /// its script (``NetFUNNELWaitingRoomScript``) takes a key with 5101, polls 5002 with `fetch()`
 /// every `ttl` seconds of the latest reply, shows the position (`nwait` counts the visitor's own
 /// place), the users behind (`nnext`), an ETA from `tps`, a progress bar and the segment's

@@ -66,7 +66,7 @@ struct ConfigurationTests {
     }
 
     @Test func nodeAffinityOnlyWithinTheConfiguredDomain() throws {
-        let environment = ProviderEnvironment(clock: VirtualClock(autoAdvance: true))
+        let environment = ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true))
         let client = try NetFUNNELClient(
             configuration: .init(clientId: "stclab-0000"), serverURL: URL(string: "https://stclab-0000.netfunnel.stclab.com")!,
             environment: environment)
@@ -89,13 +89,13 @@ struct ConfigurationTests {
 
     @Test func providerRefusesAnEmptyRoom() throws {
         let provider = try NetFUNNELProvider(
-            configuration: .init(serverUrl: "http://127.0.0.1:9"), environment: ProviderEnvironment(clock: VirtualClock(autoAdvance: true)))
+            configuration: .init(serverUrl: "http://127.0.0.1:9"), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
         #expect(throws: WaitingRoomError.self) { try provider.enqueue(Entry(room: RoomKey(scope: "", room: "s"))) }
     }
 
     @Test func registryStyleConstruction() throws {
         let provider = try NetFUNNELConfiguration(json: try JSONValue.parse(#"{"serverUrl": "http://127.0.0.1:9"}"#))
-            .makeProvider(environment: ProviderEnvironment(clock: VirtualClock(autoAdvance: true)))
+            .makeProvider(environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
         #expect(provider.vendorID == "netfunnel")
     }
 }

@@ -117,7 +117,7 @@ struct FacadeTests {
     }
 
     @Test func initialisationErrorsNameTheField() async {
-        let agent = Netfunnel(environment: ProviderEnvironment(clock: VirtualClock(autoAdvance: true)))
+        let agent = Netfunnel(environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
         let delegate = RecordingDelegate()
         agent.nfStart(projectKey: "p", segmentKey: "s")
         #expect(delegate.calls.isEmpty)  // no delegate yet: nothing to call
@@ -151,7 +151,7 @@ struct FacadeTests {
     }
 
     @Test func bypassModeWithEmptyClientId() async {
-        let agent = Netfunnel(environment: ProviderEnvironment(clock: VirtualClock(autoAdvance: true)))
+        let agent = Netfunnel(environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
         let delegate = RecordingDelegate()
         agent.initialize(clientId: "", delegate: delegate)
         agent.nfStart(projectKey: "p", segmentKey: "s")

@@ -62,7 +62,7 @@ struct Harness {
         return c
     }
 
-    var environment: ProviderEnvironment { ProviderEnvironment(clock: clock) }
+    var environment: ProviderEnvironment { ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: clock) }
 
     func provider(
         transport: any HTTPTransport = AsyncHTTPTransport.shared, _ tweak: (inout NetFUNNELConfiguration) -> Void = { _ in }

@@ -95,7 +95,7 @@ struct LateReturnTests {
             // real time here: the drain's bound is what is tested
             let provider = try NetFUNNELProvider(
                 configuration: h.configuration { $0.backgroundReturnSeconds = 30 },
-                environment: ProviderEnvironment())
+                environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared))
             let session = try provider.enqueue(h.entry())
             guard case .passed(let pass, _) = await session.outcome() else { Issue.record("not passed"); return }
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .dropConnection))  // until cleared

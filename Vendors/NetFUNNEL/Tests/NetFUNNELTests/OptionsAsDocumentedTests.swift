@@ -36,7 +36,7 @@ struct OptionsAsDocumentedTests {
         // bypass mode too: the option is checked whatever the clientId
         #expect(throws: WaitingRoomError.self) { try NetFUNNELConfiguration(serverUrl: "").validate() }
 
-        let agent = Netfunnel(environment: ProviderEnvironment())
+        let agent = Netfunnel(environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared))
         let delegate = RecordingDelegate()
         agent.initialize(clientId: "stclab-0000", serverUrl: "", delegate: delegate)
         #expect(agent.initializationError?.field == "netfunnel.serverUrl")

@@ -215,7 +215,7 @@ struct WireTests {
         let serverURL = try #require(URL(string: "http://[::1]:8080"))
         let client = try NetFUNNELClient(
             configuration: NetFUNNELConfiguration(clientId: "emulator-0000", serverUrl: serverURL.absoluteString),
-            serverURL: serverURL, environment: ProviderEnvironment())
+            serverURL: serverURL, environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared))
         let node = try #require(client.allowedNode(from: try NetFUNNELReply.parse("200:key=K&ip=[::1]&port=8081")))
         #expect(node == NetFUNNELNode(host: "::1", port: 8081))
         #expect(client.baseURL(for: node).absoluteString == "http://[::1]:8081")

@@ -1,9 +1,8 @@
 import Foundation
 import Synchronization
 import WaitingRoom
-import WaitingRoomHTTP
 
-// The vendor SDK's shapes (reference §5–6), on top of `QueueItProvider`. Names follow the iOS
+// The vendor SDK's shapes (docs/queueit-protocol.md §5–6), on top of `QueueItProvider`. Names follow the iOS
 // SDK; delegates are separate protocols held weakly, as in `QueueITEngine.h`. Callbacks arrive on
 // a background task (there is no main thread to hop to on Linux).
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The KnownUser session cookie `QueueITAccepted-SDFrts345E-V3_{eventId}` (reference §7.4).
+/// The KnownUser session cookie `QueueITAccepted-SDFrts345E-V3_{eventId}` (docs/queueit-protocol.md §7.4).
 ///
 /// Value: `EventId={e}&QueueId={q}[&FixedValidityMins={cv}]&RedirectType={rt}&IssueTime={s}[&Hip={hip}]&Hash={hex}`,
 /// hash = HMAC-SHA256(secret, `lower(eventId) + queueId + (cv or "") + lower(rt) + issueTime + (hip or "")`).

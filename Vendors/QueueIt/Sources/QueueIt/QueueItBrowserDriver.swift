@@ -1,7 +1,6 @@
 import Foundation
 import Synchronization
 import WaitingRoom
-import WaitingRoomHTTP
 
 /// Waits through a queue page in a real headless browser, for servers and the CLI: Debian's
 /// `chromium` driven by `chromedriver` (`apt-get install chromium chromium-driver`, or
@@ -14,7 +13,7 @@ import WaitingRoomHTTP
 /// (`--headless=new`, `--no-sandbox`, `--disable-gpu`, `--disable-dev-shm-usage`, a temporary
 /// `--user-data-dir`), `POST /session/{id}/url` to open the queue URL, then polls
 /// `GET /session/{id}/url` every ``pollInterval`` and feeds each new URL through the page's
-/// classifier (reference §4), as the host-driven driver does with a web view's navigations:
+/// classifier (docs/queueit-protocol.md §4), as the host-driven driver does with a web view's navigations:
 ///
 /// - the target URL (with `queueittoken`) ⇒ `.passed(token:)`;
 /// - a navigation on the queue host ⇒ `queueURLChanged` events;
@@ -50,8 +49,9 @@ public struct QueueItBrowserDriver: QueuePageDriver {
     /// Extra chromium command-line arguments (after the driver's own).
     public var extraBrowserArguments: [String]
     /// The transport for WebDriver commands to the local `chromedriver` (not the context's:
-    /// that one carries vendor traffic and may be a test's faulty transport).
-    public var transport: any HTTPTransport
+    /// that one carries vendor traffic and may be a test's faulty transport). nil: the process's
+    /// default (``HTTPTransportSystem``), or the context's when none was bootstrapped.
+    public var transport: (any HTTPTransport)?
 
     /// Debian's chromium.
     public static let defaultBrowserPath = "/usr/bin/chromium"
@@ -65,7 +65,7 @@ public struct QueueItBrowserDriver: QueuePageDriver {
     public init(browserPath: String? = nil, chromedriverPath: String? = nil, pollInterval: Duration = .milliseconds(300),
                 maxWait: Duration = QueueItBrowserDriver.defaultMaxWait, startupTimeout: Duration = .seconds(60),
                 commandTimeout: Duration = .seconds(30), extraBrowserArguments: [String] = [],
-                transport: any HTTPTransport = AsyncHTTPTransport.shared) {
+                transport: (any HTTPTransport)? = nil) {
         self.browserPath = browserPath
         self.chromedriverPath = chromedriverPath
         self.pollInterval = pollInterval
@@ -147,7 +147,8 @@ public struct QueueItBrowserDriver: QueuePageDriver {
     public func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
         let tools: (chromedriver: String, browser: String)
         do { tools = try executables() } catch { return .failed(error) }
-        let resources = BrowserResources(transport: transport)
+        let webDriverTransport = transport ?? (HTTPTransportSystem.isBootstrapped ? HTTPTransportSystem.transport : context.transport)
+        let resources = BrowserResources(transport: webDriverTransport)
         let result = await run(page: page, context: context, tools: tools, resources: resources)
         // Cleanup runs in an unstructured task: it must finish even when this task was cancelled.
         await Task { await resources.release(context: context) }.value
@@ -284,7 +285,7 @@ public struct QueueItBrowserDriver: QueuePageDriver {
                     vendor: QueueItConfiguration.vendorID))))
             }
             resources.adopt(process)
-            let client = WebDriverClient(port: port, transport: transport, timeout: commandTimeout)
+            let client = WebDriverClient(port: port, transport: resources.transport, timeout: commandTimeout)
             var ready = false
             while clock.now < end, !process.hasExited, !Task.isCancelled {
                 if await client.ready() { ready = true; break }

@@ -1,8 +1,8 @@
 /// The one table of Queue-it status codes we report (`VendorStatus.code`, `WaitingRoomError.vendorCode`).
 ///
-/// Codes `-100`, `3` and `10` are the vendor SDK's own (reference §3.3). An HTTP 4xx answer to
+/// Codes `-100`, `3` and `10` are the vendor SDK's own (docs/queueit-protocol.md §3.3). An HTTP 4xx answer to
 /// enqueue is reported with the HTTP status itself as the code and the body as the message (iOS
-/// behaviour, reference §3.1); that is all the public record says about 4xx. The cases for
+/// behaviour, docs/queueit-protocol.md §3.1); that is all the public record says about 4xx. The cases for
 /// 400, 401, 403, 404 and 429 only name common statuses: what Queue-it's server means by each is
 /// not public, and the meanings given below are (proposal) this project's emulator's. Codes below
 /// `-100` are ours (the vendor SDK has no equivalent). See ``origin`` and `Vendors/QueueIt/README.md`.
@@ -72,7 +72,7 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
     /// answers with the HTTP status as the code).
     public static func code(forHTTPStatus status: Int) -> Int { status }
 
-    /// Whether an HTTP status is a 4xx client error (terminal, not retried; reference §3.1).
+    /// Whether an HTTP status is a 4xx client error (terminal, not retried; docs/queueit-protocol.md §3.1).
     public static func isClientError(_ status: Int) -> Bool { (400...499).contains(status) }
 
     /// The vendor's (or our) message for this code.
@@ -100,7 +100,7 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
 }
 
 /// Why a `queueittoken` or a `QueueITAccepted` cookie was rejected: the KnownUser connector's
-/// error codes (reference §7.2–7.3), raw value = the code used in the `/error/{code}/` redirect.
+/// error codes (docs/queueit-protocol.md §7.2–7.3), raw value = the code used in the `/error/{code}/` redirect.
 public enum QueueItValidationError: String, Error, Sendable, CaseIterable, Hashable {
     /// The HMAC-SHA256 hash does not match (tampered token or wrong secret key). Checked first.
     case hash

@@ -194,7 +194,7 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
 }
 
 extension RetryPolicy {
-    /// Queue-it's enqueue retries (reference §3.2): after a failure wait 1, 2, 4, 8 s and try
+    /// Queue-it's enqueue retries (docs/queueit-protocol.md §3.2): after a failure wait 1, 2, 4, 8 s and try
     /// again; then report `.unavailable` with code 3 "Error! Queue is unavailable.". 4xx answers
     /// are rejections and are not retried. A fresh policy run starts for every enqueue (the SDK's
     /// leftover backoff is not kept). Attempt deadline 10 s.

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Whether the device is online, checked before every enqueue attempt (reference §3.1: iOS
+/// Whether the device is online, checked before every enqueue attempt (docs/queueit-protocol.md §3.1: iOS
 /// `NWPathMonitor`). Offline ⇒ error `-100` at once, no retry, no thread blocked.
 public protocol QueueItConnectivity: Sendable {
     /// True when the device is known to be offline. Unknown ⇒ false (the SDK assumes online).

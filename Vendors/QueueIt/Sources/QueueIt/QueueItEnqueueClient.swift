@@ -23,7 +23,7 @@ public struct QueueItEnqueueCall: Sendable, Hashable {
     }
 }
 
-/// Runs enqueue calls with Queue-it's failure rules (reference §3): offline ⇒ -100 at once; 4xx ⇒
+/// Runs enqueue calls with Queue-it's failure rules (docs/queueit-protocol.md §3): offline ⇒ -100 at once; 4xx ⇒
 /// rejected with the HTTP status as code; anything else retried after 1, 2, 4, 8 s, then
 /// unavailable (code 3). Every call starts a fresh backoff.
 public struct QueueItEnqueueClient: Sendable {

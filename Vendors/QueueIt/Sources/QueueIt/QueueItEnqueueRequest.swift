@@ -15,7 +15,7 @@ public struct QueueItConfigurationError: Error, Sendable, Equatable, CustomStrin
     public var description: String { "queueit configuration: '\(field)': \(message)" }
 }
 
-/// Where the enqueue call goes (reference §1.1).
+/// Where the enqueue call goes (docs/queueit-protocol.md §1.1).
 ///
 /// - Without `waitingRoomDomain`: `https://{customerId}.queue-it.net/api/mobileapp/queue/{c}/{e}/enqueue`.
 /// - With it: `{scheme}://{waitingRoomDomain}/{prefix}/api/mobileapp/queue/{c}/{e}/enqueue`; the
@@ -135,7 +135,7 @@ public struct QueueItEndpoint: Sendable, Hashable {
     }
 }
 
-/// The JSON body of the enqueue call (reference §1.3). Keys: `userId`, `userAgent`, `sdkVersion`,
+/// The JSON body of the enqueue call (docs/queueit-protocol.md §1.3). Keys: `userId`, `userAgent`, `sdkVersion`,
 /// and, when given, `layoutName`, `language` (sent only when non-empty, the Android rule) and
 /// exactly one of `enqueueToken` / `enqueueKey`.
 public struct QueueItEnqueueBody: Sendable, Hashable, Codable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The JSON object enqueue answers with (reference §2.1; PascalCase keys). A value of the wrong
+/// The JSON object enqueue answers with (docs/queueit-protocol.md §2.1; PascalCase keys). A value of the wrong
 /// type is ignored (treated as absent), as iOS does.
 public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
     public var queueId: String?
@@ -30,7 +30,7 @@ public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
     public var token: String? { queueitToken.flatMap { $0.isEmpty ? nil : $0 } }
     /// Whether the visitor can go straight through (`isPassedThrough`: a non-empty token).
     public var isPassedThrough: Bool { token != nil }
-    /// The redirect type (reference §2.2): no token ⇒ `.queue`.
+    /// The redirect type (docs/queueit-protocol.md §2.2): no token ⇒ `.queue`.
     public var redirectType: QueueItRedirectType { QueueItRedirectType(token: token) }
 
     /// JSON bytes of this answer (what the emulator sends; nil values are written as `null`).
@@ -85,7 +85,7 @@ public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
     }
 }
 
-/// How one enqueue HTTP exchange ends (reference §3.1): pure decision from status and body.
+/// How one enqueue HTTP exchange ends (docs/queueit-protocol.md §3.1): pure decision from status and body.
 public enum QueueItEnqueueResult: Sendable, Hashable {
     /// HTTP 200 with a JSON object.
     case success(QueueItEnqueueResponse)

@@ -2,7 +2,7 @@ import Foundation
 import WaitingRoom
 
 /// Waits through a queue page headlessly: GETs the queue URL, follows redirects one hop at a
-/// time and classifies every hop (reference §4), reloads the page as its `Refresh` header or
+/// time and classifies every hop (docs/queueit-protocol.md §4), reloads the page as its `Refresh` header or
 /// `<meta http-equiv="refresh">` says (else every `pollInterval`), and reads progress from
 /// `queueit-ahead` / `queueit-waiting` / `queueit-eta-seconds` meta tags when the page has them.
 /// This is how the emulator's queue page is waited through; a real Queue-it page that relies on
@@ -23,7 +23,7 @@ import WaitingRoom
 /// (`QueueItErrorCode.queueUnavailable`), exactly the vendor's message, the last failure in
 /// `details["lastFailure"]`.
 ///
-/// Navigations the vendor's web view only cancels (reference §4) do not end the wait: a redirect
+/// Navigations the vendor's web view only cancels (docs/queueit-protocol.md §4) do not end the wait: a redirect
 /// or refresh to `/what-is-this.html` or to a non-web scheme (reported as `externalLink`), and a
 /// 4xx error page, leave the visitor on the current page, which is reloaded after `pollInterval`.
 /// Too many redirects in a row or a redirect without a usable `Location` end at once with code
@@ -115,7 +115,7 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
             if (try? await context.clock.sleep(for: delay)) == nil { return .closed }
             return nil
         }
-        /// A navigation the vendor cancels (reference §4: `/what-is-this.html`, a non-web scheme,
+        /// A navigation the vendor cancels (docs/queueit-protocol.md §4: `/what-is-this.html`, a non-web scheme,
         /// an error page): the visitor stays on the current page, which is reloaded after
         /// `pollInterval`. Nil to go on, else the wait's end.
         func stay(_ why: String) async -> QueuePageResult? {
@@ -173,7 +173,7 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
             let hints = QueuePageHints(html: response.body.count <= Self.maxPageBytes ? response.text : "",
                                        refreshHeader: response.headers.value(for: "Refresh"))
             if response.status >= 400 {
-                // A web view shows an error page; the wait goes on (reference §4: only the
+                // A web view shows an error page; the wait goes on (docs/queueit-protocol.md §4: only the
                 // navigation is lost). The page may still say exit or refresh elsewhere.
                 if hints.exit { context.emit(.userExited) }
                 if let r = hints.refresh, let target = r.url, let next = URL(string: target, relativeTo: url)?.absoluteURL, next != url {

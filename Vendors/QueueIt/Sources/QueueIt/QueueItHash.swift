@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// HMAC-SHA256 as Queue-it's KnownUser connectors compute it: key = the customer's secret key
-/// (UTF-8), message = UTF-8 text, result = lower-case hex (reference §7.3).
+/// (UTF-8), message = UTF-8 text, result = lower-case hex (docs/queueit-protocol.md §7.3).
 public enum QueueItHash {
     /// Lower-case hex HMAC-SHA256 of `message` keyed with `secretKey`.
     public static func hmacHex(secretKey: String, message: String) -> String {

@@ -2,9 +2,8 @@ import Foundation
 import Logging
 import Synchronization
 import WaitingRoom
-import WaitingRoomHTTP
 
-/// The hybrid (KnownUser) client (reference §7.1): wraps calls to an API protected by a Queue-it
+/// The hybrid (KnownUser) client (docs/queueit-protocol.md §7.1): wraps calls to an API protected by a Queue-it
 /// server-side connector.
 ///
 /// Every call carries `x-queueit-ajaxpageurl` (the request URL, percent-encoded) and the stored
@@ -70,7 +69,7 @@ public final class QueueItHybridClient: Sendable {
     /// layout (`l`) and language (`cid`) come from the redirect. The waiting-room domain and
     /// prefix come from the template when it configures a `waitingRoomDomain` (an app behind its
     /// own reverse proxy knows its domain; the connector's redirect may name another host), else
-    /// from the redirect URL's host and path (the Android demo's behind-proxy rule, reference §7.1).
+    /// from the redirect URL's host and path (the Android demo's behind-proxy rule, docs/queueit-protocol.md §7.1).
     public static func configuration(for info: QueueItRedirectInfo, template: QueueItConfiguration?) throws -> QueueItConfiguration {
         let t = template
         let configured = t?.waitingRoomDomain != nil

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a KnownUser connector's `x-queueit-redirect` header tells the app (reference §7.1 step 3).
+/// What a KnownUser connector's `x-queueit-redirect` header tells the app (docs/queueit-protocol.md §7.1 step 3).
 public struct QueueItRedirectInfo: Sendable, Hashable {
     /// `c`: customer id.
     public var customerId: String
@@ -159,7 +159,7 @@ public struct QueueItKnownUserDecision: Sendable, Hashable {
     }
 }
 
-/// A KnownUser-style request validator for Swift servers (reference §7.2–7.4): checks the
+/// A KnownUser-style request validator for Swift servers (docs/queueit-protocol.md §7.2–7.4): checks the
 /// `QueueITAccepted` cookie, then a `queueittoken` query parameter, and otherwise sends the visitor
 /// to the queue. Ajax calls (header `x-queueit-ajaxpageurl`) get an `x-queueit-redirect` header.
 public struct QueueItRequestValidator: Sendable {

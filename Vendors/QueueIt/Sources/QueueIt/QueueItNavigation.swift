@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a navigation on the queue page means (reference §4), decided without a web view.
+/// What a navigation on the queue page means (docs/queueit-protocol.md §4), decided without a web view.
 public enum QueueItNavigation: Sendable, Hashable {
     /// Let the navigation happen (empty URL, `about:blank`, redirects and sub-resources elsewhere).
     case allow
@@ -28,7 +28,7 @@ public enum QueueItNavigationKind: Sendable, Hashable {
 
 /// The navigation classifier: a pure function of the URL, the queue page and the target URL.
 ///
-/// Rules, in order (our merge of iOS 3.5.2 and Android 3.0.0, reference §4):
+/// Rules, in order (our merge of iOS 3.5.2 and Android 3.0.0, docs/queueit-protocol.md §4):
 /// 1. empty or `about:blank` ⇒ allow;
 /// 2. `queueit://close` ⇒ close, `queueit://restartSession` ⇒ restart, matched case-sensitively:
 ///    the exact string (iOS, `QueueConsts.h`) or, with a path, query or fragment after it, the

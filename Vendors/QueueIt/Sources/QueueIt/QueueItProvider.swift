@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import Synchronization
 import WaitingRoom
-import WaitingRoomHTTP
 
 /// Queue-it specific happenings a facade or app can observe (beyond the core events).
 public struct QueueItSessionObserver: Sendable {
@@ -22,7 +21,7 @@ public struct QueueItSessionObserver: Sendable {
     }
 }
 
-/// The Queue-it backend: enqueue (reference §1–3), classification by redirect type (§2.2),
+/// The Queue-it backend: enqueue (docs/queueit-protocol.md §1–3), classification by redirect type (§2.2),
 /// waiting through the queue page with a ``QueuePageDriver`` (§4), passes kept in the
 /// `PassStore` until the token's `ts_` expiry.
 public final class QueueItProvider: WaitingRoomProvider {

@@ -1,4 +1,4 @@
-/// The redirect type a `queueittoken` carries in its `rt_` field (reference §2.2).
+/// The redirect type a `queueittoken` carries in its `rt_` field (docs/queueit-protocol.md §2.2).
 ///
 /// Spellings follow the Android SDK's enum (case-sensitive). Any other text is kept in
 /// ``other(_:)`` instead of crashing (Android throws on unknown values; iOS shows the queue).
@@ -71,7 +71,7 @@ public enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: rest[..<end], as: UTF8.self)
     }
 
-    /// What the engine does with an enqueue answer of this type (reference §2.2 engine step).
+    /// What the engine does with an enqueue answer of this type (docs/queueit-protocol.md §2.2 engine step).
     public var action: QueueItEnqueueAction {
         switch self {
         case .safetynet: return .passed

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// A parsed `queueittoken` (reference §7.3): `key_value` pairs joined by `~`.
+/// A parsed `queueittoken` (docs/queueit-protocol.md §7.3): `key_value` pairs joined by `~`.
 ///
 /// Parsing never fails: a piece that does not split on `_` into exactly two parts is skipped (as
 /// the KnownUser connectors do), and a repeated key keeps its **last** value (KU-JS assigns each
@@ -49,7 +49,7 @@ public struct QueueItToken: Sendable, Hashable {
     /// `c`: customer id (seen in fixtures; the connectors do not use it).
     public var customerId: String? { value("c") }
 
-    /// The redirect type the mobile SDKs read from this token (`~rt_…~` match, reference §2.2).
+    /// The redirect type the mobile SDKs read from this token (`~rt_…~` match, docs/queueit-protocol.md §2.2).
     public var redirectType: QueueItRedirectType { QueueItRedirectType(token: raw) }
 
     /// The last value of `key`, or nil.
@@ -105,7 +105,7 @@ public struct QueueItToken: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(raw) }
 }
 
-/// Mints `queueittoken`s the way a Queue-it server would (reference §7.3, minting recipe):
+/// Mints `queueittoken`s the way a Queue-it server would (docs/queueit-protocol.md §7.3, minting recipe):
 /// `e_{e}~q_{q}~ts_{expiry}~ce_{ce}[~cv_{m}]~rt_{type}[~hip_{hmac(ip)}]~h_{hmac}`.
 /// `rt_` is never first or last, `h_` is always last.
 public struct QueueItTokenMinter: Sendable {
@@ -155,7 +155,7 @@ public struct QueueItTokenMinter: Sendable {
 }
 
 /// Validates a `queueittoken` in the KnownUser connector's order: hash → event → expiry → ip
-/// (reference §7.3, KU-JS `validateToken`). Hash and event id compare case-sensitively (KU-JS).
+/// (docs/queueit-protocol.md §7.3, KU-JS `validateToken`). Hash and event id compare case-sensitively (KU-JS).
 ///
 /// Works on the token's bytes (no field strings) and keys HMAC-SHA256 once, at `init`: keep a
 /// validator per secret key and event to validate many tokens.

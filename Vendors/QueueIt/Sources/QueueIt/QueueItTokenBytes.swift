@@ -1,4 +1,4 @@
-/// The `queueittoken` grammar on UTF-8 bytes (reference §7.3): pieces split on `~` (empty pieces
+/// The `queueittoken` grammar on UTF-8 bytes (docs/queueit-protocol.md §7.3): pieces split on `~` (empty pieces
 /// kept and skipped), each piece split on its `_`; a piece without `_`, or with a second `_`, is
 /// skipped. Works on the token's bytes in place: no `String`, no array per field. This is the
 /// validator's hot path; ``QueueItToken`` reads its fields through it as well.

@@ -61,7 +61,7 @@ public struct QueuePageContext: Sendable {
     }
 }
 
-/// Waits through a queue page without a web view (reference §4, §9). Requirements: return on
+/// Waits through a queue page without a web view (docs/queueit-protocol.md §4, §9). Requirements: return on
 /// the first terminal navigation (passed, close, restart) or failure; on task cancellation
 /// return `.closed` promptly; report queue-URL changes, progress and exits with `context.emit`.
 public protocol QueuePageDriver: Sendable {

@@ -9,7 +9,7 @@ public struct QueueItEmulatorConfigurationError: Error, Sendable, Equatable, Cus
     public var description: String { "emulator configuration: '\(field)': \(message)" }
 }
 
-/// The state of an emulated waiting room (the redirect type its answers carry, reference §2.2).
+/// The state of an emulated waiting room (the redirect type its answers carry, docs/queueit-protocol.md §2.2).
 public enum QueueItRoomState: String, Sendable, Codable, CaseIterable {
     /// Visitors queue: enqueue answers with a queue page, the page admits them at `admitPerSecond`.
     case queue

@@ -338,7 +338,7 @@ final class QueueItEmulatorModel: Sendable {
                 eventId: roomId, queueId: qid, expiresAt: Int64(t.timeIntervalSince1970) + Int64(validity),
                 redirectType: rt, cookieValidityMinutes: cookieMinutes, clientIP: ip)
             // Legacy SDKs (iOS ≤3.0.14, Android ≤2.0.36) read "QueueId present, QueueUrl absent" as
-            // safety net and "both absent" as disabled (reference §2.3): only safetynet carries a QueueId.
+            // safety net and "both absent" as disabled (docs/queueit-protocol.md §2.3): only safetynet carries a QueueId.
             return Answer(status: 200, body: QueueItEnqueueResponse(queueId: rt == .safetynet ? qid : nil, queueUrl: nil,
                                                                     eventTargetUrl: target, queueitToken: token).encoded())
         case .queue(let qid, let queueURL, let target):

@@ -22,9 +22,9 @@ import WaitingRoomHTTP
     static let shortTimeout = Duration.milliseconds(3_000)
     static let longDelayMs = 8_000
 
-    /// Enqueue: 4 retries after 1, 2, 4, 8 s (reference §3.2).
+    /// Enqueue: 4 retries after 1, 2, 4, 8 s (docs/queueit-protocol.md §3.2).
     static let enqueueDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8)]
-    /// Queue page: 6 reloads after 1, 2, 4, 8, 16, 30 s (reference §4.2, Android 3.0.0).
+    /// Queue page: 6 reloads after 1, 2, 4, 8, 16, 30 s (docs/queueit-protocol.md §4.2, Android 3.0.0).
     static let pageDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30)]
 
     static func budget(_ target: Target) -> Int { target == .queue ? pageDelays.count : enqueueDelays.count }

@@ -14,7 +14,18 @@ struct ReadmeTests {
         let text = Self.readme
         #expect(!text.isEmpty)
         #expect(!text.contains("shared/reference"), "the README cites a path that is not in the repository")
-        #expect(!text.contains("§"), "section numbers of a document that is not in the repository")
+        // Section numbers point at the protocol document in the repository (issue 26).
+        let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/queueit-protocol.md")
+        let protocolText = (try? String(contentsOf: doc, encoding: .utf8)) ?? ""
+        #expect(text.contains("docs/queueit-protocol.md") && !protocolText.isEmpty)
+        let headings = Set(protocolText.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("#") else { return nil }
+            return line.drop { $0 == "#" || $0 == " " }.split(separator: " ").first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
+        })
+        for match in text.matches(of: /§(\d+(?:\.\d+)*)/) {
+            #expect(headings.contains(String(match.1)), "§\(match.1) is not a section of docs/queueit-protocol.md")
+        }
         for repo in ["queueit/ios-webui-sdk", "queueit/android-webui-sdk", "queueit/KnownUser.V3.Javascript",
                      "queueit/QueueToken.V1.JavaScript", "queueit/QueueToken.V1.JAVA"] {
             #expect(text.contains(repo), "\(repo) is not cited")

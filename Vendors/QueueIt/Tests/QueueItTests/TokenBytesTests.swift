@@ -3,7 +3,7 @@ import Testing
 @testable import QueueIt
 
 /// The byte-level token reader (`QueueItTokenBytes`) and the validator built on it, checked
-/// against the text-level rules they replace (reference §7.3): every field read, every verdict.
+/// against the text-level rules they replace (docs/queueit-protocol.md §7.3): every field read, every verdict.
 @Suite struct TokenBytesTests {
     let secret = "4e1deweb-d62c-4a5f-9a48-e2d0b2c8bd50"
     let now = Date(timeIntervalSince1970: 1_700_000_000)
