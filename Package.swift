@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "ScriptedVendor", targets: ["ScriptedVendor"]),
         .library(name: "WaitingRoomVendors", targets: ["WaitingRoomVendors"]),
         .library(name: "WaitingRoomEmulators", targets: ["WaitingRoomEmulators"]),
+        .library(name: "WaitingRoomEmulatorKit", targets: ["WaitingRoomEmulatorKit"]),
         .library(name: "WaitingRoomLua", targets: ["WaitingRoomLua"]),
         .executable(name: "waitingroom", targets: ["waitingroom"]),
     ],
@@ -85,6 +86,15 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The emulator kit: one fault value, parser and queue, the shared admin routes
+        // (`EmulatedVendor`), response helpers and the dashboard's status types. Every vendor's
+        // emulator is built on it; nothing an app links depends on it.
+        .target(
+            name: "WaitingRoomEmulatorKit",
+            dependencies: ["WaitingRoom", hummingbird, nioCore, httpTypes],
+            swiftSettings: strict
+        ),
+
         // MARK: vendors
         // `scripted`: plays a given list of events (tests, flow authoring); no network.
         .target(
@@ -106,6 +116,7 @@ let package = Package(
         .target(
             name: "NetFUNNELEmulator",
             dependencies: [
+                "WaitingRoomEmulatorKit",
                 "WaitingRoom", httpTypes, serviceLifecycle, "NetFUNNEL", hummingbird, nioCore, logging,
             ],
             path: "Vendors/NetFUNNEL/Sources/NetFUNNELEmulator",
@@ -124,6 +135,7 @@ let package = Package(
         .target(
             name: "QueueItEmulator",
             dependencies: [
+                "WaitingRoomEmulatorKit",
                 "WaitingRoom", httpTypes, "QueueIt", hummingbird, nioCore, logging, serviceLifecycle,
             ],
             path: "Vendors/QueueIt/Sources/QueueItEmulator",
@@ -142,6 +154,7 @@ let package = Package(
         .target(
             name: "CrowdHandlerEmulator",
             dependencies: [
+                "WaitingRoomEmulatorKit",
                 "WaitingRoom", httpTypes, "CrowdHandler", hummingbird, nioCore, logging,
             ],
             path: "Vendors/CrowdHandler/Sources/CrowdHandlerEmulator",
@@ -161,6 +174,7 @@ let package = Package(
         .target(
             name: "WaitingRoomEmulators",
             dependencies: [
+                "WaitingRoomEmulatorKit",
                 logging, nioCore, "WaitingRoom", "WaitingRoomVendors", "NetFUNNEL", "NetFUNNELEmulator",
                 "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", hummingbird,
                 serviceLifecycle, hummingbirdCore, nioHTTPTypes, httpTypes,
@@ -271,6 +285,11 @@ let package = Package(
                 "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting", "NetFUNNEL", "QueueIt",
                 "CrowdHandler", logging,
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WaitingRoomEmulatorKitTests",
+            dependencies: ["WaitingRoom", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomHTTP"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -8,6 +8,7 @@ import NetFUNNELEmulator
 import QueueIt
 import QueueItEmulator
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
 /// Every vendor's emulator in one process on one port, configured by one JSON document:
 /// `{"netfunnel": {…}, "queueit": {…}, "crowdhandler": {…}}` (a missing member means that vendor's demo rooms).
@@ -71,9 +72,7 @@ public struct EmulatorSuite: Sendable {
     /// Serves every emulator on `host:port` (port 0 picks a free one).
     public func start(host: String = "127.0.0.1", port: Int = 0, logger: Logger = EmulatorServer.quietLogger) async throws -> EmulatorServer {
         try await EmulatorServer.start(host: host, port: port, logger: logger, inline: inlineAnswers) { router in
-            netfunnel.addRoutes(to: router)
-            queueit.addRoutes(to: router)
-            crowdhandler.addRoutes(to: router)
+            for vendor in vendors { vendor.addRoutes(to: router) }
             dashboard.addRoutes(to: router)
         }
     }
@@ -87,9 +86,17 @@ public struct EmulatorSuite: Sendable {
         }
     }
 
-    /// Every emulator the `/_emulator/` dashboard shows. A new vendor's emulator conforms to
-    /// `EmulatorStatusSource` and is added here; the dashboard itself does not change.
-    public var statusSources: [any EmulatorStatusSource] { [netfunnel, queueit, crowdhandler] }
+    /// Every vendor's emulator, in the order their routes are added. A new vendor's emulator
+    /// conforms to ``EmulatedVendor`` (the kit) and is added here: routes, admin, faults, chaos
+    /// and the dashboard follow.
+    public var vendors: [any EmulatedVendor] { [netfunnel, queueit, crowdhandler] }
+
+    /// The emulator of `id`, if the suite has one.
+    public func vendor(_ id: String) -> (any EmulatedVendor)? { vendors.first { $0.vendorID == id } }
+
+    /// Every emulator the `/_emulator/` dashboard shows (``vendors``); the dashboard itself
+    /// names no vendor.
+    public var statusSources: [any EmulatorStatusSource] { vendors }
 
     /// The `/_emulator/` dashboard over ``statusSources``.
     public var dashboard: EmulatorDashboard { EmulatorDashboard(sources: statusSources) }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
 /// The `/_emulator/` dashboard of the combined emulator: every room of every vendor that is an
 /// ``EmulatorStatusSource``, live. Serves `GET /_emulator/` (the page) and `GET /_emulator/status`

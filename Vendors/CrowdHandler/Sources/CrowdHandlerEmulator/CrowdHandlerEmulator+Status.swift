@@ -1,14 +1,16 @@
 import CrowdHandler
 import Foundation
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
-extension CrowdHandlerEmulator: EmulatorStatusSource {
+extension CrowdHandlerEmulator {
     /// The rooms and counters for the `/_emulator/` dashboard, with the admin calls that change a
     /// room (rate, capacity, admit one, open, close, block) and add or clear faults. CrowdHandler
     /// sessions hold no key to return, so `keysNeverReturned` is nil. Each room links to its live
     /// waiting page, aimed at the `/site/…` stand-in that the room guards.
     public func emulatorStatus() -> EmulatorStatus {
         let t = model.now()
+        let pendingFaults = model.faults.pending
         let (rooms, counters, pending) = model.state.withLock { s -> ([EmulatorStatus.Room], CrowdHandlerEmulatorCounters, Int) in
             CrowdHandlerEmulatorModel.admitByRate(&s, now: t)
             let key = s.configuration.publicKeys.first ?? CrowdHandlerEmulatorConfiguration.demoPublicKey
@@ -16,7 +18,7 @@ extension CrowdHandlerEmulator: EmulatorStatusSource {
             for (slug, r) in s.rooms.sorted(by: { $0.key < $1.key }) {
                 rooms.append(Self.statusRoom(slug: slug, r, key: key))
             }
-            return (rooms, s.counters, s.faultsPending)
+            return (rooms, s.counters, pendingFaults)
         }
         let faultsPath = "/_emulator/crowdhandler/faults"
         var figures: [String: Double] = [

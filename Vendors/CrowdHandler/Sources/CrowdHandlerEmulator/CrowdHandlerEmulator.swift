@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
 /// A local emulator of CrowdHandler's public API and waiting room.
 ///
@@ -12,9 +13,10 @@ import WaitingRoom
 /// - `POST /v1/requests`, `GET /v1/requests/{token}`, `PUT /v1/responses/{responseID}`, `GET /v1/rooms`
 ///   (header `x-api-key`; answers wrapped as `{"result": …}`)
 /// - `GET /{slug}` — the live waiting page; `GET /site/**` — a stand-in for the protected site
-/// - admin under `/_emulator/crowdhandler/`: `state`, `reset`, `faults` (POST, DELETE),
-///   `rooms/{slug}` (POST settings; keys not given keep their values), `rooms/{slug}/admit` (POST `{"count"}`)
-public final class CrowdHandlerEmulator: Sendable {
+/// - admin under `/_emulator/crowdhandler/`: the kit's `state`, `reset`, `faults` (GET, POST, DELETE;
+///   ``EmulatedVendor``), and `rooms/{slug}` (POST settings; keys not given keep their values),
+///   `rooms/{slug}/admit` (POST `{"count"}`)
+public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
     let model: CrowdHandlerEmulatorModel
     public let configuration: CrowdHandlerEmulatorConfiguration
 
@@ -57,48 +59,47 @@ public final class CrowdHandlerEmulator: Sendable {
         return out
     }
 
-    /// What an injected fault does: the response to send instead, or nil to answer normally.
-    static func apply(_ fault: CrowdHandlerEmulatorFault) async -> Response? {
-        switch fault.kind {
-        case .delay:
-            try? await Task.sleep(for: .milliseconds(max(0, fault.delayMs)))
-            return nil
-        case .drop:
-            return Response(status: .ok, headers: [.contentType: "application/json", .contentLength: "64"],
-                            body: ResponseBody(contentLength: 64) { writer in
-                                try await writer.write(ByteBuffer(string: "{\"result\":{\"promo"))
-                                throw CrowdHandlerEmulatorDroppedConnection()
-                            })
-        case .status:
-            return response(fault.status, Array("<html><body>injected \(fault.status)</body></html>".utf8), type: "text/html")
-        case .garbage:
-            return response(200, Array("<html><body>Service temporarily unavailable</body></html>".utf8), type: "text/html")
-        }
+    // MARK: EmulatedVendor
+
+    public var vendorID: String { "crowdhandler" }
+    public var faultQueue: EmulatorFaultQueue { model.faults }
+    public var faultVocabulary: EmulatorFaultVocabulary { CrowdHandlerEmulatorFault.vocabulary }
+    /// `POST` and `GET /v1/requests`.
+    public var chaosKinds: [String] { [CrowdHandlerEmulatorFault.Target.requestsPost.rawValue, CrowdHandlerEmulatorFault.Target.requestsGet.rawValue] }
+    public func stateJSON() -> JSONValue { model.snapshot() }
+
+    /// The response an injected fault gives a request of kind `target` instead of the API's, or
+    /// nil to answer normally (also after a `delay`).
+    func faulted(_ target: CrowdHandlerEmulatorFault.Target) async -> Response? {
+        guard let fault = model.takeFault(for: target) else { return nil }
+        return await EmulatorHTTP.apply(
+            fault, errorPage: { ("<html><body>injected \($0)</body></html>", "text/html") },
+            garbage: { ("<html><body>Service temporarily unavailable</body></html>", "text/html") })
     }
 
     /// Adds every CrowdHandler route to `router`.
     public func addRoutes(to router: Router<BasicRequestContext>) {
         router.post("/v1/requests") { [self] req, _ in
-            if let f = model.takeFault(for: .requestsPost), let r = await Self.apply(f) { return r }
+            if let r = await faulted(.requestsPost) { return r }
             let f = await Self.fields(req)
             let a = model.check(key: Self.key(req), token: nil, url: f["url"])
             return Self.response(a.status, a.json)
         }
         router.get("/v1/requests/:token") { [self] req, ctx in
-            if let f = model.takeFault(for: .requestsGet), let r = await Self.apply(f) { return r }
+            if let r = await faulted(.requestsGet) { return r }
             let url = req.uri.queryParameters["url"].map(String.init)
             let a = model.check(key: Self.key(req), token: ctx.parameters.get("token") ?? "", url: url)
             return Self.response(a.status, a.json)
         }
         router.put("/v1/responses/:id") { [self] req, ctx in
-            if let f = model.takeFault(for: .responses), let r = await Self.apply(f) { return r }
+            if let r = await faulted(.responses) { return r }
             let buf = try? await req.body.collect(upTo: 64 * 1024)
             let body = buf.flatMap { try? JSONValue.parse(Data($0.readableBytesView)) }
             let a = model.recordResponse(key: Self.key(req), id: ctx.parameters.get("id") ?? "", body: body)
             return Self.response(a.status, a.json)
         }
         router.get("/v1/rooms") { [self] req, _ in
-            if let f = model.takeFault(for: .rooms), let r = await Self.apply(f) { return r }
+            if let r = await faulted(.rooms) { return r }
             let a = model.rooms(key: Self.key(req), base: Self.base(req))
             return Self.response(a.status, a.json)
         }
@@ -116,28 +117,8 @@ public final class CrowdHandlerEmulator: Sendable {
             let message = model.room(slug: slug)?.message ?? configuration.rooms[slug]?.message ?? ""
             return Self.response(200, Array(CrowdHandlerWaitingPageHTML.page(slug: slug, message: message).utf8), type: "text/html; charset=utf-8")
         }
-        // Admin.
-        router.get("/_emulator/crowdhandler/state") { [self] _, _ in Self.response(200, model.snapshot()) }
-        router.post("/_emulator/crowdhandler/reset") { [self] _, _ in
-            model.reset()
-            return Self.response(200, .object(["reset": .bool(true)]))
-        }
-        router.post("/_emulator/crowdhandler/faults") { [self] req, _ in
-            guard let buf = try? await req.body.collect(upTo: 64 * 1024), let json = try? JSONValue.parse(Data(buf.readableBytesView)) else {
-                return Self.response(400, .object(["error": .string("expected a fault object or an array of them")]))
-            }
-            do {
-                let items = json.arrayValue ?? [json]
-                for (i, item) in items.enumerated() { model.addFault(try CrowdHandlerEmulatorFault(json: item, path: "faults[\(i)]")) }
-                return Self.response(200, .object(["installed": .number(Double(items.count))]))
-            } catch {
-                return Self.response(400, .object(["error": .string("\(error)")]))
-            }
-        }
-        router.delete("/_emulator/crowdhandler/faults") { [self] _, _ in
-            model.clearFaults()
-            return Self.response(200, .object(["cleared": .bool(true)]))
-        }
+        // Admin: the kit's state, reset and faults; CrowdHandler's rooms.
+        addAdminRoutes(to: router)
         router.post("/_emulator/crowdhandler/rooms/:slug/admit") { [self] req, ctx in
             let slug = ctx.parameters.get("slug") ?? ""
             let f = await Self.fields(req)
@@ -147,7 +128,7 @@ public final class CrowdHandlerEmulator: Sendable {
         }
         router.post("/_emulator/crowdhandler/rooms/:slug") { [self] req, ctx in
             let slug = ctx.parameters.get("slug") ?? ""
-            guard let buf = try? await req.body.collect(upTo: 64 * 1024), let json = try? JSONValue.parse(Data(buf.readableBytesView)) else {
+            guard let json = try? await EmulatorHTTP.jsonBody(req) else {
                 return Self.response(400, .object(["error": .string("expected a room object")]))
             }
             // Keys not given keep their values; a key given as null goes back to its default.
@@ -170,10 +151,10 @@ public final class CrowdHandlerEmulator: Sendable {
 
     // MARK: Swift admin API (the same as the admin routes)
 
-    /// Injects a fault.
-    public func inject(_ fault: CrowdHandlerEmulatorFault) { model.addFault(fault) }
+    /// Injects a fault (CrowdHandler's older form; ``EmulatorFaultQueue/add(_:)`` takes the kit's).
+    public func inject(_ fault: CrowdHandlerEmulatorFault) { model.faults.add(fault.emulatorFault) }
     /// Removes every fault not used yet.
-    public func clearFaults() { model.clearFaults() }
+    public func clearFaults() { model.faults.clear() }
     /// Forgets sessions, responses, counters and faults.
     public func reset() { model.reset() }
     /// Lets `count` users in from the head of `slug`'s line; how many were let in (nil: no such room).
@@ -186,21 +167,4 @@ public final class CrowdHandlerEmulator: Sendable {
     public func waiting() -> [String: Int] { model.waiting() }
     /// The state as JSON (what `GET /_emulator/crowdhandler/state` answers).
     public func snapshot() -> JSONValue { model.snapshot() }
-
-    /// Installs `perKind` faults of each kind on `POST /v1/requests` and `GET /v1/requests`
-    /// (for `waitingroom load --chaos`); returns how many were installed.
-    @discardableResult
-    public func installChaos(perKind: Int, delayMs: Int) -> Int {
-        guard perKind > 0 else { return 0 }
-        var n = 0
-        for target in [CrowdHandlerEmulatorFault.Target.requestsPost, .requestsGet] {
-            for kind in CrowdHandlerEmulatorFault.Kind.allCases {
-                model.addFault(CrowdHandlerEmulatorFault(kind: kind, on: target, count: perKind, delayMs: delayMs))
-                n += perKind
-            }
-        }
-        return n
-    }
 }
-
-struct CrowdHandlerEmulatorDroppedConnection: Error {}

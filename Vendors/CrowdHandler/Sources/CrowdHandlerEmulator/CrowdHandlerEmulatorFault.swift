@@ -1,8 +1,10 @@
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
-/// A fault the emulator injects on the next `count` requests of a kind.
-/// Admin JSON: `{"kind": "delay|drop|status|garbage", "on": "requests.post|requests.get|responses|rooms|any",
-/// "count": 1, "status": 503, "delayMs": 2000}`.
+/// CrowdHandler's older fault form, kept as an alias of the emulator kit's ``EmulatorFault``
+/// (the admin routes and `--faults` files read both): `{"kind": "delay|drop|status|garbage",
+/// "on": "requests.post|requests.get|responses|rooms|any", "count": 1, "status": 503, "delayMs": 2000}`.
+/// The kit's form is `{"action": …, "on": …, …}`.
 public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Answer normally after `delayMs`.
@@ -55,4 +57,24 @@ public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
         self.init(kind: kind, on: on, count: try r.int("count", range: 1...1_000_000) ?? 1,
                   status: try r.int("status", range: 100...599) ?? 503, delayMs: try r.int("delayMs", range: 0...600_000) ?? 2000)
     }
+
+    /// The kit's fault this stands for.
+    public var emulatorFault: EmulatorFault {
+        let action: EmulatorFault.Action = switch kind {
+        case .delay: .delay(.milliseconds(delayMs))
+        case .drop: .drop
+        case .status: .status(status)
+        case .garbage: .garbage
+        }
+        return EmulatorFault(action, on: on.rawValue, count: count)
+    }
+
+    /// What CrowdHandler's emulator understands in a fault: its request kinds, and this older
+    /// form as an alias.
+    public static let vocabulary = EmulatorFaultVocabulary(
+        vendor: "crowdhandler", requestKinds: Target.allCases.filter { $0 != .any }.map(\.rawValue),
+        alias: { json, path in
+            guard json["kind"] != nil else { return nil }
+            return try CrowdHandlerEmulatorFault(json: json, path: path).emulatorFault
+        })
 }

@@ -2,6 +2,7 @@ import CrowdHandler
 import Foundation
 import Synchronization
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
 /// What the emulator counted (the figures of `GET /_emulator/crowdhandler/state`).
 public struct CrowdHandlerEmulatorCounters: Sendable, Hashable {
@@ -70,12 +71,8 @@ final class CrowdHandlerEmulatorModel: Sendable {
         var rooms: [String: RoomState]
         var sessions: [String: Session] = [:]
         var responses: [String: [String: JSONValue]] = [:]
-        var faults: [CrowdHandlerEmulatorFault] = []
         var counters = CrowdHandlerEmulatorCounters()
         var serial = 0
-
-        /// Fault uses still pending (each fault counts `count` times).
-        var faultsPending: Int { faults.reduce(0) { $0 + $1.count } }
 
         init(_ configuration: CrowdHandlerEmulatorConfiguration) {
             self.configuration = configuration
@@ -92,6 +89,8 @@ final class CrowdHandlerEmulatorModel: Sendable {
     let state: Mutex<State>
     let now: @Sendable () -> Date
     let signature: CrowdHandlerSignature
+    /// The faults (the emulator kit's queue).
+    let faults = EmulatorFaultQueue()
 
     init(configuration: CrowdHandlerEmulatorConfiguration, now: @escaping @Sendable () -> Date) {
         state = Mutex(State(configuration))
@@ -259,21 +258,23 @@ final class CrowdHandlerEmulatorModel: Sendable {
 
     // MARK: admin
 
-    func takeFault(for target: CrowdHandlerEmulatorFault.Target) -> CrowdHandlerEmulatorFault? {
+    /// Counts a request of kind `target` and takes the next fault for it from the kit's queue.
+    func takeFault(for target: CrowdHandlerEmulatorFault.Target) -> EmulatorFault? {
+        let fault = faults.take(for: target.rawValue)
         state.withLock { s in
             s.counters.requests[target.rawValue, default: 0] += 1
-            guard let i = s.faults.firstIndex(where: { $0.on == target || $0.on == .any }) else { return nil }
-            let f = s.faults[i]
-            if f.count <= 1 { s.faults.remove(at: i) } else { s.faults[i].count -= 1 }
-            s.counters.faults[f.kind.rawValue, default: 0] += 1
-            s.counters.faultsOn[target.rawValue, default: 0] += 1
-            return f
+            if let fault {
+                s.counters.faults[fault.action.name, default: 0] += 1
+                s.counters.faultsOn[target.rawValue, default: 0] += 1
+            }
         }
+        return fault
     }
 
-    func addFault(_ f: CrowdHandlerEmulatorFault) { state.withLock { $0.faults.append(f) } }
-    func clearFaults() { state.withLock { $0.faults.removeAll() } }
-    func reset() { state.withLock { s in s = State(s.configuration) } }
+    func reset() {
+        faults.reset()
+        state.withLock { s in s = State(s.configuration) }
+    }
 
     /// Lets `count` users in from the head of `slug`'s line; how many were let in, nil for an
     /// unknown room.
@@ -326,7 +327,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
             }
             return .object([
                 "rooms": .object(rooms), "counters": s.counters.json, "sessions": .number(Double(s.sessions.count)),
-                "faultsPending": .number(Double(s.faultsPending)), "privateKey": .string(s.configuration.privateKey),
+                "faultsPending": .number(Double(faults.pending)), "privateKey": .string(s.configuration.privateKey),
             ])
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 import NetFUNNEL
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
-extension NetFUNNELEmulator: EmulatorStatusSource {
+extension NetFUNNELEmulator {
     /// The segments and counters for the `/_emulator/` dashboard, with the admin calls that
     /// change a segment (limit, open, block, deactivate) and add or clear faults.
     public func emulatorStatus() -> EmulatorStatus {
@@ -11,7 +12,7 @@ extension NetFUNNELEmulator: EmulatorStatusSource {
             state.sweep(now: now)
             return (state.segmentFigures(now: now), state.counters)
         }
-        let pending = faults.withLock { $0.reduce(0) { $0 + ($1.remaining ?? 1) } }
+        let pending = faultQueue.pending
         let rooms = figures.map { f -> EmulatorStatus.Room in
             let path = "/_emulator/netfunnel/segments/\(f.project)/\(f.segment)"
             let state = !f.settings.active ? "inactive (bypass)" : f.settings.entryStatus.rawValue

@@ -7,6 +7,7 @@ import NetFUNNEL
 import ServiceLifecycle
 import Synchronization
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
 /// A local NetFUNNEL traffic server: `/ts.wseq` in both dialects, `nf-setting.json`, admin
 /// endpoints under `/_emulator/netfunnel/`, and fault injection per opcode.
@@ -15,11 +16,12 @@ import WaitingRoom
 /// injected clock, so tests can run it in virtual time; injected delays are real time.
 ///
 /// Serve it inside a shared server with ``addRoutes(to:)``, or alone with ``start(host:port:)``.
-public final class NetFUNNELEmulator: Sendable {
+public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     /// The clock the state machine reads.
     public let clock: any WaitingRoomClock
     let state: Mutex<NetFUNNELServerState>
-    let faults: Mutex<[NetFUNNELFault]>
+    /// The faults (the emulator kit's queue; request kinds are the opcodes).
+    public let faultQueue = EmulatorFaultQueue()
     let logger: Logger
 
     /// Creates an emulator with `configuration` (default ``NetFUNNELEmulatorConfiguration/demo``).
@@ -29,7 +31,6 @@ public final class NetFUNNELEmulator: Sendable {
     ) {
         self.clock = clock
         self.state = Mutex(NetFUNNELServerState(configuration: configuration))
-        self.faults = Mutex([])
         self.logger = logger
     }
 
@@ -63,16 +64,29 @@ public final class NetFUNNELEmulator: Sendable {
         state.withLock { $0.setConfiguration(configuration) }
     }
 
-    /// Adds a fault.
-    public func inject(_ fault: NetFUNNELFault) { faults.withLock { $0.append(fault) } }
+    /// Adds a fault (NetFUNNEL's older form; ``EmulatorFaultQueue/add(_:)`` takes the kit's).
+    public func inject(_ fault: NetFUNNELFault) { faultQueue.add(fault.emulatorFault) }
 
     /// Removes every fault.
-    public func clearFaults() { faults.withLock { $0.removeAll() } }
+    public func clearFaults() { faultQueue.clear() }
 
     /// Forgets tickets, counters and faults.
     public func reset() {
         state.withLock { $0.reset() }
-        clearFaults()
+        faultQueue.reset()
+    }
+
+    // MARK: EmulatedVendor
+
+    public var vendorID: String { "netfunnel" }
+    public var faultVocabulary: EmulatorFaultVocabulary { NetFUNNELFault.vocabulary }
+    /// Issue-and-enter, the waiting poll and the key return (5101, 5002, 5004).
+    public var chaosKinds: [String] { Self.chaosOpcodes.map(String.init) }
+    /// The opcodes chaos mode targets.
+    public static let chaosOpcodes = [5101, 5002, 5004]
+    public func stateJSON() -> JSONValue {
+        let now = clock.now()
+        return state.withLock { $0.snapshot(now: now) }
     }
 
     // MARK: answering
@@ -125,7 +139,7 @@ public final class NetFUNNELEmulator: Sendable {
 
     /// Whether a fault waits for `opcode` (it is left in place).
     func hasFault(opcode: Int?) -> Bool {
-        faults.withLock { faults in faults.contains { $0.opcode == nil || $0.opcode == opcode } }
+        faultQueue.has(for: NetFUNNELFault.kind(opcode))
     }
 
     /// The next fault for `opcode`, counted as injected.
@@ -192,14 +206,7 @@ public final class NetFUNNELEmulator: Sendable {
     }
 
     private func takeFault(opcode: Int?) -> NetFUNNELFault? {
-        faults.withLock { faults in
-            guard let index = faults.firstIndex(where: { $0.opcode == nil || $0.opcode == opcode }) else { return nil }
-            let fault = faults[index]
-            if let remaining = fault.remaining {
-                if remaining <= 1 { faults.remove(at: index) } else { faults[index].remaining = remaining - 1 }
-            }
-            return fault
-        }
+        faultQueue.take(for: NetFUNNELFault.kind(opcode)).flatMap { NetFUNNELFault($0, opcode: opcode) }
     }
 
     /// Lenient query decoding: `&`-separated, first `=` splits, `+` kept, percent-decoding when valid.
@@ -362,10 +369,6 @@ public final class NetFUNNELEmulator: Sendable {
             let data = (try? JSONEncoder().encode(self.counters())) ?? Data("{}".utf8)
             return Self.text(String(decoding: data, as: UTF8.self), status: 200, contentType: "application/json")
         }
-        router.get("/_emulator/netfunnel/state") { _, _ -> Response in
-            let now = self.clock.now()
-            return Self.json(self.state.withLock { $0.snapshot(now: now) })
-        }
         router.get("/_emulator/netfunnel/segments/:project/:segment") { _, context -> Response in
             let project = context.parameters.get("project") ?? ""
             let segment = context.parameters.get("segment") ?? ""
@@ -394,26 +397,8 @@ public final class NetFUNNELEmulator: Sendable {
         }
         router.put("/_emulator/netfunnel/segments/:project/:segment", use: changeSegment)
         router.post("/_emulator/netfunnel/segments/:project/:segment", use: changeSegment)
-        router.get("/_emulator/netfunnel/faults") { _, _ -> Response in
-            Self.json(.array(self.faults.withLock { $0.map(\.json) }))
-        }
-        router.post("/_emulator/netfunnel/faults") { request, _ -> Response in
-            do {
-                let fault = try NetFUNNELFault(json: try await Self.jsonBody(request))
-                self.inject(fault)
-                return Self.json(fault.json)
-            } catch {
-                return Self.errorResponse(error)
-            }
-        }
-        router.delete("/_emulator/netfunnel/faults") { _, _ -> Response in
-            self.clearFaults()
-            return Self.json(.array([]))
-        }
-        router.post("/_emulator/netfunnel/reset") { _, _ -> Response in
-            self.reset()
-            return Self.json(.object(["reset": .bool(true)]))
-        }
+        // The kit's state, reset and faults.
+        addAdminRoutes(to: router)
         router.get("/_emulator/netfunnel/waiting-room.html") { request, _ -> Response in
             let query = Self.decodeQuery(request.uri.query ?? "")
             let project = query["sid"] ?? "", segment = query["aid"] ?? ""

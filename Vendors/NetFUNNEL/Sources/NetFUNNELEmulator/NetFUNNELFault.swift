@@ -1,11 +1,14 @@
+import NetFUNNEL
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
-/// A fault the emulator injects into `/ts.wseq` answers, per opcode (or all), for a number of
-/// requests (or until cleared).
+/// NetFUNNEL's older fault form, kept as an alias of the emulator kit's ``EmulatorFault`` (the
+/// admin route and `--faults` files read both), and the emulator's view of a fault it serves.
 ///
-/// JSON (admin endpoint): `{"opcode": 5002, "delayMs": 500}`, `{"drop": true}`,
-/// `{"httpStatus": 503}`, `{"malformed": true}`, `{"code": 505}`, `{"loseReply": true}`, each with
-/// optional `"count": N`.
+/// Older JSON: `{"opcode": 5002, "delayMs": 500}`, `{"drop": true}`, `{"httpStatus": 503}`,
+/// `{"malformed": true}`, `{"code": 505}`, `{"loseReply": true}`, each with optional `"count": N`
+/// (none: until cleared). The kit's form: `{"action": "delay|drop|status|garbage|loseReply|code",
+/// "on": "5002", …}` (`on` is the opcode; `garbage` is `malformed`, `code` takes `"code": 505`).
 public struct NetFUNNELFault: Sendable, Equatable {
     /// What happens to a matching request.
     public enum Action: Sendable, Equatable {
@@ -72,4 +75,52 @@ public struct NetFUNNELFault: Sendable, Equatable {
         }
         return .object(object)
     }
+
+    /// The request kind of an opcode in the kit's queue (`"5002"`; `"other"` without one).
+    static func kind(_ opcode: Int?) -> String { opcode.map(String.init) ?? "other" }
+
+    /// The kit's fault this stands for.
+    public var emulatorFault: EmulatorFault {
+        let kitAction: EmulatorFault.Action = switch action {
+        case .delay(let d): .delay(d)
+        case .dropConnection: .drop
+        case .loseReply: .vendor("loseReply", nil)
+        case .httpStatus(let s): .status(s)
+        case .malformedBody: .garbage
+        case .forceCode(let c): .vendor("code", c)
+        }
+        return EmulatorFault(kitAction, on: opcode.map(String.init) ?? EmulatorFault.anyRequest, count: remaining)
+    }
+
+    /// The emulator's view of a kit fault served to a request with `opcode`.
+    init?(_ fault: EmulatorFault, opcode: Int?) {
+        let action: Action
+        switch fault.action {
+        case .delay(let d): action = .delay(d)
+        case .drop: action = .dropConnection
+        case .status(let s): action = .httpStatus(s)
+        case .garbage: action = .malformedBody
+        case .vendor("loseReply", _): action = .loseReply
+        case .vendor("code", let c?): action = .forceCode(c)
+        case .vendor: return nil
+        }
+        self.init(opcode: opcode, action: action, count: fault.count)
+    }
+
+    /// What NetFUNNEL's emulator understands in a fault: the opcodes as request kinds, its own
+    /// actions `loseReply` and `code`, and the older form as an alias.
+    public static let vocabulary = EmulatorFaultVocabulary(
+        vendor: "netfunnel", requestKinds: NetFUNNELOpcode.allCases.map { String($0.rawValue) } + ["other"],
+        vendorActions: ["loseReply": false, "code": true],
+        alias: { json, path in
+            do {
+                return try NetFUNNELFault(json: json).emulatorFault
+            } catch let error as WaitingRoomError {
+                // The older parser names its fields `fault…`; the caller's path replaces that.
+                let field = error.field.map { $0.hasPrefix("fault") ? path + $0.dropFirst("fault".count) : $0 } ?? path
+                let prefix = (error.field ?? "") + ": "
+                let message = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+                throw WaitingRoomError.invalidConfiguration(field: field, message, vendor: "netfunnel")
+            }
+        })
 }

@@ -1,14 +1,15 @@
 import Foundation
 import QueueIt
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
-extension QueueItEmulator: EmulatorStatusSource {
+extension QueueItEmulator {
     /// The waiting rooms and counters for the `/_emulator/` dashboard, with the admin calls that
     /// change a room (admission rate, admit one, open, safety net, disable) and add or clear faults.
     /// Queue-it passes hold no key, so `keysNeverReturned` is nil.
     public func emulatorStatus() -> EmulatorStatus {
         let t = model.now()
-        let (rooms, counters) = model.state.withLock { s -> ([EmulatorStatus.Room], QueueItEmulatorCounters) in
+        let (rooms, stateCounters) = model.state.withLock { s -> ([EmulatorStatus.Room], QueueItEmulatorCounters) in
             var rooms: [EmulatorStatus.Room] = []
             for (cid, customerRooms) in s.rooms.sorted(by: { $0.key < $1.key }) {
                 for (rid, var r) in customerRooms.sorted(by: { $0.key < $1.key }) {
@@ -31,6 +32,8 @@ extension QueueItEmulator: EmulatorStatusSource {
             }
             return (rooms, s.counters)
         }
+        var counters = stateCounters
+        counters.pendingFaults = model.faults.pending
         let faultsPath = "/_emulator/queueit/faults"
         return EmulatorStatus(
             vendor: QueueItConfiguration.vendorID, displayName: "Queue-it", rooms: rooms, keysNeverReturned: nil,

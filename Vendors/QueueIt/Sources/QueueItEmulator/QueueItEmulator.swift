@@ -6,6 +6,7 @@ import NIOCore
 import QueueIt
 import ServiceLifecycle
 import WaitingRoom
+import WaitingRoomEmulatorKit
 
 /// A local emulator of Queue-it's mobile enqueue API, queue page, and a KnownUser-protected demo API.
 ///
@@ -18,7 +19,7 @@ import WaitingRoom
 /// - admin under `/_emulator/queueit/`: `state`, `reset`, `faults`, `rooms/{c}/{e}`, `rooms/{c}/{e}/admit`, `tokens`
 ///
 /// Absolute URLs are built from the request's `Host` header, so the emulator works on any port.
-public final class QueueItEmulator: Sendable {
+public final class QueueItEmulator: EmulatedVendor, Sendable {
     let model: QueueItEmulatorModel
     let logger: Logger
 
@@ -59,21 +60,8 @@ public final class QueueItEmulator: Sendable {
         router.get("/queueit/api/:customerId/:waitingRoomId/:name") { [self] req, ctx in
             self.handleProtectedAPI(req, ctx)
         }
-        // Admin.
-        router.get("/_emulator/queueit/state") { [self] _, _ in
-            Self.response(200, QueueItEmulatorModel.json(self.model.snapshot()))
-        }
-        router.post("/_emulator/queueit/reset") { [self] _, _ in
-            self.model.reset()
-            return Self.response(200, QueueItEmulatorModel.json(["reset": true]))
-        }
-        router.post("/_emulator/queueit/faults") { [self] req, _ in
-            try await self.handleAddFault(req)
-        }
-        router.delete("/_emulator/queueit/faults") { [self] _, _ in
-            self.model.clearFaults()
-            return Self.response(200, QueueItEmulatorModel.json(["cleared": true]))
-        }
+        // Admin: the kit's state, reset and faults; Queue-it's rooms and tokens.
+        addAdminRoutes(to: router)
         router.post("/_emulator/queueit/rooms/:customerId/:waitingRoomId") { [self] req, ctx in
             try await self.handleRoomUpdate(req, ctx)
         }
@@ -180,28 +168,16 @@ public final class QueueItEmulator: Sendable {
     }
 
     /// What an injected fault does to a request of kind `request`: the response to send instead,
-    /// or nil to answer normally (after a `delay`).
-    static func apply(_ fault: QueueItEmulatorFault, on request: QueueItEmulatorFault.Target) async -> Response? {
+    /// or nil to answer normally (after a `delay`). The queue page gets HTML, the API JSON.
+    static func apply(_ fault: EmulatorFault, on request: QueueItEmulatorFault.Target) async -> Response? {
         let html = request == .queue
-        switch fault.kind {
-        case .delay:
-            try? await Task.sleep(for: .milliseconds(max(0, fault.delayMs)))
-            return nil
-        case .drop:
-            // Announce a body, send part of it, then fail: the server closes the connection.
-            let type = html ? "text/html; charset=utf-8" : "application/json"
-            let start = html ? "<html><head><meta name=\"queueit-ahead\"" : "{\"QueueId\":"
-            return Response(status: .ok, headers: [.contentType: type, .contentLength: "64"],
-                            body: ResponseBody(contentLength: 64) { writer in
-                                try await writer.write(ByteBuffer(string: start))
-                                throw QueueItEmulatorDroppedConnection()
-                            })
-        case .status:
-            let body = fault.body ?? (html ? "<html><body>Injected fault \(fault.status)</body></html>" : "{\"error\":\"injected fault \(fault.status)\"}")
-            return response(fault.status, Array(body.utf8), type: html ? "text/html; charset=utf-8" : "application/json")
-        case .nonjson:
-            return response(200, Array((fault.body ?? "<html><body>Service temporarily unavailable</body></html>").utf8), type: "text/html")
-        }
+        return await EmulatorHTTP.apply(
+            fault,
+            errorPage: { status in
+                html ? ("<html><body>Injected fault \(status)</body></html>", "text/html; charset=utf-8")
+                    : ("{\"error\":\"injected fault \(status)\"}", "application/json")
+            },
+            garbage: { ("<html><body>Service temporarily unavailable</body></html>", "text/html") })
     }
 
     func handleQueuePage(_ req: Request, _ ctx: BasicRequestContext, prefix: String?) async -> Response {
@@ -244,32 +220,6 @@ public final class QueueItEmulator: Sendable {
         }
         let body = QueueItEmulatorModel.json(["ok": false, "queue": true, "reason": decision.rejection?.rawValue ?? "queue"])
         return Self.response(decision.isAjax ? 200 : 302, body, headers: decision.responseHeaders)
-    }
-
-    func handleAddFault(_ req: Request) async throws -> Response {
-        guard let obj = try await Self.readJSON(req) else {
-            return Self.response(400, QueueItEmulatorModel.json(["error": "body must be a JSON object"]))
-        }
-        guard let k = obj["kind"] as? String, let kind = QueueItEmulatorFault.Kind(rawValue: k) else {
-            return Self.response(400, QueueItEmulatorModel.json(["error": "kind must be one of \(QueueItEmulatorFault.Kind.allCases.map(\.rawValue))"]))
-        }
-        var target = QueueItEmulatorFault.Target.enqueue
-        if let raw = obj["on"] {
-            guard let text = raw as? String, let t = QueueItEmulatorFault.Target(rawValue: text) else {
-                return Self.response(400, QueueItEmulatorModel.json([
-                    "error": "on must be one of \(QueueItEmulatorFault.Target.allCases.map(\.rawValue).joined(separator: ", "))", "field": "on"]))
-            }
-            target = t
-        }
-        let count = QueueItJSON.int(obj["count"]) ?? 1
-        let status = QueueItJSON.int(obj["status"]) ?? 503
-        guard count >= 1, count <= 1_000_000, (100...599).contains(status) else {
-            return Self.response(400, QueueItEmulatorModel.json(["error": "count must be ≥ 1 and status 100…599"]))
-        }
-        model.addFault(QueueItEmulatorFault(kind: kind, count: count, status: status,
-                                            delayMs: min(60_000, max(0, QueueItJSON.int(obj["delayMs"]) ?? 0)), body: obj["body"] as? String,
-                                            on: target))
-        return Self.response(200, QueueItEmulatorModel.json(["added": k, "count": count, "on": target.rawValue]))
     }
 
     func handleRoomUpdate(_ req: Request, _ ctx: BasicRequestContext) async throws -> Response {
@@ -337,8 +287,8 @@ public final class QueueItEmulator: Sendable {
         return (answer.status, answer.body)
     }
 
-    /// Queues a fault for the next enqueue calls.
-    public func inject(_ fault: QueueItEmulatorFault) { model.addFault(fault) }
+    /// Queues a fault (Queue-it's older form; ``EmulatorFaultQueue/add(_:)`` takes the kit's).
+    public func inject(_ fault: QueueItEmulatorFault) { model.faults.add(fault.emulatorFault) }
     /// Admits `count` visitors of a room now.
     @discardableResult public func admit(customerId: String, waitingRoomId: String, count: Int) -> Bool {
         model.admit(customer: customerId, room: waitingRoomId, count: count)
@@ -347,7 +297,7 @@ public final class QueueItEmulator: Sendable {
     public var enqueueCount: Int { model.state.withLock { $0.enqueueCount } }
 
     /// The counters (the same figures as `GET /_emulator/queueit/state`).
-    public var counters: QueueItEmulatorCounters { model.state.withLock { $0.counters } }
+    public var counters: QueueItEmulatorCounters { model.counters() }
 
     /// Faults injected so far, on every request kind (`faultsInjected` in the state JSON).
     public var faultsInjected: Int { counters.faultsInjected }
@@ -356,28 +306,18 @@ public final class QueueItEmulator: Sendable {
     /// answer was sent at least once).
     public var passedQueueIds: Set<String> { model.passedQueueIds() }
 
-    /// Installs a burst of faults for load tests (`waitingroom load --chaos N`): `perKind` faults
-    /// of each kind — HTTP 503 (`status`), a connection dropped mid-answer (`drop`), a 200 garbage
-    /// body (`nonjson`) and a `delayMs` pause before the normal answer (`delay`) — on the enqueue
-    /// call, and as many again on the queue page / status polls (`8 × perKind` in all). Each fault
-    /// hits one request; the kinds take turns (delay, drop, status, nonjson, delay, …) so
-    /// consecutive requests meet different faults. Faults added one by one (`inject(_:)`, the
-    /// admin route) are served before these. Every use is counted in ``faultsInjected``;
-    /// `POST /_emulator/queueit/reset` or `DELETE /_emulator/queueit/faults` removes what is left.
-    ///
-    /// - Parameters:
-    ///   - perKind: faults of each kind per request kind (values ≤ 0 install nothing; capped at 1,000,000).
-    ///   - delayMs: the pause of the `delay` faults in milliseconds (clamped to 0…60,000). A pause
-    ///     longer than the client's request timeout makes the attempt time out; a shorter one only
-    ///     slows it down.
-    public func installChaos(perKind: Int, delayMs: Int) {
-        let n = min(max(0, perKind), 1_000_000)
-        guard n > 0 else { return }
-        model.addChaos(perKind: n, delayMs: min(max(0, delayMs), 60_000))
-    }
-}
+    // MARK: EmulatedVendor
 
-struct QueueItEmulatorDroppedConnection: Error {}
+    public var vendorID: String { QueueItConfiguration.vendorID }
+    public var faultQueue: EmulatorFaultQueue { model.faults }
+    public var faultVocabulary: EmulatorFaultVocabulary { QueueItEmulatorFault.vocabulary }
+    /// The enqueue call and the queue page (with its status polls): `load --chaos N` installs
+    /// `8 × N` faults, served in rotation after the faults added one by one.
+    public var chaosKinds: [String] { [QueueItEmulatorFault.Target.enqueue.rawValue, QueueItEmulatorFault.Target.queue.rawValue] }
+    public func stateJSON() -> JSONValue { (try? JSONValue.parse(String(decoding: QueueItEmulatorModel.json(model.snapshot()), as: UTF8.self))) ?? .object([:]) }
+    /// Forgets visitors, counters and faults.
+    public func reset() { model.reset() }
+}
 
 /// A running emulator bound to 127.0.0.1 (tests, `WR_BENCH_SERVE`).
 public final class QueueItEmulatorServer: Sendable {

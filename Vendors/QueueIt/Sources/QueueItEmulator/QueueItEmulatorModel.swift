@@ -1,8 +1,13 @@
 import Foundation
 import QueueIt
 import Synchronization
+import WaitingRoom
+import WaitingRoomEmulatorKit
 
-/// A fault the emulator injects into the next matching requests (admin `POST /_emulator/queueit/faults`).
+/// Queue-it's older fault form, kept as an alias of the emulator kit's ``EmulatorFault`` (the
+/// admin route and `--faults` files read both): `{"kind": "delay|drop|status|nonjson", "on":
+/// "enqueue|queue|any", "count": 1, "status": 503, "delayMs": 0, "body": "…"}`; `nonjson` is
+/// the kit's `garbage`. The kit's form is `{"action": …, "on": …, …}`.
 public struct QueueItEmulatorFault: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
         /// Wait `delayMs` before answering normally.
@@ -67,29 +72,6 @@ public struct QueueItEmulatorCounters: Sendable, Hashable {
     public var pendingFaults: Int
 }
 
-/// Chaos faults for one request kind (``QueueItEmulator/installChaos(perKind:delayMs:)``): how
-/// many of each kind are left, served in rotation delay, drop, status, nonjson. O(1) per request,
-/// however many were installed.
-struct QueueItChaosPlan: Sendable {
-    static let order: [QueueItEmulatorFault.Kind] = [.delay, .drop, .status, .nonjson]
-    var remaining: [Int] = [0, 0, 0, 0]
-    var next = 0
-    var delayMs = 0
-
-    var pending: Int { remaining.reduce(0, +) }
-
-    mutating func take(on target: QueueItEmulatorFault.Target) -> QueueItEmulatorFault? {
-        for step in 0..<Self.order.count {
-            let i = (next + step) % Self.order.count
-            guard remaining[i] > 0 else { continue }
-            remaining[i] -= 1
-            next = (i + 1) % Self.order.count
-            return QueueItEmulatorFault(kind: Self.order[i], status: 503, delayMs: delayMs, on: target)
-        }
-        return nil
-    }
-}
-
 /// The emulator's in-memory state: rooms, visitors in line, pending faults. Pure (no I/O); time
 /// comes from the injected `now`.
 final class QueueItEmulatorModel: Sendable {
@@ -124,9 +106,6 @@ final class QueueItEmulatorModel: Sendable {
         var configuration: QueueItEmulatorConfiguration
         var rooms: [String: [String: RoomRuntime]] = [:]
         var visitors: [String: Visitor] = [:]
-        var faults: [QueueItEmulatorFault] = []
-        var chaosOnEnqueue = QueueItChaosPlan()
-        var chaosOnQueue = QueueItChaosPlan()
         var enqueueCount = 0
         var passedCount = 0
         var passedVisitors = 0
@@ -138,7 +117,7 @@ final class QueueItEmulatorModel: Sendable {
             QueueItEmulatorCounters(enqueueCount: enqueueCount, passedCount: passedCount, passedVisitors: passedVisitors,
                                     faultsInjected: faultsInjectedOnEnqueue + faultsInjectedOnQueue,
                                     faultsInjectedOnEnqueue: faultsInjectedOnEnqueue, faultsInjectedOnQueue: faultsInjectedOnQueue,
-                                    pendingFaults: faults.reduce(0) { $0 + $1.count } + chaosOnEnqueue.pending + chaosOnQueue.pending)
+                                    pendingFaults: 0)
         }
 
         init(configuration: QueueItEmulatorConfiguration, now: Date) {
@@ -152,6 +131,8 @@ final class QueueItEmulatorModel: Sendable {
     }
 
     let state: Mutex<State>
+    /// The faults (the emulator kit's queue).
+    let faults = EmulatorFaultQueue()
     let now: @Sendable () -> Date
 
     init(configuration: QueueItEmulatorConfiguration, now: @escaping @Sendable () -> Date) {
@@ -175,56 +156,24 @@ final class QueueItEmulatorModel: Sendable {
         state.withLock { $0.rooms[customer]?[room]?.config }
     }
 
-    /// Takes one use of the first pending fault that applies to a request of kind `request`
-    /// (``QueueItEmulatorFault/Target/enqueue`` or ``QueueItEmulatorFault/Target/queue``) and counts
-    /// it. Faults added one by one come first (in order), then the chaos faults of that kind.
     /// Whether a fault (or a chaos fault) waits for requests of kind `request` (nothing is taken).
-    func hasFault(for request: QueueItEmulatorFault.Target) -> Bool {
+    func hasFault(for request: QueueItEmulatorFault.Target) -> Bool { faults.has(for: request.rawValue) }
+
+    /// Takes the next fault for a request of kind `request` (`enqueue` or `queue`) and counts it:
+    /// faults added one by one first, then the chaos rotation (the kit's queue).
+    func takeFault(for request: QueueItEmulatorFault.Target) -> EmulatorFault? {
+        guard let fault = faults.take(for: request.rawValue) else { return nil }
         state.withLock { s in
-            if s.faults.contains(where: { $0.on.matches(request) }) { return true }
-            return (request == .queue ? s.chaosOnQueue.pending : s.chaosOnEnqueue.pending) > 0
+            if request == .queue { s.faultsInjectedOnQueue += 1 } else { s.faultsInjectedOnEnqueue += 1 }
         }
+        return fault
     }
 
-    func takeFault(for request: QueueItEmulatorFault.Target) -> QueueItEmulatorFault? {
-        state.withLock { s in
-            var taken: QueueItEmulatorFault?
-            if let i = s.faults.firstIndex(where: { $0.on.matches(request) }) {
-                var f = s.faults[i]
-                f.count -= 1
-                if f.count <= 0 { s.faults.remove(at: i) } else { s.faults[i] = f }
-                taken = f
-            } else if request == .queue {
-                taken = s.chaosOnQueue.take(on: .queue)
-            } else {
-                taken = s.chaosOnEnqueue.take(on: .enqueue)
-            }
-            if taken != nil {
-                if request == .queue { s.faultsInjectedOnQueue += 1 } else { s.faultsInjectedOnEnqueue += 1 }
-            }
-            return taken
-        }
-    }
-
-    /// Adds `perKind` chaos faults of each kind on both request kinds.
-    func addChaos(perKind: Int, delayMs: Int) {
-        state.withLock { s in
-            for i in 0..<QueueItChaosPlan.order.count {
-                s.chaosOnEnqueue.remaining[i] += perKind
-                s.chaosOnQueue.remaining[i] += perKind
-            }
-            s.chaosOnEnqueue.delayMs = delayMs
-            s.chaosOnQueue.delayMs = delayMs
-        }
-    }
-
-    func addFault(_ f: QueueItEmulatorFault) { state.withLock { $0.faults.append(f) } }
-    func clearFaults() {
-        state.withLock { s in
-            s.faults.removeAll()
-            s.chaosOnEnqueue = QueueItChaosPlan()
-            s.chaosOnQueue = QueueItChaosPlan()
-        }
+    /// The counters, with the faults still pending.
+    func counters() -> QueueItEmulatorCounters {
+        var c = state.withLock { $0.counters }
+        c.pendingFaults = faults.pending
+        return c
     }
 
     /// Queue ids the queue page has handed a `queueittoken`.
@@ -234,6 +183,7 @@ final class QueueItEmulatorModel: Sendable {
 
     func reset() {
         let t = now()
+        faults.reset()
         state.withLock { s in s = State(configuration: s.configuration, now: t) }
     }
 
@@ -491,7 +441,8 @@ final class QueueItEmulatorModel: Sendable {
                 }
                 customers[cid] = ["rooms": rs]
             }
-            let c = s.counters
+            var c = s.counters
+            c.pendingFaults = faults.pending
             return ["customers": customers, "enqueueCount": c.enqueueCount, "passedCount": c.passedCount,
                     "passedVisitors": c.passedVisitors, "pendingFaults": c.pendingFaults, "faultsInjected": c.faultsInjected,
                     "faultsInjectedOn": ["enqueue": c.faultsInjectedOnEnqueue, "queue": c.faultsInjectedOnQueue]]

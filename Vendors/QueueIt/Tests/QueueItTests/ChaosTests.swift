@@ -162,7 +162,7 @@ import WaitingRoomHTTP
         // 5 s against 8 s delays: with 2 s, a heavily loaded machine timed out healthy requests
         // often enough to use up a few users' retries
         let timeout = Duration.seconds(5)
-        h.emulator.installChaos(perKind: perKind, delayMs: 8_000)
+        h.emulator.installChaos(perKind: perKind, delay: .seconds(8))
         #expect(h.emulator.counters.pendingFaults == 8 * perKind)
         let started = ContinuousClock.now
         let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in
@@ -209,7 +209,8 @@ import WaitingRoomHTTP
         let bad = try await post(#"{"kind":"status","on":"page"}"#)
         #expect(bad.status == 400)
         let badBody = try #require(try JSONSerialization.jsonObject(with: Data(bad.body)) as? [String: Any])
-        #expect(badBody["field"] as? String == "on")
+        // the kit names the field by its path in the posted document
+        #expect(badBody["field"] as? String == "faults.on")
         #expect((badBody["error"] as? String)?.contains("enqueue, queue, any") == true)
         #expect(try await post(#"{"kind":"status","on":7}"#).status == 400)
         #expect(try await post(#"{"kind":"nonjson","on":"queue"}"#).status == 200)
@@ -230,19 +231,20 @@ import WaitingRoomHTTP
 
     @Test func chaosFaultsTakeTurnsAndAreCleared() async throws {
         let emulator = QueueItEmulator()
-        emulator.installChaos(perKind: 2, delayMs: 5)
+        #expect(emulator.installChaos(perKind: 2, delay: .milliseconds(5)) == 16)
         #expect(emulator.counters.pendingFaults == 16)
-        var kinds: [Kind] = []
+        var actions: [String] = []
         while let f = emulator.model.takeFault(for: .queue) {
-            #expect(f.on == .queue)
-            kinds.append(f.kind)
+            #expect(f.on == "queue")
+            actions.append(f.action.name)
         }
-        #expect(kinds == [.delay, .drop, .status, .nonjson, .delay, .drop, .status, .nonjson])
-        #expect(emulator.model.takeFault(for: .enqueue)?.kind == .delay)
+        // The kit's rotation: Queue-it's `nonjson` is the kit's `garbage`.
+        #expect(actions == ["delay", "drop", "status", "garbage", "delay", "drop", "status", "garbage"])
+        #expect(emulator.model.takeFault(for: .enqueue)?.action == .delay(.milliseconds(5)))
         #expect(emulator.faultsInjected == 9)
-        emulator.installChaos(perKind: 0, delayMs: 5)
+        #expect(emulator.installChaos(perKind: 0, delay: .milliseconds(5)) == 0)
         #expect(emulator.counters.pendingFaults == 7)
-        emulator.model.clearFaults()
+        emulator.faultQueue.clear()
         #expect(emulator.counters.pendingFaults == 0)
         #expect(emulator.model.takeFault(for: .enqueue) == nil)
     }

@@ -1,3 +1,5 @@
+import WaitingRoom
+
 /// What one vendor's local emulator reports to the vendor-neutral `/_emulator/` dashboard:
 /// its rooms with their live figures, its counters, and the admin calls that change them.
 ///

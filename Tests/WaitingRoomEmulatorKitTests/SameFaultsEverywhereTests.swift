@@ -1,0 +1,78 @@
+import Testing
+import WaitingRoom
+import WaitingRoomEmulatorKit
+import WaitingRoomEmulators
+import WaitingRoomHTTP
+
+/// Issue 26: every emulator accepts the same fault JSON on `POST /_emulator/<vendor>/faults`
+/// (and its older form as an alias), injects it on the wire and reports it in the same
+/// counters; the combined emulator drives them through `[any EmulatedVendor]`.
+@Suite("Emulator kit: the same faults on every vendor, over loopback", .timeLimit(.minutes(2)))
+struct SameFaultsEverywhereTests {
+    /// One wire request of each vendor (a fault on `any` applies to it).
+    static let wire: [String: HTTPRequest] = [
+        "netfunnel": HTTPRequest(url: "/ts.wseq?opcode=5101&sid=service_1&aid=segKey_basic&js=yes"),
+        "queueit": HTTPRequest(method: "POST", url: "/api/mobileapp/queue/demo/sale/enqueue", body: Array("{}".utf8)),
+        "crowdhandler": HTTPRequest(method: "POST", url: "/v1/requests", headers: [("x-api-key", "k")], body: Array(#"{"url": "/site/demo-open"}"#.utf8)),
+    ]
+    /// The older form of each vendor, still accepted.
+    static let legacy: [String: String] = [
+        "netfunnel": #"{"opcode": 5002, "httpStatus": 503, "count": 2}"#,
+        "queueit": #"{"kind": "nonjson", "on": "queue", "count": 2}"#,
+        "crowdhandler": #"{"kind": "garbage", "on": "requests.get", "count": 2}"#,
+    ]
+
+    func send(_ request: HTTPRequest, to base: String) async throws -> HTTPResponse {
+        var r = request
+        r.url = base + r.url
+        r.timeout = .seconds(10)
+        return try await AsyncHTTPTransport.shared.send(r)
+    }
+
+    func faults(_ vendor: String, _ base: String) async throws -> [String: JSONValue] {
+        let response = try await send(HTTPRequest(url: "/_emulator/\(vendor)/faults"), to: base)
+        return try #require(try JSONValue.parse(response.text).objectValue)
+    }
+
+    @Test func everyVendorTakesTheSameFaultJSON() async throws {
+        let suite = EmulatorSuite.demo()
+        #expect(suite.vendors.map(\.vendorID) == ["netfunnel", "queueit", "crowdhandler"])
+        let server = try await suite.start()
+        let base = server.baseURL
+        for vendor in suite.vendors.map(\.vendorID) {
+            let path = "/_emulator/\(vendor)/faults"
+            let same = #"{"action": "status", "status": 503, "on": "any", "count": 1}"#
+            let added = try await send(HTTPRequest(method: "POST", url: path, body: Array(same.utf8)), to: base)
+            #expect(added.status == 200, "\(vendor): \(added.text)")
+            #expect(try await faults(vendor, base)["faultsPending"] == .number(1))
+            let hit = try await send(try #require(Self.wire[vendor]), to: base)
+            #expect(hit.status == 503, "\(vendor): the fault answers the wire request")
+            let counters = try await faults(vendor, base)
+            #expect(counters["faultsInjected"] == .number(1) && counters["faultsPending"] == .number(0), "\(vendor): \(counters)")
+            #expect(counters["faultsInjectedByAction"]?["status"] == .number(1))
+            // the older form is an alias
+            let old = try await send(HTTPRequest(method: "POST", url: path, body: Array(try #require(Self.legacy[vendor]).utf8)), to: base)
+            #expect(old.status == 200, "\(vendor): \(old.text)")
+            #expect(try await faults(vendor, base)["faultsPending"] == .number(2))
+            // a bad one is refused naming the field; nothing is installed
+            let bad = try await send(HTTPRequest(method: "POST", url: path, body: Array(#"[{"action": "drop"}, {"action": "drop", "count": 0}]"#.utf8)), to: base)
+            #expect(bad.status == 400 && bad.text.contains("faults[1].count"), "\(vendor): \(bad.text)")
+            #expect(try await faults(vendor, base)["faultsPending"] == .number(2))
+            // the state document carries the same counters
+            let state = try JSONValue.parse(try await send(HTTPRequest(url: "/_emulator/\(vendor)/state"), to: base).text)
+            #expect(state["faultQueue"]?["faultsInjected"] == .number(1))
+            _ = try await send(HTTPRequest(method: "DELETE", url: path), to: base)
+            #expect(try await faults(vendor, base)["faultsPending"] == .number(0))
+        }
+        // chaos and fault files go through the same protocol
+        for vendor in suite.vendors {
+            let installed = try suite.installChaos(vendor: vendor.vendorID, perKind: 2)
+            #expect(installed == vendor.chaosKinds.count * 8)
+            #expect(vendor.faultQueue.pending == installed)
+            vendor.faultQueue.clear()
+        }
+        #expect(try suite.installFaults(try JSONValue.parse(#"{"netfunnel": [{"action": "loseReply", "on": "5004"}], "crowdhandler": [{"action": "drop"}]}"#), vendor: "netfunnel") == 2)
+        #expect(throws: WaitingRoomError.self) { try suite.installFaults(try JSONValue.parse(#"{"nobody": []}"#), vendor: "netfunnel") }
+        await server.stop()
+    }
+}
