@@ -95,6 +95,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // A W3C WebDriver client and a `chromedriver` child process: Queue-it's headless-browser
+        // queue-page driver, and the page tests.
+        .target(
+            name: "WebDriver",
+            dependencies: ["WaitingRoom"],
+            swiftSettings: strict
+        ),
+
         // MARK: vendors
         // `scripted`: plays a given list of events (tests, flow authoring); no network.
         .target(
@@ -125,6 +133,7 @@ let package = Package(
         .target(
             name: "QueueIt",
             dependencies: [
+                "WebDriver",
                 "WaitingRoom", crypto, logging,
                 // AES-256-CBC of enqueue-token payloads (`AES._CBC`).
                 cryptoExtras,
@@ -246,6 +255,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomTests",
             dependencies: [
+                logging,
                 "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting",
                 "WaitingRoomConformance", nioCore, nioPosix,
             ],
@@ -295,6 +305,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomCLITests",
             dependencies: [
+                "WebDriver",
                 "WaitingRoom", "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomEmulators",
                 "WaitingRoomTesting", "WaitingRoomHTTP", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
                 "CrowdHandler", "CrowdHandlerEmulator",

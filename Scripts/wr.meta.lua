@@ -217,7 +217,8 @@ function wr.open(vendor, config) end
 
 ---Listen to an event of every session of this flow: "progress", "queue_opened", "success",
 ---"disabled", "block", "error", "close", "restart", "complete", "key_returned_late", "connection",
----"queue_page_changed" (or "queue_url_changed"), "user_exited", "state" (or the Swift names
+---"queue_page_changed" (or "queue_url_changed"), "user_exited", "state" (or "state_changed";
+---"session_restarted" for "restart"; or the Swift names
 ---"passed", "blocked", ...), or "*" for all. Each call runs in its own coroutine.
 ---@param event string
 ---@param fn fun(event: wr.Event, session: wr.Session)

@@ -3,9 +3,10 @@ import QueueIt
 import Testing
 import WaitingRoom
 import WaitingRoomHTTP
+import WebDriver
 
 /// Headless chromium for the page tests, driven through the package's own WebDriver client
-/// (`QueueIt.WebDriverClient`, `ChromedriverProcess`). Each instance has its own chromedriver
+/// (`WebDriver.WebDriverClient`, `ChromedriverProcess`). Each instance has its own chromedriver
 /// port and its own profile directory, so tests in parallel never share a browser.
 final class HeadlessBrowser: Sendable {
     let process: ChromedriverProcess

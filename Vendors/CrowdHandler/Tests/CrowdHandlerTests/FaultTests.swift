@@ -2,6 +2,7 @@ import CrowdHandler
 import CrowdHandlerEmulator
 import Foundation
 import Testing
+import WaitingRoomTesting
 import WaitingRoom
 
 /// Every fault kind on each request kind, with `trustOnFail` true and false, with and without a
@@ -99,14 +100,6 @@ extension CrowdHandlerProvider {
     }
 }
 
-/// Answers the emulator cannot give (the API's own abnormal `status` values), from a fixed body:
-/// the one place these tests use a transport of their own.
-struct FixedAnswer: HTTPTransport {
-    let body: String
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        HTTPResponse(status: 200, body: Array(body.utf8), url: request.url)
-    }
-}
 
 @Suite("CrowdHandler abnormal API statuses")
 struct AbnormalStatusTests {
@@ -117,7 +110,7 @@ struct AbnormalStatusTests {
     func abnormalAnswersFollowTheFailurePolicy(_ body: String) async throws {
         func provider(trust: Bool, safetyNet: String?) throws -> CrowdHandlerProvider {
             CrowdHandlerProvider(configuration: try CrowdHandlerConfiguration(publicKey: "k", trustOnFail: trust, safetyNetSlug: safetyNet),
-                                 environment: ProviderEnvironment(transport: FixedAnswer(body: body)))
+                                 environment: ProviderEnvironment(transport: StubTransport(body: body)))
         }
         let entry = Entry(room: RoomKey(scope: "site", room: "sale"))
         let trusted = try await provider(trust: true, safetyNet: nil).tryPass(entry)

@@ -1,6 +1,7 @@
 import CrowdHandler
 import Foundation
 import Testing
+import WaitingRoomTesting
 import WaitingRoom
 
 /// The answer decoder never crashes: random and garbled bytes give a result or a typed error.
@@ -13,19 +14,9 @@ struct FuzzTests {
         #"{"result":[{"slug":"sale","timeout":20}]}"#,
     ]
 
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     @Test func randomAndGarbledBytesGiveTypedErrors() {
-        var rng = Generator(state: 12)
+        var rng = SeededRandom(seed: 12)
         var decoded = 0, rejected = 0
         for round in 0..<20_000 {
             var bytes: [UInt8]

@@ -1,4 +1,5 @@
 import Foundation
+import WaitingRoomTesting
 
 /// Paths and small helpers shared by the NetFUNNEL tests.
 enum TestSupport {
@@ -12,15 +13,5 @@ enum TestSupport {
     }
 }
 
-/// Deterministic PRNG (SplitMix64) so fuzz runs are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The test kit's SplitMix64.
+typealias SplitMix64 = SeededRandom

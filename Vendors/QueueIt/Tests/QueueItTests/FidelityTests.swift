@@ -7,17 +7,6 @@ import WaitingRoomTesting
 @testable import QueueItEmulator
 import WaitingRoomHTTP
 
-/// A transport that answers from a closure and records the requests (no network).
-final class StubTransport: HTTPTransport {
-    let answer: @Sendable (HTTPRequest) -> HTTPResponse
-    let log = Mutex<[HTTPRequest]>([])
-    init(_ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.answer = answer }
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        log.withLock { $0.append(request) }
-        return answer(request)
-    }
-    var requests: [HTTPRequest] { log.withLock { $0 } }
-}
 
 final class EventLog: Sendable {
     let m = Mutex<[QueuePageEvent]>([])

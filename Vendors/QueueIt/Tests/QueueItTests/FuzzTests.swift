@@ -3,18 +3,8 @@ import Testing
 import WaitingRoomTesting
 @testable import QueueIt
 
-/// A small deterministic PRNG (SplitMix64) so failures reproduce.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The test kit's SplitMix64.
+typealias SplitMix = SeededRandom
 
 @Suite struct FuzzTests {
     static let alphabet: [UInt8] = Array("~_ehqtsrcvip0123456789abcdef-{}[]\":,.%&=/?#\u{0}\\ ".utf8) + [0xC3, 0xA9, 0xFF]

@@ -10,7 +10,7 @@ public struct WebDriverFailure: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(error): \(message)" }
 }
 
-/// The few W3C WebDriver commands ``QueueItBrowserDriver`` uses, as JSON over HTTP to a
+/// The few W3C WebDriver commands `QueueItBrowserDriver` uses, as JSON over HTTP to a
 /// `chromedriver` on 127.0.0.1 (https://www.w3.org/TR/webdriver2/), through the SDK's
 /// ``HTTPTransport``. Public so that tests of other modules can drive the same browser
 /// (the emulator's pages, the dashboard, the load report).

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WaitingRoom
+import WebDriver
 
 /// Waits through a queue page in a real headless browser, for servers and the CLI: Debian's
 /// `chromium` driven by `chromedriver` (`apt-get install chromium chromium-driver`, or

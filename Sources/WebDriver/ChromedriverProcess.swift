@@ -9,7 +9,7 @@ import Musl
 import Darwin
 #endif
 
-/// A `chromedriver` child process of ``QueueItBrowserDriver``.
+/// A `chromedriver` child process of `QueueItBrowserDriver`.
 ///
 /// Its output goes to a log file (no pipes, so nothing blocks a cooperative thread reading
 /// them); Foundation's `Process` reaps the child when it exits (no zombie), and the exit is
