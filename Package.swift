@@ -211,6 +211,7 @@ let package = Package(
         .target(
             name: "WaitingRoomCLI",
             dependencies: [
+                "WaitingRoomEmulatorKit",
                 nioCore, nioPosix, "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomLua", "WaitingRoomVendors",
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
                 "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "CEditLine", logging,

@@ -35,20 +35,20 @@ public final class WaitingSession: Sendable {
     /// The vendor's logger, made when asked for (rarely: engines log through their own); a
     /// logger kept per session cost each waiting user ~250 bytes.
     var logger: Logger { environment.logger(for: vendorID) }
-    private let engine: any WaitingSessionEngine
-    private let core: Mutex<Core>
+    let engine: any WaitingSessionEngine
+    let core: Mutex<Core>
 
-    private typealias Handler = @Sendable (WaitingRoomEvent) -> Void
-    private typealias Waiter = UnsafeContinuation<WaitingRoomEvent?, Never>
+    typealias Handler = @Sendable (WaitingRoomEvent) -> Void
+    typealias Waiter = UnsafeContinuation<WaitingRoomEvent?, Never>
 
-    private struct BoundHandler {
+    struct BoundHandler {
         var id: UInt64
         var name: EventName?
         var handler: Handler
     }
 
     /// One stream's place in the shared event log.
-    private struct Reader {
+    struct Reader {
         var id: UInt64
         /// Events this stream gets before the log (its first `stateChanged`, the replay).
         var prefix: [WaitingRoomEvent]
@@ -58,7 +58,7 @@ public final class WaitingSession: Sendable {
         var waiter: Waiter?
     }
 
-    private struct Core {
+    struct Core {
         var state: SessionState = .idle
         var status: VendorStatus
         var outcome: Outcome?
@@ -147,202 +147,6 @@ public final class WaitingSession: Sendable {
         start()
     }
 
-    // MARK: - reading
-
-    /// The current state.
-    public var state: SessionState { core.withLock { $0.state } }
-
-    /// The outcome, once known (nil while waiting or after a restart).
-    public var currentOutcome: Outcome? { core.withLock { $0.outcome } }
-
-    /// A new stream of this session's events; any number of streams may be read at the same time.
-    ///
-    /// - The **first** stream opened on a session gets everything that happened before it was
-    ///   opened (from `stateChanged(idle)` on; at most the last ``earlyEventLimit`` events, the oldest progress
-    ///   events dropped first), because a session starts waiting as soon as `enqueue` returns and
-    ///   can emit before the caller subscribes.
-    /// - A **later** stream starts with `stateChanged` for the current state, so it knows where
-    ///   the session stands, and gets the outcome event (`passed`, `blocked`, …) replayed, and
-    ///   `completed` when the key was already returned.
-    ///
-    /// So a loop that waits for an event never misses it, however late it subscribes.
-    public var events: AsyncStream<WaitingRoomEvent> {
-        let id: UInt64 = core.withLock { core in
-            var prefix: [WaitingRoomEvent]
-            let cursor: Int
-            if let early = core.early {
-                prefix = [.stateChanged(.idle, core.createdStatus)]
-                core.early = nil
-                // The first stream reads the early events through the log like any other.
-                core.log = early.drain()
-                cursor = core.logStart
-            } else {
-                prefix = [.stateChanged(core.state, core.status)]
-                prefix.append(contentsOf: core.replay)
-                cursor = core.logEnd
-            }
-            core.nextID += 1
-            core.readers.append(Reader(id: core.nextID, prefix: prefix, cursor: cursor))
-            return core.nextID
-        }
-        // The stream holds the subscription; when the stream is gone, so is its place in the log.
-        let subscription = Subscription(session: self, id: id)
-        return AsyncStream(unfolding: { await subscription.next() })
-    }
-
-    /// A stream's hold on its place in the log; dropping the last reference leaves it.
-    ///
-    /// It reads the log in batches: one lock of the session takes every event the stream has
-    /// not read yet, and the stream's own (uncontended) lock hands them out one by one, so
-    /// readers do not take the session's lock, which the emitting task needs, for every event.
-    private final class Subscription: Sendable {
-        let session: WaitingSession
-        let id: UInt64
-        private let batch = Mutex<(events: [WaitingRoomEvent], next: Int)>(([], 0))
-
-        init(session: WaitingSession, id: UInt64) {
-            self.session = session
-            self.id = id
-        }
-
-        func next() async -> WaitingRoomEvent? {
-            let buffered: WaitingRoomEvent? = batch.withLock { batch in
-                guard batch.next < batch.events.count else { return nil }
-                batch.next += 1
-                return batch.events[batch.next - 1]
-            }
-            if let buffered { return buffered }
-            // Refill, keeping the buffer's capacity.
-            var events = batch.withLock { batch -> [WaitingRoomEvent] in
-                var taken: [WaitingRoomEvent] = []
-                swap(&taken, &batch.events)
-                batch.next = 0
-                return taken
-            }
-            events.removeAll(keepingCapacity: true)
-            switch session.fill(id, into: &events) {
-            case .filled:
-                let first = events[0]
-                batch.withLock { $0 = (events, 1) }
-                return first
-            case .end:
-                return nil
-            case .wait:
-                batch.withLock { $0 = (events, 0) }
-                return await session.waitForNext(id)
-            }
-        }
-
-        deinit { session.leave(id) }
-    }
-
-    private enum Fill { case filled, end, wait }
-
-    /// Appends every event stream `id` has not read yet to `events`.
-    private func fill(_ id: UInt64, into events: inout [WaitingRoomEvent]) -> Fill {
-        core.withLock { core in
-            guard let index = core.index(of: id) else { return .end }
-            if !core.readers[index].prefix.isEmpty {
-                events.append(contentsOf: core.readers[index].prefix)
-                core.readers[index].prefix = []
-            }
-            let cursor = core.readers[index].cursor
-            if cursor < core.logEnd {
-                events.append(contentsOf: core.log[(cursor - core.logStart)...])
-                core.readers[index].cursor = core.logEnd
-                core.trimLog()
-            }
-            if !events.isEmpty { return .filled }
-            return core.streamsFinished ? .end : .wait
-        }
-    }
-
-    /// Waits for the next event of stream `id` (it has read everything so far); nil when the
-    /// streams finish first or its task is cancelled.
-    private func waitForNext(_ id: UInt64) async -> WaitingRoomEvent? {
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation { (waiter: Waiter) in
-                let ready: (WaitingRoomEvent?, Bool) = core.withLock { core in
-                    guard let index = core.index(of: id) else { return (nil, true) }
-                    if let event = core.take(index) { return (event, true) }
-                    if core.streamsFinished { return (nil, true) }
-                    core.readers[index].waiter = waiter
-                    return (nil, false)
-                }
-                if ready.1 { waiter.resume(returning: ready.0) }
-            }
-        } onCancel: {
-            // A cancelled stream reads nothing more (as AsyncStream's iterator): it leaves now.
-            // Never resumed under the lock: a resume takes the reader task's own lock.
-            leave(id)
-        }
-    }
-
-    /// Stream `id` is gone: its place in the log is given up.
-    private func leave(_ id: UInt64) {
-        let waiter: Waiter? = core.withLock { core in
-            guard let index = core.index(of: id) else { return nil }
-            let waiter = core.readers[index].waiter
-            core.readers.remove(at: index)
-            core.trimLog()
-            return waiter
-        }
-        waiter?.resume(returning: nil)
-    }
-
-    /// Waits for the outcome.
-    public func outcome() async -> Outcome {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-            let ready: Outcome? = core.withLock { core in
-                if let outcome = core.outcome { return outcome }
-                core.outcomeWaiters.append(.task(continuation))
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
-    }
-
-    /// Calls `body` once with the outcome: at once, on the calling thread, when the session has
-    /// one already; else on the task that reaches it, right after the outcome event was emitted
-    /// (the moment ``outcome()`` returns to its callers). `body` must not block.
-    ///
-    /// For hosts that follow many sessions at once: a task suspended in ``outcome()`` keeps its
-    /// async frames for as long as the user waits, a callback costs one closure.
-    public func whenOutcome(_ body: @escaping @Sendable (Outcome) -> Void) {
-        let ready: Outcome? = core.withLock { core in
-            if let outcome = core.outcome { return outcome }
-            core.outcomeWaiters.append(.callback(body))
-            return nil
-        }
-        if let ready { body(ready) }
-    }
-
-    // MARK: - handlers (EventflitSwift style)
-
-    /// Calls `handler` for every event named `name` (every event when `name` is nil) and
-    /// returns an id for ``unbind(_:)``. Handlers run on the emitting task, in bind order.
-    @discardableResult
-    public func bind(_ name: EventName?, _ handler: @escaping @Sendable (WaitingRoomEvent) -> Void) -> HandlerID {
-        core.withLock { core in
-            core.nextID += 1
-            core.handlers.append(BoundHandler(id: core.nextID, name: name, handler: handler))
-            return HandlerID(value: core.nextID)
-        }
-    }
-
-    /// Removes one handler; returns false when the id is unknown.
-    @discardableResult
-    public func unbind(_ id: HandlerID) -> Bool {
-        core.withLock { core in
-            let before = core.handlers.count
-            core.handlers.removeAll { $0.id == id.value }
-            return core.handlers.count != before
-        }
-    }
-
-    /// Removes every handler.
-    public func unbindAll() { core.withLock { $0.handlers.removeAll() } }
-
     // MARK: - control
 
     /// Returns what the pass holds (a key) and ends the session with `completed`.
@@ -420,7 +224,7 @@ public final class WaitingSession: Sendable {
 
     // MARK: - internals
 
-    private func start(after previous: Task<Void, Never>? = nil) {
+    func start(after previous: Task<Void, Never>? = nil) {
         core.withLock { core in
             let generation = core.generation
             let engine = self.engine
@@ -438,11 +242,11 @@ public final class WaitingSession: Sendable {
     }
 
     @inline(never)
-    private func announceConnecting(generation: Int) {
+    func announceConnecting(generation: Int) {
         emit(.stateChanged(.connecting, VendorStatus(vendor: vendorID, code: 0, message: "connecting")), generation: generation)
     }
 
-    private func finishRunChecked(_ outcome: Outcome, generation: Int) async {
+    func finishRunChecked(_ outcome: Outcome, generation: Int) async {
         if cancelRaced(with: outcome, generation: generation) {
             await giveBackRacedPass(outcome, generation: generation)
             return
@@ -452,14 +256,14 @@ public final class WaitingSession: Sendable {
 
     /// A user cancel that raced with admission: the pass holds a key that must go back.
     @inline(never)
-    private func cancelRaced(with outcome: Outcome, generation: Int) -> Bool {
+    func cancelRaced(with outcome: Outcome, generation: Int) -> Bool {
         let cancelled = core.withLock { $0.cancelRequested && $0.generation == generation }
         return cancelled && outcome.pass?.requiresCompletion == true
     }
 
     /// Gives back the key of a pass that came after the user cancelled, and reports closed.
     @inline(never)
-    private func giveBackRacedPass(_ outcome: Outcome, generation: Int) async {
+    func giveBackRacedPass(_ outcome: Outcome, generation: Int) async {
         if let pass = outcome.pass {
             _ = await engine.complete(pass, context: SessionContext(session: self, generation: generation))
         }
@@ -467,7 +271,7 @@ public final class WaitingSession: Sendable {
     }
 
     @inline(never)
-    private func finishRun(_ outcome: Outcome, generation: Int) {
+    func finishRun(_ outcome: Outcome, generation: Int) {
         let waiters: [OutcomeWaiter]? = core.withLock { core in
             guard core.generation == generation, core.outcome == nil else { return nil }
             core.outcome = outcome
@@ -500,7 +304,7 @@ public final class WaitingSession: Sendable {
         }
     }
 
-    private func announceFinal() {
+    func announceFinal() {
         let body = core.withLock { core -> (@Sendable () -> Void)? in
             guard core.state.isFinal else { return nil }
             defer { core.whenFinal = nil }
@@ -509,7 +313,7 @@ public final class WaitingSession: Sendable {
         body?()
     }
 
-    private func finishCompletion(_ status: VendorStatus) {
+    func finishCompletion(_ status: VendorStatus) {
         // Claimed under the lock: two `complete()` calls racing past the same completion task
         // must announce `completed` once (checking the state was not enough: both could see
         // `passed` before either announced; found by the conformance suite's completeOnce).
@@ -525,7 +329,7 @@ public final class WaitingSession: Sendable {
         announceFinal()
     }
 
-    private func finishStreams() {
+    func finishStreams() {
         let waiters: [Waiter]? = core.withLock { core in
             guard core.lateReturns == 0 else {
                 core.finishDeferred = true
@@ -559,109 +363,6 @@ public final class WaitingSession: Sendable {
             }
             if finish { finishStreams() }
         }
-    }
-
-    /// Emits from an engine run; dropped when the run was superseded.
-    func emit(_ event: WaitingRoomEvent, generation: Int) {
-        deliver(event) { $0.generation == generation }
-    }
-
-    private func emitNow(_ event: WaitingRoomEvent) { deliver(event) { _ in true } }
-
-    /// What one emit hands out after the lock: woken streams and bound handlers.
-    private struct Delivery {
-        /// `connection(connected)`, announced before a vendor answer that follows a failure.
-        var reconnected: WaitingRoomEvent?
-        /// The `stateChanged(waiting)` announced before the first progress or queue page.
-        var before: WaitingRoomEvent?
-        var woken: [(Waiter, WaitingRoomEvent)] = []
-        var handlers: [BoundHandler] = []
-    }
-
-    /// Records `event` (state, replay, the early events or the log) under one lock, then wakes
-    /// the streams that were waiting for it and calls the bound handlers, outside the lock.
-    ///
-    /// Nobody listening costs no allocation and no second lock: the state is updated and the
-    /// event kept for the first stream. Streams share one log, so an event is stored once
-    /// however many read it; a stream that is not waiting picks it up on its next read.
-    ///
-    /// Why wake outside the lock: resuming a reader takes its task's status lock, and cancelling
-    /// a task runs its cancellation handlers (which take this session's lock) while holding that
-    /// same status lock; doing both under our lock could deadlock (found by the Lua stress test).
-    private func deliver(_ event: WaitingRoomEvent, when accept: (Core) -> Bool) {
-        var delivery = Delivery()
-        let accepted: Bool = core.withLock { core in
-            guard accept(core) else { return false }
-            if core.connection != 0 {
-                switch event {
-                case .progress(_, let status), .queueOpened(_, let status), .passed(_, let status), .disabled(_, let status),
-                     .blocked(let status):
-                    // The vendor answered again.
-                    core.connection = 0
-                    delivery.reconnected = .connection(.connected, status)
-                default:
-                    break
-                }
-            }
-            switch event {
-            case .stateChanged(let state, let status):
-                guard state != core.state else { return false }
-                core.state = state
-                core.status = status
-            case .progress(_, let status), .queueOpened(_, let status):
-                core.status = status
-                if core.state == .connecting || core.state == .idle {
-                    core.state = .waiting
-                    delivery.before = .stateChanged(.waiting, status)
-                }
-            case .keyReturnedLate, .queuePageChanged, .userExited:
-                // the state and its status stay as they are
-                break
-            case .connection(let state, _):
-                let code: UInt8
-                switch state {
-                case .connected: code = 0
-                case .reconnecting: code = 1
-                case .offline: code = 2
-                }
-                // Each retry is news; being connected or offline again is not.
-                guard code != core.connection || code == 1 else { return false }
-                core.connection = code
-            default:
-                core.status = event.status
-            }
-            switch event {
-            case .passed, .disabled, .blocked, .closed, .failed, .completed, .keyReturnedLate: core.replay.append(event)
-            case .stateChanged, .progress, .queueOpened, .sessionRestarted, .connection, .queuePageChanged, .userExited: break
-            }
-            if core.early != nil {
-                if let reconnected = delivery.reconnected { core.early?.append(reconnected) }
-                if let before = delivery.before { core.early?.append(before) }
-                core.early?.append(event)
-            } else if !core.readers.isEmpty, !core.streamsFinished {
-                if let reconnected = delivery.reconnected { core.log.append(reconnected) }
-                if let before = delivery.before { core.log.append(before) }
-                core.log.append(event)
-                for index in core.readers.indices where core.readers[index].waiter != nil {
-                    if let waiter = core.readers[index].waiter, let next = core.take(index) {
-                        core.readers[index].waiter = nil
-                        delivery.woken.append((waiter, next))
-                    }
-                }
-            }
-            if !core.handlers.isEmpty { delivery.handlers = core.handlers }
-            return true
-        }
-        guard accepted else { return }
-        for (waiter, next) in delivery.woken { waiter.resume(returning: next) }
-        guard !delivery.handlers.isEmpty else { return }
-        if let reconnected = delivery.reconnected {
-            for bound in delivery.handlers where bound.name == nil || bound.name == reconnected.name { bound.handler(reconnected) }
-        }
-        if let before = delivery.before {
-            for bound in delivery.handlers where bound.name == nil || bound.name == before.name { bound.handler(before) }
-        }
-        for bound in delivery.handlers where bound.name == nil || bound.name == event.name { bound.handler(event) }
     }
 }
 

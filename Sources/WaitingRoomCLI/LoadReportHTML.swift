@@ -1,5 +1,6 @@
 import Foundation
 import WaitingRoom
+import WaitingRoomEmulatorKit
 import WaitingRoomEmulators
 import WaitingRoomVendors
 
@@ -7,20 +8,8 @@ import WaitingRoomVendors
 /// script, inline SVG charts; it loads nothing). Tables are written out; the charts are drawn
 /// by ``LoadReportScript`` from the same figures as `--json`, embedded as JSON.
 enum LoadReportHTML {
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
+    /// The emulator kit's one HTML escape.
+    static func escape(_ s: String) -> String { EmulatorHTTP.escapeHTML(s) }
 
     static func table(_ caption: String, _ header: (String, String), _ rows: [(String, String)]) -> String {
         let body = rows.isEmpty

@@ -1,12 +1,12 @@
+import WaitingRoomEmulatorKit
+
 /// The emulator's waiting page at `/{slug}`: a live page that polls the emulator's
 /// `GET /v1/requests/{ch-id}` with `fetch()` (no reload) and shows position, people ahead and
 /// behind, ETA, a progress bar and the room's message; on promotion it navigates to the target `url` with `ch-id`,
 /// `ch-id-signature` and `ch-requested`, as the real waiting room does. No external assets.
 enum CrowdHandlerWaitingPageHTML {
-    static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    /// The emulator kit's one HTML escape.
+    static func escape(_ s: String) -> String { EmulatorHTTP.escapeHTML(s) }
 
     /// The page for `slug`; the query (`url`, `ch-id`, `ch-public-key`) is read by the script.
     static func page(slug: String, message: String = "", pollMs: Int = 2000) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import WaitingRoomEmulatorKit
 
 /// The emulator's waiting-room page (`/_emulator/netfunnel/waiting-room.html?sid=…&aid=…[&target=…]`),
 /// the stand-in for the template page NetFUNNEL names in `vwr_html` (proposal: the real page's
@@ -9,21 +10,8 @@ import Foundation
 /// `live_message`; on 200 it returns the key with 5004 (the completion handshake of a
 /// URL-triggered integration, whose keys are returned automatically) and goes to the target.
 enum NetFUNNELWaitingRoomHTML {
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.count)
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
+    /// The emulator kit's one HTML escape.
+    static func escape(_ s: String) -> String { EmulatorHTTP.escapeHTML(s) }
 
     /// A target a page may go to: a same-site path or an http(s) URL; anything else is nil.
     static func safeTarget(_ target: String?) -> String? {

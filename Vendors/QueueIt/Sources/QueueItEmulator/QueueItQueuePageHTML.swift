@@ -1,4 +1,5 @@
 import Foundation
+import WaitingRoomEmulatorKit
 
 /// The emulator's queue page. A person sees the position, the visitors ahead and behind, an
 /// ETA, a progress bar and the room's message, updated live: the page's script
@@ -24,21 +25,8 @@ enum QueueItQueuePageHTML {
         var refreshSeconds: Int
     }
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.count)
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
+    /// The emulator kit's one HTML escape.
+    static func escape(_ s: String) -> String { EmulatorHTTP.escapeHTML(s) }
 
     /// `about 12 s`, `about 3 min`, or unknown.
     static func etaText(_ seconds: Int?) -> String {

@@ -1,20 +1,9 @@
-/// The queue page's style sheet (inline: the page loads nothing else).
+import WaitingRoomEmulatorKit
+
+/// The queue page's colours on the kit's waiting-page style sheet.
 enum QueueItQueuePageStyle {
-    static let css = #"""
-    body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f3f5f9;color:#1b2330}
-    main{max-width:40rem;margin:3rem auto;background:#fff;border-radius:12px;padding:2rem 2.5rem;box-shadow:0 2px 12px rgba(0,0,0,.08)}
-    .vendor{margin:0;color:#5a6b85;font-size:.85rem;letter-spacing:.05em;text-transform:uppercase}
-    h1{font-size:1.5rem;margin:.3rem 0 1rem}
-    .message{background:#fff7e0;border-left:4px solid #e0a800;padding:.6rem .9rem;margin:0 0 1rem}
-    .figures{display:flex;gap:1rem;margin:0 0 1.2rem;padding:0}
-    .figures div{flex:1;background:#f3f5f9;border-radius:8px;padding:.7rem .9rem}
-    dt{font-size:.8rem;color:#5a6b85}
-    dd{margin:.2rem 0 0;font-size:1.6rem;font-weight:600}
-    #eta{font-size:1.1rem}
-    .bar{height:14px;background:#dde3ec;border-radius:7px;overflow:hidden}
-    .fill{height:100%;background:#2f6fdd;transition:width .6s ease}
-    #status{color:#3a4a60;font-size:.95rem}
-    .meta,.links{color:#5a6b85;font-size:.85rem}
-    .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-    """#
+    static let css = EmulatorPageStyle(
+        background: "#f3f5f9", text: "#1b2330", muted: "#5a6b85", track: "#dde3ec", fill: "#2f6fdd", status: "#3a4a60",
+        extra: ".vendor{letter-spacing:.05em;text-transform:uppercase}\n.meta,.links{color:#5a6b85;font-size:.85rem}\n"
+            + ".sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}").css
 }

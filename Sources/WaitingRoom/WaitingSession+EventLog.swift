@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Emitting: every event is stored once in the session's log and handed to the waiting streams
+/// and bound handlers after the lock.
+extension WaitingSession {
+    /// Emits from an engine run; dropped when the run was superseded.
+    func emit(_ event: WaitingRoomEvent, generation: Int) {
+        deliver(event) { $0.generation == generation }
+    }
+
+    func emitNow(_ event: WaitingRoomEvent) { deliver(event) { _ in true } }
+
+    /// What one emit hands out after the lock: woken streams and bound handlers.
+    struct Delivery {
+        /// `connection(connected)`, announced before a vendor answer that follows a failure.
+        var reconnected: WaitingRoomEvent?
+        /// The `stateChanged(waiting)` announced before the first progress or queue page.
+        var before: WaitingRoomEvent?
+        var woken: [(Waiter, WaitingRoomEvent)] = []
+        var handlers: [BoundHandler] = []
+    }
+
+    /// Records `event` (state, replay, the early events or the log) under one lock, then wakes
+    /// the streams that were waiting for it and calls the bound handlers, outside the lock.
+    ///
+    /// Nobody listening costs no allocation and no second lock: the state is updated and the
+    /// event kept for the first stream. Streams share one log, so an event is stored once
+    /// however many read it; a stream that is not waiting picks it up on its next read.
+    ///
+    /// Why wake outside the lock: resuming a reader takes its task's status lock, and cancelling
+    /// a task runs its cancellation handlers (which take this session's lock) while holding that
+    /// same status lock; doing both under our lock could deadlock (found by the Lua stress test).
+    func deliver(_ event: WaitingRoomEvent, when accept: (Core) -> Bool) {
+        var delivery = Delivery()
+        let accepted: Bool = core.withLock { core in
+            guard accept(core) else { return false }
+            if core.connection != 0 {
+                switch event {
+                case .progress(_, let status), .queueOpened(_, let status), .passed(_, let status), .disabled(_, let status),
+                     .blocked(let status):
+                    // The vendor answered again.
+                    core.connection = 0
+                    delivery.reconnected = .connection(.connected, status)
+                default:
+                    break
+                }
+            }
+            switch event {
+            case .stateChanged(let state, let status):
+                guard state != core.state else { return false }
+                core.state = state
+                core.status = status
+            case .progress(_, let status), .queueOpened(_, let status):
+                core.status = status
+                if core.state == .connecting || core.state == .idle {
+                    core.state = .waiting
+                    delivery.before = .stateChanged(.waiting, status)
+                }
+            case .keyReturnedLate, .queuePageChanged, .userExited:
+                // the state and its status stay as they are
+                break
+            case .connection(let state, _):
+                let code: UInt8
+                switch state {
+                case .connected: code = 0
+                case .reconnecting: code = 1
+                case .offline: code = 2
+                }
+                // Each retry is news; being connected or offline again is not.
+                guard code != core.connection || code == 1 else { return false }
+                core.connection = code
+            default:
+                core.status = event.status
+            }
+            switch event {
+            case .passed, .disabled, .blocked, .closed, .failed, .completed, .keyReturnedLate: core.replay.append(event)
+            case .stateChanged, .progress, .queueOpened, .sessionRestarted, .connection, .queuePageChanged, .userExited: break
+            }
+            if core.early != nil {
+                if let reconnected = delivery.reconnected { core.early?.append(reconnected) }
+                if let before = delivery.before { core.early?.append(before) }
+                core.early?.append(event)
+            } else if !core.readers.isEmpty, !core.streamsFinished {
+                if let reconnected = delivery.reconnected { core.log.append(reconnected) }
+                if let before = delivery.before { core.log.append(before) }
+                core.log.append(event)
+                for index in core.readers.indices where core.readers[index].waiter != nil {
+                    if let waiter = core.readers[index].waiter, let next = core.take(index) {
+                        core.readers[index].waiter = nil
+                        delivery.woken.append((waiter, next))
+                    }
+                }
+            }
+            if !core.handlers.isEmpty { delivery.handlers = core.handlers }
+            return true
+        }
+        guard accepted else { return }
+        for (waiter, next) in delivery.woken { waiter.resume(returning: next) }
+        guard !delivery.handlers.isEmpty else { return }
+        if let reconnected = delivery.reconnected {
+            for bound in delivery.handlers where bound.name == nil || bound.name == reconnected.name { bound.handler(reconnected) }
+        }
+        if let before = delivery.before {
+            for bound in delivery.handlers where bound.name == nil || bound.name == before.name { bound.handler(before) }
+        }
+        for bound in delivery.handlers where bound.name == nil || bound.name == event.name { bound.handler(event) }
+    }
+}
