@@ -13,8 +13,11 @@ import WaitingRoom
 ///   array in the kit's JSON form or the vendor's older form (``EmulatorFaultVocabulary``), 400
 ///   naming the field for a bad one; `DELETE faults`: clears them.
 public protocol EmulatedVendor: EmulatorStatusSource {
-    /// The vendor id: the admin path segment.
-    var vendorID: String { get }
+    /// The vendor id: the admin path segment and the key of its section in shared documents.
+    static var vendorID: String { get }
+    /// A client configuration (the vendor's JSON options) that points at an emulator served on
+    /// `server`: what `waitingroom … --emulator` and the demo use.
+    static func clientDefaults(server: EmulatorAddress) -> JSONValue
     /// Its faults.
     var faultQueue: EmulatorFaultQueue { get }
     /// What its faults may say.
@@ -27,9 +30,30 @@ public protocol EmulatedVendor: EmulatorStatusSource {
     func reset()
     /// Adds its wire routes and its own admin routes (rooms, admit) to `router`.
     func addRoutes(to router: Router<BasicRequestContext>)
+    /// What it serves on `server`, as JSON (rooms, keys a client needs): `waitingroom emulate --json`.
+    func describe(server: EmulatorAddress) -> JSONValue
+    /// The same as lines for people (`waitingroom emulate`).
+    func summary(server: EmulatorAddress) -> [String]
+}
+
+/// Where an emulator is served.
+public struct EmulatorAddress: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+    /// `http://host:port`.
+    public var baseURL: String { "http://\(host):\(port)" }
+    /// `host:port`.
+    public var authority: String { "\(host):\(port)" }
 }
 
 extension EmulatedVendor {
+    /// The vendor id (``vendorID``).
+    public var vendorID: String { Self.vendorID }
+
     /// Adds the shared admin routes (state, reset, faults) for this vendor.
     public func addAdminRoutes(to router: Router<BasicRequestContext>) {
         let base = "/_emulator/\(vendorID)"

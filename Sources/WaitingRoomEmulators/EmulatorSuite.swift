@@ -101,33 +101,18 @@ public struct EmulatorSuite: Sendable {
     /// The `/_emulator/` dashboard over ``statusSources``.
     public var dashboard: EmulatorDashboard { EmulatorDashboard(sources: statusSources) }
 
-    /// The Queue-it customer of the demo rooms.
-    public static let queueItCustomer = "demo"
+    /// Every vendor's emulator type: the one list a new vendor is added to (with ``vendors``).
+    public static let vendorTypes: [any EmulatedVendor.Type] = [NetFUNNELEmulator.self, QueueItEmulator.self, CrowdHandlerEmulator.self]
 
-    /// Client configurations pointing at a running suite, per vendor id.
+    /// The Queue-it customer of the demo rooms.
+    public static let queueItCustomer = QueueItEmulator.demoCustomer
+
+    /// Client configurations pointing at a running suite, per vendor id
+    /// (``EmulatedVendor/clientDefaults(server:)``).
     public static func clientDefaults(for server: EmulatorServer) -> [String: JSONValue] {
-        [
-            "netfunnel": .object([
-                // The emulator's default client id: its settings document is served for it
-                // (an emulator file naming another id leaves the client on its own options).
-                "clientId": .string("emulator-0000"),
-                "serverUrl": .string(server.baseURL),
-                "networkTimeout": .number(3000),
-            ]),
-            "queueit": .object([
-                "customerId": .string(Self.queueItCustomer),
-                "waitingRoomDomain": .string("\(server.host):\(server.port)"),
-                // The emulator's queue page is followed over HTTP; the Queue-it default is "host".
-                "queuePage": .string("follow"),
-            ]),
-            "crowdhandler": .object([
-                "publicKey": .string(CrowdHandlerEmulatorConfiguration.demoPublicKey),
-                "apiURL": .string(server.baseURL),
-                "waitURL": .string(server.baseURL),
-                // the emulator's stand-in for the protected site; rooms guard /site/{slug}
-                "siteURL": .string(server.baseURL + "/site"),
-                "pollInterval": .number(1000),
-            ]),
-        ]
+        let address = EmulatorAddress(host: server.host, port: server.port)
+        var defaults: [String: JSONValue] = [:]
+        for type in vendorTypes { defaults[type.vendorID] = type.clientDefaults(server: address) }
+        return defaults
     }
 }

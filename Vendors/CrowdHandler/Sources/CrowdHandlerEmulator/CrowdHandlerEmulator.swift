@@ -61,7 +61,7 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
 
     // MARK: EmulatedVendor
 
-    public var vendorID: String { "crowdhandler" }
+    public static var vendorID: String { CrowdHandlerConfiguration.vendorID }
     public var faultQueue: EmulatorFaultQueue { model.faults }
     public var faultVocabulary: EmulatorFaultVocabulary { CrowdHandlerEmulatorFault.vocabulary }
     /// `POST` and `GET /v1/requests`.

@@ -78,7 +78,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
 
     // MARK: EmulatedVendor
 
-    public var vendorID: String { "netfunnel" }
+    public static var vendorID: String { NetFUNNELConfiguration.vendorID }
     public var faultVocabulary: EmulatorFaultVocabulary { NetFUNNELFault.vocabulary }
     /// Issue-and-enter, the waiting poll and the key return (5101, 5002, 5004).
     public var chaosKinds: [String] { Self.chaosOpcodes.map(String.init) }

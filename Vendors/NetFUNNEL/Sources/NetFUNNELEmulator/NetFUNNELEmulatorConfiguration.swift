@@ -18,8 +18,10 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
     public var advertisedHost: String?
     /// Port put in `port` of replies; `nil` = the port the request was sent to.
     public var advertisedPort: Int?
-    /// The tenant id reported by `nf-setting.json`.
+    /// The tenant id reported by `nf-setting.json` (its settings document is served only for it).
     public var clientId: String
+    /// The client id of an emulator whose document names none.
+    public static let defaultClientId = "emulator-0000"
     /// Strict keys: only a ticket's newest key (and the key the client presented when that one
     /// was handed out, in case the reply was lost) is honoured; an older, superseded key is
     /// refused with 507. Off by default (the live service was seen releasing a 5101 key after
@@ -99,7 +101,7 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
 
     public init(
         projects: [String: Project], advertisedHost: String? = nil, advertisedPort: Int? = nil,
-        clientId: String = "emulator-0000", strictKeys: Bool = false, nodeAffinity: Bool = false
+        clientId: String = NetFUNNELEmulatorConfiguration.defaultClientId, strictKeys: Bool = false, nodeAffinity: Bool = false
     ) {
         self.projects = projects
         self.advertisedHost = advertisedHost
@@ -179,7 +181,7 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
             projects: projects,
             advertisedHost: try reader.string("advertisedHost"),
             advertisedPort: try reader.int("advertisedPort", range: 1...65535),
-            clientId: try reader.string("clientId") ?? "emulator-0000",
+            clientId: try reader.string("clientId") ?? Self.defaultClientId,
             strictKeys: try reader.bool("strictKeys") ?? false,
             nodeAffinity: try reader.bool("nodeAffinity") ?? false)
     }

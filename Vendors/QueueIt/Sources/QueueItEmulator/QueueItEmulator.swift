@@ -308,7 +308,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
 
     // MARK: EmulatedVendor
 
-    public var vendorID: String { QueueItConfiguration.vendorID }
+    public static var vendorID: String { QueueItConfiguration.vendorID }
     public var faultQueue: EmulatorFaultQueue { model.faults }
     public var faultVocabulary: EmulatorFaultVocabulary { QueueItEmulatorFault.vocabulary }
     /// The enqueue call and the queue page (with its status polls): `load --chaos N` installs

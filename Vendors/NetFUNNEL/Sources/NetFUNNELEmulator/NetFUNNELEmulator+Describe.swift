@@ -1,0 +1,51 @@
+import NetFUNNEL
+import WaitingRoom
+import WaitingRoomEmulatorKit
+
+extension NetFUNNELEmulator {
+    /// The client options for an emulator on `server`: its default client id (whose settings
+    /// document it serves), its address, a 3 s `networkTimeout`.
+    public static func clientDefaults(server: EmulatorAddress) -> JSONValue {
+        .object([
+            "clientId": .string(NetFUNNELEmulatorConfiguration.defaultClientId),
+            "serverUrl": .string(server.baseURL),
+            "networkTimeout": .number(3000),
+        ])
+    }
+
+    /// Its projects and segments, the client id and the server URL.
+    public func describe(server: EmulatorAddress) -> JSONValue {
+        let configuration = self.configuration
+        var projects: [String: JSONValue] = [:]
+        for (name, project) in configuration.projects {
+            var segments: [String: JSONValue] = [:]
+            for (key, s) in project.segments {
+                segments[key] = .object([
+                    "control": .string(s.control.rawValue), "limit": .number(Double(s.limit)),
+                    "active": .bool(s.active), "entryStatus": .string("\(s.entryStatus)"),
+                ])
+            }
+            projects[name] = .object(segments)
+        }
+        return .object([
+            "clientId": .string(configuration.clientId), "serverUrl": .string(server.baseURL), "projects": .object(projects),
+        ])
+    }
+
+    public func summary(server: EmulatorAddress) -> [String] {
+        let configuration = self.configuration
+        var lines = [
+            "NetFUNNEL  clientId=\(configuration.clientId) serverUrl=\(server.baseURL)  (GET /ts.wseq, /nf-setting.json;"
+                + " a client without clientId runs in bypass mode)",
+        ]
+        for (name, project) in configuration.projects.sorted(by: { $0.key < $1.key }) {
+            for (key, s) in project.segments.sorted(by: { $0.key < $1.key }) {
+                var notes = ["\(s.control.rawValue)", "limit \(s.limit)"]
+                if !s.active { notes.append("inactive") }
+                if "\(s.entryStatus)" != "waiting" { notes.append("entry \(s.entryStatus)") }
+                lines.append("  project \(name)  segment \(key)  (\(notes.joined(separator: ", ")))")
+            }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,46 @@
+import QueueIt
+import WaitingRoom
+import WaitingRoomEmulatorKit
+
+extension QueueItEmulator {
+    /// The Queue-it customer of the demo rooms.
+    public static let demoCustomer = "demo"
+
+    /// The customers and rooms now (admin changes included).
+    public var configuration: QueueItEmulatorConfiguration { model.state.withLock { $0.configuration } }
+
+    /// The client options for an emulator on `server`: the demo customer, the emulator as the
+    /// waiting-room domain, and the queue page followed over HTTP (the emulator's pages can be).
+    public static func clientDefaults(server: EmulatorAddress) -> JSONValue {
+        .object([
+            "customerId": .string(demoCustomer),
+            "waitingRoomDomain": .string(server.authority),
+            "queuePage": .string("follow"),
+        ])
+    }
+
+    /// Its customers (with their secret keys: this is a local emulator) and rooms.
+    public func describe(server: EmulatorAddress) -> JSONValue {
+        var customers: [String: JSONValue] = [:]
+        for (name, customer) in configuration.customers {
+            var rooms: [String: JSONValue] = [:]
+            for (id, room) in customer.rooms {
+                rooms[id] = .object(["state": .string(room.state.rawValue), "admitPerSecond": .number(room.admitPerSecond)])
+            }
+            customers[name] = .object(["secretKey": .string(customer.secretKey), "rooms": .object(rooms)])
+        }
+        return .object(["waitingRoomDomain": .string(server.authority), "customers": .object(customers)])
+    }
+
+    public func summary(server: EmulatorAddress) -> [String] {
+        var lines = ["Queue-it   waitingRoomDomain=\(server.authority)  (POST /api/mobileapp/queue/{customer}/{room}/enqueue)"]
+        for (name, customer) in configuration.customers.sorted(by: { $0.key < $1.key }) {
+            lines.append("  customer \(name)  secretKey \(customer.secretKey)")
+            for (id, room) in customer.rooms.sorted(by: { $0.key < $1.key }) {
+                let rate = room.state == .queue ? ", \(room.admitPerSecond)/s" : ""
+                lines.append("    room \(id)  (\(room.state.rawValue)\(rate))")
+            }
+        }
+        return lines
+    }
+}
