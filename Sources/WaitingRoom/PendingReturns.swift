@@ -41,12 +41,22 @@ public final class PendingReturns: Sendable {
         public var initialDelay: Duration
         /// The longest wait between two attempts.
         public var maximumDelay: Duration
+        /// Each wait is stretched or shrunk at random by up to this share (0…0.5), so the
+        /// returns of many users whose keys failed together do not come back together.
+        public var jitter: Double
 
         /// Creates a schedule.
-        public init(budget: Duration, initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(10)) {
+        public init(budget: Duration, initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(10), jitter: Double = 0) {
             self.budget = budget
             self.initialDelay = initialDelay
             self.maximumDelay = maximumDelay
+            self.jitter = min(0.5, max(0, jitter))
+        }
+
+        /// `delay` with the schedule's jitter applied (a uniform factor in 1 ± jitter).
+        public func jittered(_ delay: Duration) -> Duration {
+            guard jitter > 0 else { return delay }
+            return delay * Double.random(in: (1 - jitter)...(1 + jitter))
         }
 
         /// The waits before each attempt that fits in the budget (the sum stays within it).
@@ -113,7 +123,7 @@ public final class PendingReturns: Sendable {
             state.tasks[id] = Task { [self] in
                 var result: Attempt?
                 for delay in delays {
-                    do { try await clock.sleep(for: delay) } catch { break }
+                    do { try await clock.sleep(for: schedule.jittered(delay)) } catch { break }
                     if Task.isCancelled { break }
                     let outcome = await attempt()
                     if case .failed = outcome { continue }

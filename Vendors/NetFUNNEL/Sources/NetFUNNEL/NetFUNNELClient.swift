@@ -76,6 +76,12 @@ final class NetFUNNELClient: Sendable {
         return e
     }
 
+    /// How long the server keeps a key of `entry`'s segment before it returns it itself: the
+    /// settings document's `timeoutSec` for the segment (nil: unknown).
+    func keyTimeout(for entry: Entry) -> Duration? {
+        settings.current?.keyTimeouts[entry.room].map { .milliseconds(Int64(($0 * 1000).rounded())) }
+    }
+
     /// A reply's `ttl` as the seconds to wait: clamped 1…30 (0 ⇒ 1), then by the settings' `maxTtl`.
     func pollSeconds(_ reply: NetFUNNELReply) -> Int {
         settings.current?.pollSeconds(reply.ttl) ?? reply.clampedTTL
@@ -360,7 +366,7 @@ final class NetFUNNELClient: Sendable {
         case .returned(let status), .refused(let status):
             return status
         case .failed(let status), .cancelled(let status):
-            let schedule = configuration.backgroundReturnSchedule
+            let schedule = configuration.backgroundReturnSchedule(keyTimeout: keyTimeout(for: entry))
             guard !schedule.delays.isEmpty else { return status }
             let logger = self.logger
             let redacted = environment.redact(key)

@@ -49,8 +49,9 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     /// Keep waiting through network failures during 5002; re-issue 5101 once if the key is gone.
     public var useNetworkRecoveryMode: Bool
     /// (proposal, not an agent option) After a key return failed its documented attempts
-    /// (`nfComplete` 500), keep returning the key in the background, with a doubling backoff
-    /// from 1 s to 10 s, for this many seconds; a success is reported as `keyReturnedLate`.
+    /// (`nfComplete` 500), keep returning the key in the background for this many seconds, on
+    /// ``backgroundReturnSchedule(keyTimeout:)`` (before the server's key timeout); a success is
+    /// reported as `keyReturnedLate`.
     /// 0 turns it off (the agent's behaviour: the server keeps the key until it times out).
     public var backgroundReturnSeconds: Int
     /// (proposal, not an agent option) Allow a plain `http://` `serverUrl`/`errorUrl` on a
@@ -153,9 +154,22 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     /// The per-request deadline.
     public var networkTimeoutDuration: Duration { .milliseconds(networkTimeout) }
 
-    /// When background key returns are tried (``backgroundReturnSeconds``).
-    public var backgroundReturnSchedule: PendingReturns.Schedule {
-        PendingReturns.Schedule(budget: .seconds(backgroundReturnSeconds), initialDelay: .seconds(1), maximumDelay: .seconds(10))
+    /// When background key returns are tried (``backgroundReturnSeconds``) while the key
+    /// timeout is unknown: waits doubling from 250 ms, never above 2.5 s, ±20 % jitter.
+    public var backgroundReturnSchedule: PendingReturns.Schedule { backgroundReturnSchedule(keyTimeout: nil) }
+
+    /// When background key returns are tried for a key the server times out after `keyTimeout`
+    /// (the settings document's `timeoutSec` of its segment; nil: unknown). The return must beat
+    /// the timeout, or the server keeps the slot for everyone behind until it auto-returns the
+    /// key: waits double from 250 ms up to an eighth of the timeout, at most 2.5 s (at least
+    /// 250 ms), so a key the server holds for 20 s gets 5 tries in its first 6 s and one every
+    /// 2.5 s after; ±20 % jitter so users whose returns failed together spread out; all within
+    /// `backgroundReturnSeconds` (proposal; the agent documents only `nfComplete` 500).
+    public func backgroundReturnSchedule(keyTimeout: Duration?) -> PendingReturns.Schedule {
+        let longest: Duration = .milliseconds(2500)
+        let cap = keyTimeout.map { min(longest, max(.milliseconds(250), $0 / 8)) } ?? longest
+        return PendingReturns.Schedule(
+            budget: .seconds(backgroundReturnSeconds), initialDelay: .milliseconds(250), maximumDelay: cap, jitter: 0.2)
     }
 
     /// Checks every option; errors name the field and the allowed range.

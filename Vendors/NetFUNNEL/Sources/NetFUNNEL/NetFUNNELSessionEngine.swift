@@ -430,7 +430,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         case .returned(let status), .refused(let status):
             return status
         case .failed(let status), .cancelled(let status):
-            let schedule = configuration.backgroundReturnSchedule
+            let schedule = configuration.backgroundReturnSchedule(keyTimeout: client.keyTimeout(for: entry))
             guard !schedule.delays.isEmpty else { return status }
             client.logger.info("key return failed; returning it in the background", metadata: [
                 "key": "\(client.environment.redact(key))", "budget": "\(configuration.backgroundReturnSeconds) s",

@@ -14,6 +14,7 @@ import WaitingRoom
 /// | `vwrPageUrl` | the template page handed to hosts when a reply names none (before the derived SaaS page) |
 /// | `errorUrl` | the error page reported with every error when the app configured none |
 /// | `maxTtl` | the longest wait between polls and alive notices (1…30 s; the reference clamp is 30) |
+/// | `projects[].segments[].timeoutSec` | how long the server keeps a key: background key returns are spaced to beat it |
 ///
 /// The app's own options (`networkTimeout`, `retryCount`, `serverUrl`) win: they are the
 /// agent's initialisation parameters. Unknown fields are ignored; a field of the wrong type or
@@ -25,6 +26,9 @@ public struct NetFUNNELSettings: Sendable, Equatable {
     public var errorURL: String?
     /// The longest poll interval, seconds (1…30).
     public var maxTTL: Int?
+    /// Seconds the server keeps a key before returning it itself, per segment
+    /// (`RoomKey(scope: projectKey, room: segmentKey)`).
+    public var keyTimeouts: [RoomKey: Double] = [:]
     /// What was ignored, for the log (field: reason).
     public var ignored: [String: String] = [:]
 
@@ -48,6 +52,14 @@ public struct NetFUNNELSettings: Sendable, Equatable {
                 self[keyPath: keyPath] = text
             } else {
                 ignored[field] = "not an http(s) URL"
+            }
+        }
+        for project in object["projects"]?.arrayValue ?? [] {
+            guard let projectKey = project["projectKey"]?.stringValue else { continue }
+            for segment in project["segments"]?.arrayValue ?? [] {
+                guard let segmentKey = segment["segmentKey"]?.stringValue, let seconds = segment["timeoutSec"]?.numberValue,
+                      seconds.isFinite, seconds > 0, seconds <= 86_400 else { continue }
+                keyTimeouts[RoomKey(scope: projectKey, room: segmentKey)] = seconds
             }
         }
         if let value = object["maxTtl"] {

@@ -130,6 +130,40 @@ struct LateReturnTests {
         #expect(PendingReturns.Schedule(budget: .zero).delays.isEmpty)
     }
 
+    /// Issue 27 §1: the background return beats the key timeout. A key the server keeps for 20 s
+    /// gets five tries in its first 6.25 s and one every 2.5 s after; an unknown timeout never
+    /// waits more than 2.5 s between tries; ±20 % jitter; all within the budget.
+    @Test func backgroundReturnsBeatTheKeyTimeout() {
+        let configuration = NetFUNNELConfiguration(clientId: "x-0000", backgroundReturnSeconds: 60)
+        let known = configuration.backgroundReturnSchedule(keyTimeout: .seconds(20))
+        #expect(Array(known.delays.prefix(6)) == [250, 500, 1000, 2000, 2500, 2500].map { Duration.milliseconds($0) })
+        #expect(known.delays.prefix(5).reduce(Duration.zero, +) == .milliseconds(6250))
+        #expect(known.delays.reduce(Duration.zero, +) <= .seconds(60))
+        #expect(known.delays.count == 26, "5 in the first 6.25 s, then every 2.5 s up to 60 s")
+        let short = configuration.backgroundReturnSchedule(keyTimeout: .seconds(4))
+        #expect(short.maximumDelay == .milliseconds(500) && short.delays.allSatisfy { $0 <= .milliseconds(500) })
+        let unknown = configuration.backgroundReturnSchedule(keyTimeout: nil)
+        #expect(unknown.maximumDelay == .milliseconds(2500) && unknown.delays.allSatisfy { $0 <= .milliseconds(2500) })
+        #expect(configuration.backgroundReturnSchedule == unknown)
+        for _ in 0..<1000 {
+            let d = known.jittered(.seconds(2))
+            #expect(d >= .milliseconds(1600) && d <= .milliseconds(2400))
+        }
+        #expect(NetFUNNELConfiguration(clientId: "x-0000", backgroundReturnSeconds: 0).backgroundReturnSchedule.delays.isEmpty)
+    }
+
+    /// The key timeout comes from the settings document (`timeoutSec` of the segment).
+    @Test func theKeyTimeoutComesFromTheSettingsDocument() async throws {
+        try await Harness.run(segments: ["seg": Harness.segment { $0.timeoutSeconds = 20 }]) { h in
+            let provider = try h.provider()
+            guard case .success(let settings)? = await provider.settings() else { Issue.record("no settings"); return }
+            #expect(settings.keyTimeouts[RoomKey(scope: Harness.project, room: "seg")] == 20)
+            let client = try #require(provider.client)
+            #expect(client.keyTimeout(for: h.entry()) == .seconds(20))
+            #expect(client.keyTimeout(for: h.entry("other")) == nil)
+        }
+    }
+
     @Test func badBackgroundReturnSecondsNamesTheField() {
         #expect(throws: WaitingRoomError.self) {
             try NetFUNNELConfiguration(json: .object(["clientId": .string("x-0000"), "backgroundReturnSeconds": .number(601)]))
