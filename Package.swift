@@ -8,9 +8,13 @@ let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
-let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
-let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
-let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird")
+// The web server is only for the emulators (and the CLI and tests that serve them): behind the
+// `Emulators` trait, on by default. An app that links only the SDK can depend on this package
+// with `traits: []` and then resolves no web server at all (Scripts/check-library-shape).
+let emulatorsTrait: Set<String> = ["Emulators"]
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: emulatorsTrait))
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: emulatorsTrait))
+let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: emulatorsTrait))
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
@@ -37,6 +41,10 @@ let package = Package(
         .library(name: "WaitingRoomEmulatorKit", targets: ["WaitingRoomEmulatorKit"]),
         .library(name: "WaitingRoomLua", targets: ["WaitingRoomLua"]),
         .executable(name: "waitingroom", targets: ["waitingroom"]),
+    ],
+    traits: [
+        .trait(name: "Emulators", description: "Every vendor's emulator, the CLI and their tests (Hummingbird)"),
+        .default(enabledTraits: ["Emulators"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),

@@ -11,7 +11,12 @@ import WaitingRoom
 /// - `POST reset`: ``reset()``;
 /// - `GET faults`: the fault counters and the faults waiting; `POST faults`: one fault or an
 ///   array in the kit's JSON form or the vendor's older form (``EmulatorFaultVocabulary``), 400
-///   naming the field for a bad one; `DELETE faults`: clears them.
+///   naming the field for a bad one; `DELETE faults`: clears them;
+/// - `POST rooms/{room…}`: changes a room's settings (keys not given keep their values;
+///   ``updateRoom(_:with:)``); `POST rooms/{room…}/admit` (`?count=N` or `{"count": N}`, default
+///   1): lets users in (``admit(_:count:)``). A room is one path component (a CrowdHandler slug)
+///   or two (scope and room) (``roomPathArity``); 404 for an unknown room, 405 when the vendor
+///   admits by its own rule, 400 naming the field for a bad setting.
 public protocol EmulatedVendor: EmulatorStatusSource {
     /// The vendor id: the admin path segment and the key of its section in shared documents.
     static var vendorID: String { get }
@@ -30,10 +35,26 @@ public protocol EmulatedVendor: EmulatorStatusSource {
     func reset()
     /// Adds its wire routes and its own admin routes (rooms, admit) to `router`.
     func addRoutes(to router: Router<BasicRequestContext>)
+    /// How many path components name a room after `rooms/`: 1 (a slug) or 2 (scope and room).
+    var roomPathArity: Int { get }
+    /// Changes the settings of the room `path` names; returns the answer's JSON.
+    /// - Throws: ``EmulatorRoomError`` or a `WaitingRoomError` naming the bad field.
+    func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue
+    /// Lets `count` users in from the head of the room's line; returns how many were let in.
+    /// - Throws: ``EmulatorRoomError``.
+    func admit(_ path: [String], count: Int) throws -> Int
     /// What it serves on `server`, as JSON (rooms, keys a client needs): `waitingroom emulate --json`.
     func describe(server: EmulatorAddress) -> JSONValue
     /// The same as lines for people (`waitingroom emulate`).
     func summary(server: EmulatorAddress) -> [String]
+}
+
+/// Why a room admin call cannot be carried out.
+public enum EmulatorRoomError: Error, Sendable, Equatable {
+    /// No such room (404).
+    case unknownRoom(String)
+    /// The vendor does not do this (405), and why.
+    case unsupported(String)
 }
 
 /// Where an emulator is served.
@@ -80,6 +101,42 @@ extension EmulatedVendor {
         router.delete("\(base)/faults") { _, _ -> Response in
             self.faultQueue.clear()
             return EmulatorHTTP.json(.object(["cleared": .bool(true)]))
+        }
+        let room = roomPathArity == 1 ? "rooms/:room" : "rooms/:scope/:room"
+        let path: @Sendable (BasicRequestContext) -> [String] = { context in
+            (self.roomPathArity == 1 ? ["room"] : ["scope", "room"]).map { context.parameters.get($0) ?? "" }
+        }
+        router.post("\(base)/\(room)") { request, context -> Response in
+            do {
+                return EmulatorHTTP.json(try self.updateRoom(path(context), with: try await EmulatorHTTP.jsonBody(request)))
+            } catch {
+                return Self.roomFailure(error)
+            }
+        }
+        router.post("\(base)/\(room)/admit") { request, context -> Response in
+            var count = request.uri.queryParameters["count"].flatMap { Int($0) }
+            if count == nil, let body = try? await EmulatorHTTP.jsonBody(request) {
+                count = body["count"]?.numberValue.map { Int($0) } ?? body["count"]?.stringValue.flatMap { Int($0) }
+            }
+            do {
+                let admitted = try self.admit(path(context), count: max(0, min(count ?? 1, 1_000_000)))
+                return EmulatorHTTP.json(.object(["admitted": .number(Double(admitted))]))
+            } catch {
+                return Self.roomFailure(error)
+            }
+        }
+    }
+
+    static func roomFailure(_ error: any Error) -> Response {
+        switch error {
+        case EmulatorRoomError.unknownRoom(let name):
+            return EmulatorHTTP.json(.object(["error": .string("no room \(name)")]), status: 404)
+        case EmulatorRoomError.unsupported(let why):
+            return EmulatorHTTP.json(.object(["error": .string(why)]), status: 405)
+        case let error as WaitingRoomError:
+            return EmulatorHTTP.badRequest(error)
+        default:
+            return EmulatorHTTP.json(.object(["error": .string("\(error)")]), status: 400)
         }
     }
 

@@ -75,4 +75,35 @@ struct SameFaultsEverywhereTests {
         #expect(throws: WaitingRoomError.self) { try suite.installFaults(try JSONValue.parse(#"{"nobody": []}"#), vendor: "netfunnel") }
         await server.stop()
     }
+
+    /// The shared room routes: `POST rooms/{room…}` changes a room, `…/admit` lets users in;
+    /// 404 for an unknown room, 400 naming a bad field, 405 where the vendor admits by its own rule.
+    @Test func everyVendorTakesTheSameRoomRoutes() async throws {
+        let suite = EmulatorSuite.demo()
+        let server = try await suite.start()
+        let base = server.baseURL
+        func post(_ path: String, _ body: String? = nil) async throws -> HTTPResponse {
+            try await send(HTTPRequest(method: "POST", url: path, body: body.map { Array($0.utf8) }), to: base)
+        }
+        let cases: [(vendor: String, room: String, good: String, bad: String, admit: Int)] = [
+            ("netfunnel", "service_1/segKey_basic", #"{"limit": 3}"#, #"{"limit": "x"}"#, 405),
+            ("queueit", "demo/sale", #"{"admitPerSecond": 2}"#, #"{"admitPerSecond": "fast"}"#, 200),
+            ("crowdhandler", "demo-queue", #"{"rate": 60}"#, #"{"rate": "fast"}"#, 200),
+        ]
+        for c in cases {
+            let root = "/_emulator/\(c.vendor)/rooms/"
+            let good = try await post(root + c.room, c.good)
+            #expect(good.status == 200, "\(c.vendor): \(good.text)")
+            let bad = try await post(root + c.room, c.bad)
+            #expect(bad.status == 400, "\(c.vendor): \(bad.text)")
+            let admit = try await post(root + c.room + "/admit?count=1")
+            #expect(admit.status == c.admit, "\(c.vendor): \(admit.text)")
+            if c.vendor != "netfunnel" {
+                let unknown = c.room.contains("/") ? "demo/none" : "none"
+                #expect(try await post(root + unknown, "{}").status == 404, "\(c.vendor)")
+                #expect(try await post(root + unknown + "/admit", #"{"count": 1}"#).status == 404, "\(c.vendor)")
+            }
+        }
+        await server.stop()
+    }
 }

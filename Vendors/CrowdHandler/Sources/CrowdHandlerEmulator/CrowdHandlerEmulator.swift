@@ -68,6 +68,31 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
     public var chaosKinds: [String] { [CrowdHandlerEmulatorFault.Target.requestsPost.rawValue, CrowdHandlerEmulatorFault.Target.requestsGet.rawValue] }
     public func stateJSON() -> JSONValue { model.snapshot() }
 
+    /// Rooms are their slug.
+    public var roomPathArity: Int { 1 }
+
+    /// Changes a room's settings: keys not given keep their values, a key given as null goes
+    /// back to its default.
+    public func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
+        let slug = path[0]
+        guard let given = patch.objectValue else {
+            throw WaitingRoomError.invalidConfiguration(field: "body", "expected a room object", vendor: Self.vendorID)
+        }
+        guard let current = model.room(slug: slug), case .object(var merged) = current.json else {
+            throw EmulatorRoomError.unknownRoom(slug)
+        }
+        for (k, v) in given { merged[k] = v == .null ? nil : v }
+        let c = try CrowdHandlerEmulatorConfiguration(json: .object(["rooms": .object([slug: .object(merged)])]), path: "room")
+        guard let room = c.rooms[slug], model.update(slug: slug, room) else { throw EmulatorRoomError.unknownRoom(slug) }
+        return .object(["updated": .string(slug)])
+    }
+
+    /// Lets `count` users in from the head of the room's line.
+    public func admit(_ path: [String], count: Int) throws -> Int {
+        guard let admitted = model.admit(slug: path[0], count: count) else { throw EmulatorRoomError.unknownRoom(path[0]) }
+        return admitted
+    }
+
     /// The response an injected fault gives a request of kind `target` instead of the API's, or
     /// nil to answer normally (also after a `delay`).
     func faulted(_ target: CrowdHandlerEmulatorFault.Target) async -> Response? {
@@ -119,34 +144,6 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
         }
         // Admin: the kit's state, reset and faults; CrowdHandler's rooms.
         addAdminRoutes(to: router)
-        router.post("/_emulator/crowdhandler/rooms/:slug/admit") { [self] req, ctx in
-            let slug = ctx.parameters.get("slug") ?? ""
-            let f = await Self.fields(req)
-            let count = Int(f["count"] ?? "1") ?? 1
-            guard let admitted = model.admit(slug: slug, count: count) else { return Self.response(404, .object(["error": .string("no room \(slug)")])) }
-            return Self.response(200, .object(["admitted": .number(Double(admitted))]))
-        }
-        router.post("/_emulator/crowdhandler/rooms/:slug") { [self] req, ctx in
-            let slug = ctx.parameters.get("slug") ?? ""
-            guard let json = try? await EmulatorHTTP.jsonBody(req) else {
-                return Self.response(400, .object(["error": .string("expected a room object")]))
-            }
-            // Keys not given keep their values; a key given as null goes back to its default.
-            guard let given = json.objectValue else { return Self.response(400, .object(["error": .string("expected a room object")])) }
-            guard let current = model.room(slug: slug), case .object(var merged) = current.json else {
-                return Self.response(404, .object(["error": .string("no room \(slug)")]))
-            }
-            for (k, v) in given { merged[k] = v == .null ? nil : v }
-            do {
-                let c = try CrowdHandlerEmulatorConfiguration(json: .object(["rooms": .object([slug: .object(merged)])]), path: "room")
-                guard let room = c.rooms[slug], model.update(slug: slug, room) else {
-                    return Self.response(404, .object(["error": .string("no room \(slug)")]))
-                }
-                return Self.response(200, .object(["updated": .string(slug)]))
-            } catch {
-                return Self.response(400, .object(["error": .string("\(error)")]))
-            }
-        }
     }
 
     // MARK: Swift admin API (the same as the admin routes)

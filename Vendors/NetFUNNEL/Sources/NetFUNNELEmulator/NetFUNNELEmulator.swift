@@ -89,6 +89,27 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
         return state.withLock { $0.snapshot(now: now) }
     }
 
+    /// Rooms are `{projectKey}/{segmentKey}` (also served as `segments/{project}/{segment}`).
+    public var roomPathArity: Int { 2 }
+
+    /// Changes a segment's settings (keys not given keep their values; an unknown segment is
+    /// created); answers the segment's settings.
+    public func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
+        let (project, segment) = (path[0], path[1])
+        let reader = try ConfigurationReader(patch, path: "segments.\(project).\(segment)", vendor: Self.vendorID)
+        return try state.withLock { state -> JSONValue in
+            let base = state.segment(project: project, segment: segment) ?? .init()
+            let settings = try NetFUNNELEmulatorConfiguration.Segment(reader: reader, base: base)
+            state.setSegment(project: project, segment: segment, settings)
+            return settings.json
+        }
+    }
+
+    /// NetFUNNEL admits by the segment's limit (users inside), not on request: change `limit`.
+    public func admit(_ path: [String], count: Int) throws -> Int {
+        throw EmulatorRoomError.unsupported("NetFUNNEL admits by the segment's limit: POST rooms/\(path.joined(separator: "/")) {\"limit\": N}")
+    }
+
     // MARK: answering
 
     /// An answer before it becomes HTTP.

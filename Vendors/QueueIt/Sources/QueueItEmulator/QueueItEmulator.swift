@@ -62,17 +62,6 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         }
         // Admin: the kit's state, reset and faults; Queue-it's rooms and tokens.
         addAdminRoutes(to: router)
-        router.post("/_emulator/queueit/rooms/:customerId/:waitingRoomId") { [self] req, ctx in
-            try await self.handleRoomUpdate(req, ctx)
-        }
-        router.post("/_emulator/queueit/rooms/:customerId/:waitingRoomId/admit") { [self] req, ctx in
-            let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
-            let count = req.uri.queryParameters["count"].flatMap { Int($0) } ?? 1
-            guard self.model.admit(customer: c, room: e, count: count) else {
-                return Self.response(404, QueueItEmulatorModel.json(["error": "unknown room \(c)/\(e)"]))
-            }
-            return Self.response(200, QueueItEmulatorModel.json(["admitted": count]))
-        }
         router.post("/_emulator/queueit/tokens") { [self] req, _ in
             try await self.handleMintToken(req)
         }
@@ -222,17 +211,6 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         return Self.response(decision.isAjax ? 200 : 302, body, headers: decision.responseHeaders)
     }
 
-    func handleRoomUpdate(_ req: Request, _ ctx: BasicRequestContext) async throws -> Response {
-        let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
-        guard let obj = try await Self.readJSON(req) else {
-            return Self.response(400, QueueItEmulatorModel.json(["error": "body must be a JSON object"]))
-        }
-        do { try model.update(customer: c, room: e, patch: obj) } catch {
-            return Self.response(error.message == "unknown room" ? 404 : 400, QueueItEmulatorModel.json(["error": error.description, "field": error.field]))
-        }
-        return Self.response(200, QueueItEmulatorModel.json(model.snapshot()))
-    }
-
     func handleMintToken(_ req: Request) async throws -> Response {
         guard let obj = try await Self.readJSON(req),
               let c = obj["customerId"] as? String, let e = obj["waitingRoomId"] as? String,
@@ -317,6 +295,33 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     public func stateJSON() -> JSONValue { (try? JSONValue.parse(String(decoding: QueueItEmulatorModel.json(model.snapshot()), as: UTF8.self))) ?? .object([:]) }
     /// Forgets visitors, counters and faults.
     public func reset() { model.reset() }
+
+    /// Rooms are `{customerId}/{waitingRoomId}`.
+    public var roomPathArity: Int { 2 }
+
+    /// Changes a room (`state`, `admitPerSecond`, …; keys not given keep their values); answers
+    /// the state document.
+    public func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
+        guard case .object = patch,
+              let object = try? JSONSerialization.jsonObject(with: Data(patch.jsonText.utf8)) as? [String: Any] else {
+            throw WaitingRoomError.invalidConfiguration(field: "body", "expected a room object", vendor: Self.vendorID)
+        }
+        do {
+            try model.update(customer: path[0], room: path[1], patch: object)
+        } catch {
+            if error.message == "unknown room" { throw EmulatorRoomError.unknownRoom(path.joined(separator: "/")) }
+            throw WaitingRoomError.invalidConfiguration(field: error.field, error.message, vendor: Self.vendorID)
+        }
+        return stateJSON()
+    }
+
+    /// Admits `count` visitors of the room now.
+    public func admit(_ path: [String], count: Int) throws -> Int {
+        guard model.admit(customer: path[0], room: path[1], count: count) else {
+            throw EmulatorRoomError.unknownRoom(path.joined(separator: "/"))
+        }
+        return count
+    }
 }
 
 /// A running emulator bound to 127.0.0.1 (tests, `WR_BENCH_SERVE`).
