@@ -60,13 +60,12 @@ let package = Package(
     targets: [
         // MARK: core
         // No HTTP stack and no vendor: the `HTTPTransport` protocol lives here, its
-        // AsyncHTTPClient implementation in WaitingRoomHTTP. NIO's event loops wake the
-        // `SystemClock`'s timers (never the cooperative pool).
+        // AsyncHTTPClient implementation in WaitingRoomHTTP. The default transport's event loops
+        // (or the core's own timer queue) wake the `SystemClock`'s timers, never the cooperative
+        // pool; no event-loop implementation (NIOPosix) is linked here.
         .target(
             name: "WaitingRoom",
-            dependencies: [
-                logging, nioCore, nioPosix,
-            ],
+            dependencies: [logging, nioCore],
             swiftSettings: strict
         ),
         // The default transport (AsyncHTTPClient); a host app may bring its own instead.

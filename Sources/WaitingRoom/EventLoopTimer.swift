@@ -1,29 +1,51 @@
+import Dispatch
 import NIOCore
-import NIOPosix
 import Synchronization
 
-/// Timers that fire from a NIO event loop instead of the cooperative pool's own timer.
+/// Timers that fire from the transport's event loops (or the core's timer queue) instead of the
+/// cooperative pool's own timer.
 ///
-/// A timer scheduled here is due on an event loop thread (the same process-wide group
-/// AsyncHTTPClient uses), so it fires on time even when every thread of Swift's cooperative
-/// pool is busy; only the code after the `await` needs a cooperative thread to run. Cancelling
-/// the waiting task cancels the scheduled task at once and throws `CancellationError`.
+/// A timer scheduled here is due on a thread that is not one of Swift's cooperative pool: an
+/// event loop of the process's default transport (``HTTPTransport/timerEventLoops``, the group
+/// AsyncHTTPClient runs on, once ``HTTPTransportSystem`` is bootstrapped), else a serial
+/// Dispatch queue of the core's own. So it fires on time even when every cooperative thread is
+/// busy; only the code after the `await` needs one. The core links no event-loop implementation
+/// (no NIOPosix). Cancelling the waiting task cancels the scheduled timer at once and throws
+/// `CancellationError`.
 enum EventLoopTimer {
     /// The longest single wait (about 100 years): longer waits are clamped so that the event
     /// loop's deadline arithmetic cannot overflow.
     static let longestWait: Duration = .seconds(100 * 365 * 24 * 3600)
 
-    /// Suspends for `duration`, woken by a task scheduled on `loop`.
+    /// The core's own timer thread, for a process whose transport has no event loops.
+    static let queue = DispatchQueue(label: "waitingroom.timers")
+
+    /// Runs `fire` after `delay` on `loop`, on the default transport's event loops when there
+    /// are any, else on ``queue``; returns what cancels it.
+    static func schedule(after delay: Duration, on loop: (any EventLoop)? = nil, _ fire: @escaping @Sendable () -> Void) -> TimerCancel {
+        let delay = min(delay, longestWait)
+        if let loop = loop ?? HTTPTransportSystem.timerEventLoops?.any() {
+            return .eventLoop(loop.scheduleTask(in: TimeAmount(delay)) { fire() })
+        }
+        return .dispatch(scheduleOnQueue(after: delay, fire))
+    }
+
+    /// Runs `fire` after `delay` on the core's timer queue.
+    static func scheduleOnQueue(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> TimerWorkItem {
+        let item = TimerWorkItem()
+        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { item.run(fire) }
+        return item
+    }
+
+    /// Suspends for `duration`, woken from `loop` (nil: see ``schedule(after:on:_:)``).
     ///
     /// - Throws: `CancellationError` when the calling task is (or becomes) cancelled.
-    static func sleep(
-        for duration: Duration,
-        on loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()
-    ) async throws {
+    static func sleep(for duration: Duration, on loop: (any EventLoop)? = nil) async throws {
         try Task.checkCancellation()
         guard duration > .zero else { return }
         let timer = PendingTimer()
-        let delay = TimeAmount(min(duration, longestWait))
+        let delay = duration
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 timer.arm(continuation, on: loop, after: delay)
@@ -34,12 +56,37 @@ enum EventLoopTimer {
     }
 }
 
-/// One armed timer: resumes its continuation exactly once, from the event loop when it is
+/// What cancels a scheduled timer.
+enum TimerCancel: Sendable {
+    case eventLoop(Scheduled<Void>)
+    case dispatch(TimerWorkItem)
+
+    func cancel() {
+        switch self {
+        case .eventLoop(let scheduled): scheduled.cancel()
+        case .dispatch(let item): item.cancel()
+        }
+    }
+}
+
+/// A timer on the core's queue: cancelling marks it, and the queue skips it when it comes due
+/// (a cancelled long timer costs this object until its deadline).
+final class TimerWorkItem: Sendable {
+    private let cancelled = Mutex(false)
+    /// Marks the timer cancelled.
+    func cancel() { cancelled.withLock { $0 = true } }
+    /// Runs `fire` unless the timer was cancelled.
+    func run(_ fire: @Sendable () -> Void) {
+        if !cancelled.withLock({ $0 }) { fire() }
+    }
+}
+
+/// One armed timer: resumes its continuation exactly once, from the timer's thread when it is
 /// due or from the cancelling thread when the task is cancelled first.
 private final class PendingTimer: Sendable {
     private enum State {
         case idle
-        case armed(CheckedContinuation<Void, any Error>, Scheduled<Void>)
+        case armed(CheckedContinuation<Void, any Error>, TimerCancel)
         case cancelled
         case finished
     }
@@ -47,10 +94,10 @@ private final class PendingTimer: Sendable {
     private let state = Mutex<State>(.idle)
 
     /// Schedules the wake-up, or throws at once when cancellation came first.
-    func arm(_ continuation: CheckedContinuation<Void, any Error>, on loop: any EventLoop, after delay: TimeAmount) {
+    func arm(_ continuation: CheckedContinuation<Void, any Error>, on loop: (any EventLoop)?, after delay: Duration) {
         let cancelledAlready = state.withLock { state -> Bool in
             guard case .idle = state else { return true }
-            let scheduled = loop.scheduleTask(in: delay) { self.fire() }
+            let scheduled = EventLoopTimer.schedule(after: delay, on: loop) { self.fire() }
             state = .armed(continuation, scheduled)
             return false
         }
@@ -69,7 +116,7 @@ private final class PendingTimer: Sendable {
 
     /// The task's side: it was cancelled.
     func cancel() {
-        let armed = state.withLock { state -> (CheckedContinuation<Void, any Error>, Scheduled<Void>)? in
+        let armed = state.withLock { state -> (CheckedContinuation<Void, any Error>, TimerCancel)? in
             switch state {
             case .idle:
                 state = .cancelled

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// One HTTP request as a vendor backend builds it.
 public struct HTTPRequest: Sendable, Hashable {
     /// `GET`, `POST`, …
@@ -100,4 +102,13 @@ public struct HTTPHeaderList: Sendable, Hashable, ExpressibleByArrayLiteral, Seq
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the complete response (any status code is a response).
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    /// The event loops the transport runs on, if it has any: once it is the process's default
+    /// (``HTTPTransportSystem``), the core's timers (``SystemClock`` sleeps) fire there instead of
+    /// on the core's own timer queue. Default nil.
+    var timerEventLoops: (any EventLoopGroup)? { get }
+}
+
+extension HTTPTransport {
+    /// None by default.
+    public var timerEventLoops: (any EventLoopGroup)? { nil }
 }

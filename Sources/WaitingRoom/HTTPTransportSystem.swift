@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// The process's default HTTP transport, set once at start-up like swift-log's
@@ -39,6 +40,10 @@ public enum HTTPTransportSystem {
 
     /// True when a transport was bootstrapped.
     public static var isBootstrapped: Bool { current.withLock { $0 != nil } }
+
+    /// The event loops of the bootstrapped transport, where the core's timers fire (nil: none
+    /// bootstrapped, or a transport without event loops; the core's timer queue is used then).
+    public static var timerEventLoops: (any EventLoopGroup)? { current.withLock { $0?.timerEventLoops } }
 
     /// The default transport: the bootstrapped one, else ``NoNetworkTransport``.
     public static var transport: any HTTPTransport {

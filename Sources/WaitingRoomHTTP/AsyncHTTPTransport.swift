@@ -29,6 +29,10 @@ public struct AsyncHTTPTransport: HTTPTransport {
         self.defaultTimeout = defaultTimeout
     }
 
+    /// AsyncHTTPClient's event loops (NIO's process-wide group): the core's timers fire there
+    /// once this transport is bootstrapped as the default.
+    public var timerEventLoops: (any EventLoopGroup)? { Self.direct.eventLoopGroup }
+
     private static let direct = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration(redirects: .disallow))
     private static let following = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: configuration(redirects: .follow(max: 10, allowCycles: false)))

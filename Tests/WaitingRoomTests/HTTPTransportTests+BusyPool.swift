@@ -1,7 +1,8 @@
 import Foundation
 import NIOCore
+import Synchronization
 import Testing
-import WaitingRoom
+@testable import WaitingRoom
 import WaitingRoomTesting
 import WaitingRoomHTTP
 
@@ -33,6 +34,7 @@ extension HTTPTransportTests {
         #expect(result.status == 0, "the busy-pool check failed in its own process:\n\(result.output)")
         #expect(!report.isEmpty, "the child ran no busy-pool check:\n\(result.output)")
         #expect(result.output.contains("aDeadlineFiresWhileEveryCooperativeThreadSpinsInThisProcess"))
+        #expect(result.output.contains("theCoresTimerQueueFiresWhileEveryCooperativeThreadSpinsInThisProcess"))
     }
 }
 
@@ -40,7 +42,7 @@ extension HTTPTransportTests {
 let busyPoolChildSwitch = "WR_BUSY_POOL_CHILD"
 
 /// The busy-pool check itself; enabled only in the child process started above.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment[busyPoolChildSwitch] == "1"))
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment[busyPoolChildSwitch] == "1"))
 struct BusyPoolCheck {
 
     @Test func aDeadlineFiresWhileEveryCooperativeThreadSpinsInThisProcess() async throws {
@@ -75,6 +77,30 @@ struct BusyPoolCheck {
             return
         }
         Issue.record("the cooperative pool could not be taken before any of the deadlines fired")
+    }
+
+    /// The core's own timer queue (used when no transport's event loops are bootstrapped) fires
+    /// on time while every cooperative thread spins: the timer itself releases the loops.
+    @Test func theCoresTimerQueueFiresWhileEveryCooperativeThreadSpinsInThisProcess() async throws {
+        let threads = ProcessInfo.processInfo.activeProcessorCount
+        for delay in [200, 500, 1_000, 2_000] {
+            let hog = PoolHog(cap: .milliseconds(Int64(delay)) + .seconds(3))
+            let started = ContinuousClock.now
+            let firedAt = Mutex<ContinuousClock.Instant?>(nil)
+            _ = EventLoopTimer.scheduleOnQueue(after: .milliseconds(Int64(delay))) {
+                firedAt.withLock { $0 = ContinuousClock.now }
+                hog.release()
+            }
+            await hog.occupy(threads)
+            let fired = try #require(firedAt.withLock { $0 }) - started
+            print("busy pool (\(threads) spinning loops): the core's timer queue fired a \(delay) ms timer after \(fired); loops spinning then: \(hog.spinningAtRelease)")
+            guard hog.spinningAtRelease == threads else { continue }
+            #expect(hog.loopsThatHitTheCap == 0, "the timer, not the cap, ended the loops")
+            #expect(fired >= .milliseconds(Int64(delay)))
+            #expect(fired < .milliseconds(Int64(delay) + 1_300))
+            return
+        }
+        Issue.record("the cooperative pool could not be taken before any of the timers fired")
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import WaitingRoom
+@testable import WaitingRoom
+import Synchronization
 
 /// `SystemClock`'s sleeps are woken from a NIO event loop; cancellation ends them at once.
 @Suite("SystemClock sleeps")
@@ -55,5 +56,20 @@ struct SystemClockTests {
         }
         #expect(outcomes.count == 200)
         #expect(outcomes.filter { $0 }.count >= 100)
+    }
+
+    /// Issue 26: without a transport's event loops the core's own timer queue wakes sleeps
+    /// (the core links no NIOPosix); a cancelled timer does not fire.
+    @Test func theCoresTimerQueueFiresAndCancels() async throws {
+        let fired = Mutex<ContinuousClock.Instant?>(nil)
+        let started = ContinuousClock.now
+        _ = EventLoopTimer.scheduleOnQueue(after: .milliseconds(40)) { fired.withLock { $0 = ContinuousClock.now } }
+        let cancelled = Mutex(false)
+        let item = EventLoopTimer.scheduleOnQueue(after: .milliseconds(20)) { cancelled.withLock { $0 = true } }
+        item.cancel()
+        try await Task.sleep(for: .milliseconds(300))
+        let at = try #require(fired.withLock { $0 })
+        #expect(at - started >= .milliseconds(40))
+        #expect(!cancelled.withLock { $0 })
     }
 }
