@@ -98,7 +98,7 @@ let package = Package(
         // emulator is built on it; nothing an app links depends on it.
         .target(
             name: "WaitingRoomEmulatorKit",
-            dependencies: ["WaitingRoom", hummingbird, nioCore, httpTypes],
+            dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio"), "WaitingRoom", hummingbird, nioCore, httpTypes],
             swiftSettings: strict
         ),
 

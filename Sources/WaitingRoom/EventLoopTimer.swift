@@ -72,12 +72,12 @@ enum TimerCancel: Sendable {
 /// A timer on the core's queue: cancelling marks it, and the queue skips it when it comes due
 /// (a cancelled long timer costs this object until its deadline).
 final class TimerWorkItem: Sendable {
-    private let cancelled = Mutex(false)
+    private let cancelled = Atomic(false)
     /// Marks the timer cancelled.
-    func cancel() { cancelled.withLock { $0 = true } }
+    func cancel() { cancelled.store(true, ordering: .releasing) }
     /// Runs `fire` unless the timer was cancelled.
     func run(_ fire: @Sendable () -> Void) {
-        if !cancelled.withLock({ $0 }) { fire() }
+        if !cancelled.load(ordering: .acquiring) { fire() }
     }
 }
 

@@ -1,15 +1,17 @@
-import Synchronization
+import NIOConcurrencyHelpers
 import WaitingRoom
 
 /// The faults an emulator holds, and what it injected: one queue per emulator, the same for
 /// every vendor. Faults added one by one are served first, in order; then the chaos faults of
 /// the request's kind (``installChaos(perKind:delay:on:)``), in rotation. Thread safety: its
-/// state is behind a `Mutex`; any route may call it.
+/// state is behind a lock (NIO's `NIOLockedValueBox`, a pthread mutex ThreadSanitizer can see,
+/// rather than `Synchronization.Mutex`, whose futex it cannot; no measurable cost next to the
+/// HTTP request each call serves); any route may call it.
 public final class EmulatorFaultQueue: Sendable {
     /// Chaos faults for one request kind: how many of each action are left, served in rotation
     /// (delay, drop, status 503, garbage), so consecutive requests meet different faults. O(1)
     /// per request, however many were installed.
-    struct ChaosPlan {
+    struct ChaosPlan: Sendable {
         static let order: [EmulatorFault.Action] = [.delay(.zero), .drop, .status(503), .garbage]
         var remaining = [0, 0, 0, 0]
         var next = 0
@@ -29,7 +31,7 @@ public final class EmulatorFaultQueue: Sendable {
         }
     }
 
-    private struct State {
+    private struct State: Sendable {
         var chaos: [String: ChaosPlan] = [:]
         var faults: [EmulatorFault] = []
         var installed = 0
@@ -38,13 +40,13 @@ public final class EmulatorFaultQueue: Sendable {
         var injectedByAction: [String: Int] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     public init() {}
 
     /// Adds `faults` (in order: the first matching one is used first).
     public func add(_ faults: [EmulatorFault]) {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.faults.append(contentsOf: faults)
             s.installed += faults.reduce(0) { $0 + ($1.count ?? 1) }
         }
@@ -55,26 +57,26 @@ public final class EmulatorFaultQueue: Sendable {
 
     /// Removes every fault not used yet (the chaos faults too).
     public func clear() {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.faults.removeAll()
             s.chaos.removeAll()
         }
     }
 
     /// Forgets the faults and the counters.
-    public func reset() { state.withLock { $0 = State() } }
+    public func reset() { state.withLockedValue { $0 = State() } }
 
     /// Whether a fault waits for a request of kind `kind` (it is left in place).
     public func has(for kind: String) -> Bool {
-        state.withLock { s in s.faults.contains { $0.matches(kind) } || (s.chaos[kind]?.pending ?? 0) > 0 }
+        state.withLockedValue { s in s.faults.contains { $0.matches(kind) } || (s.chaos[kind]?.pending ?? 0) > 0 }
     }
 
     /// Whether any fault waits.
-    public var isEmpty: Bool { state.withLock { s in s.faults.isEmpty && s.chaos.values.allSatisfy { $0.pending == 0 } } }
+    public var isEmpty: Bool { state.withLockedValue { s in s.faults.isEmpty && s.chaos.values.allSatisfy { $0.pending == 0 } } }
 
     /// The next fault for a request of kind `kind`, used once and counted as injected.
     public func take(for kind: String) -> EmulatorFault? {
-        state.withLock { s in
+        state.withLockedValue { s in
             let fault: EmulatorFault
             if let index = s.faults.firstIndex(where: { $0.matches(kind) }) {
                 fault = s.faults[index]
@@ -94,26 +96,26 @@ public final class EmulatorFaultQueue: Sendable {
     }
 
     /// Fault uses installed so far (a fault until cleared counts once).
-    public var installed: Int { state.withLock { $0.installed } }
+    public var installed: Int { state.withLockedValue { $0.installed } }
     /// Faults injected so far.
-    public var injected: Int { state.withLock { $0.injected } }
+    public var injected: Int { state.withLockedValue { $0.injected } }
     /// Faults injected per request kind.
-    public var injectedOn: [String: Int] { state.withLock { $0.injectedOn } }
+    public var injectedOn: [String: Int] { state.withLockedValue { $0.injectedOn } }
     /// Faults injected per action name.
-    public var injectedByAction: [String: Int] { state.withLock { $0.injectedByAction } }
+    public var injectedByAction: [String: Int] { state.withLockedValue { $0.injectedByAction } }
     /// Fault uses still pending, chaos faults included (a fault until cleared counts once).
-    public var pending: Int { state.withLock { Self.pending($0) } }
+    public var pending: Int { state.withLockedValue { Self.pending($0) } }
 
     private static func pending(_ s: State) -> Int {
         s.faults.reduce(0) { $0 + ($1.count ?? 1) } + s.chaos.values.reduce(0) { $0 + $1.pending }
     }
     /// The faults not used yet.
-    public var waiting: [EmulatorFault] { state.withLock { $0.faults } }
+    public var waiting: [EmulatorFault] { state.withLockedValue { $0.faults } }
 
     /// The counters as JSON (`faultsInstalled`, `faultsInjected`, `faultsPending`,
     /// `faultsInjectedOn`, `faultsInjectedByAction`, `faults`: the waiting ones).
     public var json: JSONValue {
-        state.withLock { s in
+        state.withLockedValue { s in
             .object([
                 "faultsInstalled": .number(Double(s.installed)), "faultsInjected": .number(Double(s.injected)),
                 "faultsPending": .number(Double(Self.pending(s))),
@@ -132,7 +134,7 @@ public final class EmulatorFaultQueue: Sendable {
     public func installChaos(perKind: Int, delay: Duration, on kinds: [String]) -> Int {
         let n = min(perKind, EmulatorFaultBounds.count.upperBound)
         guard n > 0 else { return 0 }
-        state.withLock { s in
+        state.withLockedValue { s in
             for kind in kinds {
                 var plan = s.chaos[kind] ?? ChaosPlan()
                 for i in plan.remaining.indices { plan.remaining[i] += n }
