@@ -1,4 +1,6 @@
+import HTTPTypes
 import Hummingbird
+import NIOCore
 import WaitingRoom
 
 /// One vendor's emulator as the kit and the combined emulator see it: its wire routes and
@@ -43,6 +45,10 @@ public protocol EmulatedVendor: EmulatorStatusSource {
     /// Lets `count` users in from the head of the room's line; returns how many were let in.
     /// - Throws: ``EmulatorRoomError``.
     func admit(_ path: [String], count: Int) throws -> Int
+    /// The reply to one of its hot requests when it can be given on the server's event loop,
+    /// exactly as its route would give it (``EmulatorInlineReply``); nil: the route answers.
+    /// Default nil.
+    func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply?
     /// What it serves on `server`, as JSON (rooms, keys a client needs): `waitingroom emulate --json`.
     func describe(server: EmulatorAddress) -> JSONValue
     /// The same as lines for people (`waitingroom emulate`).
@@ -72,6 +78,9 @@ public struct EmulatorAddress: Sendable, Hashable {
 }
 
 extension EmulatedVendor {
+    /// No inline answers.
+    public func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply? { nil }
+
     /// The vendor id (``vendorID``).
     public var vendorID: String { Self.vendorID }
 

@@ -81,8 +81,11 @@ public struct EmulatorSuite: Sendable {
     /// NetFUNNEL's `/ts.wseq` and Queue-it's enqueue, each exactly as its route would answer, and
     /// only while no fault is pending for it. Everything else goes to the routes.
     public var inlineAnswers: InlineAnswerer {
-        { [netfunnel, queueit] head, body in
-            netfunnel.inlineAnswer(head) ?? queueit.inlineAnswer(head, body: body)
+        { [vendors] head, body in
+            for vendor in vendors {
+                if let reply = vendor.inlineAnswer(head, body: body) { return reply }
+            }
+            return nil
         }
     }
 

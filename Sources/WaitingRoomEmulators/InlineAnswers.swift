@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import WaitingRoom
+import WaitingRoomEmulatorKit
 import NIOCore
 import NIOHTTPTypes
 import Synchronization

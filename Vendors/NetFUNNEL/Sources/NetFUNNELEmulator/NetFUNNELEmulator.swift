@@ -144,6 +144,9 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     /// The answer to a `GET /ts.wseq` request when it can be given right away, exactly as the
     /// route would give it: `nil` for any other request, and while a fault is pending for the
     /// request's opcode (the route applies it). The server sends it from its event loop.
+    public func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply? { inlineAnswer(head) }
+
+    /// The same (a `GET` has no body).
     public func inlineAnswer(_ head: HTTPTypes.HTTPRequest) -> EmulatorInlineReply? {
         guard head.method == .get, let path = head.path, path.utf8.starts(with: Self.tsWseqPath) else { return nil }
         let rest = path.utf8.dropFirst(Self.tsWseqPath.count)

@@ -1,6 +1,6 @@
 /// A reply an emulator computes synchronously for one of its hot requests (a NetFUNNEL
 /// `/ts.wseq` call, a Queue-it enqueue), so the server can send it from the connection's event
-/// loop without handing the request to a task (see `WaitingRoomVendors`' `EmulatorServer`).
+/// loop without handing the request to a task (see `WaitingRoomEmulators`' `EmulatorServer`).
 ///
 /// An emulator offers one only when the answer is exactly what its route would send: no fault is
 /// pending for the request (faults may delay, drop or garble, which the route does), and the
