@@ -40,44 +40,10 @@ extension LoadSummary {
     }
 
     /// Requests per kind, as the emulator counted them (empty without an embedded emulator).
-    var requests: [(String, Int)] {
-        if let n = netfunnel { return n.requests.sorted { $0.key < $1.key }.map { ("opcode \($0.key)", $0.value) } }
-        if let q = queueit {
-            return [("enqueue (served)", q.enqueueCount), ("enqueue (faulted)", q.faultsInjectedOnEnqueue),
-                    ("queue page (faulted)", q.faultsInjectedOnQueue)]
-        }
-        if let c = crowdhandler {
-            // every request kind the client sent: served, and how many of those got a fault instead
-            return c.requests.keys.sorted().flatMap { kind -> [(String, Int)] in
-                let faulted = c.faultsOn[kind] ?? 0
-                return [(Self.crowdHandlerRequestName(kind) + " (served)", (c.requests[kind] ?? 0) - faulted),
-                        (Self.crowdHandlerRequestName(kind) + " (faulted)", faulted)]
-            }
-        }
-        return []
-    }
+    var requests: [(String, Int)] { emulator?.requests ?? [] }
 
     /// Replies per result, as the emulator counted them (empty without an embedded emulator).
-    var replies: [(String, Int)] {
-        if let n = netfunnel { return n.replies.sorted { $0.key < $1.key }.map { ("code \($0.key)", $0.value) } }
-        if let q = queueit { return [("queueittoken answers", q.passedCount), ("visitors passed", q.passedVisitors)] }
-        if let c = crowdhandler {
-            return c.replies.sorted { $0.key < $1.key }.map { ("/v1/requests \($0.key)", $0.value) }
-                + [("responses recorded", c.responsesRecorded), ("users promoted", c.promoted)]
-        }
-        return []
-    }
-
-    /// A CrowdHandler emulator request kind (`requests.post`, …) as the report names it.
-    static func crowdHandlerRequestName(_ kind: String) -> String {
-        switch kind {
-        case "requests.post": "POST /v1/requests"
-        case "requests.get": "GET /v1/requests/{token}"
-        case "responses": "PUT /v1/responses/{id}"
-        case "rooms": "GET /v1/rooms"
-        default: kind
-        }
-    }
+    var replies: [(String, Int)] { emulator?.replies ?? [] }
 
     /// The figures `--json` adds to the summary and the report draws.
     var figures: [String: JSONValue] {

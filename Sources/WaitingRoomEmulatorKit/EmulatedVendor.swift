@@ -49,6 +49,8 @@ public protocol EmulatedVendor: EmulatorStatusSource {
     /// exactly as its route would give it (``EmulatorInlineReply``); nil: the route answers.
     /// Default nil.
     func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply?
+    /// What `waitingroom load` reports from it after a run.
+    func loadFigures() -> EmulatorLoadFigures
     /// What it serves on `server`, as JSON (rooms, keys a client needs): `waitingroom emulate --json`.
     func describe(server: EmulatorAddress) -> JSONValue
     /// The same as lines for people (`waitingroom emulate`).

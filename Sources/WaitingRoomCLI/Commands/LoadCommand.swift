@@ -1,8 +1,6 @@
 import Foundation
-import CrowdHandlerEmulator
-import NetFUNNELEmulator
-import QueueItEmulator
 import WaitingRoom
+import WaitingRoomEmulatorKit
 import WaitingRoomEmulators
 import WaitingRoomVendors
 import WaitingRoomHTTP
@@ -141,9 +139,7 @@ struct LoadCommand: CLICommand {
         let summary = LoadSummary(
             users: users, wall: wall, visits: visits, returns: environment.pendingReturns.statistics,
             returnsLeft: notDrained, faultsInstalled: faultsInstalled,
-            netfunnel: suite.flatMap { vendor == "netfunnel" ? $0.netfunnel.counters() : nil },
-            queueit: suite.flatMap { vendor == "queueit" ? $0.queueit.counters : nil },
-            crowdhandler: suite.flatMap { vendor == "crowdhandler" ? $0.crowdhandler.counters : nil },
+            emulator: suite?.vendor(vendor)?.loadFigures(),
             settings: settings(server: server))
         if let server { await server.stop() }
         if let report {
@@ -174,12 +170,8 @@ struct LoadSummary {
     /// Background returns still running when the drain's bound passed.
     var returnsLeft: Int
     var faultsInstalled: Int
-    /// The NetFUNNEL emulator's counters, when it served the run.
-    var netfunnel: NetFUNNELEmulatorCounters?
-    /// The Queue-it emulator's counters, when it served the run.
-    var queueit: QueueItEmulatorCounters?
-    /// The CrowdHandler emulator's counters, when it served the run.
-    var crowdhandler: CrowdHandlerEmulatorCounters?
+    /// The emulator's own figures, when it served the run (``EmulatedVendor/loadFigures()``).
+    var emulator: EmulatorLoadFigures?
     /// The run's settings, by name, in order (for `--json` and the report).
     var settings: [(String, String)] = []
 
@@ -197,37 +189,15 @@ struct LoadSummary {
         return histogram
     }
 
-    /// The key figures, by name.
+    /// The key figures, by name: the emulator's, with the client's background key returns where
+    /// the vendor's passes hold keys (or when no emulator served the run).
     var keys: [(String, Int)] {
-        var figures: [(String, Int)] = [
-            ("keysReturnedLate", returns.returnedLate), ("backgroundReturnsGivenUp", returns.gaveUp + returnsLeft),
-            ("backgroundReturnsKeyGone", returns.alreadyGone),
+        let returns: [(String, Int)] = [
+            ("keysReturnedLate", self.returns.returnedLate), ("backgroundReturnsGivenUp", self.returns.gaveUp + returnsLeft),
+            ("backgroundReturnsKeyGone", self.returns.alreadyGone),
         ]
-        if let n = netfunnel {
-            figures = [
-                ("keysNeverReturned", n.keysNeverReturned), ("keysAutoReturned", n.keysAutoReturned),
-                ("keysReturnedLate", returns.returnedLate), ("waitersDropped", n.waitersDropped),
-                ("keysIssued", n.keysIssued), ("keysReturned", n.keysReturned), ("faultsInjected", n.faultsInjected),
-                ("requestsAbandoned", n.requestsAbandoned),
-                ("backgroundReturnsGivenUp", returns.gaveUp + returnsLeft), ("backgroundReturnsKeyGone", returns.alreadyGone),
-            ]
-        }
-        if let q = queueit {
-            // Queue-it holds no keys: what counts is that every admitted visitor got its pass.
-            figures = [
-                ("enqueued", q.enqueueCount), ("passedVisitors", q.passedVisitors), ("faultsInjected", q.faultsInjected),
-                ("faultsInjectedOnEnqueue", q.faultsInjectedOnEnqueue), ("faultsInjectedOnQueue", q.faultsInjectedOnQueue),
-            ]
-        }
-        if let c = crowdhandler {
-            // CrowdHandler holds no keys either: sessions, checks and promotions.
-            figures = [
-                ("sessionsCreated", c.sessionsCreated), ("sessionsChecked", c.sessionsChecked), ("promoted", c.promoted),
-                ("refused", c.refused), ("responsesRecorded", c.responsesRecorded), ("faultsInjected", c.faultsInjected),
-            ]
-            figures += c.faultsOn.sorted { $0.key < $1.key }.map { ("faultsInjectedOn \($0.key)", $0.value) }
-        }
-        return figures
+        guard let emulator else { return returns }
+        return emulator.holdsKeys ? emulator.keys + returns : emulator.keys
     }
 
     var json: JSONValue {
