@@ -22,6 +22,13 @@ import WaitingRoom
 public protocol EmulatedVendor: EmulatorStatusSource {
     /// The vendor id: the admin path segment and the key of its section in shared documents.
     static var vendorID: String { get }
+    /// Makes the emulator from its section of a shared emulator document (`{"<vendorID>": …}`;
+    /// nil or null: its demo rooms), on `clock`. Errors name the field (`<vendorID>.…`).
+    static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> Self
+    /// The same, as an existential (what a list of emulator types calls); default: ``make(section:clock:)``.
+    static func makeEmulator(section: JSONValue?, clock: any WaitingRoomClock) throws -> any EmulatedVendor
+    /// The vendor id, on the type (what a list of emulator types reads); default: ``vendorID``.
+    static var emulatedVendorID: String { get }
     /// A client configuration (the vendor's JSON options) that points at an emulator served on
     /// `server`: what `waitingroom … --emulator` and the demo use.
     static func clientDefaults(server: EmulatorAddress) -> JSONValue
@@ -80,6 +87,12 @@ public struct EmulatorAddress: Sendable, Hashable {
 }
 
 extension EmulatedVendor {
+    public static func makeEmulator(section: JSONValue?, clock: any WaitingRoomClock) throws -> any EmulatedVendor {
+        try make(section: section, clock: clock)
+    }
+
+    public static var emulatedVendorID: String { vendorID }
+
     /// No inline answers.
     public func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply? { nil }
 

@@ -11,8 +11,16 @@ import WaitingRoom
 import WaitingRoomEmulatorKit
 
 /// Every vendor's emulator in one process on one port, configured by one JSON document:
-/// `{"netfunnel": {…}, "queueit": {…}, "crowdhandler": {…}}` (a missing member means that vendor's demo rooms).
+/// `{"netfunnel": {…}, "queueit": {…}, "crowdhandler": {…}}` (a missing member means that vendor's
+/// demo rooms). A vendor's emulator joins by one line in ``vendorTypes``: the document's sections,
+/// routes, inline answers, faults, chaos, the dashboard, `describe` and client defaults follow.
 public struct EmulatorSuite: Sendable {
+    /// Every vendor's emulator type: the one list a new vendor is added to.
+    public static let vendorTypes: [any EmulatedVendor.Type] = [NetFUNNELEmulator.self, QueueItEmulator.self, CrowdHandlerEmulator.self]
+
+    /// Every vendor's emulator, in ``vendorTypes`` order.
+    public let vendors: [any EmulatedVendor]
+
     /// The NetFUNNEL emulator.
     public let netfunnel: NetFUNNELEmulator
     /// The Queue-it emulator.
@@ -20,53 +28,58 @@ public struct EmulatorSuite: Sendable {
     /// The CrowdHandler emulator.
     public let crowdhandler: CrowdHandlerEmulator
     /// The configurations in use.
-    public let netfunnelConfiguration: NetFUNNELEmulatorConfiguration
-    public let queueitConfiguration: QueueItEmulatorConfiguration
-    public let crowdhandlerConfiguration: CrowdHandlerEmulatorConfiguration
+    public var netfunnelConfiguration: NetFUNNELEmulatorConfiguration { netfunnel.configuration }
+    public var queueitConfiguration: QueueItEmulatorConfiguration { queueit.configuration }
+    public var crowdhandlerConfiguration: CrowdHandlerEmulatorConfiguration { crowdhandler.configuration }
 
     /// The demo rooms of every vendor.
     public static func demo(clock: any WaitingRoomClock = SystemClock()) -> EmulatorSuite {
         EmulatorSuite(netfunnel: .demo, queueit: .demo, clock: clock)
     }
 
-    /// Reads a shared emulator document; errors name the field (`netfunnel.projects.x.limit`).
+    /// Reads a shared emulator document: one section per vendor id (``EmulatedVendor/make(section:clock:)``);
+    /// errors name the field (`netfunnel.projects.x.limit`).
     public init(document: JSONValue, clock: any WaitingRoomClock = SystemClock()) throws {
+        let ids = Self.vendorTypes.map { $0.emulatedVendorID }
         guard case .object(let members) = document else {
-            throw WaitingRoomError.invalidConfiguration(field: "emulator", "expected a JSON object with \"netfunnel\", \"queueit\" and/or \"crowdhandler\" members")
+            throw WaitingRoomError.invalidConfiguration(
+                field: "emulator", "expected a JSON object with members named after the vendors (\(ids.joined(separator: ", ")))")
         }
-        for key in members.keys.sorted() where !["netfunnel", "queueit", "crowdhandler"].contains(key) {
-            throw WaitingRoomError.invalidConfiguration(field: key, "unknown emulator section; expected netfunnel, queueit or crowdhandler")
+        for key in members.keys.sorted() where !ids.contains(key) {
+            throw WaitingRoomError.invalidConfiguration(field: key, "unknown emulator section; expected one of \(ids.joined(separator: ", "))")
         }
-        var crowdhandler = CrowdHandlerEmulatorConfiguration.demo
-        if let section = members["crowdhandler"], section != .null {
-            crowdhandler = try CrowdHandlerEmulatorConfiguration(json: section)
+        var vendors: [any EmulatedVendor] = []
+        for type in Self.vendorTypes {
+            vendors.append(try type.makeEmulator(section: members[type.emulatedVendorID], clock: clock))
         }
-        let queueit: QueueItEmulatorConfiguration
-        if members["queueit"] == nil || members["queueit"] == .null {
-            queueit = .demo
-        } else {
-            do {
-                queueit = try QueueItEmulatorConfiguration(document: Array(document.jsonText.utf8))
-            } catch {
-                let field = error.field.hasPrefix("queueit") ? error.field : "queueit.\(error.field)"
-                throw WaitingRoomError.invalidConfiguration(field: field, error.message, vendor: "queueit")
-            }
-        }
-        var netfunnelDocument = members
-        netfunnelDocument["crowdhandler"] = nil
-        self.init(netfunnel: try NetFUNNELEmulatorConfiguration(document: .object(netfunnelDocument)), queueit: queueit,
-                  crowdhandler: crowdhandler, clock: clock)
+        self.init(vendors: vendors, clock: clock)
     }
 
     /// Builds the suite from typed configurations.
     public init(netfunnel: NetFUNNELEmulatorConfiguration, queueit: QueueItEmulatorConfiguration,
                 crowdhandler: CrowdHandlerEmulatorConfiguration = .demo, clock: any WaitingRoomClock = SystemClock()) {
-        netfunnelConfiguration = netfunnel
-        queueitConfiguration = queueit
-        crowdhandlerConfiguration = crowdhandler
-        self.crowdhandler = CrowdHandlerEmulator(configuration: crowdhandler, now: { clock.now() })
-        self.netfunnel = NetFUNNELEmulator(configuration: netfunnel, clock: clock)
-        self.queueit = QueueItEmulator(configuration: queueit, now: { clock.now() })
+        self.init(vendors: [
+            NetFUNNELEmulator(configuration: netfunnel, clock: clock),
+            QueueItEmulator(configuration: queueit, now: { clock.now() }),
+            CrowdHandlerEmulator(configuration: crowdhandler, now: { clock.now() }),
+        ], clock: clock)
+    }
+
+    /// The suite of `vendors`; a vendor the list lacks that the typed properties name is served
+    /// with its demo rooms.
+    init(vendors: [any EmulatedVendor], clock: any WaitingRoomClock) {
+        let netfunnel = vendors.lazy.compactMap { $0 as? NetFUNNELEmulator }.first ?? NetFUNNELEmulator(configuration: .demo, clock: clock)
+        let queueit = vendors.lazy.compactMap { $0 as? QueueItEmulator }.first ?? QueueItEmulator(configuration: .demo, now: { clock.now() })
+        let crowdhandler = vendors.lazy.compactMap { $0 as? CrowdHandlerEmulator }.first
+            ?? CrowdHandlerEmulator(configuration: .demo, now: { clock.now() })
+        self.netfunnel = netfunnel
+        self.queueit = queueit
+        self.crowdhandler = crowdhandler
+        var all = vendors
+        for typed in [netfunnel, queueit, crowdhandler] as [any EmulatedVendor] where !all.contains(where: { $0.vendorID == typed.vendorID }) {
+            all.append(typed)
+        }
+        self.vendors = all
     }
 
     /// Serves every emulator on `host:port` (port 0 picks a free one).
@@ -89,11 +102,6 @@ public struct EmulatorSuite: Sendable {
         }
     }
 
-    /// Every vendor's emulator, in the order their routes are added. A new vendor's emulator
-    /// conforms to ``EmulatedVendor`` (the kit) and is added here: routes, admin, faults, chaos
-    /// and the dashboard follow.
-    public var vendors: [any EmulatedVendor] { [netfunnel, queueit, crowdhandler] }
-
     /// The emulator of `id`, if the suite has one.
     public func vendor(_ id: String) -> (any EmulatedVendor)? { vendors.first { $0.vendorID == id } }
 
@@ -103,9 +111,6 @@ public struct EmulatorSuite: Sendable {
 
     /// The `/_emulator/` dashboard over ``statusSources``.
     public var dashboard: EmulatorDashboard { EmulatorDashboard(sources: statusSources) }
-
-    /// Every vendor's emulator type: the one list a new vendor is added to (with ``vendors``).
-    public static let vendorTypes: [any EmulatedVendor.Type] = [NetFUNNELEmulator.self, QueueItEmulator.self, CrowdHandlerEmulator.self]
 
     /// The Queue-it customer of the demo rooms.
     public static let queueItCustomer = QueueItEmulator.demoCustomer

@@ -3,6 +3,12 @@ import WaitingRoom
 import WaitingRoomEmulatorKit
 
 extension CrowdHandlerEmulator {
+    /// From the `"crowdhandler"` section of a shared emulator document (none: the demo rooms).
+    public static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> CrowdHandlerEmulator {
+        guard let section, section != .null else { return CrowdHandlerEmulator(configuration: .demo, now: { clock.now() }) }
+        return CrowdHandlerEmulator(configuration: try CrowdHandlerEmulatorConfiguration(json: section), now: { clock.now() })
+    }
+
     /// The client options for an emulator on `server`: the demo public key, the emulator as API
     /// and waiting room, `/site` as the protected site (rooms guard `/site/{slug}`), 1 s polls.
     public static func clientDefaults(server: EmulatorAddress) -> JSONValue {

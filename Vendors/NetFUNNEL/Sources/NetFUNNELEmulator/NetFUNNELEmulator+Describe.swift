@@ -3,6 +3,12 @@ import WaitingRoom
 import WaitingRoomEmulatorKit
 
 extension NetFUNNELEmulator {
+    /// From the `"netfunnel"` section of a shared emulator document (none: the demo rooms).
+    public static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> NetFUNNELEmulator {
+        guard let section, section != .null else { return NetFUNNELEmulator(configuration: .demo, clock: clock) }
+        return NetFUNNELEmulator(configuration: try NetFUNNELEmulatorConfiguration(json: section, path: vendorID), clock: clock)
+    }
+
     /// The client options for an emulator on `server`: its default client id (whose settings
     /// document it serves), its address, a 3 s `networkTimeout`.
     public static func clientDefaults(server: EmulatorAddress) -> JSONValue {

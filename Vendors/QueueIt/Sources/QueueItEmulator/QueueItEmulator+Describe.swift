@@ -3,6 +3,18 @@ import WaitingRoom
 import WaitingRoomEmulatorKit
 
 extension QueueItEmulator {
+    /// From the `"queueit"` section of a shared emulator document (none: the demo rooms).
+    public static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> QueueItEmulator {
+        guard let section, section != .null else { return QueueItEmulator(configuration: .demo, now: { clock.now() }) }
+        do {
+            let configuration = try QueueItEmulatorConfiguration(document: Array(JSONValue.object([vendorID: section]).jsonText.utf8))
+            return QueueItEmulator(configuration: configuration, now: { clock.now() })
+        } catch {
+            let field = error.field.hasPrefix(vendorID) ? error.field : "\(vendorID).\(error.field)"
+            throw WaitingRoomError.invalidConfiguration(field: field, error.message, vendor: vendorID)
+        }
+    }
+
     /// The Queue-it customer of the demo rooms.
     public static let demoCustomer = "demo"
 
