@@ -82,22 +82,8 @@ public enum EmulatorHTTP {
         }
     }
 
-    /// `text` escaped for HTML text and attribute values.
-    public static func escapeHTML(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// `text` escaped for HTML text and attribute values (the core's ``HTMLText/escape(_:)``).
+    public static func escapeHTML(_ text: String) -> String { HTMLText.escape(text) }
 
     /// `text` as a JSON string literal (quotes included), safe inside a `<script>` too (`<`, `>`,
     /// `&` and the line separators are escaped).
