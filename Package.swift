@@ -40,6 +40,8 @@ let package = Package(
         .library(name: "WaitingRoomEmulators", targets: ["WaitingRoomEmulators"]),
         .library(name: "WaitingRoomEmulatorKit", targets: ["WaitingRoomEmulatorKit"]),
         .library(name: "WaitingRoomLua", targets: ["WaitingRoomLua"]),
+        .library(name: "WaitingRoomSQLite", targets: ["WaitingRoomSQLite"]),
+        .library(name: "WaitingRoomPostgres", targets: ["WaitingRoomPostgres"]),
         .executable(name: "waitingroom", targets: ["waitingroom"]),
     ],
     traits: [
@@ -56,6 +58,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // MARK: core
@@ -198,6 +202,21 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: durable stores
+        // The embedded store (sqlite-nio, its own SQLite build): one file in WAL mode; the
+        // default when an app or the CLI asks for durability (`--state PATH`).
+        .target(
+            name: "WaitingRoomSQLite",
+            dependencies: ["WaitingRoom", logging, nioCore, nioPosix, .product(name: "SQLiteNIO", package: "sqlite-nio")],
+            swiftSettings: strict
+        ),
+        // The shared store (postgres-nio): several instances of an app on one database.
+        .target(
+            name: "WaitingRoomPostgres",
+            dependencies: ["WaitingRoom", logging, nioCore, nioPosix, .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: strict
+        ),
+
         // MARK: Lua host
         // Debian's liblua5.4-dev (Scripts/setup). No pkgConfig: its `-L/usr/lib/x86_64-linux-gnu`
         // would come first in the link and keep the release binary from linking the static
@@ -222,6 +241,7 @@ let package = Package(
                 nioCore, nioPosix, "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomLua", "WaitingRoomVendors",
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
                 "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "CEditLine", logging,
+                "WaitingRoomSQLite", "WaitingRoomPostgres",
             ],
             swiftSettings: strict
         ),
@@ -294,6 +314,16 @@ let package = Package(
                 "WaitingRoomTesting", "WaitingRoomConformance", hummingbird, serviceLifecycle,
             ],
             path: "Vendors/CrowdHandler/Tests/CrowdHandlerTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WaitingRoomSQLiteTests",
+            dependencies: ["WaitingRoom", "WaitingRoomSQLite", "WaitingRoomTesting", "WaitingRoomConformance"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WaitingRoomPostgresTests",
+            dependencies: ["WaitingRoom", "WaitingRoomPostgres", "WaitingRoomTesting", "WaitingRoomConformance", logging],
             swiftSettings: strict
         ),
         .testTarget(

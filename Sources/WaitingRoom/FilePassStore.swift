@@ -6,28 +6,37 @@ import Glibc
 import Darwin
 #endif
 
-/// A ``PassStore`` in a JSON file, shared by processes of one user.
+/// A ``StateStore`` in a JSON file: passes, held keys and session leases of one process that
+/// should survive a restart (the SQLite store is the crash-safe choice for a server).
 ///
 /// The file is replaced atomically (write a temporary file with mode 0600 in the same folder,
 /// flush, rename), so a reader sees the old or the new file, never half of one. The format
 /// keeps one pass per line inside a JSON object:
 ///
 /// ```
-/// {"version":1,"passes":[
+/// {"version":2,"passes":[
 /// {…pass…},
 /// {…pass…}
+/// ],"heldKeys":[
+/// {…held key…}
+/// ],"sessions":[
+/// {…session lease…}
 /// ]}
 /// ```
+///
+/// (Version 1 files, passes only, are read as they are.)
 ///
 /// so that a damaged file can be salvaged line by line. A corrupt or truncated file is never
 /// fatal: it is reported (``problems`` and the logger), moved aside as `NAME.corrupt-EPOCH`,
 /// and every pass that can still be read from it is kept.
-public actor FilePassStore: PassStore {
+public actor FilePassStore: StateStore {
     /// The store file.
     public nonisolated let path: String
     private let clock: any WaitingRoomClock
     private let logger: Logger
     private var passes: [PassStoreKey: Pass] = [:]
+    private var held: [String: HeldKey] = [:]
+    private var sessions: [SessionLeaseID: SessionLeaseRecord] = [:]
     private var loaded = false
     /// What went wrong while reading the file (empty when it was sound).
     public private(set) var problems: [String] = []
@@ -69,6 +78,70 @@ public actor FilePassStore: PassStore {
         return passes.values.filter { !$0.isExpired(at: now) }.sorted(by: Pass.storeOrder)
     }
 
+    /// One process's file: nothing is shared.
+    public nonisolated var isShared: Bool { false }
+    /// The file outlives the process.
+    public nonisolated var isDurable: Bool { true }
+
+    public func recordHeldKey(_ key: HeldKey) throws {
+        try load()
+        held[key.id] = key
+        try persist()
+    }
+
+    public func removeHeldKey(id: String) throws {
+        try load()
+        guard held.removeValue(forKey: id) != nil else { return }
+        try persist()
+    }
+
+    public func heldKeys() throws -> [HeldKey] {
+        try load()
+        return held.values.sorted(by: HeldKey.journalOrder)
+    }
+
+    public func claimHeldKeys(vendor: String?, owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [HeldKey] {
+        try load()
+        var claimed: [HeldKey] = []
+        for var key in held.values.sorted(by: HeldKey.journalOrder) where claimed.count < limit && key.claimable(vendor: vendor, by: owner, now: now) {
+            key.owner = owner
+            key.leaseUntil = leaseUntil
+            held[key.id] = key
+            claimed.append(key)
+        }
+        if !claimed.isEmpty { try persist() }
+        return claimed
+    }
+
+    public func renewLeases(owner: String, until: Date) throws {
+        try load()
+        var changed = false
+        for (id, key) in held where key.owner == owner { held[id]?.leaseUntil = until; changed = true }
+        for (id, record) in sessions where record.owner == owner && record.pass == nil { sessions[id]?.leaseUntil = until; changed = true }
+        if changed { try persist() }
+    }
+
+    public func acquireSession(_ id: SessionLeaseID, owner: String, now: Date, until: Date) throws -> SessionClaim {
+        try load()
+        let (claim, record) = SessionLeaseRecord.claim(sessions[id], id: id, owner: owner, now: now, until: until)
+        if sessions[id] != record {
+            sessions[id] = record
+            try persist()
+        }
+        return claim
+    }
+
+    public func finishSession(_ id: SessionLeaseID, owner: String, pass: Pass?, keepUntil: Date) throws {
+        try load()
+        guard let record = sessions[id], record.owner == owner else { return }
+        if let pass {
+            sessions[id] = SessionLeaseRecord(id: id, owner: owner, leaseUntil: pass.expiresAt ?? keepUntil, pass: pass)
+        } else {
+            sessions[id] = nil
+        }
+        try persist()
+    }
+
     // MARK: - file format
 
     private static func encoder() -> JSONEncoder {
@@ -87,6 +160,8 @@ public actor FilePassStore: PassStore {
     private struct Document: Codable {
         var version: Int
         var passes: [Pass]
+        var heldKeys: [HeldKey]?
+        var sessions: [SessionLeaseRecord]?
     }
 
     /// Reads the file once. Missing file: empty store.
@@ -97,6 +172,8 @@ public actor FilePassStore: PassStore {
         if data.isEmpty { return }
         if let doc = try? Self.decoder().decode(Document.self, from: data) {
             for pass in doc.passes { passes[PassStoreKey(pass.vendor, pass.room)] = pass }
+            for key in doc.heldKeys ?? [] { held[key.id] = key }
+            for record in doc.sessions ?? [] { sessions[record.id] = record }
             return
         }
         // Damaged: salvage every line that still holds a whole pass, then move the file aside.
@@ -105,13 +182,22 @@ public actor FilePassStore: PassStore {
         for line in text.split(whereSeparator: \.isNewline) {
             var candidate = line.trimmingCharacters(in: .whitespaces)
             if candidate.hasSuffix(",") { candidate.removeLast() }
-            guard candidate.hasPrefix("{"), let pass = try? Self.decoder().decode(Pass.self, from: Data(candidate.utf8)) else { continue }
-            passes[PassStoreKey(pass.vendor, pass.room)] = pass
+            guard candidate.hasPrefix("{") else { continue }
+            let bytes = Data(candidate.utf8)
+            if let key = try? Self.decoder().decode(HeldKey.self, from: bytes) {
+                held[key.id] = key
+            } else if let record = try? Self.decoder().decode(SessionLeaseRecord.self, from: bytes) {
+                sessions[record.id] = record
+            } else if let pass = try? Self.decoder().decode(Pass.self, from: bytes) {
+                passes[PassStoreKey(pass.vendor, pass.room)] = pass
+            } else {
+                continue
+            }
             salvaged += 1
         }
         let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
         let moved = (try? FileManager.default.moveItem(atPath: path, toPath: aside)) != nil
-        let problem = "pass store \(path) was damaged (\(data.count) bytes); kept \(salvaged) readable pass(es); "
+        let problem = "pass store \(path) was damaged (\(data.count) bytes); kept \(salvaged) readable record(s) (passes, held keys, sessions); "
             + (moved ? "the damaged file is at \(aside)" : "could not move the damaged file aside")
         problems.append(problem)
         logger.warning("\(problem)")
@@ -121,11 +207,15 @@ public actor FilePassStore: PassStore {
     /// Writes all passes atomically with mode 0600.
     private func persist() throws {
         let encoder = Self.encoder()
-        var text = "{\"version\":1,\"passes\":[\n"
-        let lines = try passes.values.sorted(by: Pass.storeOrder).map { pass in
-            String(decoding: try encoder.encode(pass), as: UTF8.self)
-        }
-        text += lines.joined(separator: ",\n")
+        var text = "{\"version\":2,\"passes\":[\n"
+        text += try passes.values.sorted(by: Pass.storeOrder).map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+            .joined(separator: ",\n")
+        text += "\n],\"heldKeys\":[\n"
+        text += try held.values.sorted(by: HeldKey.journalOrder).map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+            .joined(separator: ",\n")
+        text += "\n],\"sessions\":[\n"
+        text += try sessions.values.sorted { $0.id.description < $1.id.description }
+            .map { String(decoding: try encoder.encode($0), as: UTF8.self) }.joined(separator: ",\n")
         text += "\n]}\n"
         try Self.atomicWrite(Array(text.utf8), to: path)
     }
@@ -149,12 +239,20 @@ public actor FilePassStore: PassStore {
             if n <= 0 { ok = false } else { written += n }
         }
         ok = ok && fsync(fd) == 0
-        close(fd)
+        closeDescriptor(fd)
         guard ok, rename(tempPath, path) == 0 else {
             let reason = Self.describeErrno()
             unlink(tempPath)
             throw WaitingRoomError(.invalidConfiguration, message: "cannot write the pass store \(path): \(reason)", field: "passStore")
         }
+    }
+
+    private static func closeDescriptor(_ fd: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.close(fd)
+        #else
+        _ = Darwin.close(fd)
+        #endif
     }
 
     static func describeErrno() -> String {

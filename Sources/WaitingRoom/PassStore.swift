@@ -1,3 +1,5 @@
+import Foundation
+
 /// Remembers passes per vendor and room until they expire, so a user who passed is not queued
 /// again (the shape of hummingbird's `PersistDriver`: set / get / remove with expiry).
 ///
@@ -21,13 +23,21 @@ struct PassStoreKey: Hashable, Sendable {
     init(_ vendor: String, _ room: RoomKey) { self.vendor = vendor; self.room = room }
 }
 
-/// A ``PassStore`` in memory, for one process.
-public actor MemoryPassStore: PassStore {
+/// A ``StateStore`` in memory, for one process: passes, held keys and session leases live as
+/// long as the process (the default store).
+public actor MemoryPassStore: StateStore {
     private var passes: [PassStoreKey: Pass] = [:]
+    private var held: [String: HeldKey] = [:]
+    private var sessions: [SessionLeaseID: SessionLeaseRecord] = [:]
     private let clock: any WaitingRoomClock
 
     /// Creates an empty store judging expiry by `clock`.
     public init(clock: any WaitingRoomClock = SystemClock()) { self.clock = clock }
+
+    /// One process: nothing is shared.
+    public nonisolated var isShared: Bool { false }
+    /// Gone with the process.
+    public nonisolated var isDurable: Bool { false }
 
     public func pass(vendor: String, room: RoomKey) -> Pass? {
         let key = PassStoreKey(vendor, room)
@@ -43,6 +53,43 @@ public actor MemoryPassStore: PassStore {
     public func all() -> [Pass] {
         let now = clock.now()
         return passes.values.filter { !$0.isExpired(at: now) }.sorted(by: Pass.storeOrder)
+    }
+
+    public func recordHeldKey(_ key: HeldKey) { held[key.id] = key }
+
+    public func removeHeldKey(id: String) { held[id] = nil }
+
+    public func heldKeys() -> [HeldKey] { held.values.sorted(by: HeldKey.journalOrder) }
+
+    public func claimHeldKeys(vendor: String?, owner: String, now: Date, leaseUntil: Date, limit: Int) -> [HeldKey] {
+        var claimed: [HeldKey] = []
+        for var key in held.values.sorted(by: HeldKey.journalOrder) where claimed.count < limit && key.claimable(vendor: vendor, by: owner, now: now) {
+            key.owner = owner
+            key.leaseUntil = leaseUntil
+            held[key.id] = key
+            claimed.append(key)
+        }
+        return claimed
+    }
+
+    public func renewLeases(owner: String, until: Date) {
+        for (id, key) in held where key.owner == owner { held[id]?.leaseUntil = until }
+        for (id, record) in sessions where record.owner == owner && record.pass == nil { sessions[id]?.leaseUntil = until }
+    }
+
+    public func acquireSession(_ id: SessionLeaseID, owner: String, now: Date, until: Date) -> SessionClaim {
+        let (claim, record) = SessionLeaseRecord.claim(sessions[id], id: id, owner: owner, now: now, until: until)
+        sessions[id] = record
+        return claim
+    }
+
+    public func finishSession(_ id: SessionLeaseID, owner: String, pass: Pass?, keepUntil: Date) {
+        guard let record = sessions[id], record.owner == owner else { return }
+        if let pass {
+            sessions[id] = SessionLeaseRecord(id: id, owner: owner, leaseUntil: pass.expiresAt ?? keepUntil, pass: pass)
+        } else {
+            sessions[id] = nil
+        }
     }
 }
 

@@ -22,8 +22,17 @@ public struct ProviderEnvironment: Sendable {
     public var transport: any HTTPTransport
     /// Time for polling, retries and expiry.
     public var clock: any WaitingRoomClock
-    /// Where passes are remembered.
-    public var passStore: any PassStore
+    /// What outlives the process: passes, the journal of held keys and session leases
+    /// (``MemoryPassStore`` unless the app gives a durable one).
+    public var store: any StateStore
+    /// Where passes are remembered (the ``store``).
+    public var passStore: any PassStore { store }
+    /// The journal of keys taken from vendors' servers, in ``store`` (active only when the
+    /// store is durable): what lets another process return them if this one dies.
+    public var keyJournal: KeyJournal
+    /// Whether a provider with a durable store returns, when it is created, the keys a dead
+    /// process left in the journal (default true; `waitingroom returns` does it itself).
+    public var recoversHeldKeysOnStart: Bool
     /// The base logger; vendors log under `waitingroom.<vendor>`.
     public var logger: Logger
     /// Log keys and tokens in full (off by default: they are redacted).
@@ -40,7 +49,10 @@ public struct ProviderEnvironment: Sendable {
     public var connectivity: any ConnectivityMonitor
 
     /// Creates an environment that sends its requests through `transport` (nil: the
-    /// process's default, ``HTTPTransportSystem/transport``).
+    /// process's default, ``HTTPTransportSystem/transport``). `passStore` may be any
+    /// ``StateStore`` (the SQLite or PostgreSQL store for durability); a plain ``PassStore``
+    /// keeps passes there and the journal and leases in memory. `leaseDuration` is how long
+    /// this process's claims on keys and sessions stand without a heartbeat.
     public init(
         transport: (any HTTPTransport)? = nil,
         clock: any WaitingRoomClock = SystemClock(),
@@ -49,12 +61,22 @@ public struct ProviderEnvironment: Sendable {
         revealSecrets: Bool = false,
         duplicatePolicy: DuplicatePolicy = .join,
         pendingReturns: PendingReturns = PendingReturns(),
-        connectivity: any ConnectivityMonitor = SystemConnectivityMonitor()
+        connectivity: any ConnectivityMonitor = SystemConnectivityMonitor(),
+        leaseDuration: Duration = .seconds(10),
+        recoversHeldKeysOnStart: Bool = true
     ) {
+        self.recoversHeldKeysOnStart = recoversHeldKeysOnStart
         self.connectivity = connectivity
         self.transport = transport ?? HTTPTransportSystem.transport
         self.clock = clock
-        self.passStore = passStore ?? MemoryPassStore(clock: clock)
+        let store: any StateStore
+        switch passStore {
+        case let stateStore as any StateStore: store = stateStore
+        case let passes?: store = PassStoreAdapter(passes: passes, clock: clock)
+        case nil: store = MemoryPassStore(clock: clock)
+        }
+        self.store = store
+        self.keyJournal = KeyJournal(store: store, clock: clock, lease: leaseDuration, logger: Logger(label: "waitingroom.journal", factory: { [handler = logger.handler] _ in handler }))
         self.logger = logger
         self.revealSecrets = revealSecrets
         self.duplicatePolicy = duplicatePolicy

@@ -21,6 +21,9 @@ public protocol WaitingRoomProvider: Sendable {
     /// failed its documented attempts, see ``PendingReturns``); call it before the process
     /// exits. Returns how many were still in flight when the bound passed (0 = no key dropped).
     func drainPendingReturns(timeout: Duration) async -> Int
+    /// Finishes the key returns that a dead process left in a durable store's journal
+    /// (``KeyJournal``): keys whose owner's lease lapsed are returned until `bound` passes.
+    func recoverHeldKeys(bound: Duration) async -> KeyRecoveryReport
 }
 
 extension WaitingRoomProvider {
@@ -31,4 +34,7 @@ extension WaitingRoomProvider {
 
     /// Default: a vendor without background returns has nothing to wait for.
     public func drainPendingReturns(timeout: Duration) async -> Int { 0 }
+
+    /// Default: a vendor that takes no keys has nothing to recover.
+    public func recoverHeldKeys(bound: Duration) async -> KeyRecoveryReport { KeyRecoveryReport() }
 }

@@ -227,15 +227,20 @@ public final class WaitingSession: Sendable {
     func start(after previous: Task<Void, Never>? = nil) {
         core.withLock { core in
             let generation = core.generation
-            let engine = self.engine
             let entry = self.entry
+            let leased = environment.store.isShared && entry.userId?.isEmpty == false
             // Memory: this task lives as long as the user waits, and a task keeps the memory of
             // its deepest frames until it ends, so its own frame holds little: the event is built
             // in `announceConnecting`, the outcome handled in `finishRunChecked`.
             core.running = Task { [self] in
                 await previous?.value
                 announceConnecting(generation: generation)
-                let outcome = await engine.wait(for: entry, context: SessionContext(session: self, generation: generation))
+                // A shared store's session lease is a separate frame, so a user waiting without
+                // one pays nothing for it (the wait frame lives as long as the user waits).
+                let context = SessionContext(session: self, generation: generation)
+                let outcome = leased
+                    ? await leasedWait(for: entry, context: context)
+                    : await engine.wait(for: entry, context: context)
                 await finishRunChecked(outcome, generation: generation)
             }
         }

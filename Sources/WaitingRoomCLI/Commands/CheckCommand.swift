@@ -26,16 +26,18 @@ struct CheckCommand: CLICommand {
 
     var vendorOptions = VendorOptions()
     var room = RoomOptions()
+    var stateOptions = StateOptions()
     var json = false
 
     static var arguments: [CLIArgument<Self>] {
-        CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + [
+        CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + CLIArgument.group(\.stateOptions) + [
             .flag("json", \.json, help: "Print one JSON object."),
         ]
     }
 
     func validate() throws(UsageError) {
         try room.validate()
+        try stateOptions.validate()
     }
 
     func run() async throws {
@@ -43,8 +45,11 @@ struct CheckCommand: CLICommand {
         let vendor = vendorOptions.vendor
         let (configuration, server) = try await vendorOptions.resolve()
         let status: ExitStatus
+        var store: (any StateStore)?
         do {
-            let provider = try VendorRegistry.standard.makeProvider(vendor: vendor, configuration: configuration)
+            store = try await stateOptions.openStore()
+            let provider = try VendorRegistry.standard.makeProvider(
+                vendor: vendor, configuration: configuration, environment: stateOptions.environment(store: store))
             let result = try await provider.tryPass(room.entry())
             if let pass = result.pass, pass.requiresCompletion {
                 _ = try? await provider.release(pass)   // a check never keeps a key
@@ -71,6 +76,7 @@ struct CheckCommand: CLICommand {
             terminal.error("waitingroom check: \(error)")
         }
         if let server { await server.stop() }
+        try? await store?.close()
         throw status
     }
 }

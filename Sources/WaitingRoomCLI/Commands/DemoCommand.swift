@@ -25,9 +25,10 @@ struct DemoCommand: CLICommand {
     var crowd = 20
     var flow: String?
     var json = false
+    var stateOptions = StateOptions()
 
     static var arguments: [CLIArgument<Self>] {
-        [
+        CLIArgument.group(\.stateOptions) + [
             .option("crowd", \.crowd, help: "Virtual users in front of you."),
             .option("flow", \.flow, help: "The demo flow.", completion: .files),
             .flag("json", \.json, help: "One JSON object per event."),
@@ -36,6 +37,7 @@ struct DemoCommand: CLICommand {
 
     func validate() throws(UsageError) {
         guard (0...500).contains(crowd) else { throw UsageError("--crowd must be 0…500") }
+        try stateOptions.validate()
     }
 
     func run() async throws {
@@ -45,6 +47,12 @@ struct DemoCommand: CLICommand {
             terminal.error("waitingroom demo: cannot find Scripts/flows/demo.lua; run from the repository root or pass --flow")
             throw ExitStatus.usage
         }
+        let store: (any StateStore)?
+        do { store = try await stateOptions.openStore() } catch {
+            terminal.error("waitingroom demo: \(error)")
+            throw ExitStatus.usage
+        }
+        let environment = stateOptions.environment(store: store)
         let suite = DemoRooms.suite()
         let server: EmulatorServer
         do { server = try await suite.start() } catch {
@@ -63,7 +71,7 @@ struct DemoCommand: CLICommand {
             terminal.line("== \(leg.title)")
             let config = defaults[leg.vendor] ?? .object([:])
             let provider: any WaitingRoomProvider
-            do { provider = try registry.makeProvider(vendor: leg.vendor, configuration: config) } catch {
+            do { provider = try registry.makeProvider(vendor: leg.vendor, configuration: config, environment: environment) } catch {
                 terminal.error("waitingroom demo: \(error)")
                 throw ExitStatus.error
             }
@@ -78,6 +86,7 @@ struct DemoCommand: CLICommand {
                 printer: printer,
                 terminal: terminal,
                 options: { options in
+                    options.environment = environment
                     options.vendor = leg.vendor
                     options.config = config
                     options.entry = Entry(room: leg.room, userId: "you")
@@ -93,6 +102,7 @@ struct DemoCommand: CLICommand {
             if status != .passed { worst = status }
         }
         await server.stop()
+        try? await store?.close()
         terminal.line("")
         terminal.line("== Summary")
         for line in lines { terminal.line(line) }

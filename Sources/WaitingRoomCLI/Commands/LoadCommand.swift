@@ -48,6 +48,7 @@ struct LoadCommand: CLICommand {
 
     var vendorOptions = VendorOptions()
     var room = RoomOptions()
+    var stateOptions = StateOptions()
     var users = 50
     var hold = 0.1
     var emulatorConfig: String?
@@ -59,7 +60,7 @@ struct LoadCommand: CLICommand {
     var report: String?
 
     static var arguments: [CLIArgument<Self>] {
-        CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + [
+        CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + CLIArgument.group(\.stateOptions) + [
             .option("users", \.users, help: "Virtual users."),
             .option("hold", \.hold, help: "Seconds each user holds the pass."),
             .option("emulator-config", \.emulatorConfig, help: "Emulator configuration document (JSON) for --emulator.", completion: .files),
@@ -74,6 +75,7 @@ struct LoadCommand: CLICommand {
 
     func validate() throws(UsageError) {
         try room.validate()
+        try stateOptions.validate()
         guard (1...100_000).contains(users) else { throw UsageError("--users must be 1…100000") }
         guard (0...600).contains(hold) else { throw UsageError("--hold must be 0…600 seconds") }
         guard (0...100_000).contains(chaos) else { throw UsageError("--chaos must be 0…100000") }
@@ -109,7 +111,12 @@ struct LoadCommand: CLICommand {
         let suite: EmulatorSuite?
         let provider: any WaitingRoomProvider
         let entry: Entry
-        let environment = ProviderEnvironment(transport: AsyncHTTPTransport.shared)
+        let store: (any StateStore)?
+        do { store = try await stateOptions.openStore() } catch {
+            terminal.error("waitingroom load: \(error)")
+            throw ExitStatus.usage
+        }
+        let environment = stateOptions.environment(store: store, transport: AsyncHTTPTransport.shared)
         var faultsInstalled = 0
         do {
             let wanted = try emulatorConfig.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()
@@ -142,6 +149,7 @@ struct LoadCommand: CLICommand {
             emulator: suite?.vendor(vendor)?.loadFigures(),
             settings: settings(server: server))
         if let server { await server.stop() }
+        try? await store?.close()
         if let report {
             do {
                 try Data(LoadReportHTML.render(summary, generatedAt: Date()).utf8).write(to: URL(fileURLWithPath: report), options: .atomic)

@@ -33,9 +33,10 @@ struct RunCommand: CLICommand {
     var drainTimeout = 30.0
     var emulator = false
     var json = false
+    var stateOptions = StateOptions()
 
     static var arguments: [CLIArgument<Self>] {
-        [
+        CLIArgument.group(\.stateOptions) + [
             .positional("flow", \.flow, help: "The flow file.", completion: .files),
             .option("config", \.config, help: "Vendor configuration file (JSON).", completion: .files),
             .repeating("set", \.settings, help: "A vendor setting VENDOR.KEY=VALUE (repeatable), over --config."),
@@ -48,6 +49,7 @@ struct RunCommand: CLICommand {
 
     func validate() throws(UsageError) {
         guard (0...600).contains(drainTimeout) else { throw UsageError("--drain-timeout must be 0…600 seconds") }
+        try stateOptions.validate()
     }
 
     func run() async throws {
@@ -55,7 +57,9 @@ struct RunCommand: CLICommand {
         let printer = EventPrinter(json: json, terminal: terminal)
         let defaults = VendorDefaults()
         var server: EmulatorServer?
+        var store: (any StateStore)?
         do {
+            store = try await stateOptions.openStore()
             if emulator {
                 let suite = try emulatorConfig.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()
                 let started = try await suite.start()
@@ -78,16 +82,19 @@ struct RunCommand: CLICommand {
             for vendor in configured.sorted() {
                 _ = try registry.makeProvider(vendor: vendor, configuration: defaults.apply(vendor: vendor, to: .object([:])))
             }
-        } catch let error as WaitingRoomError {
+        } catch {
             terminal.error("waitingroom run: \(error)")
             if let server { await server.stop() }
             throw ExitStatus.usage
         }
+        let environment = stateOptions.environment(store: store)
         let status = await FlowRunner(
             path: flow, registry: VendorRegistry.standard.withDefaults(defaults), printer: printer, terminal: terminal,
-            drainTimeout: .milliseconds(Int64(drainTimeout * 1000))
+            drainTimeout: .milliseconds(Int64(drainTimeout * 1000)),
+            options: { $0.environment = environment }
         ).run()
         if let server { await server.stop() }
+        try? await store?.close()
         throw status
     }
 }

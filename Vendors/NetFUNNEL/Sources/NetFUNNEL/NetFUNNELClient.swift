@@ -385,8 +385,33 @@ final class NetFUNNELClient: Sendable {
         }
     }
 
-    /// One key return: 5004 with the agent's retries when `retries`.
+    /// One key return: 5004 with the agent's retries when `retries`. A key that went back (or
+    /// that the server refused as unknown) leaves the journal.
     func returnAttempt(_ key: String, node: NetFUNNELNode?, entry: Entry, retries: Bool) async -> KeyReturn {
+        let result = await sendReturn(key, node: node, entry: entry, retries: retries)
+        switch result {
+        case .returned, .refused: await environment.keyJournal.released(vendor: Self.vendor, key: key)
+        case .failed, .cancelled: break
+        }
+        return result
+    }
+
+    /// Records a key the server handed out in the journal (``KeyJournal``; only with a durable
+    /// store), with its node and control mode so another process can return it, and the
+    /// segment's key timeout (when the settings document named it) as its expiry.
+    func journal(_ key: String, node: NetFUNNELNode?, entry: Entry) async {
+        guard environment.keyJournal.isActive, !key.isEmpty else { return }
+        var details = ["control": entry.control.rawValue]
+        if let node {
+            details["ip"] = node.host
+            details["port"] = String(node.port)
+        }
+        let expiresAt = keyTimeout(for: entry).map { environment.clock.now().addingTimeInterval(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) }
+        await environment.keyJournal.hold(vendor: Self.vendor, room: entry.room, key: key, details: details, expiresAt: expiresAt)
+    }
+
+    /// 5004 itself.
+    private func sendReturn(_ key: String, node: NetFUNNELNode?, entry: Entry, retries: Bool) async -> KeyReturn {
         do {
             let reply = try await send(.complete, key: key, entry: entry, node: node, retries: retries)
             switch reply.code {

@@ -33,6 +33,11 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
         // "Before waiting, configuration is initialized": the settings document is fetched now;
         // the first wait waits for it (bounded), a failure is logged and does not stop entries.
         client?.settings.start()
+        // "Nothing lost": with a durable store, the keys a dead process left are returned now.
+        if client != nil, environment.keyJournal.isActive, environment.recoversHeldKeysOnStart {
+            let provider = self
+            Task { _ = await provider.recoverHeldKeys(bound: .seconds(30)) }
+        }
         if configuration.usesInsecureHTTP, client != nil {
             logger.warning("allowInsecureHTTP: the traffic server is plain http; keys travel in clear text",
                            metadata: ["serverUrl": "\(configuration.serverUrl ?? "")"])
@@ -131,6 +136,9 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
         }
         let node = client.allowedNode(from: reply)
         let key = reply.key ?? ""
+        if reply.code == NetFUNNELStatusCode.success.rawValue || NetFUNNELStatusCode.disposition(of: reply.code) == .wait {
+            await client.journal(key, node: node, entry: entry)
+        }
         let status = VendorStatus(vendor: vendorID, code: reply.code, message: reply.message ?? NetFUNNELStatusCode.message(for: reply.code))
         switch NetFUNNELStatusCode.disposition(of: reply.code) {
         case .pass:
@@ -164,6 +172,20 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
         let entry = Entry(room: pass.room, control: ControlMode(rawValue: pass.details["control"] ?? "") ?? .basic)
         let node = Self.node(of: pass).flatMap { client.isAllowedHost($0.host) ? $0 : nil }
         return await client.returnDetachedKey(pass.credential, node: node, entry: entry, retries: true)
+    }
+
+    /// Finishes the key returns a dead process left in the journal (a durable store only):
+    /// keys whose owner's lease lapsed are claimed and returned with 5004 until `bound`
+    /// passes. A provider with a durable store starts this once when it is created.
+    public func recoverHeldKeys(bound: Duration) async -> KeyRecoveryReport {
+        guard let client, environment.keyJournal.isActive else { return KeyRecoveryReport() }
+        return await environment.keyJournal.recover(vendor: vendorID, bound: bound) { held in
+            let entry = Entry(room: held.room, control: ControlMode(rawValue: held.details["control"] ?? "") ?? .basic)
+            let node = held.details["ip"].flatMap { host in
+                held.details["port"].flatMap(Int.init).map { NetFUNNELNode(host: host, port: $0) }
+            }.flatMap { client.isAllowedHost($0.host) ? $0 : nil }
+            return await client.backgroundReturn(held.key, node: node, entry: entry)()
+        }
     }
 
     /// Waits up to `timeout` for key returns that failed their documented attempts and go on in

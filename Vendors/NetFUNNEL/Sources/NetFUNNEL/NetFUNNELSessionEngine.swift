@@ -140,7 +140,19 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     @inline(never)
     private func request(_ run: Run, context: SessionContext) async {
         let inFlight = startRequest(run, context: context)
-        take(await inFlight.result, run: run, context: context)
+        let result = await inFlight.result
+        if client.environment.keyJournal.isActive { await journalNewKey(result, run: run, context: context) }
+        take(result, run: run, context: context)
+    }
+
+    /// A durable store: a key the reply hands out (a new one: 5101's, or a re-issued one) goes
+    /// into the journal before the wait goes on or the pass reaches the app.
+    @inline(never)
+    private func journalNewKey(_ result: Result<NetFUNNELReply, any Error>, run: Run, context: SessionContext) async {
+        guard case .success(let reply) = result, let key = reply.key, !key.isEmpty, key != run.progress.key else { return }
+        let disposition = NetFUNNELStatusCode.disposition(of: reply.code)
+        guard disposition == .wait || reply.code == NetFUNNELStatusCode.success.rawValue else { return }
+        await client.journal(key, node: client.allowedNode(from: reply) ?? run.progress.node, entry: context.entry)
     }
 
     /// Starts the next request (5101 until a key is held, then 5002) in a task of its own.

@@ -1,0 +1,126 @@
+import Foundation
+import WaitingRoom
+import WaitingRoomEmulators
+import WaitingRoomVendors
+
+/// `waitingroom returns`: finishes the key returns a dead process left in a state store.
+struct ReturnsCommand: CLICommand {
+    static let about = CommandDescription(
+        name: "returns",
+        abstract: "Return the keys a process that died left in its --state store (its journal of held keys).",
+        discussion: """
+            Examples:
+              waitingroom returns --state wr-state.sqlite --vendor netfunnel --set serverUrl=http://127.0.0.1:8080 \\
+                                  --set clientId=demo --set allowInsecureHTTP=true
+              waitingroom returns --state postgres://postgres@127.0.0.1:5432/waitingroom --vendor netfunnel --config netfunnel.json --json
+              waitingroom returns --state wr-state.sqlite --list
+
+            Every key a provider takes from a vendor's server is written to the store's journal
+            before the app sees it, and cleared when it goes back. A process that dies (SIGKILL,
+            a crash, a lost machine) stops renewing its lease on them; once the lease lapses
+            (--lease of the dead process, 10 s by default) this command claims them, so no two
+            processes return the same key, and returns them to the vendor's server with the
+            vendor configuration given here (the same one the dead process used). It waits for
+            leases still running for up to --wait seconds, and tries each key until --bound
+            seconds pass. A key whose server-side timeout has passed is dropped with that reason.
+
+            Exit status 0: nothing left; 4: keys not returned (they stay in the journal).
+            """
+    )
+
+    var stateOptions = StateOptions()
+    var vendorOptions = VendorOptions()
+    var bound = 30.0
+    var wait = 30.0
+    var list = false
+    var json = false
+
+    static var arguments: [CLIArgument<Self>] {
+        CLIArgument.group(\.stateOptions) + CLIArgument.group(\.vendorOptions) + [
+            .option("bound", \.bound, help: "Seconds to keep trying the claimed keys (default 30)."),
+            .option("wait", \.wait, help: "Seconds to wait for leases of other processes to lapse (default 30)."),
+            .flag("list", \.list, help: "Only list the journal (no claim, no return)."),
+            .flag("json", \.json, help: "Print one JSON object."),
+        ]
+    }
+
+    func validate() throws(UsageError) {
+        try stateOptions.validate()
+        guard stateOptions.state != nil else { throw UsageError("returns needs --state (the store the dead process used)") }
+        guard (0...3600).contains(bound), (0...3600).contains(wait) else { throw UsageError("--bound and --wait must be 0…3600 seconds") }
+    }
+
+    func run() async throws {
+        let terminal = Terminal()
+        let store: any StateStore
+        do {
+            guard let opened = try await stateOptions.openStore() else { throw ExitStatus.usage }
+            store = opened
+        } catch {
+            terminal.error("waitingroom returns: \(error)")
+            throw ExitStatus.usage
+        }
+        if list {
+            let held = (try? await store.heldKeys()) ?? []
+            let environment = stateOptions.environment(store: store)
+            if json {
+                terminal.line(JSONValue.array(held.map { key in
+                    .object(["id": .string(environment.redact(key.id)), "vendor": .string(key.vendor), "room": .string(key.room.description),
+                             "owner": .string(key.owner), "lease_until": .number(key.leaseUntil.timeIntervalSince1970)])
+                }).jsonText)
+            } else {
+                terminal.line("\(held.count) key(s) in the journal")
+                for key in held { terminal.line("  \(key.vendor) \(key.room) \(environment.redact(key.key)) owner \(key.owner) lease until \(key.leaseUntil)") }
+            }
+            try? await store.close()
+            throw ExitStatus.passed
+        }
+        let (configuration, server): (JSONValue, EmulatorServer?)
+        let provider: any WaitingRoomProvider
+        let environment = stateOptions.environment(store: store, recoverOnStart: false)
+        do {
+            (configuration, server) = try await vendorOptions.resolve()
+            provider = try VendorRegistry.standard.makeProvider(vendor: vendorOptions.vendor, configuration: configuration, environment: environment)
+        } catch {
+            terminal.error("waitingroom returns: \(error)")
+            try? await store.close()
+            throw ExitStatus.usage
+        }
+        var total = KeyRecoveryReport()
+        let deadline = ContinuousClock.now + .milliseconds(Int64(wait * 1000))
+        while true {
+            let report = await provider.recoverHeldKeys(bound: .milliseconds(Int64(bound * 1000)))
+            total.claimed += report.claimed
+            total.lines += report.lines
+            total.problems += report.problems
+            total.heldByLiveOwners = report.heldByLiveOwners
+            total.nextLeaseLapse = report.nextLeaseLapse
+            guard report.heldByLiveOwners > 0, ContinuousClock.now < deadline, report.problems.isEmpty else { break }
+            let untilLapse = max(0.1, (report.nextLeaseLapse?.timeIntervalSinceNow ?? 1) + 0.1)
+            if !json { terminal.line("waiting \(String(format: "%.1f", untilLapse)) s for \(report.heldByLiveOwners) key(s) whose owner's lease still runs") }
+            try? await Task.sleep(for: .milliseconds(Int64(min(untilLapse, 5) * 1000)))
+        }
+        let left = ((try? await store.heldKeys()) ?? []).filter { $0.vendor == vendorOptions.vendor }.count
+        if let server { await server.stop() }
+        try? await store.close()
+        let returned = total.count(.returnedLate), gone = total.count(.alreadyGone), gaveUp = total.count(.gaveUp)
+        if json {
+            terminal.line(JSONValue.object([
+                "claimed": .number(Double(total.claimed)), "returned_late": .number(Double(returned)),
+                "already_gone": .number(Double(gone)), "gave_up": .number(Double(gaveUp)),
+                "held_by_live_owners": .number(Double(total.heldByLiveOwners)), "left_in_journal": .number(Double(left)),
+                "problems": .array(total.problems.map { .string($0) }),
+                "keys": .array(total.lines.map { line in
+                    .object(["id": .string(environment.redact(line.id)), "room": .string(line.room.description),
+                             "result": .string(line.result.rawValue), "code": line.code.map { .number(Double($0)) } ?? .null,
+                             "message": .string(line.message)])
+                }),
+            ]).jsonText)
+        } else {
+            for line in total.lines where line.result == .gaveUp { terminal.line("gave up \(environment.redact(line.id)): \(line.message)") }
+            for problem in total.problems { terminal.error("waitingroom returns: \(problem)") }
+            terminal.line("claimed \(total.claimed) · returned late \(returned) · already gone \(gone) · gave up \(gaveUp) · still held by live owners \(total.heldByLiveOwners) · left in the journal \(left)")
+        }
+        throw (left == 0 && total.problems.isEmpty) ? ExitStatus.passed : ExitStatus.error
+    }
+}

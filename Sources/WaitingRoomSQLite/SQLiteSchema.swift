@@ -1,0 +1,97 @@
+import SQLiteNIO
+import WaitingRoom
+
+/// The tables of the SQLite store, their version and the connection settings.
+///
+/// ```
+/// passes     (vendor, scope, room) → issued_at, expires_at, pass (JSON)
+/// held_keys  (id)                  → vendor, owner, lease_until, taken_at, record (JSON)
+/// sessions   (vendor, scope, room, user) → owner, lease_until, pass (JSON or NULL)
+/// ```
+///
+/// Times are `REAL` seconds since 1970. The version lives in `PRAGMA user_version` (0: a new,
+/// empty file); a file of a newer version is refused rather than changed.
+enum SQLiteSchema {
+    /// The version this build writes and reads.
+    static let version = 1
+
+    /// How long a statement waits for another connection's write lock before it fails.
+    static let busyTimeoutMilliseconds = 5000
+
+    /// The tables and indexes of ``version``.
+    static let statements = [
+        """
+        CREATE TABLE IF NOT EXISTS passes (
+            vendor TEXT NOT NULL, scope TEXT NOT NULL, room TEXT NOT NULL,
+            issued_at REAL NOT NULL, expires_at REAL, pass TEXT NOT NULL,
+            PRIMARY KEY (vendor, scope, room))
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS held_keys (
+            id TEXT NOT NULL PRIMARY KEY, vendor TEXT NOT NULL, owner TEXT NOT NULL,
+            lease_until REAL NOT NULL, taken_at REAL NOT NULL, record TEXT NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS held_keys_by_age ON held_keys (taken_at, id)",
+        "CREATE INDEX IF NOT EXISTS held_keys_by_owner ON held_keys (owner)",
+        """
+        CREATE TABLE IF NOT EXISTS sessions (
+            vendor TEXT NOT NULL, scope TEXT NOT NULL, room TEXT NOT NULL, user TEXT NOT NULL,
+            owner TEXT NOT NULL, lease_until REAL NOT NULL, pass TEXT,
+            PRIMARY KEY (vendor, scope, room, user))
+        """,
+        "CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner)",
+    ]
+
+    /// Sets up a fresh connection: a bounded wait for other connections' locks, write-ahead
+    /// logging (readers never block the writer, and a process that dies loses nothing it
+    /// committed) and the sync level. Returns the journal mode SQLite settled on ("wal" unless
+    /// the file system cannot share memory between processes).
+    static func configure(_ db: SQLiteConnection, synchronous: SQLiteStateStore.Synchronous) async throws -> String {
+        // Replaces sqlite-nio's own busy handler, which retries for ever.
+        _ = try await db.query("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+        let mode = try await db.query("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.string ?? "unknown"
+        _ = try await db.query("PRAGMA synchronous = \(synchronous.rawValue)")
+        return mode.lowercased()
+    }
+
+    /// What `PRAGMA quick_check` finds wrong with the file (empty: it is sound).
+    static func quickCheck(_ db: SQLiteConnection) async throws -> [String] {
+        let rows = try await db.query("PRAGMA quick_check")
+        let lines = rows.compactMap { $0.columns.first?.data.string }
+        return lines == ["ok"] ? [] : (lines.isEmpty ? ["quick_check returned nothing"] : lines)
+    }
+
+    /// The file's schema version.
+    static func userVersion(_ db: SQLiteConnection) async throws -> Int {
+        try await db.query("PRAGMA user_version").first?.column("user_version")?.integer.map { Int($0) } ?? 0
+    }
+
+    /// Creates the tables of a new file (in one write transaction, so two processes opening it
+    /// at once both find them whole), or checks the version of an existing one. `path` is for
+    /// messages.
+    static func prepare(_ db: SQLiteConnection, path: String) async throws {
+        let found = try await userVersion(db)
+        if found == version { return }
+        if found > version { throw newerVersion(found, path: path) }
+        _ = try await db.query("BEGIN IMMEDIATE")
+        do {
+            let now = try await userVersion(db)
+            if now > version { throw newerVersion(now, path: path) }
+            if now < version {
+                for statement in statements { _ = try await db.query(statement) }
+                _ = try await db.query("PRAGMA user_version = \(version)")
+            }
+            _ = try await db.query("COMMIT")
+        } catch {
+            _ = try? await db.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static func newerVersion(_ found: Int, path: String) -> WaitingRoomError {
+        WaitingRoomError(
+            .invalidConfiguration,
+            message: "state store \(path) has schema version \(found); this build reads version \(version) (a newer build wrote it)",
+            field: "stateStore")
+    }
+}

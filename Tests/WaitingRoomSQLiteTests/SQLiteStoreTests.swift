@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import WaitingRoom
+import WaitingRoomConformance
+import WaitingRoomSQLite
+import WaitingRoomTesting
+
+@Suite("SQLite state store")
+struct SQLiteStoreTests {
+    /// A fresh folder for one test; `body` gets the database path in it. The folder is removed
+    /// afterwards.
+    func inTemporaryFolder(_ body: (_ folder: String, _ path: String) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wr-sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await body(folder.path, folder.appendingPathComponent("state.sqlite").path)
+    }
+
+    func names(in folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+
+    func heldKey(_ name: String, at date: Date, owner: String = "A") -> HeldKey {
+        HeldKey(vendor: "v", room: RoomKey(scope: "s", room: "r"), key: name, details: ["node": "n1"], takenAt: date,
+                expiresAt: date.addingTimeInterval(60), owner: owner, leaseUntil: date.addingTimeInterval(10))
+    }
+
+    @Test func conforms() async throws {
+        try await inTemporaryFolder { folder, path in
+            let subject = StoreConformance.Subject(
+                name: "sqlite",
+                open: { clock in try await SQLiteStateStore.open(path: path, clock: clock) },
+                damage: {
+                    // Garbage over the whole file; the log is gone too.
+                    var generator = SeededRandom(seed: 7)
+                    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 8192
+                    let garbage = (0..<max(size, 4096)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    try Data(garbage).write(to: URL(fileURLWithPath: path))
+                    try? FileManager.default.removeItem(atPath: path + "-wal")
+                    try? FileManager.default.removeItem(atPath: path + "-shm")
+                },
+                inspectDamage: { store in
+                    let sqlite = try #require(store as? SQLiteStateStore)
+                    let aside = try names(in: folder).contains { $0.hasPrefix("state.sqlite.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+                    return (await sqlite.problems, aside)
+                })
+            let failures = try await StoreConformance(subject).run()
+            #expect(failures.isEmpty, "\(failures)")
+        }
+    }
+
+    @Test func whatAWriterCommittedIsSeenByAnotherHandleWhileTheWriterIsStillOpen() async throws {
+        try await inTemporaryFolder { _, path in
+            let clock = VirtualClock()
+            let writer = try await SQLiteStateStore.open(path: path, clock: clock)
+            for i in 0..<20 { try await writer.recordHeldKey(heldKey("k\(i)", at: clock.now().addingTimeInterval(Double(i)))) }
+            let pass = Pass(vendor: "v", room: RoomKey(scope: "s", room: "r"), credential: "c", kind: .key, issuedAt: clock.now(),
+                            expiresAt: clock.now().addingTimeInterval(30), requiresCompletion: true, details: ["node": "n1"])
+            try await writer.save(pass)
+            // The writer is not closed (as if its process were killed): the log holds the commits.
+            #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+            let reader = try await SQLiteStateStore.open(path: path, clock: clock)
+            #expect(try await reader.heldKeys().map(\.key) == (0..<20).map { "k\($0)" })
+            #expect(try await reader.heldKeys().first == heldKey("k0", at: clock.now()))
+            #expect(try await reader.pass(vendor: "v", room: RoomKey(scope: "s", room: "r")) == pass)
+            #expect(await reader.problems.isEmpty)
+            try await reader.close()
+            try await writer.close()
+        }
+    }
+
+    @Test func theFileAndItsLogHaveMode0600() async throws {
+        try await inTemporaryFolder { folder, path in
+            let store = try await SQLiteStateStore.open(path: path, clock: VirtualClock())
+            try await store.recordHeldKey(heldKey("k", at: Date()))
+            for name in try names(in: folder) {
+                let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + name)
+                #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(name)")
+            }
+            #expect(try names(in: folder).contains("state.sqlite-wal"))
+            try await store.close()
+        }
+    }
+
+    @Test func aTruncatedFileKeepsTheRowsThatCanStillBeRead() async throws {
+        try await inTemporaryFolder { folder, path in
+            let clock = VirtualClock()
+            let store = try await SQLiteStateStore.open(path: path, clock: clock)
+            // Enough rows for several pages; long details make the table span the file.
+            for i in 0..<300 {
+                var key = heldKey("key-\(i)", at: clock.now().addingTimeInterval(Double(i)))
+                key.details = ["recipe": String(repeating: "x", count: 200)]
+                try await store.recordHeldKey(key)
+            }
+            try await store.close()   // the last handle: the log is folded into the file
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
+
+            let reopened = try await SQLiteStateStore.open(path: path, clock: clock)
+            let problems = await reopened.problems
+            #expect(problems.count == 1)
+            let kept = try await reopened.heldKeys()
+            #expect(kept.count > 0 && kept.count < 300, "kept \(kept.count)")
+            #expect(problems.first?.contains("kept \(kept.count) readable row(s)") == true, "\(problems)")
+            #expect(try names(in: folder).contains { $0.hasPrefix("state.sqlite.corrupt-") })
+            // The fresh file works and is sound on the next opening.
+            try await reopened.recordHeldKey(heldKey("after", at: clock.now()))
+            try await reopened.close()
+            let third = try await SQLiteStateStore.open(path: path, clock: clock)
+            #expect(await third.problems.isEmpty)
+            #expect(try await third.heldKeys().count == kept.count + 1)
+            try await third.close()
+        }
+    }
+
+    @Test func aMissingFolderIsAConfigurationErrorAndNothingIsMoved() async throws {
+        try await inTemporaryFolder { folder, _ in
+            let path = folder + "/no-such-folder/state.sqlite"
+            let error = await #expect(throws: WaitingRoomError.self) { _ = try await SQLiteStateStore.open(path: path) }
+            #expect(error?.kind == .invalidConfiguration)
+            #expect(error?.field == "stateStore")
+            let left = try names(in: folder)
+            #expect(left.isEmpty)
+        }
+    }
+
+    @Test func aClosedStoreRefusesWork() async throws {
+        try await inTemporaryFolder { _, path in
+            let store = try await SQLiteStateStore.open(path: path)
+            try await store.close()
+            try await store.close()
+            await #expect(throws: WaitingRoomError.self) { _ = try await store.heldKeys() }
+        }
+    }
+
+    @Test func theWriteBenchmarkRuns() async throws {
+        try await inTemporaryFolder { _, path in
+            let result = try await SQLiteStateStore.benchmarkWrites(path: path, count: 200)
+            #expect(result.storeWritesPerSecond > 0)
+            #expect(result.bareInsertsPerSecond > 0)
+            // Nothing of the benchmark is left in the file.
+            let store = try await SQLiteStateStore.open(path: path)
+            #expect(try await store.heldKeys().isEmpty)
+            try await store.close()
+        }
+    }
+}
