@@ -19,6 +19,9 @@ let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto"
 let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
+let coreMetrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
+let tracing: Target.Dependency = .product(name: "Tracing", package: "swift-distributed-tracing")
+let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
 let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
 
 let package = Package(
@@ -60,6 +63,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // MARK: core
@@ -69,7 +75,7 @@ let package = Package(
         // pool; no event-loop implementation (NIOPosix) is linked here.
         .target(
             name: "WaitingRoom",
-            dependencies: [logging, nioCore],
+            dependencies: [logging, nioCore, coreMetrics, tracing],
             swiftSettings: strict
         ),
         // The default transport (AsyncHTTPClient); a host app may bring its own instead.
@@ -197,7 +203,7 @@ let package = Package(
                 "WaitingRoomEmulatorKit",
                 logging, nioCore, "WaitingRoom", "WaitingRoomVendors", "NetFUNNEL", "NetFUNNELEmulator",
                 "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", hummingbird,
-                serviceLifecycle, hummingbirdCore, nioHTTPTypes, httpTypes,
+                serviceLifecycle, hummingbirdCore, nioHTTPTypes, httpTypes, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -241,7 +247,7 @@ let package = Package(
                 nioCore, nioPosix, "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomLua", "WaitingRoomVendors",
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
                 "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "CEditLine", logging,
-                "WaitingRoomSQLite", "WaitingRoomPostgres",
+                "WaitingRoomSQLite", "WaitingRoomPostgres", prometheus, coreMetrics, hummingbird,
             ],
             swiftSettings: strict
         ),
@@ -283,7 +289,9 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomTests",
             dependencies: [
-                logging,
+                logging, coreMetrics, tracing,
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting",
                 "WaitingRoomConformance", nioCore, nioPosix,
             ],
@@ -317,13 +325,26 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "WaitingRoomObservabilityTests",
+            dependencies: [
+                "WaitingRoom", "WaitingRoomVendors", "WaitingRoomEmulators", "WaitingRoomHTTP", "NetFUNNEL", "NetFUNNELEmulator",
+                coreMetrics, tracing,
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "WaitingRoomSQLiteTests",
             dependencies: ["WaitingRoom", "WaitingRoomSQLite", "WaitingRoomTesting", "WaitingRoomConformance"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WaitingRoomPostgresTests",
-            dependencies: ["WaitingRoom", "WaitingRoomPostgres", "WaitingRoomTesting", "WaitingRoomConformance", logging],
+            dependencies: [
+                "WaitingRoom", "WaitingRoomPostgres", "WaitingRoomTesting", "WaitingRoomConformance", logging,
+                "NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomHTTP",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -337,7 +358,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WaitingRoomEmulatorKitTests",
-            dependencies: ["WaitingRoom", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomHTTP"],
+            dependencies: ["WaitingRoom", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomVendors"],
             swiftSettings: strict
         ),
         .testTarget(

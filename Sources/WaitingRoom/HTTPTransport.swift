@@ -15,12 +15,16 @@ public struct HTTPRequest: Sendable, Hashable {
     public var timeout: Duration?
     /// Whether 3xx answers are followed (off by default: vendors read redirects themselves).
     public var followRedirects: Bool
+    /// What the request is to its vendor, for metrics and traces (``VendorRequestLabel``); a
+    /// request without one is sent as it is.
+    public var label: VendorRequestLabel?
 
     /// Creates a request.
     public init(
         method: String = "GET", url: String, headers: HTTPHeaderList = [], body: [UInt8]? = nil,
-        timeout: Duration? = nil, followRedirects: Bool = false
+        timeout: Duration? = nil, followRedirects: Bool = false, label: VendorRequestLabel? = nil
     ) {
+        self.label = label
         self.method = method
         self.url = url
         self.headers = headers

@@ -121,6 +121,7 @@ public final class KeyJournal: Sendable {
     /// Renews every lease of this owner every third of ``lease`` while anything is held.
     private func beat() async {
         let interval = lease / 3
+        var lastRenewal = ContinuousClock.now
         while !Task.isCancelled {
             do { try await clock.sleep(for: interval) } catch { break }
             let holding = state.withLock { state -> Bool in
@@ -130,8 +131,15 @@ public final class KeyJournal: Sendable {
             guard holding else { return }
             do {
                 try await store.renewLeases(owner: owner, until: clock.now().addingTimeInterval(lease.seconds))
+                lastRenewal = ContinuousClock.now
             } catch {
                 noteFailure("renewing leases", error)
+                // Past the lease, the claims have lapsed and other instances may have taken the
+                // keys over: stop (the next key held starts the heartbeat again).
+                if ContinuousClock.now - lastRenewal > lease {
+                    logger.error("state store: leases not renewed for longer than the lease; other instances may take this process's keys over")
+                    break
+                }
             }
         }
         state.withLock { $0.heartbeat = nil }

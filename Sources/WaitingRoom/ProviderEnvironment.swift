@@ -1,4 +1,5 @@
 import Logging
+import Tracing
 
 /// What to do when `enqueue` is called for an entry that already has a session in flight
 /// (the idea of iONess's duplicate-request handler).
@@ -33,6 +34,12 @@ public struct ProviderEnvironment: Sendable {
     /// Whether a provider with a durable store returns, when it is created, the keys a dead
     /// process left in the journal (default true; `waitingroom returns` does it itself).
     public var recoversHeldKeysOnStart: Bool
+    /// The SDK's metrics (``WaitingRoomMetrics``): by default the process's bootstrapped
+    /// swift-metrics backend, nil (nothing measured, nothing paid) when none was bootstrapped.
+    public var metrics: WaitingRoomMetrics?
+    /// The tracer of sessions and vendor requests (swift-distributed-tracing): by default the
+    /// bootstrapped `InstrumentationSystem.tracer`, nil when none was bootstrapped.
+    public var tracer: (any Tracer)?
     /// The base logger; vendors log under `waitingroom.<vendor>`.
     public var logger: Logger
     /// Log keys and tokens in full (off by default: they are redacted).
@@ -63,11 +70,17 @@ public struct ProviderEnvironment: Sendable {
         pendingReturns: PendingReturns = PendingReturns(),
         connectivity: any ConnectivityMonitor = SystemConnectivityMonitor(),
         leaseDuration: Duration = .seconds(10),
-        recoversHeldKeysOnStart: Bool = true
+        recoversHeldKeysOnStart: Bool = true,
+        metrics: WaitingRoomMetrics? = WaitingRoomMetrics.bootstrapped,
+        tracer: (any Tracer)? = ProviderEnvironment.bootstrappedTracer
     ) {
+        self.metrics = metrics
+        self.tracer = tracer
         self.recoversHeldKeysOnStart = recoversHeldKeysOnStart
         self.connectivity = connectivity
-        self.transport = transport ?? HTTPTransportSystem.transport
+        let base = transport ?? HTTPTransportSystem.transport
+        // With metrics or a tracer, labelled vendor requests are measured and traced.
+        self.transport = metrics != nil || tracer != nil ? InstrumentedTransport(base: base, metrics: metrics, tracer: tracer) : base
         self.clock = clock
         let store: any StateStore
         switch passStore {
@@ -81,6 +94,12 @@ public struct ProviderEnvironment: Sendable {
         self.revealSecrets = revealSecrets
         self.duplicatePolicy = duplicatePolicy
         self.pendingReturns = pendingReturns
+    }
+
+    /// The process's bootstrapped tracer, or nil when none was bootstrapped.
+    public static var bootstrappedTracer: (any Tracer)? {
+        let tracer = InstrumentationSystem.tracer
+        return tracer is NoOpTracer ? nil : tracer
     }
 
     /// The base logger for `vendor`: its handler, level and metadata kept, labelled

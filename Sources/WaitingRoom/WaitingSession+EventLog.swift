@@ -97,6 +97,11 @@ extension WaitingSession {
             return true
         }
         guard accepted else { return }
+        if let instrumentation {
+            if let reconnected = delivery.reconnected { instrumentation.observe(reconnected) }
+            if let before = delivery.before { instrumentation.observe(before) }
+            instrumentation.observe(event)
+        }
         for (waiter, next) in delivery.woken { waiter.resume(returning: next) }
         guard !delivery.handlers.isEmpty else { return }
         if let reconnected = delivery.reconnected {

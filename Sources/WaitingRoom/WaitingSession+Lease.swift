@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 /// Sessions across instances: with a shared store (PostgreSQL), a user (``Entry/userId``) waits
 /// in one room on one instance at a time.
@@ -15,6 +16,17 @@ extension WaitingSession {
     static let leaseFollowInterval: Duration = .milliseconds(250)
     /// How long a finished lease without an expiring pass keeps it for the other instances.
     static let leasePassKeep: TimeInterval = 600
+
+    /// The wait with what decorates it: the wait's span as the current trace context (so the
+    /// vendor requests are its children) and, with a shared store, the session's lease.
+    func decoratedWait(for entry: Entry, context: SessionContext, leased: Bool) async -> Outcome {
+        guard let spanContext = instrumentation?.startWait() else {
+            return leased ? await leasedWait(for: entry, context: context) : await engine.wait(for: entry, context: context)
+        }
+        return await InstrumentationContext.$current.withValue(spanContext) {
+            leased ? await leasedWait(for: entry, context: context) : await engine.wait(for: entry, context: context)
+        }
+    }
 
     /// ``WaitingSessionEngine/wait(for:context:)`` under the session's lease (the store is
     /// shared and the entry names its user).

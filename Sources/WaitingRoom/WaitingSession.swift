@@ -37,6 +37,8 @@ public final class WaitingSession: Sendable {
     var logger: Logger { environment.logger(for: vendorID) }
     let engine: any WaitingSessionEngine
     let core: Mutex<Core>
+    /// Metrics and trace (nil when the environment has neither: one reference per session).
+    let instrumentation: SessionInstrumentation?
 
     typealias Handler = @Sendable (WaitingRoomEvent) -> Void
     typealias Waiter = UnsafeContinuation<WaitingRoomEvent?, Never>
@@ -142,6 +144,7 @@ public final class WaitingSession: Sendable {
         self.engine = engine
         self.vendorID = engine.vendorID
         self.environment = environment
+        self.instrumentation = SessionInstrumentation(environment: environment, vendor: engine.vendorID, room: entry.room)
         let created = VendorStatus(vendor: engine.vendorID, code: 0, message: "created")
         self.core = Mutex(Core(status: created, createdStatus: created))
         start()
@@ -167,9 +170,11 @@ public final class WaitingSession: Sendable {
             let context = SessionContext(session: self, generation: core.generation)
             let engine = self.engine
             let vendor = vendorID
+            let instrumentation = self.instrumentation
             let task = Task<VendorStatus, Never> {
                 if let pass = outcome.pass, pass.requiresCompletion {
-                    return await engine.complete(pass, context: context)
+                    guard let instrumentation else { return await engine.complete(pass, context: context) }
+                    return await instrumentation.traceCompletion { await engine.complete(pass, context: context) }
                 }
                 return VendorStatus(vendor: vendor, code: outcome.status.code, message: "nothing to return")
             }
@@ -229,6 +234,7 @@ public final class WaitingSession: Sendable {
             let generation = core.generation
             let entry = self.entry
             let leased = environment.store.isShared && entry.userId?.isEmpty == false
+            let plain = !leased && instrumentation == nil
             // Memory: this task lives as long as the user waits, and a task keeps the memory of
             // its deepest frames until it ends, so its own frame holds little: the event is built
             // in `announceConnecting`, the outcome handled in `finishRunChecked`.
@@ -238,9 +244,9 @@ public final class WaitingSession: Sendable {
                 // A shared store's session lease is a separate frame, so a user waiting without
                 // one pays nothing for it (the wait frame lives as long as the user waits).
                 let context = SessionContext(session: self, generation: generation)
-                let outcome = leased
-                    ? await leasedWait(for: entry, context: context)
-                    : await engine.wait(for: entry, context: context)
+                let outcome = plain
+                    ? await engine.wait(for: entry, context: context)
+                    : await decoratedWait(for: entry, context: context, leased: leased)
                 await finishRunChecked(outcome, generation: generation)
             }
         }
@@ -310,11 +316,12 @@ public final class WaitingSession: Sendable {
     }
 
     func announceFinal() {
-        let body = core.withLock { core -> (@Sendable () -> Void)? in
-            guard core.state.isFinal else { return nil }
+        let (final, body) = core.withLock { core -> (Bool, (@Sendable () -> Void)?) in
+            guard core.state.isFinal else { return (false, nil) }
             defer { core.whenFinal = nil }
-            return core.whenFinal
+            return (true, core.whenFinal)
         }
+        if final { instrumentation?.finish() }
         body?()
     }
 
@@ -360,7 +367,11 @@ public final class WaitingSession: Sendable {
     /// ends, and a successful return is announced as `keyReturnedLate`.
     func returnInBackground(schedule: PendingReturns.Schedule, attempt: @escaping @Sendable () async -> PendingReturns.Attempt) {
         core.withLock { $0.lateReturns += 1 }
-        environment.pendingReturns.start(schedule: schedule, clock: environment.clock, attempt: attempt) { [self] status in
+        let pending = environment.pendingReturns
+        let metrics = environment.metrics
+        metrics?.keyReturn(vendor: vendorID, result: "started", pending: pending.pendingCount + 1)
+        pending.start(schedule: schedule, clock: environment.clock, attempt: attempt) { [self] status in
+            metrics?.keyReturn(vendor: vendorID, result: status != nil ? "late" : "gave_up", pending: max(0, pending.pendingCount - 1))
             if let status { emitNow(.keyReturnedLate(status)) }
             let finish = core.withLock { core -> Bool in
                 core.lateReturns -= 1

@@ -11,8 +11,17 @@ struct Crowd: Sendable {
         var code: Int
         var waited: Duration
         var completed: Bool
-        /// When the user started, from the start of the run.
+        /// When the user started (enqueued), from the start of the run.
         var started: Duration = .zero
+        /// The first expected wait the vendor showed the user, and when (nil: no progress event
+        /// carried an ETA).
+        var expectation: ExpectedWait? = nil
+
+        /// When the user arrived (enqueued), in seconds from the start of the run: inflow.
+        var enqueuedAt: Double { started.seconds }
+        /// When the user reached the outcome, in seconds from the start of the run: for a
+        /// passed user, the pass time (outflow).
+        var outcomeAt: Double { (started + waited).seconds }
     }
 
     let provider: any WaitingRoomProvider
@@ -44,12 +53,19 @@ struct Crowd: Sendable {
             visits.add(Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin))
             return
         }
+        // The first ETA shown (operators' expected vs actual wait): one atomic word per user.
+        let probe = ExpectedWaitProbe()
+        session.bind(.progress) { event in
+            if case .progress(let progress, _) = event, let eta = progress.eta {
+                probe.record(eta: eta, shownAt: ContinuousClock.now - origin)
+            }
+        }
         // The callback lives as long as the user waits: it keeps the hold range, not the crowd.
         let hold = self.hold
         session.whenOutcome { outcome in
             let waited = ContinuousClock.now - started
             let visit = Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: false,
-                              started: started - origin)
+                              started: started - origin, expectation: probe.value)
             guard outcome.pass != nil else {
                 visits.add(visit)
                 return

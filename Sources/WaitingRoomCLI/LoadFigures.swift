@@ -45,6 +45,11 @@ extension LoadSummary {
     /// Replies per result, as the emulator counted them (empty without an embedded emulator).
     var replies: [(String, Int)] { emulator?.replies ?? [] }
 
+    /// Inflow, outflow, expected vs actual wait and admission accuracy (``LoadOperatorFigures``).
+    var operators: LoadOperatorFigures {
+        LoadOperatorFigures(visits: visits, runSeconds: wall.seconds, rate: roomRate)
+    }
+
     /// The figures `--json` adds to the summary and the report draws.
     var figures: [String: JSONValue] {
         let histogram = self.histogram
@@ -69,6 +74,6 @@ extension LoadSummary {
             ]),
             "requests": .object(Dictionary(requests.map { ($0.0, JSONValue.number(Double($0.1))) }, uniquingKeysWith: { a, _ in a })),
             "replies": .object(Dictionary(replies.map { ($0.0, JSONValue.number(Double($0.1))) }, uniquingKeysWith: { a, _ in a })),
-        ]
+        ].merging(operators.json) { current, _ in current }
     }
 }

@@ -1,4 +1,5 @@
-/// The load report's script: draws the histogram and the two timelines from the embedded
+/// The load report's script: draws the histogram, the two timelines and inflow/outflow per
+/// second (averaged over a few seconds each when the run is long) from the embedded
 /// `report-data` JSON, then marks `<body data-rendered="yes">`.
 enum LoadReportScript {
     static let js = #"""
@@ -19,6 +20,19 @@ enum LoadReportScript {
       wrLineChart(document.getElementById('chart-admissions'),
         [{ name: 'admissions/s', color: '#1f9a62', points: points.slice(1).map(function (p) { return [p.t, p.admissionsPerSecond]; }) }],
         { xFormat: sec, yLabel: 'per s' });
+      var perSecond = function (flow) {
+        var counts = (flow && flow.perSecond) || [], k = Math.max(1, Math.ceil(counts.length / 600)), out = [];
+        for (var i = 0; i < counts.length; i += k) {
+          var slice = counts.slice(i, i + k), sum = slice.reduce(function (a, c) { return a + c; }, 0);
+          out.push([i, sum / slice.length]);
+        }
+        if (counts.length) out.push([counts.length, out[out.length - 1][1]]);
+        return out;
+      };
+      wrLineChart(document.getElementById('chart-flow'),
+        [{ name: 'inflow/s', color: '#7a4fd6', points: perSecond(data.inflow) },
+         { name: 'outflow/s', color: '#1f9a62', points: perSecond(data.outflow) }],
+        { xFormat: sec, yLabel: 'users/s', step: true });
       document.body.setAttribute('data-rendered', 'yes');
     })();
     """#

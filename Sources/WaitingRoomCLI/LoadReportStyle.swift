@@ -20,5 +20,9 @@ enum LoadReportStyle {
     th,td{text-align:left;padding:.35rem .7rem;border-bottom:1px solid #e6eaf0}
     thead th{color:#5a6b85}
     td.num{text-align:right;font-variant-numeric:tabular-nums}
+    .operators{margin:1rem 0}
+    .operators h2{font-size:1.05rem;margin:.2rem 0 .6rem}
+    .operators .tables{margin-top:1rem}
+    .note{font-size:.82rem;color:#5a6b85;max-width:60rem}
     """#
 }

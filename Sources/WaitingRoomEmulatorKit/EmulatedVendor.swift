@@ -58,6 +58,10 @@ public protocol EmulatedVendor: EmulatorStatusSource {
     func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply?
     /// What `waitingroom load` reports from it after a run.
     func loadFigures() -> EmulatorLoadFigures
+    /// Appends its figures for the combined emulator's `GET /metrics`, read at the moment of the
+    /// call. Default: ``standardMetrics(into:)`` (every room of its status, its keys, faults,
+    /// requests and replies); a vendor adds figures of its own by calling it and appending more.
+    func metrics(into samples: inout [EmulatorMetricSample])
     /// What it serves on `server`, as JSON (rooms, keys a client needs): `waitingroom emulate --json`.
     func describe(server: EmulatorAddress) -> JSONValue
     /// The same as lines for people (`waitingroom emulate`).

@@ -82,13 +82,19 @@ public struct EmulatorSuite: Sendable {
         self.vendors = all
     }
 
-    /// Serves every emulator on `host:port` (port 0 picks a free one).
+    /// Serves every emulator on `host:port` (port 0 picks a free one), with the dashboard
+    /// (`/_emulator/`) and `GET /metrics`.
     public func start(host: String = "127.0.0.1", port: Int = 0, logger: Logger = EmulatorServer.quietLogger) async throws -> EmulatorServer {
         try await EmulatorServer.start(host: host, port: port, logger: logger, inline: inlineAnswers) { router in
             for vendor in vendors { vendor.addRoutes(to: router) }
             dashboard.addRoutes(to: router)
+            metrics.addRoutes(to: router)
         }
     }
+
+    /// `GET /metrics` over ``vendors``: every room of every vendor in the Prometheus text format
+    /// (``EmulatorMetricsEndpoint``). Each ``start(host:port:logger:)`` serves a new one.
+    public var metrics: EmulatorMetricsEndpoint { EmulatorMetricsEndpoint(vendors: vendors) }
 
     /// The hot requests the server answers on its event loop, without a task (``InlineAnswerHandler``):
     /// NetFUNNEL's `/ts.wseq` and Queue-it's enqueue, each exactly as its route would answer, and

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 import WaitingRoom
 
 /// A ``StateStore`` in PostgreSQL: several instances of an app share one database, so a user
@@ -31,6 +32,8 @@ public final class PostgresStateStore: StateStore {
     /// The pool (the benchmark borrows a connection from it).
     let client: PostgresClient
     private let runTask: Task<Void, Never>
+    /// Set by ``close()``: later calls fail with `.invalidUse` at once.
+    private let closed = Atomic<Bool>(false)
     private let clock: any WaitingRoomClock
     /// The logger of the queries.
     let logger: Logger
@@ -139,8 +142,9 @@ public final class PostgresStateStore: StateStore {
         }
     }
 
-    /// Stops the pool and closes its connections; the store is not used after this.
+    /// Stops the pool and closes its connections; later calls fail with `.invalidUse`.
     public func close() async throws {
+        closed.store(true, ordering: .releasing)
         runTask.cancel()
         await runTask.value
     }
@@ -237,7 +241,7 @@ public final class PostgresStateStore: StateStore {
                     json = jsonb_set(jsonb_set(json, '{owner}', to_jsonb(\(owner)::text)), '{leaseUntil}', \(leaseJSON)::jsonb)
                 WHERE id IN (
                     SELECT id FROM \(unescaped: schema.heldKeys)
-                    WHERE (\(vendor)::text IS NULL OR vendor = \(vendor)) AND (owner = \(owner) OR lease_until <= \(now.postgresSeconds))
+                    WHERE (\(vendor)::text IS NULL OR vendor = \(vendor)) AND lease_until <= \(now.postgresSeconds)
                     ORDER BY taken_at, id COLLATE "C"
                     LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED)
@@ -337,12 +341,19 @@ public final class PostgresStateStore: StateStore {
 
     // MARK: errors
 
-    /// Runs one operation; a failure becomes `.unavailable` naming `operation`.
+    /// Runs one operation; a failure becomes `.unavailable` naming `operation` (`.invalidUse`
+    /// once the store is closed).
     private func perform<Result>(_ operation: String, _ body: () async throws -> Result) async throws -> Result {
+        guard !closed.load(ordering: .acquiring) else { throw Self.closedError(operation) }
         do {
             return try await body()
         } catch {
+            if closed.load(ordering: .acquiring), !(error is CancellationError) { throw Self.closedError(operation) }
             throw PostgresFailure.unavailable(operation, error)
         }
+    }
+
+    private static func closedError(_ operation: String) -> WaitingRoomError {
+        WaitingRoomError(.invalidUse, message: "PostgreSQL state store: \(operation) after the store was closed")
     }
 }

@@ -142,9 +142,10 @@ extension HeldKey {
     /// Oldest first, then by id: the order of listings (as the core's stores list them).
     static func sqliteJournalOrder(_ a: HeldKey, _ b: HeldKey) -> Bool { (a.takenAt, a.id) < (b.takenAt, b.id) }
 
-    /// Whether `owner` may claim this key of `vendor` (nil: any) at `now` (the core's rule).
-    func sqliteClaimable(vendor: String?, by owner: String, now: Date) -> Bool {
-        (vendor == nil || vendor == self.vendor) && (self.owner == owner || leaseUntil <= now)
+    /// Whether this key of `vendor` (nil: any) may be claimed at `now`: its lease lapsed (the
+    /// core's rule; a running lease is never claimed, not even by its owner).
+    func sqliteClaimable(vendor: String?, now: Date) -> Bool {
+        (vendor == nil || vendor == self.vendor) && leaseUntil <= now
     }
 }
 

@@ -181,14 +181,14 @@ public actor SQLiteStateStore: StateStore {
         return try await withDatabase("claim held keys", transaction: true) { db in
             let candidates = try await db.query(
                 """
-                SELECT record FROM held_keys WHERE (?1 IS NULL OR vendor = ?1) AND (owner = ?2 OR lease_until <= ?3)
-                ORDER BY taken_at, id LIMIT ?4
+                SELECT record FROM held_keys WHERE (?1 IS NULL OR vendor = ?1) AND lease_until <= ?2
+                ORDER BY taken_at, id LIMIT ?3
                 """,
-                [vendor.map { .text($0) } ?? .null, .text(owner), SQLiteRecords.seconds(now), .integer(SQLiteInt64(limit))])
+                [vendor.map { .text($0) } ?? .null, SQLiteRecords.seconds(now), .integer(SQLiteInt64(limit))])
             var claimed: [HeldKey] = []
             for row in candidates {
                 guard var key = row.column("record")?.string.flatMap({ decode(HeldKey.self, $0, what: "a held key") }),
-                      key.sqliteClaimable(vendor: vendor, by: owner, now: now) else { continue }
+                      key.sqliteClaimable(vendor: vendor, now: now) else { continue }
                 key.owner = owner
                 key.leaseUntil = leaseUntil
                 _ = try await db.query(SQLiteRecords.updateHeldKey, try records.heldKeyLeaseBinds(key))

@@ -10,8 +10,8 @@ import Glibc
 #endif
 
 /// The PostgreSQL store against a real server (``PostgresTestCluster``), each test in a
-/// database of its own.
-@Suite("PostgreSQL state store")
+/// database of its own. A time limit, so a store that loops ends the run instead of hanging it.
+@Suite("PostgreSQL state store", .timeLimit(.minutes(3)))
 struct PostgresStoreTests {
     let room = RoomKey(scope: "s", room: "r")
 

@@ -210,8 +210,13 @@ actor PostgresTestCluster {
 enum PostgresClusterExit {
     private static let directories = Mutex<(registered: Bool, paths: Set<String>)>((false, []))
 
-    /// Stops the server in `directory` when the process exits.
+    /// Stops the server in `directory` when the process exits (unless `WAITINGROOM_PG_KEEP`
+    /// is set: then it is left running for inspection, and its folder is printed).
     static func remember(_ directory: String) {
+        if ProcessInfo.processInfo.environment["WAITINGROOM_PG_KEEP"] != nil {
+            print("PostgresTestCluster: WAITINGROOM_PG_KEEP is set; the server in \(directory) is left running")
+            return
+        }
         let register = directories.withLock { state in
             state.paths.insert(directory)
             defer { state.registered = true }

@@ -26,9 +26,10 @@ struct DemoCommand: CLICommand {
     var flow: String?
     var json = false
     var stateOptions = StateOptions()
+    var metricsOptions = MetricsOptions()
 
     static var arguments: [CLIArgument<Self>] {
-        CLIArgument.group(\.stateOptions) + [
+        CLIArgument.group(\.stateOptions) + CLIArgument.group(\.metricsOptions) + [
             .option("crowd", \.crowd, help: "Virtual users in front of you."),
             .option("flow", \.flow, help: "The demo flow.", completion: .files),
             .flag("json", \.json, help: "One JSON object per event."),
@@ -38,9 +39,15 @@ struct DemoCommand: CLICommand {
     func validate() throws(UsageError) {
         guard (0...500).contains(crowd) else { throw UsageError("--crowd must be 0…500") }
         try stateOptions.validate()
+        try metricsOptions.validate()
     }
 
     func run() async throws {
+        try await metricsOptions.serving(command: "demo") { try await runDemo() }
+    }
+
+    /// The command's work; ``run()`` serves `--metrics-port` around it.
+    private func runDemo() async throws {
         let terminal = Terminal()
         let started = ContinuousClock.now
         guard let flowPath = flow ?? DemoCommand.locateDemoFlow() else {

@@ -31,7 +31,13 @@ struct LoadCommand: CLICommand {
 
             --report FILE writes a self-contained HTML report: settings, outcomes, the time-to-pass
             histogram and percentiles, users waiting and admissions per second over time, requests
-            and replies per request kind, faults and keys never returned. --json prints the same figures.
+            and replies per request kind, faults and keys never returned, and the operators' view:
+            inflow and outflow per second, the expected wait users were shown against the wait they
+            had (error p50/p90/p99), and admission accuracy per minute against the room's configured
+            rate (n/a where the emulator configures none). --json prints the same figures.
+
+            --metrics-port PORT serves the SDK's metrics (Prometheus text) at
+            http://127.0.0.1:PORT/metrics while the run lasts (0 picks a free port; the address goes to stderr).
 
             Examples:
               waitingroom load --vendor netfunnel --emulator --scope service_1 --room segKey_basic --users 50
@@ -49,6 +55,7 @@ struct LoadCommand: CLICommand {
     var vendorOptions = VendorOptions()
     var room = RoomOptions()
     var stateOptions = StateOptions()
+    var metricsOptions = MetricsOptions()
     var users = 50
     var hold = 0.1
     var emulatorConfig: String?
@@ -60,7 +67,7 @@ struct LoadCommand: CLICommand {
     var report: String?
 
     static var arguments: [CLIArgument<Self>] {
-        CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + CLIArgument.group(\.stateOptions) + [
+        CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + CLIArgument.group(\.stateOptions) + CLIArgument.group(\.metricsOptions) + [
             .option("users", \.users, help: "Virtual users."),
             .option("hold", \.hold, help: "Seconds each user holds the pass."),
             .option("emulator-config", \.emulatorConfig, help: "Emulator configuration document (JSON) for --emulator.", completion: .files),
@@ -76,6 +83,7 @@ struct LoadCommand: CLICommand {
     func validate() throws(UsageError) {
         try room.validate()
         try stateOptions.validate()
+        try metricsOptions.validate()
         guard (1...100_000).contains(users) else { throw UsageError("--users must be 1…100000") }
         guard (0...600).contains(hold) else { throw UsageError("--hold must be 0…600 seconds") }
         guard (0...100_000).contains(chaos) else { throw UsageError("--chaos must be 0…100000") }
@@ -104,6 +112,11 @@ struct LoadCommand: CLICommand {
     }
 
     func run() async throws {
+        try await metricsOptions.serving(command: "load") { try await runLoad() }
+    }
+
+    /// The command's work; ``run()`` serves `--metrics-port` around it.
+    private func runLoad() async throws {
         let terminal = Terminal()
         let vendor = vendorOptions.vendor
         let configuration: JSONValue
@@ -147,7 +160,8 @@ struct LoadCommand: CLICommand {
             users: users, wall: wall, visits: visits, returns: environment.pendingReturns.statistics,
             returnsLeft: notDrained, faultsInstalled: faultsInstalled,
             emulator: suite?.vendor(vendor)?.loadFigures(),
-            settings: settings(server: server))
+            settings: settings(server: server),
+            roomRate: suite?.vendor(vendor).map { LoadOperatorFigures.roomRate(in: $0.emulatorStatus(), room: entry.room) } ?? .unknown)
         if let server { await server.stop() }
         try? await store?.close()
         if let report {
@@ -182,6 +196,8 @@ struct LoadSummary {
     var emulator: EmulatorLoadFigures?
     /// The run's settings, by name, in order (for `--json` and the report).
     var settings: [(String, String)] = []
+    /// The room's configured admission rate, from the embedded emulator (admission accuracy).
+    var roomRate: LoadOperatorFigures.RoomRate = .unknown
 
     var outcomes: [String: Int] {
         var outcomes: [String: Int] = [:]
@@ -243,6 +259,7 @@ struct LoadSummary {
             + (faultsInstalled > 0 ? " · faultsInstalled \(faultsInstalled)" : ""))
         lines.append("time to pass:")
         lines += histogram.render().map { "  " + $0 }
+        lines += operators.text
         return lines
     }
 }

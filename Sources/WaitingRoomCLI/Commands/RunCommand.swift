@@ -34,9 +34,10 @@ struct RunCommand: CLICommand {
     var emulator = false
     var json = false
     var stateOptions = StateOptions()
+    var metricsOptions = MetricsOptions()
 
     static var arguments: [CLIArgument<Self>] {
-        CLIArgument.group(\.stateOptions) + [
+        CLIArgument.group(\.stateOptions) + CLIArgument.group(\.metricsOptions) + [
             .positional("flow", \.flow, help: "The flow file.", completion: .files),
             .option("config", \.config, help: "Vendor configuration file (JSON).", completion: .files),
             .repeating("set", \.settings, help: "A vendor setting VENDOR.KEY=VALUE (repeatable), over --config."),
@@ -50,9 +51,15 @@ struct RunCommand: CLICommand {
     func validate() throws(UsageError) {
         guard (0...600).contains(drainTimeout) else { throw UsageError("--drain-timeout must be 0…600 seconds") }
         try stateOptions.validate()
+        try metricsOptions.validate()
     }
 
     func run() async throws {
+        try await metricsOptions.serving(command: "run") { try await runFlow() }
+    }
+
+    /// The command's work; ``run()`` serves `--metrics-port` around it.
+    private func runFlow() async throws {
         let terminal = Terminal()
         let printer = EventPrinter(json: json, terminal: terminal)
         let defaults = VendorDefaults()

@@ -84,10 +84,20 @@ public struct CrowdHandlerClient: Sendable {
         return try CrowdHandlerRoom.decodeList(response.body)
     }
 
+    /// The API route of `url` for metrics and traces: the path's first segment after `/v1/`
+    /// (`requests`, `responses`, `rooms`), never an id.
+    static func requestKind(_ url: String) -> String {
+        guard let path = url.range(of: "/v1/").map({ url[$0.upperBound...] }) else { return "api" }
+        let first = path.split(separator: "/").first.map(String.init) ?? "api"
+        return first.split(separator: "?").first.map(String.init) ?? "api"
+    }
+
     /// Sends one request; a non-2xx answer is an error with the HTTP status as vendor code
     /// (4xx except 429 `.rejected`, 429 and 5xx `.server`), a transport failure keeps its kind.
     func send(_ request: HTTPRequest) async throws(WaitingRoomError) -> HTTPResponse {
         let response: HTTPResponse
+        var request = request
+        request.label = VendorRequestLabel(vendor: vendor, kind: Self.requestKind(request.url))
         do { response = try await transport.send(request) } catch let e as WaitingRoomError {
             var e = e
             e.vendor = vendor

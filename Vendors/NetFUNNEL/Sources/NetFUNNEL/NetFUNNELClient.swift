@@ -209,7 +209,8 @@ final class NetFUNNELClient: Sendable {
             },
             attempt: { attempt, timeout in
                 let target = attempt == last && last > 0 ? nil : node
-                let request = try client.httpRequest(opcode, key: key, ttl: ttl, entry: entry, userData: userData, target: target, timeout: timeout)
+                var request = try client.httpRequest(opcode, key: key, ttl: ttl, entry: entry, userData: userData, target: target, timeout: timeout)
+                request.label = VendorRequestLabel(vendor: Self.vendor, kind: String(opcode.rawValue), attempt: attempt)
                 let response = try await transport.send(request)
                 return try client.reply(to: opcode, from: response)
             })
@@ -371,9 +372,13 @@ final class NetFUNNELClient: Sendable {
             let logger = self.logger
             let redacted = environment.redact(key)
             logger.info("key return failed; returning it in the background", metadata: ["key": "\(redacted)", "reason": "\(status.message)"])
-            environment.pendingReturns.start(
+            let pending = environment.pendingReturns
+            let metrics = environment.metrics
+            metrics?.keyReturn(vendor: Self.vendor, result: "started", pending: pending.pendingCount + 1)
+            pending.start(
                 schedule: schedule, clock: environment.clock, attempt: backgroundReturn(key, node: node, entry: entry)
             ) { returned in
+                metrics?.keyReturn(vendor: Self.vendor, result: returned != nil ? "late" : "gave_up", pending: max(0, pending.pendingCount - 1))
                 if returned != nil {
                     logger.info("key returned late", metadata: ["key": "\(redacted)"])
                 } else {

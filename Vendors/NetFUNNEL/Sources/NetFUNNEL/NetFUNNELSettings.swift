@@ -163,7 +163,8 @@ final class NetFUNNELSettingsLoader: Sendable {
         let vendor = NetFUNNELConfiguration.vendorID
         do {
             let response = try await environment.transport.send(
-                WaitingRoom.HTTPRequest(method: "GET", url: url.absoluteString, timeout: timeout))
+                WaitingRoom.HTTPRequest(method: "GET", url: url.absoluteString, timeout: timeout,
+                                        label: VendorRequestLabel(vendor: vendor, kind: "settings")))
             guard response.status == 200 else {
                 return .failure(WaitingRoomError(.server, vendor: vendor, vendorCode: response.status,
                                                  message: "the settings document \(url.absoluteString) answered HTTP \(response.status)"))

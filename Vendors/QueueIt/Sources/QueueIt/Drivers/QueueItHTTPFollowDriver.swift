@@ -150,7 +150,8 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
                 response = try await context.transport.send(HTTPRequest(
                     method: "GET", url: url.absoluteString,
                     headers: [("Accept", "text/html,application/xhtml+xml"), ("User-Agent", context.userAgent)],
-                    timeout: requestTimeout, followRedirects: false))
+                    timeout: requestTimeout, followRedirects: false,
+                    label: VendorRequestLabel(vendor: QueueItConfiguration.vendorID, kind: "queue_page")))
             } catch {
                 if Task.isCancelled || error is CancellationError { return .closed }
                 if let end = await transient("\(error)") { return end }

@@ -110,7 +110,9 @@ public struct QueueItEnqueueClient: Sendable {
                 if connectivity.isOffline { throw OfflineAbort() }
                 let response: HTTPResponse
                 do {
-                    response = try await transport.send(call.httpRequest(timeout: timeout))
+                    var request = call.httpRequest(timeout: timeout)
+                    request.label = VendorRequestLabel(vendor: Self.vendor, kind: "enqueue", attempt: attempt)
+                    response = try await transport.send(request)
                 } catch let e as WaitingRoomError where e.kind == .networkOffline || e.kind == .networkTimeout {
                     // No route to the host at all: the device is offline (-100 at once, no retry).
                     if monitor.isOffline(host: host) { throw OfflineAbort() }

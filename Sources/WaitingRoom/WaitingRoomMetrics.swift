@@ -1,0 +1,93 @@
+import CoreMetrics
+
+/// The SDK's metrics, through swift-metrics: whatever backend the app bootstrapped
+/// (swift-prometheus, an OpenTelemetry exporter, …). The library bootstraps none.
+///
+/// Names are vendor-neutral; dimensions are bounded (`vendor`, `scope`, `room`, outcome, vendor
+/// code, request kind, connection state, event name: never a user id or a key):
+///
+/// | label | type | dimensions |
+/// |---|---|---|
+/// | `waitingroom_sessions_started_total` | counter | vendor, scope, room |
+/// | `waitingroom_sessions_finished_total` | counter | vendor, scope, room, outcome, code |
+/// | `waitingroom_time_to_pass_seconds` | timer | vendor, scope, room |
+/// | `waitingroom_vendor_requests_total` | counter | vendor, kind, result |
+/// | `waitingroom_vendor_retries_total` | counter | vendor, kind |
+/// | `waitingroom_key_returns_total` | counter | vendor, result (`started`, `late`, `gave_up`) |
+/// | `waitingroom_key_returns_pending` | gauge | (none) |
+/// | `waitingroom_connection_changes_total` | counter | vendor, state |
+/// | `waitingroom_events_total` | counter | vendor, event |
+///
+/// Zero cost when nothing is bootstrapped: ``ProviderEnvironment/metrics`` is then nil and no
+/// metric object is made.
+public struct WaitingRoomMetrics: Sendable {
+    /// The labels, in one table.
+    public enum Label {
+        public static let sessionsStarted = "waitingroom_sessions_started_total"
+        public static let sessionsFinished = "waitingroom_sessions_finished_total"
+        public static let timeToPass = "waitingroom_time_to_pass_seconds"
+        public static let vendorRequests = "waitingroom_vendor_requests_total"
+        public static let vendorRetries = "waitingroom_vendor_retries_total"
+        public static let keyReturns = "waitingroom_key_returns_total"
+        public static let keyReturnsPending = "waitingroom_key_returns_pending"
+        public static let connectionChanges = "waitingroom_connection_changes_total"
+        public static let events = "waitingroom_events_total"
+    }
+
+    /// The backend.
+    public let factory: any MetricsFactory
+
+    /// Metrics through `factory`.
+    public init(factory: any MetricsFactory) { self.factory = factory }
+
+    /// The process's bootstrapped backend (`MetricsSystem.bootstrap`), or nil when none was
+    /// bootstrapped: then nothing is measured.
+    public static var bootstrapped: WaitingRoomMetrics? {
+        let factory = MetricsSystem.factory
+        return factory is NOOPMetricsHandler ? nil : WaitingRoomMetrics(factory: factory)
+    }
+
+    func count(_ label: String, _ dimensions: [(String, String)]) {
+        Counter(label: label, dimensions: dimensions, factory: factory).increment()
+    }
+
+    static func roomDimensions(vendor: String, room: RoomKey) -> [(String, String)] {
+        [("vendor", vendor), ("scope", room.scope), ("room", room.room)]
+    }
+
+    /// A session's event, as the metrics above (called once per delivered event).
+    func record(_ event: WaitingRoomEvent, vendor: String, room: RoomKey, waited: Duration?) {
+        count(Label.events, [("vendor", vendor), ("event", event.name.rawValue)])
+        switch event {
+        case .stateChanged(.connecting, _):
+            count(Label.sessionsStarted, Self.roomDimensions(vendor: vendor, room: room))
+        case .passed(_, let status), .blocked(let status), .closed(let status), .disabled(_, let status):
+            count(Label.sessionsFinished, Self.roomDimensions(vendor: vendor, room: room)
+                + [("outcome", event.name.rawValue), ("code", String(status.code))])
+            if case .passed = event, let waited {
+                Timer(label: Label.timeToPass, dimensions: Self.roomDimensions(vendor: vendor, room: room), factory: factory)
+                    .recordNanoseconds(Int64(waited.components.seconds) * 1_000_000_000 + waited.components.attoseconds / 1_000_000_000)
+            }
+        case .failed(let error):
+            count(Label.sessionsFinished, Self.roomDimensions(vendor: vendor, room: room)
+                + [("outcome", event.name.rawValue), ("code", String(error.vendorCode ?? 0))])
+        case .connection(let state, _):
+            count(Label.connectionChanges, [("vendor", vendor), ("state", state.name)])
+        default:
+            break
+        }
+    }
+
+    /// One request to a vendor (``ProviderEnvironment/send(_:vendor:kind:attempt:)``).
+    func request(vendor: String, kind: String, result: String, attempt: Int) {
+        count(Label.vendorRequests, [("vendor", vendor), ("kind", kind), ("result", result)])
+        if attempt > 0 { count(Label.vendorRetries, [("vendor", vendor), ("kind", kind)]) }
+    }
+
+    /// A key return handed to the background (`started`), and how it ended (`late`: returned,
+    /// `gone`: the server no longer knew it, `gave_up`); `pending` is how many are still out.
+    public func keyReturn(vendor: String, result: String, pending: Int) {
+        count(Label.keyReturns, [("vendor", vendor), ("result", result)])
+        Gauge(label: Label.keyReturnsPending, dimensions: [], factory: factory).record(pending)
+    }
+}
