@@ -36,6 +36,12 @@ for run in $(seq "$runs"); do
   # 5004 faults pending at the kill: the recovering process must get through them
   curl -fsS -X POST "$admin/faults" -H 'content-type: application/json' -d '{"action":"drop","on":"5004","count":10}' >/dev/null
   curl -fsS -X POST "$admin/faults" -H 'content-type: application/json' -d '{"action":"status","status":503,"on":"5004","count":10}' >/dev/null
+  # kill while passed users hold keys (their 5004s now fail on the faults)
+  for _ in $(seq 100); do
+    held=$(curl -fsS "$admin/counters" | python3 -c 'import json,sys; print(json.load(sys.stdin)["keysHeld"])')
+    [ "$held" -ge 3 ] && break
+    sleep 0.05
+  done
   kill -KILL "$load"; wait "$load" 2>/dev/null || true
   before=$(curl -fsS "$admin/counters")
   "$bin" returns "${settings[@]}" --state "$work/state.sqlite" --json >"$work/returns.json" 2>"$work/returns.err" || true

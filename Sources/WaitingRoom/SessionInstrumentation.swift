@@ -15,6 +15,7 @@ import Tracing
 /// Threading: any thread; the spans in flight are behind one lock.
 final class SessionInstrumentation: Sendable {
     let metrics: WaitingRoomMetrics?
+    let counters: VendorCounters?
     let tracer: (any Tracer)?
     let vendor: String
     let room: RoomKey
@@ -30,6 +31,7 @@ final class SessionInstrumentation: Sendable {
     init?(environment: ProviderEnvironment, vendor: String, room: RoomKey) {
         guard environment.metrics != nil || environment.tracer != nil else { return nil }
         self.metrics = environment.metrics
+        self.counters = environment.metrics?.counters(vendor: vendor)
         self.tracer = environment.tracer
         self.vendor = vendor
         self.room = room
@@ -69,7 +71,9 @@ final class SessionInstrumentation: Sendable {
 
     /// A delivered event: metrics, and the spans' attributes and ends.
     func observe(_ event: WaitingRoomEvent) {
-        metrics?.record(event, vendor: vendor, room: room, waited: event.name == .passed ? ContinuousClock.now - started : nil)
+        if let metrics, let counters {
+            metrics.record(event, counters: counters, room: room, waited: event.name == .passed ? ContinuousClock.now - started : nil)
+        }
         guard tracer != nil else { return }
         switch event {
         case .passed, .blocked, .closed, .disabled, .failed:

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Synchronization
 
 /// The SDK's metrics, through swift-metrics: whatever backend the app bootstrapped
 /// (swift-prometheus, an OpenTelemetry exporter, …). The library bootstraps none.
@@ -36,9 +37,17 @@ public struct WaitingRoomMetrics: Sendable {
 
     /// The backend.
     public let factory: any MetricsFactory
+    /// Each vendor's per-event counters, made once and shared by its sessions.
+    private let cache: VendorCounterCache
 
     /// Metrics through `factory`.
-    public init(factory: any MetricsFactory) { self.factory = factory }
+    public init(factory: any MetricsFactory) {
+        self.factory = factory
+        self.cache = VendorCounterCache()
+    }
+
+    /// `vendor`'s per-event counters (made on first use).
+    func counters(vendor: String) -> VendorCounters { cache.counters(vendor: vendor, factory: factory) }
 
     /// The process's bootstrapped backend (`MetricsSystem.bootstrap`), or nil when none was
     /// bootstrapped: then nothing is measured.
@@ -55,10 +64,14 @@ public struct WaitingRoomMetrics: Sendable {
         [("vendor", vendor), ("scope", room.scope), ("room", room.room)]
     }
 
-    /// A session's event, as the metrics above (called once per delivered event).
-    func record(_ event: WaitingRoomEvent, vendor: String, room: RoomKey, waited: Duration?) {
-        count(Label.events, [("vendor", vendor), ("event", event.name.rawValue)])
+    /// A session's event, as the metrics above (called once per delivered event). The event
+    /// counter is one of `counters` (no lookup on the emit path).
+    func record(_ event: WaitingRoomEvent, counters: VendorCounters, room: RoomKey, waited: Duration?) {
+        counters.event(event.name).increment()
+        let vendor = counters.vendor
         switch event {
+        case .progress:
+            return
         case .stateChanged(.connecting, _):
             count(Label.sessionsStarted, Self.roomDimensions(vendor: vendor, room: room))
         case .passed(_, let status), .blocked(let status), .closed(let status), .disabled(_, let status):
@@ -89,5 +102,36 @@ public struct WaitingRoomMetrics: Sendable {
     public func keyReturn(vendor: String, result: String, pending: Int) {
         count(Label.keyReturns, [("vendor", vendor), ("result", result)])
         Gauge(label: Label.keyReturnsPending, dimensions: [], factory: factory).record(pending)
+    }
+}
+
+/// One vendor's counter of each event name, indexed like `EventName.allCases`.
+final class VendorCounters: Sendable {
+    let vendor: String
+    private let events: [Counter]
+
+    init(vendor: String, factory: any MetricsFactory) {
+        self.vendor = vendor
+        self.events = EventName.allCases.map {
+            Counter(label: WaitingRoomMetrics.Label.events, dimensions: [("vendor", vendor), ("event", $0.rawValue)], factory: factory)
+        }
+    }
+
+    func event(_ name: EventName) -> Counter { events[Self.index[name] ?? 0] }
+
+    private static let index: [EventName: Int] = Dictionary(uniqueKeysWithValues: EventName.allCases.enumerated().map { ($1, $0) })
+}
+
+/// The vendors' counters, made once per vendor.
+final class VendorCounterCache: Sendable {
+    private let byVendor = Mutex<[String: VendorCounters]>([:])
+
+    func counters(vendor: String, factory: any MetricsFactory) -> VendorCounters {
+        byVendor.withLock { byVendor in
+            if let made = byVendor[vendor] { return made }
+            let made = VendorCounters(vendor: vendor, factory: factory)
+            byVendor[vendor] = made
+            return made
+        }
     }
 }

@@ -328,8 +328,10 @@ final class NetFUNNELClient: Sendable {
 
     /// What one key return (with or without the agent's retries) came to.
     enum KeyReturn: Sendable {
-        /// 200, or 502 (already returned).
+        /// 200.
         case returned(VendorStatus)
+        /// 502: the key was already returned (a success for the agent).
+        case alreadyReturned(VendorStatus)
         /// The server answered, but refused it (the key is not its to return any more).
         case refused(VendorStatus)
         /// No usable answer: worth trying again later.
@@ -339,7 +341,7 @@ final class NetFUNNELClient: Sendable {
 
         var status: VendorStatus {
             switch self {
-            case .returned(let s), .refused(let s), .failed(let s), .cancelled(let s): return s
+            case .returned(let s), .alreadyReturned(let s), .refused(let s), .failed(let s), .cancelled(let s): return s
             }
         }
     }
@@ -348,7 +350,7 @@ final class NetFUNNELClient: Sendable {
     func backgroundReturn(_ key: String, node: NetFUNNELNode?, entry: Entry) -> @Sendable () async -> PendingReturns.Attempt {
         { [self] in
             switch await returnAttempt(key, node: node, entry: entry, retries: false) {
-            case .returned(let returned):
+            case .returned(let returned), .alreadyReturned(let returned):
                 return .returned(VendorStatus(vendor: returned.vendor, code: returned.code, message: "key returned late: \(returned.message)"))
             case .refused(let refused):
                 return .gone(refused)
@@ -364,7 +366,7 @@ final class NetFUNNELClient: Sendable {
     func returnDetachedKey(_ key: String, node: NetFUNNELNode?, entry: Entry, retries: Bool) async -> VendorStatus {
         let result = await returnAttempt(key, node: node, entry: entry, retries: retries)
         switch result {
-        case .returned(let status), .refused(let status):
+        case .returned(let status), .alreadyReturned(let status), .refused(let status):
             return status
         case .failed(let status), .cancelled(let status):
             let schedule = configuration.backgroundReturnSchedule(keyTimeout: keyTimeout(for: entry))
@@ -395,7 +397,7 @@ final class NetFUNNELClient: Sendable {
     func returnAttempt(_ key: String, node: NetFUNNELNode?, entry: Entry, retries: Bool) async -> KeyReturn {
         let result = await sendReturn(key, node: node, entry: entry, retries: retries)
         switch result {
-        case .returned, .refused: await environment.keyJournal.released(vendor: Self.vendor, key: key)
+        case .returned, .alreadyReturned, .refused: await environment.keyJournal.released(vendor: Self.vendor, key: key)
         case .failed, .cancelled: break
         }
         return result
@@ -423,7 +425,7 @@ final class NetFUNNELClient: Sendable {
             case 200:
                 return .returned(VendorStatus(vendor: Self.vendor, code: 200, message: "Success"))
             case 502:
-                return .returned(VendorStatus(vendor: Self.vendor, code: 200, message: "Success (key was already returned: 502)"))
+                return .alreadyReturned(VendorStatus(vendor: Self.vendor, code: 200, message: "Success (key was already returned: 502)"))
             default:
                 let text = reply.message ?? NetFUNNELStatusCode.message(for: reply.code)
                 let status = VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: server answered \(reply.code) \(text)")

@@ -184,7 +184,12 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
             let node = held.details["ip"].flatMap { host in
                 held.details["port"].flatMap(Int.init).map { NetFUNNELNode(host: host, port: $0) }
             }.flatMap { client.isAllowedHost($0.host) ? $0 : nil }
-            return await client.backgroundReturn(held.key, node: node, entry: entry)()
+            // A 502 (already returned) is reported as gone: this recovery did not return it.
+            switch await client.returnAttempt(held.key, node: node, entry: entry, retries: false) {
+            case .returned(let status): return .returned(status)
+            case .alreadyReturned(let status), .refused(let status): return .gone(status)
+            case .failed(let status), .cancelled(let status): return .failed(status.message)
+            }
         }
     }
 

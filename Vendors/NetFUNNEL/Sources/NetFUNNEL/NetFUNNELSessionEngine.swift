@@ -153,6 +153,10 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         let disposition = NetFUNNELStatusCode.disposition(of: reply.code)
         guard disposition == .wait || reply.code == NetFUNNELStatusCode.success.rawValue else { return }
         await client.journal(key, node: client.allowedNode(from: reply) ?? run.progress.node, entry: context.entry)
+        // A re-issued key supersedes the one on record: the server no longer knows the old one.
+        if let superseded = run.progress.key, !superseded.isEmpty {
+            await client.environment.keyJournal.released(vendor: NetFUNNELClient.vendor, key: superseded)
+        }
     }
 
     /// Starts the next request (5101 until a key is held, then 5002) in a task of its own.
@@ -439,7 +443,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         let entry = context.entry
         let result = await Task { await client.returnAttempt(key, node: node, entry: entry, retries: retries) }.value
         switch result {
-        case .returned(let status), .refused(let status):
+        case .returned(let status), .alreadyReturned(let status), .refused(let status):
             return status
         case .failed(let status), .cancelled(let status):
             let schedule = configuration.backgroundReturnSchedule(keyTimeout: client.keyTimeout(for: entry))
