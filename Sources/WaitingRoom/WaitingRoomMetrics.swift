@@ -35,6 +35,20 @@ public struct WaitingRoomMetrics: Sendable {
         public static let events = "waitingroom_events_total"
     }
 
+    /// What each metric means, by label (for exporters that print help text, such as
+    /// Prometheus's `# HELP`; swift-metrics itself carries none).
+    public static let help: [String: String] = [
+        Label.sessionsStarted: "Waiting-room sessions started (users enqueued), by vendor, scope and room.",
+        Label.sessionsFinished: "Sessions that reached an outcome, by vendor, scope, room, outcome and vendor status code.",
+        Label.timeToPass: "Time from enqueue to pass, in seconds, by vendor, scope and room.",
+        Label.vendorRequests: "Requests to the vendor, by vendor, request kind and result.",
+        Label.vendorRetries: "Retried vendor requests, by vendor and request kind.",
+        Label.keyReturns: "Key returns handed to the background, and how they ended, by vendor and result.",
+        Label.keyReturnsPending: "Key returns still running in the background.",
+        Label.connectionChanges: "Connection state changes seen by sessions, by vendor and state.",
+        Label.events: "Session events delivered, by vendor and event name.",
+    ]
+
     /// The backend.
     public let factory: any MetricsFactory
     /// Each vendor's per-event counters, made once and shared by its sessions.

@@ -165,20 +165,51 @@ struct LoadOperatorFigures: Equatable {
                                  overall: Double(admissions.count) / (perSecond * end))
     }
 
-    /// The configured rate of `room` in an emulator's status: its rate when the status says it is
-    /// configured (``WaitingRoomEmulatorKit/EmulatorStatus/Room/rateNote``) and the room is
-    /// admitting; else n/a, saying why (NetFUNNEL limits users inside, and measures its rate).
+    /// The room's configured rate in an emulator's status (``roomRate(vendor:rooms:room:)``).
     static func roomRate(in status: EmulatorStatus, room: RoomKey) -> RoomRate {
-        guard let found = status.rooms.first(where: { $0.key == room }) ?? status.rooms.first(where: { $0.key.room == room.room }) else {
+        roomRate(vendor: status.displayName, rooms: status.rooms.map(EmulatedRoom.init), room: room)
+    }
+
+    /// What ``roomRate(vendor:rooms:room:)`` reads of an emulator's room
+    /// (``WaitingRoomEmulatorKit/EmulatorStatus/Room``).
+    struct EmulatedRoom: Equatable {
+        var key: RoomKey
+        var state: String
+        /// Admissions per second, measured or configured (see `rateNote`).
+        var rate: Double
+        /// What `rate` is: `configured` in it when the room's configuration sets it.
+        var rateNote: String
+        var limit: Double?
+        var limitNote: String
+
+        init(key: RoomKey, state: String, rate: Double, rateNote: String, limit: Double? = nil, limitNote: String = "") {
+            self.key = key
+            self.state = state
+            self.rate = rate
+            self.rateNote = rateNote
+            self.limit = limit
+            self.limitNote = limitNote
+        }
+
+        init(_ room: EmulatorStatus.Room) {
+            self.init(key: room.key, state: room.state, rate: room.rate, rateNote: room.rateNote, limit: room.limit, limitNote: room.limitNote)
+        }
+    }
+
+    /// The configured rate of `room` among a `vendor` emulator's `rooms` (matched by key, else by
+    /// room name): its rate when the status says it is configured and the room is admitting; else
+    /// n/a, saying why (NetFUNNEL limits users inside, and measures its rate).
+    static func roomRate(vendor: String, rooms: [EmulatedRoom], room: RoomKey) -> RoomRate {
+        guard let found = rooms.first(where: { $0.key == room }) ?? rooms.first(where: { $0.key.room == room.room }) else {
             return RoomRate(perSecond: nil, source: "n/a: the emulator has no room \(room)")
         }
         guard found.rateNote.contains("configured") else {
-            return RoomRate(perSecond: nil, source: "n/a: \(status.displayName) \(found.key) has no configured admission rate "
+            return RoomRate(perSecond: nil, source: "n/a: \(vendor) \(found.key) has no configured admission rate "
                             + "(its rate is \(found.rateNote)" + (found.limit == nil ? ")" : "; its limit is \(found.limitNote))"))
         }
         guard found.rate > 0 else {
-            return RoomRate(perSecond: nil, source: "n/a: \(status.displayName) \(found.key) is not admitting at a rate (state \(found.state))")
+            return RoomRate(perSecond: nil, source: "n/a: \(vendor) \(found.key) is not admitting at a rate (state \(found.state))")
         }
-        return RoomRate(perSecond: found.rate, source: "\(status.displayName) emulator, room \(found.key): \(found.rateNote)")
+        return RoomRate(perSecond: found.rate, source: "\(vendor) emulator, room \(found.key): \(found.rateNote)")
     }
 }

@@ -55,7 +55,6 @@ enum LoadReportHTML {
         <svg id="chart-waiting" viewBox="0 0 640 220" role="img" aria-labelledby="waiting-caption"></svg></figure>
         <figure><figcaption id="admissions-caption">Admissions per second over time</figcaption>
         <svg id="chart-admissions" viewBox="0 0 640 220" role="img" aria-labelledby="admissions-caption"></svg></figure>
-        \(LoadReportOperators.chart)
         </section>
         \(LoadReportOperators.section(summary.operators))
         <section class="tables">

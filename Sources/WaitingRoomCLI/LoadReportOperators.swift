@@ -1,9 +1,9 @@
 import Foundation
 
 /// The load report's operators' section (``LoadOperatorFigures``): cards for inflow, outflow,
-/// the wait error and admission accuracy; tables of expected against actual wait and of
-/// admission accuracy per minute. The inflow/outflow chart is drawn by ``LoadReportScript``
-/// into `#chart-flow` (``chart``).
+/// the wait error and admission accuracy; the inflow/outflow chart (drawn by
+/// ``LoadReportScript`` into `#chart-flow`); tables of inflow and outflow, of expected against
+/// actual wait and of admission accuracy per minute.
 enum LoadReportOperators {
     static func escape(_ s: String) -> String { LoadReportHTML.escape(s) }
 
@@ -20,7 +20,7 @@ enum LoadReportOperators {
         return "<table id=\"\(escape(id))\"><caption>\(escape(caption))</caption><thead><tr>\(head)</tr></thead><tbody>\(body)</tbody></table>"
     }
 
-    /// The chart's figure, for the report's charts section.
+    /// The inflow/outflow chart's figure.
     static let chart = """
         <figure><figcaption id="flow-caption">Inflow and outflow (users per second)</figcaption>
         <svg id="chart-flow" viewBox="0 0 640 220" role="img" aria-labelledby="flow-caption"></svg></figure>
@@ -57,17 +57,20 @@ enum LoadReportOperators {
             [String(m.minute), String(format: "%.1f s", m.seconds), String(m.admitted), String(format: "%.1f", m.expected),
              LoadOperatorFigures.ratio(m.accuracy)]
         }
-        let rate = accuracy.configuredPerMinute.map { "configured \(LoadOperatorFigures.number($0))/min · \(accuracy.source)" } ?? accuracy.source
+        let caption = accuracy.configuredPerMinute.map {
+            "Admission accuracy per minute (configured \(LoadOperatorFigures.number($0))/min · \(accuracy.source))"
+        } ?? "Admission accuracy per minute"
         return """
             <section class="operators" aria-label="Operators' view">
             <h2>Operators' view</h2>
             <div class="cards">\(cards)</div>
+            <div class="charts">\(chart)</div>
             <div class="tables">
             \(grid("Inflow and outflow", id: "op-flow", ["figure", "users", "mean", "peak second"], flowRows, empty: ""))
             \(grid("Expected vs actual wait: \(wait.usersWithExpectation) users shown an expected wait, \(wait.compared) of them passed",
                    id: "op-wait", ["wait", "p50", "p90", "p99", "mean"], waitRows,
                    empty: "n/a: no user who passed had been shown an expected wait"))
-            \(grid("Admission accuracy per minute (\(rate))", id: "op-minutes", ["minute", "length", "admitted", "configured", "accuracy"],
+            \(grid(caption, id: "op-minutes", ["minute", "length", "admitted", "configured", "accuracy"],
                    minuteRows, empty: accuracy.configuredPerMinute == nil ? accuracy.source : "n/a: no user was admitted"))
             </div>
             <p class="note">Inflow counts users as they arrive (enqueue), outflow as they pass. Expected wait is the first

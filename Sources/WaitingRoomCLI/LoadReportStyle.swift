@@ -22,7 +22,7 @@ enum LoadReportStyle {
     td.num{text-align:right;font-variant-numeric:tabular-nums}
     .operators{margin:1rem 0}
     .operators h2{font-size:1.05rem;margin:.2rem 0 .6rem}
-    .operators .tables{margin-top:1rem}
+    .operators .charts figure{max-width:44rem}
     .note{font-size:.82rem;color:#5a6b85;max-width:60rem}
     """#
 }

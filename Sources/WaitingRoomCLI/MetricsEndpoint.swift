@@ -7,7 +7,8 @@ import WaitingRoomEmulators
 
 /// `GET /metrics` on 127.0.0.1 while a command runs (`--metrics-port`, ``MetricsOptions``): the
 /// SDK's swift-metrics (``WaitingRoom/WaitingRoomMetrics``), kept by swift-prometheus and served
-/// as Prometheus text (exposition format 0.0.4).
+/// as Prometheus text (exposition format 0.0.4), with a `# HELP` line for every family
+/// (``MetricsHelpText``).
 ///
 /// The server is the project's one Hummingbird setup (``WaitingRoomEmulators/EmulatorServer``:
 /// port 0 picks a free port and the bound one is read back; ``stop()`` shuts it down gracefully
@@ -46,7 +47,8 @@ struct MetricsEndpoint: Sendable {
             router.get("/metrics") { _, _ -> Response in
                 var text: [UInt8] = []
                 registry.emit(into: &text)
-                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
+                let body = MetricsHelpText.adding(to: text)
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
             }
         }
         return MetricsEndpoint(server: server)

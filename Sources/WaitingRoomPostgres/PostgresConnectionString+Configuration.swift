@@ -52,7 +52,9 @@ extension PostgresConnectionString {
             }
             configuration = .init(host: host ?? "localhost", port: port, username: username, password: password, database: database, tls: tls)
         }
-        configuration.options.connectTimeout = TimeAmount.nanoseconds(Int64(connectTimeout.seconds * 1e9))
+        // A backstop a second past the store's own limit, which bounds connecting and preparing
+        // the tables together and says so (PostgresNIO's would only say "Connect timeout").
+        configuration.options.connectTimeout = TimeAmount.nanoseconds(Int64((connectTimeout.seconds + 1) * 1e9))
         if let applicationName { configuration.options.additionalStartupParameters = [("application_name", applicationName)] }
         return configuration
     }

@@ -11,13 +11,13 @@ import WaitingRoom
 ///
 /// Open it with ``connect(url:clock:logger:tablePrefix:maximumConnections:)``, which starts a
 /// connection pool (PostgresNIO's `PostgresClient`, run by a task the store owns), checks the
-/// server and creates the tables when they are missing (``PostgresSchema``); ``close()`` stops
+/// server and creates its three tables when they are missing; ``close()`` stops
 /// the pool.
 ///
 /// Every operation is one statement, so the promises hold across instances without locks held
 /// between calls:
-/// - claiming held keys locks the rows it takes (`FOR UPDATE SKIP LOCKED`), so no key goes to
-///   two claimers;
+/// - claiming held keys takes only keys whose lease lapsed (whoever their owner) and locks the
+///   rows as it picks them (`FOR UPDATE SKIP LOCKED`), so no key goes to two claimers;
 /// - asking for a session's lease is one `INSERT … ON CONFLICT DO UPDATE` whose row lock
 ///   orders the askers, with the rule of the memory store: a live lease with an unexpired pass
 ///   answers the pass, a live lease without a pass held by another owner answers `heldBy`, and

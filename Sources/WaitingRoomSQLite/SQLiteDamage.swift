@@ -11,7 +11,7 @@ struct SQLiteSalvage: Sendable {
     var passes: [Pass] = []
     var heldKeys: [HeldKey] = []
     var sessions: [SQLiteSessionRow] = []
-    /// Rows found but not decodable, and rows stepped over.
+    /// Rows found but not decodable.
     var lostRows = 0
     /// What failed, per table.
     var notes: [String] = []
@@ -21,11 +21,24 @@ struct SQLiteSalvage: Sendable {
 
     /// The most single rows probed past damage in one table (each probe is one statement).
     static let probeLimit = 10_000
+    /// When the largest rowid cannot be read: how many missing rowids in a row end the probing.
+    static let missLimit = 1_000
 
-    /// Reads what it can of every table of `db`; never throws.
+    /// Reads what it can of every table of `db`; never throws. (Only reads: `db` is closed
+    /// and moved aside afterwards.)
     static func read(from db: SQLiteConnection) async -> SQLiteSalvage {
         let records = SQLiteRecords()
         var salvage = SQLiteSalvage()
+        // Lets SQLite read a file shorter than its header says (a truncated file) page by page
+        // instead of refusing it whole.
+        _ = try? await db.query("PRAGMA writable_schema = ON")
+        do {
+            _ = try await db.query("SELECT count(*) FROM sqlite_schema")
+        } catch {
+            // No table can be found (not a database at all, or its schema is damaged).
+            salvage.notes.append("schema: \(error)")
+            return salvage
+        }
 
         let passRows = await rows(of: "passes", columns: "pass", in: db)
         salvage.note(passRows)
@@ -60,14 +73,15 @@ struct SQLiteSalvage: Sendable {
     }
 
     private mutating func note(_ table: TableRows) {
-        lostRows += table.skipped
-        if let trouble = table.trouble { notes.append(trouble) }
+        guard var trouble = table.trouble else { return }
+        if table.skipped > 0 { trouble += " (probed \(table.skipped) unreadable or missing rowid(s))" }
+        notes.append(trouble)
     }
 
     /// The rows of one table that could be read.
     struct TableRows {
         var rows: [SQLiteRow] = []
-        /// Rowids stepped over because they could not be read.
+        /// Rowids stepped over because they could not be read (or hold no row).
         var skipped = 0
         /// Why the table could not be read whole, if it could not.
         var trouble: String?
@@ -86,26 +100,32 @@ struct SQLiteSalvage: Sendable {
             var after = SQLiteInt64.min
             var probes = 0
             walk: while true {
-                do {
-                    guard let row = try await db.query(next, [.integer(after)]).first,
-                          let rowid = row.column("salvage_rowid")?.integer else { break walk }
-                    result.rows.append(row)
-                    after = rowid
-                } catch {
-                    // Step over the unreadable rows one rowid at a time, up to the largest.
-                    guard let largest, after < largest else { break walk }
-                    if after == SQLiteInt64.min { after = 0 }
-                    while after < largest && probes < probeLimit {
-                        after += 1
-                        probes += 1
-                        if let row = try? await db.query(one, [.integer(after)]).first {
-                            result.rows.append(row)
-                            continue walk
-                        }
-                        result.skipped += 1
+                // The next row in rowid order; a damaged page can fail, or give rows that are
+                // out of order (a page past the end of a truncated file reads as zeros).
+                if let found = try? await db.query(next, [.integer(after)]) {
+                    guard let row = found.first else { break walk }   // the end of the table
+                    if let rowid = row.column("salvage_rowid")?.integer, rowid > after {
+                        result.rows.append(row)
+                        after = rowid
+                        continue walk
                     }
-                    break walk
                 }
+                // Step over the unreadable rows one rowid at a time: up to the largest rowid when
+                // it is known, else until `missLimit` rowids in a row were missing.
+                if after == SQLiteInt64.min { after = 0 }
+                var misses = 0
+                while probes < probeLimit && misses < (largest == nil ? missLimit : probeLimit) {
+                    if let largest, after >= largest { break walk }
+                    after += 1
+                    probes += 1
+                    if let row = try? await db.query(one, [.integer(after)]).first, row.column("salvage_rowid")?.integer == after {
+                        result.rows.append(row)
+                        continue walk
+                    }
+                    misses += 1
+                    result.skipped += 1
+                }
+                break walk
             }
             return result
         }

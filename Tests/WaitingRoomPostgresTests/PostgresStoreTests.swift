@@ -93,6 +93,28 @@ struct PostgresStoreTests {
         try await second.close()
     }
 
+    @Test func aClosedStoreRefusesWork() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let store = try await PostgresStateStore.connect(url: url)
+        try await store.close()
+        let error = await #expect(throws: WaitingRoomError.self) { try await store.heldKeys() }
+        #expect(error?.kind == .invalidUse, "\(String(describing: error))")
+        try await store.close()   // twice is harmless
+    }
+
+    /// Runs the write benchmark (a small count; `WAITINGROOM_PG_BENCH_COUNT` sets another) and
+    /// prints its figures.
+    @Test func theWriteBenchmarkMeasuresBothKindsOfWrites() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let count = ProcessInfo.processInfo.environment["WAITINGROOM_PG_BENCH_COUNT"].flatMap(Int.init) ?? 200
+        let figures = try await PostgresStateStore.benchmarkWrites(url: url, count: count)
+        print("PostgreSQL writes (\(count)): store \(Int(figures.storeWritesPerSecond))/s, bare INSERT into a temporary table \(Int(figures.bareInsertsPerSecond))/s")
+        #expect(figures.storeWritesPerSecond > 0 && figures.bareInsertsPerSecond > 0)
+        let store = try await PostgresStateStore.connect(url: url)
+        #expect(try await store.heldKeys().isEmpty, "the benchmark's tables are its own")
+        try await store.close()
+    }
+
     @Test func aBadURLOrAnUnreachableServerIsAConfigurationErrorAtOnce() async throws {
         let closedPort = try PostgresTestCluster.freePort()
         let server = try await PostgresTestCluster.shared.server()

@@ -52,7 +52,7 @@ struct SQLiteStoreTests {
     @Test func whatAWriterCommittedIsSeenByAnotherHandleWhileTheWriterIsStillOpen() async throws {
         try await inTemporaryFolder { _, path in
             let clock = VirtualClock()
-            let writer = try await SQLiteStateStore.open(path: path, clock: clock)
+            let writer = try await SQLiteStateStore.open(path: path, clock: clock, synchronous: .full)
             for i in 0..<20 { try await writer.recordHeldKey(heldKey("k\(i)", at: clock.now().addingTimeInterval(Double(i)))) }
             let pass = Pass(vendor: "v", room: RoomKey(scope: "s", room: "r"), credential: "c", kind: .key, issuedAt: clock.now(),
                             expiresAt: clock.now().addingTimeInterval(30), requiresCompletion: true, details: ["node": "n1"])
@@ -104,6 +104,8 @@ struct SQLiteStoreTests {
             #expect(kept.count > 0 && kept.count < 300, "kept \(kept.count)")
             #expect(problems.first?.contains("kept \(kept.count) readable row(s)") == true, "\(problems)")
             #expect(try names(in: folder).contains { $0.hasPrefix("state.sqlite.corrupt-") })
+            let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600)
             // The fresh file works and is sound on the next opening.
             try await reopened.recordHeldKey(heldKey("after", at: clock.now()))
             try await reopened.close()
@@ -131,6 +133,20 @@ struct SQLiteStoreTests {
             try await store.close()
             try await store.close()
             await #expect(throws: WaitingRoomError.self) { _ = try await store.heldKeys() }
+        }
+    }
+
+    @Test func aStoreDroppedWithoutClosingLetsGoOfItsConnection() async throws {
+        try await inTemporaryFolder { _, path in
+            let clock = VirtualClock()
+            do {
+                let dropped = try await SQLiteStateStore.open(path: path, clock: clock)
+                try await dropped.recordHeldKey(heldKey("kept", at: clock.now()))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            let store = try await SQLiteStateStore.open(path: path, clock: clock)
+            #expect(try await store.heldKeys().map(\.key) == ["kept"])
+            try await store.close()
         }
     }
 

@@ -9,7 +9,7 @@ import WaitingRoomLua
 /// measured in the same run.
 enum BenchSuites {
     typealias Figure = CoreBenchmarks.Figure
-    static let names = ["core", "lua", "netfunnel", "queueit", "crowdhandler", "emulators"] + footprintNames
+    static let names = ["core", "lua", "netfunnel", "queueit", "crowdhandler", "emulators", "state"] + footprintNames
 
     /// The suites of issue 13's footprint rows: an emit and a fan-out of events, start-up next to
     /// `lua5.4`, memory per waiting user (each figure with its baseline and goal).
@@ -49,6 +49,8 @@ enum BenchSuites {
             return await BenchStartup.run().map(\.figure)
         case "memory":
             return await BenchMemory.run().map(\.figure)
+        case "state":
+            return await BenchState.run().map(\.figure)
         default:
             return []
         }

@@ -25,6 +25,9 @@ struct EmulateCommand: CLICommand {
             admitted, rate, keys never returned, faults), charts of the last 5 minutes, and buttons that
             change a room's limit, open/block it and add or clear faults. Each room links its live
             waiting page (NetFUNNEL: /_emulator/netfunnel/waiting-room.html?sid=…&aid=…).
+            GET http://HOST:PORT/metrics serves the same figures in the Prometheus text format
+            (waitingroom_emulator_*: users waiting and inside, admitted, admission rate, keys never
+            returned, faults, requests and replies per kind; labels vendor, scope, room).
             Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 
             Examples:
