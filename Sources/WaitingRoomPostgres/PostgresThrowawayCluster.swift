@@ -36,6 +36,8 @@ public actor PostgresThrowawayCluster {
     /// Why the cluster could not be used.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        /// A failure saying `description`.
+        public init(description: String) { self.description = description }
     }
 
     private var starting: Task<Server, any Error>?
@@ -124,7 +126,7 @@ public actor PostgresThrowawayCluster {
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on (the kernel's pick for port 0).
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
         defer { close(fd) }

@@ -10,6 +10,8 @@ import WaitingRoom
 /// since 1970, compared numerically. In the JSON they are Foundation's own encoding (seconds
 /// since 2001), which gives back exactly the `Date` that was stored: a `Double` through 1970
 /// can be one rounding step off, and a store must return a key exactly as it was recorded.
+/// (A session's lease has no JSON of its own: its end is read back from `lease_until`, which
+/// may differ from the date given by that one step, well under a microsecond.)
 struct SQLiteRecords {
     private let encoder: JSONEncoder
     private let decoder = JSONDecoder()
