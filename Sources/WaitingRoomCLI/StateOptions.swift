@@ -12,7 +12,7 @@ struct StateOptions: CLIArguments {
     static var arguments: [CLIArgument<Self>] {
         [
             .option("state", \.state, help: "Keep passes and held keys in PATH (SQLite, crash-safe; *.json: a JSON file) or postgres://USER@HOST:PORT/DB (shared by instances).", completion: .files),
-            .option("lease", \.lease, help: "Seconds a claim on held keys and sessions stands without a heartbeat (default 10)."),
+            .option("lease", \.lease, help: "Seconds a claim on held keys and sessions stands without a heartbeat."),
         ]
     }
 

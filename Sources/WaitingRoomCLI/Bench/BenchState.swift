@@ -80,26 +80,36 @@ enum BenchState {
         }
         let common = ["load", "--emulator", "--emulator-config", rooms, "--vendor", "netfunnel", "--scope", "service_1", "--room", "bench",
                       "--hold", "0", "--json", "--set", "networkTimeout=10000"]
-        func perUser(state: Bool) async -> Result<Double, BenchMemory.Failure> {
+        func perUser(_ variant: String) async -> Result<Double, BenchMemory.Failure> {
             var peaks: [Int] = []
             for users in [small, large] {
                 var arguments = common + ["--users", String(users)]
-                if state { arguments += ["--state", directory.appendingPathComponent("load-\(users).sqlite").path] }
-                switch await BenchMemory.loadPeak(me, arguments, output: directory.appendingPathComponent("state-\(state)-\(users).json").path) {
+                switch variant {
+                case "state": arguments += ["--state", directory.appendingPathComponent("load-\(users).sqlite").path]
+                case "metrics": arguments += ["--metrics-port", "0"]
+                default: break
+                }
+                switch await BenchMemory.loadPeak(me, arguments, output: directory.appendingPathComponent("\(variant)-\(users).json").path) {
                 case .success(let peak): peaks.append(peak)
                 case .failure(let failure): return .failure(failure)
                 }
             }
             return .success(Double(peaks[1] - peaks[0]) / Double(large - small))
         }
-        switch (await perUser(state: false), await perUser(state: true)) {
-        case (.success(let memory), .success(let durable)):
-            return [BenchFigure(
-                name: "state: memory per waiting user with --state (SQLite), marginal \(small)→\(large)", value: durable, unit: "bytes",
-                baseline: .init(name: "the memory store", value: memory, unit: "bytes"), goal: .value(atMost: memory + 400),
-                note: "difference \(Int(durable - memory)) bytes")]
-        case (.failure(let failure), _), (_, .failure(let failure)):
-            return [BenchFigure(name: "state: memory per user \(failure.description)", value: .nan, unit: "")]
+        switch (await perUser("memory"), await perUser("state"), await perUser("metrics")) {
+        case (.success(let memory), .success(let durable), .success(let measured)):
+            return [
+                BenchFigure(
+                    name: "state: memory per waiting user with --state (SQLite), marginal \(small)→\(large)", value: durable, unit: "bytes",
+                    baseline: .init(name: "the memory store", value: memory, unit: "bytes"), goal: .value(atMost: memory + 400),
+                    note: "difference \(Int(durable - memory)) bytes"),
+                BenchFigure(
+                    name: "memory per waiting user with a metrics backend (--metrics-port: swift-prometheus), marginal \(small)→\(large)",
+                    value: measured, unit: "bytes", baseline: .init(name: "no backend", value: memory, unit: "bytes"),
+                    goal: .value(atMost: 16_384), note: "difference \(Int(measured - memory)) bytes"),
+            ]
+        case (.failure(let failure), _, _), (_, .failure(let failure), _), (_, _, .failure(let failure)):
+            return [BenchFigure(name: "state: memory per user \(failure.description.prefix(300))", value: .nan, unit: "")]
         }
     }
 }

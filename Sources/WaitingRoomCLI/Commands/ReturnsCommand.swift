@@ -13,7 +13,7 @@ struct ReturnsCommand: CLICommand {
               waitingroom returns --state wr-state.sqlite --vendor netfunnel --set serverUrl=http://127.0.0.1:8080 \\
                                   --set clientId=demo --set allowInsecureHTTP=true
               waitingroom returns --state postgres://postgres@127.0.0.1:5432/waitingroom --vendor netfunnel --config netfunnel.json --json
-              waitingroom returns --state wr-state.sqlite --list
+              waitingroom returns --state wr-state.sqlite --vendor netfunnel --list
 
             Every key a provider takes from a vendor's server is written to the store's journal
             before the app sees it, and cleared when it goes back. A process that dies (SIGKILL,
