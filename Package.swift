@@ -45,6 +45,7 @@ let package = Package(
         .library(name: "WaitingRoomLua", targets: ["WaitingRoomLua"]),
         .library(name: "WaitingRoomSQLite", targets: ["WaitingRoomSQLite"]),
         .library(name: "WaitingRoomPostgres", targets: ["WaitingRoomPostgres"]),
+        .library(name: "WaitingRoomGate", targets: ["WaitingRoomGate"]),
         .executable(name: "waitingroom", targets: ["waitingroom"]),
     ],
     traits: [
@@ -208,6 +209,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The gate that protects a server: a vendor-neutral engine (Queue-it KnownUser, CrowdHandler
+        // full and hybrid) and a thin Hummingbird 2 middleware. Only the CLI and tests link it.
+        .target(
+            name: "WaitingRoomGate",
+            dependencies: [
+                "WaitingRoom", "QueueIt", "CrowdHandler", hummingbird, httpTypes, logging,
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: durable stores
         // The embedded store (sqlite-nio, its own SQLite build): one file in WAL mode; the
         // default when an app or the CLI asks for durability (`--state PATH`).
@@ -359,6 +370,15 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomEmulatorKitTests",
             dependencies: ["WaitingRoom", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomVendors"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WaitingRoomGateTests",
+            dependencies: [
+                "WaitingRoomGate", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
+                "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", hummingbird,
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -162,3 +162,20 @@ struct SQLiteStoreTests {
         }
     }
 }
+
+@Suite("Durable environment")
+struct DurableEnvironmentTests {
+    @Test func anAppThatAsksForDurabilityGetsTheSQLiteStoreAndAnActiveJournal() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wr-durable-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let environment = try await ProviderEnvironment.durable(path: dir.appendingPathComponent("state.sqlite").path, transport: NoNetworkTransport())
+        #expect(environment.store is SQLiteStateStore)
+        #expect(environment.keyJournal.isActive)
+        await environment.keyJournal.hold(vendor: "v", room: RoomKey(scope: "s", room: "r"), key: "k")
+        #expect(try await environment.store.heldKeys().map(\.id) == ["v:k"])
+        await environment.keyJournal.released(vendor: "v", key: "k")
+        #expect(try await environment.store.heldKeys().isEmpty)
+        try await environment.store.close()
+    }
+}

@@ -1,0 +1,191 @@
+import CrowdHandler
+import Foundation
+import WaitingRoom
+
+/// CrowdHandler's gatekeeper on the server (JavaScript SDK `gatekeeper.ts`, PHP `GateKeeper.php`;
+/// `Vendors/CrowdHandler/README.md`). The visitor's session token comes from `ch-id` (the waiting
+/// room adds it when it sends the visitor back) or the `crowdhandler` cookie.
+///
+/// - **full**: every request is checked with the API (``CrowdHandlerGatekeeper``, `POST`/`GET
+///   /v1/requests`); promoted ⇒ pass, else 302 to the room's waiting page with the token.
+/// - **hybrid**: a promotion signature (`ch-id-signature` + `ch-requested`, or the gate's cookie
+///   that keeps them) checked locally with the private key (``CrowdHandlerSignature``) passes
+///   without an API call while it is within the room's timeout; anything else goes to the API.
+///
+/// Failures follow the SDKs: a 4xx (not 429) always refuses (403 here); 5xx, 429, throttling,
+/// timeouts and garbage pass when `trustOnFail` is on, else go to the safety-net room, else 503.
+/// After a passed request the handler's status and time are recorded for a sampled share
+/// (`PUT /v1/responses/{responseID}`).
+public struct CrowdHandlerGate: GateEngine {
+    /// How requests are validated (``CrowdHandlerGatekeeper/Mode``).
+    public typealias Mode = CrowdHandlerGatekeeper.Mode
+
+    /// Settings beyond the client configuration.
+    public struct Options: Sendable {
+        /// The session cookie's name (JavaScript SDK default `crowdhandler`).
+        public var cookieName: String
+        /// `Max-Age` of the session cookie in seconds; nil: a session cookie (the SDKs' default).
+        public var cookieMaxAge: Int?
+        /// Adds `Secure` to the session cookie.
+        public var cookieSecure: Bool
+        /// The share of passed requests whose handler answer is recorded (SDK default 0.2; 0: never).
+        public var responseSampleRate: Double
+        /// The time signatures are checked against.
+        public var clock: any WaitingRoomClock
+
+        public init(cookieName: String = "crowdhandler", cookieMaxAge: Int? = nil, cookieSecure: Bool = false,
+                    responseSampleRate: Double = 0.2, clock: any WaitingRoomClock = SystemClock()) {
+            self.cookieName = cookieName
+            self.cookieMaxAge = cookieMaxAge
+            self.cookieSecure = cookieSecure
+            self.responseSampleRate = responseSampleRate
+            self.clock = clock
+        }
+    }
+
+    public var vendorID: String { CrowdHandlerConfiguration.vendorID }
+    /// The API client's configuration (keys, URLs, `trustOnFail`, `safetyNetSlug`, timeout).
+    public let configuration: CrowdHandlerConfiguration
+    /// Full or hybrid.
+    public let mode: Mode
+    /// The room feed (`GET /v1/rooms`): each room's slug, `queueActivatesOn` and timeout, for hybrid checks.
+    public let rooms: [CrowdHandlerRoom]
+    /// Cookie and sampling settings.
+    public let options: Options
+    let transport: any HTTPTransport
+    let signature: CrowdHandlerSignature?
+
+    /// - Parameters:
+    ///   - mode: `.hybrid` needs `configuration.privateKey` and `rooms` (``CrowdHandlerClient/rooms()``).
+    public init(configuration: CrowdHandlerConfiguration, transport: any HTTPTransport, mode: Mode = .full,
+                rooms: [CrowdHandlerRoom] = [], options: Options = Options()) throws(WaitingRoomError) {
+        if mode == .hybrid, (configuration.privateKey ?? "").isEmpty {
+            throw .invalidConfiguration(field: "privateKey", "hybrid mode needs the private key", vendor: CrowdHandlerConfiguration.vendorID)
+        }
+        self.configuration = configuration
+        self.mode = mode
+        self.rooms = rooms
+        self.options = options
+        self.transport = transport
+        self.signature = configuration.privateKey.map(CrowdHandlerSignature.init(privateKey:))
+    }
+
+    /// A gate whose room feed is read from the API now (for hybrid mode).
+    public static func withRoomFeed(configuration: CrowdHandlerConfiguration, transport: any HTTPTransport, mode: Mode = .hybrid,
+                                    options: Options = Options()) async throws(WaitingRoomError) -> CrowdHandlerGate {
+        let rooms = try await CrowdHandlerClient(configuration: configuration, transport: transport).rooms()
+        return try CrowdHandlerGate(configuration: configuration, transport: transport, mode: mode, rooms: rooms, options: options)
+    }
+
+    /// The `ch-*` parameters the waiting room adds (JavaScript SDK `CH_PARAM_KEYS`): kept out of
+    /// the URL the API is asked about and the visitor is sent back to.
+    public static let parameterNames: Set<String> = ["ch-code", "ch-fresh", "ch-id", "ch-id-signature", "ch-public-key", "ch-requested"]
+
+    public func decide(_ request: GateRequest) async -> GateDecision {
+        let url = Self.removingParameters(request.url)
+        let cookie = request.cookie(options.cookieName).map(GateSessionCookie.init(value:))
+        let token = request.queryParameter("ch-id").flatMap { $0.isEmpty ? nil : $0 } ?? cookie?.token
+        if let token, token.utf8.count > 512 || token.contains(where: { $0 == ";" || $0 == "," || $0 == " " }) {
+            return .refuse(400, "the CrowdHandler token is malformed")
+        }
+        // Hybrid: a signature that comes back from the room, or the one the gate's cookie keeps.
+        if mode == .hybrid, let signature, let token {
+            let fresh = request.queryParameter("ch-id-signature").flatMap { sig in request.queryParameter("ch-requested").map { (sig, $0) } }
+            for (sig, requested) in [fresh, cookie?.signed].compactMap({ $0 }) {
+                if let room = rooms.first(where: { signature.validate(signature: sig, token: token, requested: requested, room: $0,
+                                                                     now: options.clock.now()) == .valid }) {
+                    let kept = GateSessionCookie(token: token, signed: (sig, requested))
+                    return .pass("signature valid (\(room.slug)), no API call", headers: [setCookie(kept)], sessionID: token)
+                }
+            }
+        }
+        var perRequest = configuration
+        perRequest.privateKey = nil  // the API check needs no signature key (not hashed per request)
+        perRequest.ip = request.clientIP
+        perRequest.agent = request.header("User-Agent") ?? configuration.agent
+        if let lang = request.header("Accept-Language")?.split(separator: ",").first, !lang.isEmpty {
+            perRequest.lang = lang.trimmingCharacters(in: .whitespaces)
+        }
+        let gatekeeper: CrowdHandlerGatekeeper
+        do {
+            gatekeeper = try CrowdHandlerGatekeeper(configuration: perRequest, transport: transport, clock: options.clock, mode: .full, token: token)
+        } catch {
+            return .refuse(500, "the CrowdHandler gate is misconfigured: \(error)")
+        }
+        let r = await gatekeeper.validateRequest(url: url)
+        let kept = GateSessionCookie(token: r.token ?? token ?? "", signed: r.hash.flatMap { h in r.requested.map { (h, $0) } })
+        let cookies = kept.token.isEmpty ? [] : [setCookie(kept)]
+        if r.promoted {
+            let reason = r.error.map { "API failed (\($0.vendorCode ?? 0)); trustOnFail lets the visitor in" } ?? "promoted"
+            var d = GateDecision.pass(reason, headers: cookies, sessionID: r.token)
+            d.vendorResponseID = r.responseID
+            return d
+        }
+        if let error = r.error, error.kind == .rejected {
+            return GateDecision(verdict: .refuse, response: .refusal(403, "CrowdHandler refused this request (\(error.vendorCode ?? 403))"),
+                                reason: "API refused (\(error.vendorCode ?? 0))", sessionID: r.token)
+        }
+        if let room = await gatekeeper.redirectIfNotPromoted() {
+            let reason = r.error != nil ? "API failed; safety-net room \(r.slug ?? "")" : "waiting room \(r.slug ?? "")"
+            return GateDecision(verdict: .queue, response: .redirect(to: room, extra: cookies), reason: reason, sessionID: r.token)
+        }
+        if let error = r.error {
+            return GateDecision(verdict: .refuse, response: .refusal(503, "the waiting room cannot be reached; try again in a minute"),
+                                reason: "API failed (\(error.vendorCode ?? 0)), no trustOnFail and no safety-net room")
+        }
+        // Not promoted, yet no room named: nothing guards this URL (proposal: pass).
+        return .pass("no room guards this URL", headers: cookies, sessionID: r.token)
+    }
+
+    public func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async {
+        guard let id = decision.vendorResponseID, !id.isEmpty, options.responseSampleRate > 0,
+              Double.random(in: 0..<1) < options.responseSampleRate else { return }
+        let rate = max(1, Int((1 / options.responseSampleRate).rounded()))
+        _ = try? await CrowdHandlerClient(configuration: configuration, transport: transport)
+            .recordResponse(responseID: id, code: status, time: elapsed, sampleRate: rate)
+    }
+
+    func setCookie(_ cookie: GateSessionCookie) -> GateHeader {
+        var c = "\(options.cookieName)=\(cookie.value); Path=/; SameSite=Lax"
+        if let age = options.cookieMaxAge { c += "; Max-Age=\(age)" }
+        if options.cookieSecure { c += "; Secure" }
+        return GateHeader("Set-Cookie", c)
+    }
+
+    /// `url` without the `ch-*` parameters.
+    static func removingParameters(_ url: String) -> String {
+        guard let q = url.firstIndex(of: "?") else { return url }
+        var rest = url[url.index(after: q)...]
+        var fragment = ""
+        if let h = rest.firstIndex(of: "#") { fragment = String(rest[h...]); rest = rest[..<h] }
+        let kept = rest.split(separator: "&").filter { pair in
+            let name = pair.prefix { $0 != "=" }
+            return !parameterNames.contains(String(name))
+        }
+        return String(url[..<q]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + fragment
+    }
+}
+
+/// The gate's CrowdHandler cookie: the token, and in hybrid mode the last promotion signature and
+/// its time, `{token}~{requested}~{signature}` (proposal: the SDKs keep signatures in their own
+/// cookie form; ours lets later requests be checked locally within the room's timeout).
+struct GateSessionCookie {
+    var token: String
+    var signed: (String, String)?
+
+    init(token: String, signed: (String, String)?) {
+        self.token = token
+        self.signed = signed
+    }
+
+    init(value: String) {
+        let parts = value.split(separator: "~", omittingEmptySubsequences: false).map(String.init)
+        token = parts.first ?? ""
+        signed = parts.count == 3 ? (parts[2], parts[1]) : nil
+    }
+
+    var value: String {
+        guard let (sig, requested) = signed else { return token }
+        return "\(token)~\(requested)~\(sig)"
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Synchronization
+
+/// Remembers single-use credentials (an accepted `queueittoken`, an enqueue token's id) until
+/// they expire, so a second use is seen. (proposal) The KnownUser connectors accept a token as
+/// often as it is presented until its `ts`; a gate that also refuses a second presentation stops
+/// a token copied out of a URL. One process only: instances behind a load balancer each keep
+/// their own ledger (a visitor is normally on one instance between the queue and the redirect).
+public final class GateReplayLedger: Sendable {
+    struct State {
+        var expiries: [String: Int64] = [:]
+        var insertions = 0
+    }
+
+    let state = Mutex(State())
+    /// The most ids kept; when full, the ones expired are dropped, then the soonest to expire.
+    public let capacity: Int
+
+    public init(capacity: Int = 100_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Records `id` as used until `expiresAt` (epoch seconds). Returns false when it was already
+    /// recorded and has not expired at `now` (a replay).
+    public func use(_ id: String, expiresAt: Int64, now: Int64) -> Bool {
+        state.withLock { s in
+            if let until = s.expiries[id], until >= now { return false }
+            if s.expiries.count >= capacity { Self.prune(&s, now: now, capacity: capacity) }
+            s.expiries[id] = expiresAt
+            return true
+        }
+    }
+
+    /// Whether `id` was used and has not expired at `now`.
+    public func wasUsed(_ id: String, now: Int64) -> Bool {
+        state.withLock { s in s.expiries[id].map { $0 >= now } ?? false }
+    }
+
+    /// How many ids are kept.
+    public var count: Int { state.withLock { $0.expiries.count } }
+
+    static func prune(_ s: inout State, now: Int64, capacity: Int) {
+        s.expiries = s.expiries.filter { $0.value >= now }
+        if s.expiries.count >= capacity {
+            let keep = s.expiries.sorted { $0.value > $1.value }.prefix(capacity / 2)
+            s.expiries = Dictionary(uniqueKeysWithValues: keep.map { ($0.key, $0.value) })
+        }
+    }
+}

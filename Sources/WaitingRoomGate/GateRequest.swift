@@ -1,0 +1,88 @@
+import QueueIt
+
+/// One request as a gate sees it, free of any web framework: what the Hummingbird middleware, a
+/// Vapor adapter or the reverse proxy hands to a ``GateEngine``.
+public struct GateRequest: Sendable, Hashable {
+    /// The request method (`GET`, `POST`, …).
+    public var method: String
+    /// The absolute URL as the visitor's browser sees it (`https://shop.example/cart?x=1`): the
+    /// gate matches triggers on it and sends the visitor back to it after the queue. Behind a
+    /// proxy that rewrites the host or port, build it from the public host (KnownUser README).
+    public var url: String
+    /// The header fields in order, names as received (compared case-insensitively).
+    public var headers: [GateHeader]
+    /// The visitor's address (the peer, or the client a trusted proxy names), for IP binding.
+    public var clientIP: String?
+    /// The body's declared length (`Content-Length`), when known; nil for none or streamed.
+    public var bodyLength: Int?
+
+    public init(method: String = "GET", url: String, headers: [GateHeader] = [], clientIP: String? = nil, bodyLength: Int? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.clientIP = clientIP
+        self.bodyLength = bodyLength
+    }
+
+    /// The first value of header `name` (case-insensitive), or nil.
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name.lowercased() == lower }?.value
+    }
+
+    /// Every value of header `name` (case-insensitive), in order.
+    public func headers(named name: String) -> [String] {
+        let lower = name.lowercased()
+        return headers.filter { $0.name.lowercased() == lower }.map(\.value)
+    }
+
+    /// The value of cookie `name` in the `Cookie` headers (exact, case-sensitive name), or nil.
+    public func cookie(_ name: String) -> String? {
+        for value in headers(named: "Cookie") {
+            for part in value.split(separator: ";") {
+                let pair = part.drop { $0 == " " || $0 == "\t" }
+                guard let eq = pair.firstIndex(of: "=") else { continue }
+                if pair[..<eq] == name { return String(pair[pair.index(after: eq)...]).trimmingTrailingSpaces() }
+            }
+        }
+        return nil
+    }
+
+    /// The value of query parameter `name` (first occurrence, percent-decoded), or nil.
+    public func queryParameter(_ name: String) -> String? {
+        guard let q = url.firstIndex(of: "?") else { return nil }
+        var query = url[url.index(after: q)...]
+        if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        for pair in query.split(separator: "&") {
+            let eq = pair.firstIndex(of: "=") ?? pair.endIndex
+            guard pair[..<eq] == name else { continue }
+            let raw = eq == pair.endIndex ? "" : String(pair[pair.index(after: eq)...])
+            return QueueItPercent.decode(raw, plusAsSpace: true)
+        }
+        return nil
+    }
+
+    /// The headers as `(name, value)` pairs (the vendor validators' form).
+    var headerPairs: [(String, String)] { headers.map { ($0.name, $0.value) } }
+}
+
+/// One header field.
+public struct GateHeader: Sendable, Hashable {
+    /// The field name, as received.
+    public var name: String
+    /// The field value.
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var s = Substring(self)
+        while let last = s.last, last == " " || last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

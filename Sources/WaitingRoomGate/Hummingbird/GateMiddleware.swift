@@ -1,0 +1,109 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Protects the routes behind it with a ``GateEngine`` (Queue-it's KnownUser flow, CrowdHandler's
+/// gatekeeper): a thin adapter that turns the Hummingbird request into a ``GateRequest``, refuses
+/// what breaks the ``GateLimits``, asks the engine and either answers for it (redirect to the
+/// queue, the AJAX form, a refusal) or calls the next responder and adds the engine's headers
+/// (the session cookie) to its response.
+///
+/// ```swift
+/// let router = Router(context: GateRequestContext.self)
+/// router.add(middleware: GateMiddleware(engine: queueItGate, publicBaseURL: "https://shop.example"))
+/// router.get("/checkout") { _, _ in "the protected page" }
+/// ```
+public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The vendor's check.
+    public let engine: any GateEngine
+    /// Bounds checked before the engine is asked.
+    public let limits: GateLimits
+    /// `scheme://host[:port]` as visitors reach this server; nil: `http://` and the request's
+    /// `Host` (a request without one is refused with 400). Triggers match, and visitors come
+    /// back to, URLs built on it.
+    public let publicBaseURL: String?
+    /// Peers (IP addresses) whose `X-Forwarded-For` names the visitor: the last address in it
+    /// that is not itself a trusted proxy. Empty: the peer is the visitor.
+    public let trustedProxies: Set<String>
+    let logger: Logger
+
+    public init(engine: any GateEngine, limits: GateLimits = .standard, publicBaseURL: String? = nil,
+                trustedProxies: Set<String> = [], logger: Logger = Logger(label: "waitingroom.gate")) {
+        self.engine = engine
+        self.limits = limits
+        var base = publicBaseURL
+        while base?.hasSuffix("/") == true { base?.removeLast() }
+        self.publicBaseURL = base
+        self.trustedProxies = trustedProxies
+        self.logger = logger
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let gateRequest = gateRequest(request, context: context) else {
+            return Self.response(GateResponse.refusal(400, "the request has no Host header"))
+        }
+        let decision: GateDecision
+        if let refusal = limits.refusal(for: gateRequest) {
+            decision = refusal
+        } else {
+            decision = await engine.decide(gateRequest)
+        }
+        logger.debug("gate decision", metadata: [
+            "vendor": "\(engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
+            "path": "\(request.uri.path)",
+        ])
+        if let answer = decision.response { return Self.response(answer) }
+        let started = ContinuousClock.now
+        var response = try await next(request, context)
+        for header in decision.passHeaders {
+            if let name = HTTPField.Name(header.name) { response.headers.append(HTTPField(name: name, value: header.value)) }
+        }
+        if decision.vendorResponseID != nil {
+            let elapsed = ContinuousClock.now - started
+            let status = response.status.code
+            let engine = self.engine
+            Task { await engine.handlerAnswered(gateRequest, decision: decision, status: status, elapsed: elapsed) }
+        }
+        return response
+    }
+
+    /// The gate's view of a Hummingbird request; nil when no URL can be built (no Host).
+    func gateRequest(_ request: Request, context: Context) -> GateRequest? {
+        let peer = (context as? any GateClientAddressContext)?.clientAddress
+            ?? (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
+        var headers: [GateHeader] = []
+        headers.reserveCapacity(request.headers.count)
+        for field in request.headers { headers.append(GateHeader(field.name.rawName, field.value)) }
+        let base: String
+        if let publicBaseURL {
+            base = publicBaseURL
+        } else {
+            guard let host = request.head.authority, !host.isEmpty else { return nil }
+            base = "http://" + host
+        }
+        let bodyLength = request.headers[.contentLength].flatMap { Int($0) }
+        return GateRequest(method: request.method.rawValue, url: base + request.uri.description, headers: headers,
+                           clientIP: clientIP(peer: peer, forwardedFor: Self.forwardedFor.map { request.headers[values: $0] } ?? []), bodyLength: bodyLength)
+    }
+
+    /// The visitor's address: the peer, or when the peer is a trusted proxy, the nearest
+    /// untrusted address in `X-Forwarded-For`.
+    func clientIP(peer: String?, forwardedFor: [String]) -> String? {
+        guard let peer, trustedProxies.contains(peer) else { return peer }
+        let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return hops.reversed().first { !trustedProxies.contains($0) } ?? peer
+    }
+
+    static var forwardedFor: HTTPField.Name? { HTTPField.Name("X-Forwarded-For") }
+
+    static func response(_ answer: GateResponse) -> Response {
+        var fields = HTTPFields()
+        for header in answer.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        let body = ByteBuffer(string: answer.body)
+        return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: ResponseBody(byteBuffer: body))
+    }
+}
+

@@ -1,0 +1,147 @@
+import Foundation
+
+/// A trigger: its parts joined by `And` (every part) or `Or` (any part) (KU-JS `TriggerModel`,
+/// `IntegrationEvaluator.evaluateTrigger`; anything but `Or` is `And`).
+public struct QueueItTrigger: Sendable, Hashable, Decodable {
+    /// `LogicalOperator`.
+    public var logicalOperator: String
+    /// `TriggerParts`.
+    public var parts: [QueueItTriggerPart]
+
+    public init(logicalOperator: String = "And", parts: [QueueItTriggerPart]) {
+        self.logicalOperator = logicalOperator
+        self.parts = parts
+    }
+
+    enum CodingKeys: String, CodingKey { case logicalOperator = "LogicalOperator", parts = "TriggerParts" }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        logicalOperator = try c.decodeIfPresent(String.self, forKey: .logicalOperator) ?? "And"
+        parts = try c.decodeIfPresent([QueueItTriggerPart].self, forKey: .parts) ?? []
+    }
+
+    /// Whether the trigger fires for `request` whose URL without `queueittoken` is `url`.
+    public func matches(_ request: GateRequest, url: String) -> Bool {
+        if logicalOperator == "Or" { return parts.contains { $0.matches(request, url: url) } }
+        return parts.allSatisfy { $0.matches(request, url: url) }
+    }
+}
+
+/// One condition of a trigger (KU-JS `TriggerPart` and the validator helpers): a value taken from
+/// the request (`UrlValidator` with `UrlPart` `PageUrl`/`PagePath`/`HostName`, `CookieValidator`,
+/// `UserAgentValidator`, `HttpHeaderValidator`, `RequestBodyValidator`) compared with `Operator`
+/// `Equals`, `Contains`, `EqualsAny` or `ContainsAny`, optionally negated and case-insensitive.
+/// An unknown validator or operator never matches (KU-JS). (proposal) `RequestBodyValidator` is
+/// compared with an empty body: the gate does not buffer bodies before deciding.
+public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
+    /// `ValidatorType`: `UrlValidator`, `CookieValidator`, `UserAgentValidator`, `HttpHeaderValidator`, `RequestBodyValidator`.
+    public var validatorType: String
+    /// `Operator`: `Equals`, `Contains`, `EqualsAny`, `ContainsAny`.
+    public var comparison: String
+    /// `ValueToCompare` (`Equals`, `Contains`; `*` matches any non-empty value with `Contains`).
+    public var valueToCompare: String
+    /// `ValuesToCompare` (`EqualsAny`, `ContainsAny`).
+    public var valuesToCompare: [String]
+    /// `IsNegative`: the result is inverted.
+    public var isNegative: Bool
+    /// `IsIgnoreCase`: compared case-insensitively.
+    public var isIgnoreCase: Bool
+    /// `UrlPart` of a `UrlValidator`: `PageUrl`, `PagePath` or `HostName`.
+    public var urlPart: String?
+    /// `CookieName` of a `CookieValidator`.
+    public var cookieName: String?
+    /// `HttpHeaderName` of an `HttpHeaderValidator`.
+    public var httpHeaderName: String?
+
+    public init(validatorType: String = "UrlValidator", comparison: String, valueToCompare: String = "", valuesToCompare: [String] = [],
+                isNegative: Bool = false, isIgnoreCase: Bool = false, urlPart: String? = nil, cookieName: String? = nil,
+                httpHeaderName: String? = nil) {
+        self.validatorType = validatorType
+        self.comparison = comparison
+        self.valueToCompare = valueToCompare
+        self.valuesToCompare = valuesToCompare
+        self.isNegative = isNegative
+        self.isIgnoreCase = isIgnoreCase
+        self.urlPart = urlPart
+        self.cookieName = cookieName
+        self.httpHeaderName = httpHeaderName
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case validatorType = "ValidatorType", comparison = "Operator", valueToCompare = "ValueToCompare"
+        case valuesToCompare = "ValuesToCompare", isNegative = "IsNegative", isIgnoreCase = "IsIgnoreCase"
+        case urlPart = "UrlPart", cookieName = "CookieName", httpHeaderName = "HttpHeaderName"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        validatorType = try c.decodeIfPresent(String.self, forKey: .validatorType) ?? ""
+        comparison = try c.decodeIfPresent(String.self, forKey: .comparison) ?? ""
+        valueToCompare = try c.decodeIfPresent(String.self, forKey: .valueToCompare) ?? ""
+        valuesToCompare = (try c.decodeIfPresent([String?].self, forKey: .valuesToCompare) ?? []).compactMap { $0 }
+        isNegative = try c.decodeIfPresent(Bool.self, forKey: .isNegative) ?? false
+        isIgnoreCase = try c.decodeIfPresent(Bool.self, forKey: .isIgnoreCase) ?? false
+        urlPart = try c.decodeIfPresent(String.self, forKey: .urlPart)
+        cookieName = try c.decodeIfPresent(String.self, forKey: .cookieName)
+        httpHeaderName = try c.decodeIfPresent(String.self, forKey: .httpHeaderName)
+    }
+
+    /// Whether this part holds for `request` (URL `url`, without `queueittoken`).
+    public func matches(_ request: GateRequest, url: String) -> Bool {
+        let value: String
+        switch validatorType {
+        case "UrlValidator":
+            switch urlPart {
+            case "PageUrl": value = url
+            case "PagePath": value = Self.path(of: url)
+            case "HostName": value = Self.host(of: url)
+            default: value = ""
+            }
+        case "CookieValidator": value = cookieName.flatMap { request.cookie($0) } ?? ""
+        case "UserAgentValidator": value = request.header("User-Agent") ?? ""
+        case "HttpHeaderValidator": value = httpHeaderName.flatMap { request.header($0) } ?? ""
+        case "RequestBodyValidator": value = ""
+        default: return false
+        }
+        return compare(value)
+    }
+
+    func compare(_ value: String) -> Bool {
+        switch comparison {
+        case "Equals": return Self.equals(value, valueToCompare, ignoreCase: isIgnoreCase) != isNegative
+        case "Contains": return Self.contains(value, valueToCompare, ignoreCase: isIgnoreCase) != isNegative
+        case "EqualsAny": return valuesToCompare.contains { Self.equals(value, $0, ignoreCase: isIgnoreCase) } != isNegative
+        case "ContainsAny": return valuesToCompare.contains { Self.contains(value, $0, ignoreCase: isIgnoreCase) } != isNegative
+        default: return false
+        }
+    }
+
+    static func equals(_ a: String, _ b: String, ignoreCase: Bool) -> Bool {
+        ignoreCase ? a.uppercased() == b.uppercased() : a == b
+    }
+
+    /// `*` matches any non-empty value (KU-JS `contains`).
+    static func contains(_ a: String, _ b: String, ignoreCase: Bool) -> Bool {
+        if b == "*" && !a.isEmpty { return true }
+        if b.isEmpty { return true }
+        return ignoreCase ? a.uppercased().contains(b.uppercased()) : a.contains(b)
+    }
+
+    /// The authority of an absolute URL (`host[:port]`), or "".
+    static func host(of url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return "" }
+        let rest = url[scheme.upperBound...]
+        return String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
+    }
+
+    /// The path of a URL (before `?` and `#`), or "".
+    static func path(of url: String) -> String {
+        var rest = Substring(url)
+        if let scheme = url.range(of: "://") {
+            rest = url[scheme.upperBound...]
+            rest = rest.drop { $0 != "/" && $0 != "?" && $0 != "#" }
+        }
+        return String(rest.prefix { $0 != "?" && $0 != "#" })
+    }
+}

@@ -1,0 +1,125 @@
+import CrowdHandler
+import Foundation
+import Testing
+import WaitingRoom
+import WaitingRoomEmulators
+import WaitingRoomGate
+import WaitingRoomHTTP
+
+/// CrowdHandler through the gate, against the project's CrowdHandler emulator: full mode,
+/// hybrid mode, trustOnFail and the safety-net room, the recorded response, and abuse.
+@Suite struct CrowdHandlerGateTests {
+    static func configuration(_ server: EmulatorServer, apiURL: String? = nil, trustOnFail: Bool = true,
+                              safetyNet: String? = nil) throws -> CrowdHandlerConfiguration {
+        try CrowdHandlerConfiguration(publicKey: "demo-public-key", privateKey: "emulator-private-key", apiURL: apiURL ?? server.baseURL,
+                                      waitURL: server.baseURL, timeout: .seconds(2), trustOnFail: trustOnFail, safetyNetSlug: safetyNet)
+    }
+
+    static func fullGate(_ server: EmulatorServer, apiURL: String? = nil, trustOnFail: Bool = true, safetyNet: String? = nil) throws -> CrowdHandlerGate {
+        try CrowdHandlerGate(configuration: configuration(server, apiURL: apiURL, trustOnFail: trustOnFail, safetyNet: safetyNet),
+                             transport: AsyncHTTPTransport.shared, mode: .full, options: .init(responseSampleRate: 1))
+    }
+
+    static func counter(_ state: JSONValue, _ name: String) -> Int {
+        Int(state["counters"]?[name]?.numberValue ?? state[name]?.numberValue ?? -1)
+    }
+
+    @Test func fullModePromotesAndRecordsTheResponse() async throws {
+        try await GateTestApp.run(makeEngine: { try Self.fullGate($0) }) { server, app, upstream in
+            let r = try await app.send("/site/demo-open")
+            #expect(r.status == 200 && r.text == "upstream /site/demo-open")
+            let cookie = try #require(cookiePair(r, named: "crowdhandler"))
+            #expect(cookie.hasPrefix("crowdhandler=tok"))
+            #expect(upstream.count == 1)
+            // The handler's status and time reach `PUT /v1/responses/{id}` (sampled at 1.0 here).
+            var recorded = 0
+            for _ in 0..<40 {
+                recorded = Self.counter(try await GateTestApp.emulatorState(server, vendor: "crowdhandler"), "responsesRecorded")
+                if recorded >= 1 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(recorded == 1)
+            // The next request keeps the token (GET /v1/requests/{token}).
+            let again = try await app.send("/site/demo-open", headers: [("Cookie", cookie)])
+            #expect(again.status == 200 && cookiePair(again, named: "crowdhandler")?.hasPrefix(String(cookie.prefix(20))) == true)
+        }
+    }
+
+    @Test func fullModeSendsWaitingVisitorsToTheRoomWithTheirToken() async throws {
+        try await GateTestApp.run(makeEngine: { try Self.fullGate($0) }) { server, app, upstream in
+            let r = try await app.send("/site/demo-queue")
+            #expect(r.status == 302)
+            let location = try #require(r.value("Location"))
+            #expect(location.hasPrefix(server.baseURL + "/demo-queue?url="))
+            let token = try #require(cookiePair(r, named: "crowdhandler")?.dropFirst("crowdhandler=".count))
+            #expect(location.contains("ch-id=\(token)") && location.contains("ch-public-key=demo-public-key"))
+            #expect(r.value("Cache-Control") == "no-cache, no-store, must-revalidate")
+            let blocked = try await app.send("/site/demo-blocked")
+            #expect(blocked.status == 403)
+            let free = try await app.send("/site/free")
+            #expect(free.status == 200)
+            #expect(upstream.count == 1)
+        }
+    }
+
+    @Test func trustOnFailAndTheSafetyNetRoom() async throws {
+        let dead = "http://127.0.0.1:1"
+        try await GateTestApp.run(makeEngine: { try Self.fullGate($0, apiURL: dead, trustOnFail: true) }) { _, app, upstream in
+            let answer1 = try await app.send("/site/demo-queue")
+            #expect(answer1.status == 200)
+            #expect(upstream.count == 1)
+        }
+        try await GateTestApp.run(makeEngine: { try Self.fullGate($0, apiURL: dead, trustOnFail: false, safetyNet: "demo-queue") }) { server, app, upstream in
+            let r = try await app.send("/site/demo-open")
+            #expect(r.status == 302 && r.value("Location")?.hasPrefix(server.baseURL + "/demo-queue?") == true)
+            #expect(upstream.count == 0)
+        }
+        try await GateTestApp.run(makeEngine: { try Self.fullGate($0, apiURL: dead, trustOnFail: false) }) { _, app, upstream in
+            let answer2 = try await app.send("/site/demo-open")
+            #expect(answer2.status == 503)
+            #expect(upstream.count == 0)
+        }
+    }
+
+    @Test func hybridModeChecksTheSignatureLocally() async throws {
+        try await GateTestApp.run(makeEngine: { server in
+            try await CrowdHandlerGate.withRoomFeed(configuration: Self.configuration(server), transport: AsyncHTTPTransport.shared,
+                                                    mode: .hybrid, options: .init(responseSampleRate: 0))
+        }) { server, app, upstream in
+            let first = try await app.send("/site/demo-open")
+            #expect(first.status == 200)
+            let cookie = try #require(cookiePair(first, named: "crowdhandler"))
+            #expect(cookie.split(separator: "~").count == 3, "the cookie keeps the promotion's signature: \(cookie)")
+            let checked = Self.counter(try await GateTestApp.emulatorState(server, vendor: "crowdhandler"), "sessionsChecked")
+            for _ in 0..<3 {
+                let answer3 = try await app.send("/site/demo-open", headers: [("Cookie", cookie)])
+                #expect(answer3.status == 200)
+            }
+            let after = Self.counter(try await GateTestApp.emulatorState(server, vendor: "crowdhandler"), "sessionsChecked")
+            #expect(after == checked, "a valid signature needs no API call")
+            #expect(upstream.count == 4)
+            // A tampered signature is not trusted locally: the API decides (the queue room does not promote).
+            let parts = cookie.dropFirst("crowdhandler=".count).split(separator: "~").map(String.init)
+            let tampered = "crowdhandler=\(parts[0])~\(parts[1])~\(String(repeating: "0", count: 64))"
+            let r = try await app.send("/site/demo-queue", headers: [("Cookie", tampered)])
+            #expect(r.status == 302)
+            let forged = try await app.send("/site/demo-queue?ch-id=\(parts[0])&ch-id-signature=\(parts[2])&ch-requested=2099-01-01T00:00:00Z")
+            #expect(forged.status == 302)
+            #expect(upstream.count == 4)
+        }
+    }
+
+    @Test func malformedTokensAndOversizeRequestsAreRefused() async throws {
+        try await GateTestApp.run(makeEngine: { try Self.fullGate($0) }) { _, app, upstream in
+            let answer4 = try await app.send("/site/demo-open?ch-id=a%3Bb")
+            #expect(answer4.status == 400)
+            let answer5 = try await app.send("/site/demo-open", headers: [("Cookie", "crowdhandler=" + String(repeating: "t", count: 600))])
+            #expect(answer5.status == 400)
+            let answer6 = try await app.send("/site/demo-open", headers: [("X-Big", String(repeating: "b", count: 9000))])
+            #expect(answer6.status == 431)
+            let answer7 = try await app.send("/site/demo-open", method: "POST", body: [UInt8](repeating: 1, count: 70 * 1024))
+            #expect(answer7.status == 413)
+            #expect(upstream.count == 0)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import WaitingRoomGate
+
+/// The integration configuration as Queue-it publishes it, and trigger matching as KU-JS's
+/// `IntegrationEvaluator` does it.
+@Suite struct QueueItIntegrationConfigTests {
+    func part(_ json: String) throws -> QueueItTriggerPart {
+        try JSONDecoder().decode(QueueItTriggerPart.self, from: Data(json.utf8))
+    }
+
+    let request = GateRequest(url: "https://Shop.Example:8443/Checkout/pay?x=1", headers: [
+        GateHeader("User-Agent", "Mozilla/5.0 Googlebot"), GateHeader("Cookie", "seg=vip; other=1"), GateHeader("X-Tier", "gold"),
+    ])
+
+    @Test func urlParts() throws {
+        let url = request.url
+        #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"Equals","ValueToCompare":"/Checkout/pay"}"#).matches(request, url: url))
+        #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"HostName","Operator":"Equals","ValueToCompare":"shop.example:8443","IsIgnoreCase":true}"#).matches(request, url: url))
+        #expect(try !part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"Contains","ValueToCompare":"checkout"}"#).matches(request, url: url))
+        #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PageUrl","Operator":"Contains","ValueToCompare":"*"}"#).matches(request, url: url))
+        #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"EqualsAny","ValuesToCompare":["/a","/checkout/PAY"],"IsIgnoreCase":true}"#).matches(request, url: url))
+        #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"ContainsAny","ValuesToCompare":["/x","/y"],"IsNegative":true}"#).matches(request, url: url))
+    }
+
+    @Test func cookieUserAgentAndHeaderParts() throws {
+        let url = request.url
+        #expect(try part(#"{"ValidatorType":"CookieValidator","CookieName":"seg","Operator":"Equals","ValueToCompare":"vip"}"#).matches(request, url: url))
+        #expect(try part(#"{"ValidatorType":"UserAgentValidator","Operator":"Contains","ValueToCompare":"googlebot","IsIgnoreCase":true,"IsNegative":true}"#).matches(request, url: url) == false)
+        #expect(try part(#"{"ValidatorType":"HttpHeaderValidator","HttpHeaderName":"x-tier","Operator":"Equals","ValueToCompare":"gold"}"#).matches(request, url: url))
+        #expect(try !part(#"{"ValidatorType":"SomethingNew","Operator":"Equals","ValueToCompare":""}"#).matches(request, url: url))
+        #expect(try !part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"Regex","ValueToCompare":".*"}"#).matches(request, url: url))
+    }
+
+    @Test func configurationRulesAndErrors() throws {
+        let config = try QueueItIntegrationConfig(json: QueueItGateFixture.configurationJSON(queueDomain: "demo.queue-it.net"))
+        #expect(config.version == 7 && config.integrations.count == 3)
+        #expect(config.match(GateRequest(url: "https://s/shop/cart"), urlWithoutToken: "https://s/shop/cart")?.name == "shop")
+        #expect(config.match(GateRequest(url: "https://s/static/x"), urlWithoutToken: "https://s/static/x")?.name == "static")
+        #expect(config.match(GateRequest(url: "https://s/home"), urlWithoutToken: "https://s/home") == nil)
+        #expect(throws: QueueItIntegrationConfigError.missingVersion) { try QueueItIntegrationConfig(json: #"{"Integrations":[]}"#) }
+        #expect(throws: QueueItIntegrationConfigError.self) { try QueueItIntegrationConfig(json: "not json") }
+        #expect(throws: QueueItIntegrationConfigError.missingField(integration: "q", field: "QueueDomain")) {
+            try QueueItIntegrationConfig(json: #"{"Version":1,"Integrations":[{"Name":"q","ActionType":"Queue","EventId":"e","Triggers":[]}]}"#)
+        }
+    }
+
+    @Test func aNoTriggerRequestPassesUntouched() async throws {
+        let gate = try QueueItGate(customerId: "demo", secretKey: "k",
+                                   configuration: try QueueItIntegrationConfig(json: QueueItGateFixture.configurationJSON(queueDomain: "demo.queue-it.net")))
+        let d = await gate.decide(GateRequest(url: "https://s/home?queueittoken=abc", headers: [GateHeader("Cookie", "x=1")]))
+        #expect(d.verdict == .pass && d.reachesHandler && d.passHeaders.isEmpty)
+    }
+}
