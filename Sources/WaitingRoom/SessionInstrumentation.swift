@@ -72,7 +72,8 @@ final class SessionInstrumentation: Sendable {
     /// A delivered event: metrics, and the spans' attributes and ends.
     func observe(_ event: WaitingRoomEvent) {
         if let metrics, let counters {
-            metrics.record(event, counters: counters, room: room, waited: event.name == .passed ? ContinuousClock.now - started : nil)
+            let name = event.name
+            metrics.record(event, name: name, counters: counters, room: room, waited: name == .passed ? ContinuousClock.now - started : nil)
         }
         guard tracer != nil else { return }
         switch event {

@@ -80,8 +80,8 @@ public struct WaitingRoomMetrics: Sendable {
 
     /// A session's event, as the metrics above (called once per delivered event). The event
     /// counter is one of `counters` (no lookup on the emit path).
-    func record(_ event: WaitingRoomEvent, counters: VendorCounters, room: RoomKey, waited: Duration?) {
-        counters.event(event.name).increment()
+    func record(_ event: WaitingRoomEvent, name: EventName, counters: VendorCounters, room: RoomKey, waited: Duration?) {
+        counters.event(name).increment()
         let vendor = counters.vendor
         switch event {
         case .progress:
@@ -131,9 +131,8 @@ final class VendorCounters: Sendable {
         }
     }
 
-    func event(_ name: EventName) -> Counter { events[Self.index[name] ?? 0] }
-
-    private static let index: [EventName: Int] = Dictionary(uniqueKeysWithValues: EventName.allCases.enumerated().map { ($1, $0) })
+    /// The counter of `name`: an array index, no hashing on the emit path.
+    func event(_ name: EventName) -> Counter { events[name.ordinal] }
 }
 
 /// The vendors' counters, made once per vendor.
@@ -146,6 +145,28 @@ final class VendorCounterCache: Sendable {
             let made = VendorCounters(vendor: vendor, factory: factory)
             byVendor[vendor] = made
             return made
+        }
+    }
+}
+
+extension EventName {
+    /// The position in `allCases` (kept in step with it by the metrics tests).
+    var ordinal: Int {
+        switch self {
+        case .stateChanged: return 0
+        case .queueOpened: return 1
+        case .progress: return 2
+        case .passed: return 3
+        case .disabled: return 4
+        case .blocked: return 5
+        case .closed: return 6
+        case .sessionRestarted: return 7
+        case .failed: return 8
+        case .completed: return 9
+        case .keyReturnedLate: return 10
+        case .connection: return 11
+        case .queuePageChanged: return 12
+        case .userExited: return 13
         }
     }
 }
