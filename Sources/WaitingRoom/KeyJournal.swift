@@ -204,7 +204,10 @@ public final class KeyJournal: Sendable {
         }
         var pause: Duration = .milliseconds(250)
         var lastFailure = "no attempt fitted in the bound"
-        while ContinuousClock.now - started < bound {
+        // At least one attempt per claimed key, however long the claim took.
+        var first = true
+        while first || ContinuousClock.now - started < bound {
+            first = false
             switch await returning(key) {
             case .returned(let status):
                 try? await store.removeHeldKey(id: key.id)

@@ -81,7 +81,7 @@ struct StateStoreTests {
                                                   owner: "dead", leaseUntil: now.addingTimeInterval(lease)))
         }
         let journal = KeyJournal(store: store, clock: clock, lease: .seconds(5), owner: "me")
-        let report = await journal.recover(vendor: "v", bound: .milliseconds(600)) { held in
+        let report = await journal.recover(vendor: "v", bound: .seconds(2)) { held in
             switch held.key {
             case "back": return .returned(VendorStatus(vendor: "v", code: 200, message: "Success"))
             case "gone": return .gone(VendorStatus(vendor: "v", code: 503, message: "no key"))

@@ -1,0 +1,176 @@
+import AsyncHTTPClient
+import CrowdHandler
+import Foundation
+import Hummingbird
+import NIOCore
+import WaitingRoom
+import WaitingRoomEmulators
+import WaitingRoomGate
+
+/// `waitingroom gate`: a reverse proxy that puts a vendor's server-side check (Queue-it's
+/// KnownUser flow, CrowdHandler's gatekeeper) in front of any HTTP app, until SIGINT or SIGTERM.
+struct GateCommand: CLICommand {
+    static let about = CommandDescription(
+        name: "gate",
+        abstract: "Reverse proxy: a vendor's waiting-room gate in front of any HTTP app.",
+        discussion: """
+            Every request goes through the vendor's gate first: a visitor without a valid session goes
+            to the waiting room (302, never cached) or is refused (4xx), and never reaches the upstream;
+            the rest are forwarded to --upstream with their headers (minus hop-by-hop ones), plus
+            X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host, bodies streamed both ways. An
+            upstream that refuses or does not answer in --timeout gives a 502 page; over
+            --max-connections requests in flight get 503. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM:
+            requests in flight are finished first.
+
+            --config FILE holds, for queueit: the integration configuration JSON as Queue-it's platform
+            publishes it (https://{customer}.queue-it.net/status/integrationconfig/{customer});
+            give --customer, and the secret key in the QUEUEIT_SECRET_KEY environment variable.
+            For crowdhandler: the client settings (the JSON `check --vendor crowdhandler` reads:
+            publicKey, privateKey, apiURL, waitURL, trustOnFail, safetyNetSlug, timeout in ms, ...).
+            --emulator starts the embedded emulator and points the gate at it: Queue-it customer demo
+            and its secret key (without --config: /static/ is let through, every other page queues in
+            the room `sale`, 1 visitor/s); CrowdHandler with the demo public key (the emulator's rooms
+            decide by path: /demo-open lets everyone in, /demo-queue queues, other paths pass).
+
+            Examples:
+              waitingroom gate --vendor queueit --emulator --upstream http://127.0.0.1:8080 --listen 127.0.0.1:8081
+              waitingroom gate --vendor crowdhandler --emulator --mode hybrid --upstream http://127.0.0.1:8080 --listen 127.0.0.1:0
+              waitingroom gate --vendor queueit --emulator --upstream http://127.0.0.1:8080 --listen 127.0.0.1:0 \\
+                               --max-connections 64 --timeout 10 --connect-timeout 2
+
+            With a Queue-it account (the secret key stays out of the command line):
+              QUEUEIT_SECRET_KEY=<secret key> waitingroom gate --vendor queueit --customer <customer id> \\
+                  --config <integrationconfig.json> --upstream http://127.0.0.1:8080 --public-url https://<your host>
+            """
+    )
+
+    var vendor = ""
+    var upstream = ""
+    var listen = "127.0.0.1:8081"
+    var config: String?
+    var emulator = false
+    var customer: String?
+    var mode = "full"
+    var publicURL: String?
+    var trustedProxies: [String] = []
+    var maxConnections = 512
+    var timeout = 60
+    var connectTimeout = 5
+
+    static var arguments: [CLIArgument<Self>] {
+        [
+            .option("vendor", \.vendor, help: "queueit or crowdhandler.", isRequired: true, completion: .choices(["queueit", "crowdhandler"])),
+            .option("upstream", \.upstream, help: "The app behind the gate: http://HOST:PORT.", isRequired: true),
+            .option("listen", \.listen, help: "Address to serve on, HOST:PORT (port 0 picks a free one)."),
+            .option("config", \.config, help: "Queue-it integration configuration JSON, or CrowdHandler settings JSON (see above).", completion: .files),
+            .flag("emulator", \.emulator, help: "Start the embedded emulator and point the gate at it."),
+            .option("customer", \.customer, help: "Queue-it customer id (without --emulator)."),
+            .option("mode", \.mode, help: "CrowdHandler: full (the API on every request) or hybrid (local signature check first)."),
+            .option("public-url", \.publicURL, help: "scheme://host[:port] visitors reach the gate at (default: http:// and the Host header)."),
+            .repeating("trusted-proxy", \.trustedProxies, help: "A proxy's IP whose X-Forwarded-* headers are believed (repeatable)."),
+            .option("max-connections", \.maxConnections, help: "Requests forwarded at once (more get 503); also the upstream connection pool's size."),
+            .option("timeout", \.timeout, help: "Seconds one upstream exchange may take, its body included."),
+            .option("connect-timeout", \.connectTimeout, help: "Seconds to connect to the upstream."),
+        ]
+    }
+
+    /// It serves HTTP: its tasks run on NIO's event loops.
+    var servesOnEventLoops: Bool { true }
+
+    func validate() throws(UsageError) {
+        guard ["queueit", "crowdhandler"].contains(vendor) else { throw UsageError("--vendor must be queueit or crowdhandler") }
+        guard CrowdHandlerGate.Mode(rawValue: mode) != nil else { throw UsageError("--mode must be full or hybrid") }
+        guard Self.upstreamBase(upstream) != nil else { throw UsageError("--upstream must be http://HOST:PORT, got '\(upstream)'") }
+        guard Self.hostAndPort(listen) != nil else { throw UsageError("--listen must be HOST:PORT (port 0…65535), got '\(listen)'") }
+        guard (1...100_000).contains(maxConnections) else { throw UsageError("--max-connections must be 1…100000") }
+        guard (1...86_400).contains(timeout) else { throw UsageError("--timeout must be 1…86400 seconds") }
+        guard (1...600).contains(connectTimeout) else { throw UsageError("--connect-timeout must be 1…600 seconds") }
+        if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
+            throw UsageError("--public-url must start with http:// or https://")
+        }
+    }
+
+    func run() async throws {
+        let terminal = Terminal()
+        guard let base = Self.upstreamBase(upstream), let (host, port) = Self.hostAndPort(listen) else { throw ExitStatus.usage }
+        var started: (suite: EmulatorSuite, server: EmulatorServer)?
+        let engine: any GateEngine
+        do {
+            if emulator {
+                let suite = EmulatorSuite.demo()
+                started = (suite, try await suite.start(logger: CLILogging.logger(label: "waitingroom.emulator")))
+            }
+            engine = try await makeEngine(emulator: started)
+        } catch let error as WaitingRoomError {
+            terminal.error("waitingroom gate: \(error)")
+            await started?.server.stop()
+            throw ExitStatus.usage
+        }
+        if let server = started?.server { terminal.line("emulator: \(server.baseURL) (dashboard \(server.baseURL)/_emulator/)") }
+
+        var clientConfiguration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(Int64(connectTimeout)), read: .seconds(Int64(timeout))),
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnections),
+            decompression: .disabled)
+        clientConfiguration.httpVersion = .http1Only
+        // A refused connection is a 502 at once, not retried until --connect-timeout.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        let logger = CLILogging.logger(label: "waitingroom.gate")
+        let gate = GateMiddleware<GateRequestContext>(engine: engine, publicBaseURL: publicURL, trustedProxies: Set(trustedProxies), logger: logger)
+        let responder = GateProxyResponder(upstream: base, gate: gate, client: client, slots: GateProxySlots(limit: maxConnections),
+                                           timeout: .seconds(Int64(timeout)), trustedProxies: Set(trustedProxies), logger: logger)
+        let vendor = self.vendor
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                terminal.line("waitingroom gate: listening on http://\(host):\(bound), forwarding to \(base) (\(vendor)); Ctrl-C to stop.")
+            },
+            logger: CLILogging.logger(label: "waitingroom.gate.server"))
+        var failure: (any Error)?
+        do {
+            try await app.runService()   // SIGINT / SIGTERM: graceful shutdown (requests in flight finish)
+        } catch {
+            failure = error
+        }
+        try? await client.shutdown()
+        await started?.server.stop()
+        if let failure {
+            terminal.error("waitingroom gate: \(failure)")
+            throw ExitStatus.error
+        }
+        terminal.line("gate stopped")
+    }
+
+    /// The engine the options name.
+    func makeEngine(emulator: (suite: EmulatorSuite, server: EmulatorServer)?) async throws -> any GateEngine {
+        switch vendor {
+        case "queueit":
+            return try GateEngineFactory.queueIt(configFile: config, customer: customer,
+                                                 secretKey: ProcessInfo.processInfo.environment["QUEUEIT_SECRET_KEY"], emulator: emulator)
+        default:
+            return try await GateEngineFactory.crowdHandler(configFile: config, mode: CrowdHandlerGate.Mode(rawValue: mode) ?? .full,
+                                                            emulator: emulator)
+        }
+    }
+
+    /// `http://HOST:PORT` without a trailing slash or path, or nil.
+    static func upstreamBase(_ text: String) -> String? {
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", let host = url.host, !host.isEmpty,
+              url.query == nil, url.path.isEmpty || url.path == "/" else { return nil }
+        var base = text
+        while base.hasSuffix("/") { base.removeLast() }
+        return base
+    }
+
+    /// `HOST:PORT` split (`[::1]:8081` too), or nil.
+    static func hostAndPort(_ text: String) -> (String, Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+}

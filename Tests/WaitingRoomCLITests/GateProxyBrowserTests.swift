@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import WaitingRoom
+import WaitingRoomHTTP
+
+/// A visitor in headless chromium behind `waitingroom gate --emulator`: turned away to the
+/// waiting room, waits there, and ends on the upstream's page. Real time; generous deadlines.
+@Suite("waitingroom gate in headless chromium", .serialized, .timeLimit(.minutes(4)))
+struct GateProxyBrowserTests {
+    /// CrowdHandler (full mode): `/demo-queue` is a line (capacity 0, 30 a minute). The gate sends
+    /// the browser to the emulator's waiting page; once promoted, the page sends it back with its
+    /// token and the gate lets it through to the upstream, and the cookie keeps it through.
+    @Test func crowdHandlerRoomQueuesThenTheUpstreamPageOpens() async throws {
+        let upstream = try await GateProxyUpstream.start()
+        let gate = try await GateProxyTests.RunningGate.start(["--vendor", "crowdhandler", "--emulator", "--upstream", upstream.baseURL])
+        guard let browser = await HeadlessBrowser.start() else {
+            _ = gate.stop()
+            await upstream.stop()
+            return
+        }
+        do {
+            let emulator = try #require(gate.emulatorURL)
+            try await browser.open(gate.baseURL + "/demo-queue")
+            var url = try await browser.currentURL()
+            // Sent to the waiting room, not to the upstream (unless the room let it in at once).
+            let waited = url.hasPrefix(emulator + "/demo-queue?")
+            // (The browser's own `/favicon.ico` is no room's URL: it passes, so only `/demo-queue` is counted.)
+            func pageLoads() -> Int { upstream.paths.filter { $0.hasPrefix("/demo-queue") }.count }
+            if waited { #expect(pageLoads() == 0, "reached upstream while waiting: \(upstream.paths)") }
+            var text = ""
+            #expect(try await browser.waitUntil(timeout: .seconds(90)) {
+                url = try await browser.currentURL()
+                text = try await browser.run("return document.body ? document.body.innerText : '';").stringValue ?? ""
+                return url.hasPrefix(gate.baseURL + "/demo-queue") && text.contains("upstream /demo-queue")
+            }, "still at \(url): \(text.prefix(200))")
+            #expect(pageLoads() == 1, "\(upstream.paths)")
+            // The cookie the gate set carries the next page load straight through.
+            try await browser.open(gate.baseURL + "/demo-queue")
+            #expect(try await browser.currentURL() == gate.baseURL + "/demo-queue")
+            #expect(pageLoads() == 2, "\(upstream.paths)")
+            #expect(waited, "the room let the visitor in at once: \(url)")
+        } catch {
+            Issue.record("\(error)")
+        }
+        await browser.close()
+        #expect(gate.stop() == 0)
+        await upstream.stop()
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+import WaitingRoom
+import WaitingRoomHTTP
+import WaitingRoomTesting
+
+/// `waitingroom gate` as a person runs it: the real binary (``CLIProcess``) with `--emulator`, in
+/// front of a small Hummingbird app (``GateProxyUpstream``), everything on loopback.
+@Suite("waitingroom gate", .serialized, .timeLimit(.minutes(3)))
+struct GateProxyTests {
+    /// A running `waitingroom gate`: its address and the emulator's.
+    struct RunningGate {
+        let process: Process
+        let baseURL: String
+        let emulatorURL: String?
+
+        /// Starts `waitingroom gate arguments… --listen 127.0.0.1:0` and waits for its address.
+        static func start(_ arguments: [String]) async throws -> RunningGate {
+            let (process, stdout) = try CLIProcess.start(["gate"] + arguments + ["--listen", "127.0.0.1:0"])
+            let watchdog = Task.detached {
+                try await Task.sleep(for: .seconds(30))
+                if process.isRunning { process.terminate() }
+            }
+            defer { watchdog.cancel() }
+            // The reads block: on a thread of their own, not the cooperative pool's.
+            let text = await DedicatedThread.run(name: "cli.gate") { () -> String in
+                var data = Data()
+                while !String(decoding: data, as: UTF8.self).contains("listening on") || !data.contains(UInt8(ascii: "\n")) {
+                    let chunk = stdout.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    data.append(chunk)
+                }
+                return String(decoding: data, as: UTF8.self)
+            }
+            func url(after marker: String) -> String? {
+                guard let range = text.range(of: marker) else { return nil }
+                return String(text[range.upperBound...].prefix { !$0.isWhitespace && $0 != "," })
+            }
+            guard let base = url(after: "listening on ") else {
+                if process.isRunning { process.terminate() }
+                throw GateProxyTestError("the gate printed no address: \(text)")
+            }
+            return RunningGate(process: process, baseURL: base, emulatorURL: url(after: "emulator: "))
+        }
+
+        /// SIGTERM, and its exit status.
+        func stop() -> Int32 {
+            process.terminate()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        func send(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> HTTPResponse {
+            try await AsyncHTTPTransport.shared.send(HTTPRequest(
+                method: method, url: baseURL + path, headers: HTTPHeaderList(headers), body: body, timeout: .seconds(20)))
+        }
+    }
+
+    @Test func queueItOpenPathsPassWithForwardedHeadersAndProtectedOnesQueue() async throws {
+        let upstream = try await GateProxyUpstream.start()
+        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL])
+        do {
+            // Ignored by the integration: straight to the upstream, with X-Forwarded-*.
+            let open = try await gate.send("/static/app.js?v=1", headers: [("X-Forwarded-For", "203.0.113.9"), ("Connection", "close, X-Secret"), ("X-Secret", "hop")])
+            #expect(open.status == 200 && open.text == "upstream /static/app.js")
+            let seen = try #require(upstream.requests.last)
+            #expect(seen.path == "/static/app.js?v=1")
+            #expect(seen.headers["x-forwarded-for"] == "203.0.113.9, 127.0.0.1")
+            #expect(seen.headers["x-forwarded-proto"] == "http")
+            #expect(seen.headers["x-forwarded-host"] == String(gate.baseURL.dropFirst("http://".count)))
+            #expect(seen.headers["x-secret"] == nil)   // named by Connection: hop-by-hop
+            // A body streams through (POST to an ignored path), both ways.
+            let payload = [UInt8]((0..<300_000).map { UInt8($0 % 251) })
+            let echoed = try await gate.send("/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")], body: payload)
+            #expect(echoed.status == 200 && echoed.body == payload)
+
+            // Protected, no token: to the queue, never cached, never upstream.
+            let before = upstream.paths.count
+            let queued = try await gate.send("/shop/cart")
+            #expect(queued.status == 302)
+            let emulator = try #require(gate.emulatorURL)
+            #expect(queued.headers.value(for: "Location")?.hasPrefix(emulator + "/?c=demo&e=sale") == true)
+            #expect(queued.headers.value(for: "Cache-Control") == "no-cache, no-store, must-revalidate")
+            #expect(upstream.paths.count == before)
+            // A tampered token: to the queue (an error page), never upstream.
+            let tampered = try await gate.send("/shop/cart?queueittoken=e_sale~q_x~ts_9999999999~ce_true~h_00")
+            #expect(tampered.status == 302 && upstream.paths.count == before)
+
+            // A token the emulator minted: the cookie, then the page.
+            let token = try await Self.mintToken(emulator)
+            let withToken = try await gate.send("/shop/cart?queueittoken=" + QueueItTestPercent.encode(token))
+            #expect(withToken.status == 302)
+            #expect(withToken.headers.value(for: "Location") == gate.baseURL + "/shop/cart")
+            let cookie = try #require(withToken.headers.values(for: "Set-Cookie").first { $0.hasPrefix("QueueITAccepted") }.map { String($0.prefix { $0 != ";" }) })
+            let page = try await gate.send("/shop/cart", headers: [("Cookie", cookie)])
+            #expect(page.status == 200 && page.text == "upstream /shop/cart")
+            #expect(upstream.paths.last == "/shop/cart")
+        } catch {
+            _ = gate.stop()
+            await upstream.stop()
+            throw error
+        }
+        #expect(gate.stop() == 0)
+        await upstream.stop()
+    }
+
+    @Test func anUpstreamThatIsDownGives502() async throws {
+        // Port 1 on loopback: nothing listens, the connection is refused.
+        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:1", "--connect-timeout", "2"])
+        let r = try await gate.send("/static/index.html")
+        #expect(r.status == 502)
+        #expect(r.headers.value(for: "Content-Type")?.hasPrefix("text/html") == true)
+        #expect(r.text.contains("502 Bad Gateway") && r.text.contains("http://127.0.0.1:1"))
+        #expect(gate.stop() == 0)
+    }
+
+    @Test func anUpstreamThatDoesNotAnswerInTimeGives502() async throws {
+        let upstream = try await GateProxyUpstream.start()
+        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL, "--timeout", "1"])
+        let started = ContinuousClock.now
+        let r = try await gate.send("/static/slow/page")
+        #expect(r.status == 502 && r.text.contains("did not answer in time"), "\(r.status) \(r.text)")
+        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(gate.stop() == 0)
+        await upstream.stop()
+    }
+
+    @Test func crowdHandlerQueuesAndPromotes() async throws {
+        let upstream = try await GateProxyUpstream.start()
+        let gate = try await RunningGate.start(["--vendor", "crowdhandler", "--emulator", "--upstream", upstream.baseURL])
+        do {
+            let queued = try await gate.send("/demo-queue")
+            #expect(queued.status == 302)
+            #expect(queued.headers.value(for: "Location")?.contains("/demo-queue?url=") == true)
+            #expect(upstream.paths.isEmpty)
+            let open = try await gate.send("/demo-open")
+            #expect(open.status == 200 && open.text == "upstream /demo-open")
+            #expect(open.headers.values(for: "Set-Cookie").contains { $0.hasPrefix("crowdhandler=") })
+            #expect(upstream.paths == ["/demo-open"])
+        } catch {
+            _ = gate.stop()
+            await upstream.stop()
+            throw error
+        }
+        #expect(gate.stop() == 0)
+        await upstream.stop()
+    }
+
+    @Test func badOptionsAreUsageErrors() async throws {
+        let noVendor = try await CLIProcess.run(["gate", "--vendor", "netfunnel", "--upstream", "http://127.0.0.1:8080"])
+        #expect(noVendor.status == 64 && noVendor.stderr.contains("--vendor"))
+        let badUpstream = try await CLIProcess.run(["gate", "--vendor", "queueit", "--upstream", "ftp://x"])
+        #expect(badUpstream.status == 64 && badUpstream.stderr.contains("--upstream"))
+        let noConfig = try await CLIProcess.run(["gate", "--vendor", "queueit", "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"])
+        #expect(noConfig.status == 64 && noConfig.stderr.contains("--config"))
+    }
+
+    /// A `queueittoken` for room `sale` of customer `demo`, minted by the emulator.
+    static func mintToken(_ emulator: String) async throws -> String {
+        let fields: [String: JSONValue] = ["customerId": .string("demo"), "waitingRoomId": .string("sale"), "expiresIn": .number(600),
+                                           "queueId": .string("q-gate-\(UInt32.random(in: 0...UInt32.max))")]
+        let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(
+            method: "POST", url: emulator + "/_emulator/queueit/tokens", headers: [("Content-Type", "application/json")],
+            body: Array(JSONValue.object(fields).jsonText.utf8), timeout: .seconds(20)))
+        guard r.status == 200, let token = try JSONValue.parse(Data(r.body))["token"]?.stringValue else {
+            throw GateProxyTestError("the emulator minted no token: \(r.status) \(r.text)")
+        }
+        return token
+    }
+}
+
+/// Percent-encodes a query value (RFC 3986 unreserved characters kept).
+enum QueueItTestPercent {
+    static func encode(_ s: String) -> String {
+        s.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? s
+    }
+}
+
+struct GateProxyTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

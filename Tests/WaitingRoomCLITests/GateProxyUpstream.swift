@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import Synchronization
+
+/// The app behind `waitingroom gate` in its tests: a Hummingbird server on 127.0.0.1 port 0 that
+/// answers every GET with `upstream {path}` (after 5 s for a path with `/slow/`) and every POST with its body, and remembers each
+/// request's path and headers (so a test can tell what reached it, and what did not).
+final class GateProxyUpstream: Sendable {
+    /// One request that reached the upstream.
+    struct Seen: Sendable {
+        var path: String
+        var headers: [String: String]
+    }
+
+    private let log: UpstreamLog
+    private let task: Task<Void, any Error>
+    /// `http://127.0.0.1:PORT`.
+    let baseURL: String
+
+    private init(task: Task<Void, any Error>, baseURL: String, log: UpstreamLog) {
+        self.task = task
+        self.baseURL = baseURL
+        self.log = log
+    }
+
+    /// The requests that reached it, in order.
+    var requests: [Seen] { log.seen.withLock { $0 } }
+    /// The paths that reached it, in order.
+    var paths: [String] { requests.map(\.path) }
+
+    /// Starts it; stop it with ``stop()``.
+    static func start() async throws -> GateProxyUpstream {
+        let log = UpstreamLog()
+        let router = Router()
+        let record: @Sendable (Request) -> Void = { request in
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.canonicalName] = field.value }
+            log.seen.withLock { $0.append(Seen(path: request.uri.description, headers: headers)) }
+        }
+        router.on("**", method: .get) { request, _ -> String in
+            record(request)
+            if request.uri.path.contains("/slow/") { try await Task.sleep(for: .seconds(5)) }
+            return "upstream \(request.uri.path)"
+        }
+        router.on("**", method: .post) { request, _ -> Response in
+            record(request)
+            let body = try await request.body.collect(upTo: 8 * 1024 * 1024)
+            return Response(status: .ok, body: ResponseBody(byteBuffer: body))
+        }
+        let ports = AsyncStream<Int>.makeStream()
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in
+                                  ports.continuation.yield(channel.localAddress?.port ?? 0)
+                                  ports.continuation.finish()
+                              })
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var port = 0
+        for await p in ports.stream { port = p }
+        return GateProxyUpstream(task: task, baseURL: "http://127.0.0.1:\(port)", log: log)
+    }
+
+    /// Stops the server.
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}
+
+/// The requests the upstream's router saw.
+private final class UpstreamLog: Sendable {
+    let seen = Mutex<[GateProxyUpstream.Seen]>([])
+}
