@@ -35,8 +35,10 @@ public final class KeyJournal: Sendable {
     private let logger: Logger
 
     private struct State {
-        /// Keys recorded by this process and not yet released.
-        var keys: Set<String> = []
+        /// Keys recorded by this process and not yet released, by the hash of their id (8 bytes
+        /// a key instead of its string: a waiting user's cost; two ids sharing a 64-bit hash
+        /// would only end the heartbeat early, once both are released or one is, 2⁻⁶⁴).
+        var keys: Set<Int> = []
         /// Session leases this process holds.
         var sessions = 0
         var holding: Bool { !keys.isEmpty || sessions > 0 }
@@ -78,7 +80,7 @@ public final class KeyJournal: Sendable {
             owner: owner, leaseUntil: now.addingTimeInterval(lease.seconds))
         do {
             try await store.recordHeldKey(entry)
-            state.withLock { _ = $0.keys.insert(entry.id) }
+            state.withLock { _ = $0.keys.insert(entry.id.hashValue) }
             startHeartbeat()
         } catch {
             noteFailure("recording a held key", error)
@@ -94,7 +96,7 @@ public final class KeyJournal: Sendable {
         } catch {
             noteFailure("removing a returned key", error)
         }
-        state.withLock { _ = $0.keys.remove(id) }
+        state.withLock { _ = $0.keys.remove(id.hashValue) }
     }
 
     /// Keys this process recorded and has not released yet.

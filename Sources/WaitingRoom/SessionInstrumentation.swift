@@ -71,11 +71,15 @@ final class SessionInstrumentation: Sendable {
 
     /// A delivered event: metrics, and the spans' attributes and ends.
     func observe(_ event: WaitingRoomEvent) {
-        if let metrics, let counters {
-            let name = event.name
-            metrics.record(event, name: name, counters: counters, room: room, waited: name == .passed ? ContinuousClock.now - started : nil)
+        let name = event.name
+        if let counters {
+            // The emit path (progress above all) touches one counter and nothing else.
+            counters.event(name).increment()
+            if name != .progress, let metrics {
+                metrics.record(event, counters: counters, room: room, waited: name == .passed ? ContinuousClock.now - started : nil)
+            }
         }
-        guard tracer != nil else { return }
+        guard tracer != nil, name != .progress else { return }
         switch event {
         case .passed, .blocked, .closed, .disabled, .failed:
             let status = event.status

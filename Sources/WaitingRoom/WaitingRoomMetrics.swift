@@ -78,14 +78,11 @@ public struct WaitingRoomMetrics: Sendable {
         [("vendor", vendor), ("scope", room.scope), ("room", room.room)]
     }
 
-    /// A session's event, as the metrics above (called once per delivered event). The event
-    /// counter is one of `counters` (no lookup on the emit path).
-    func record(_ event: WaitingRoomEvent, name: EventName, counters: VendorCounters, room: RoomKey, waited: Duration?) {
-        counters.event(name).increment()
+    /// A session's event other than progress, as the metrics above (its `waitingroom_events_total`
+    /// was counted already, with `counters`).
+    func record(_ event: WaitingRoomEvent, counters: VendorCounters, room: RoomKey, waited: Duration?) {
         let vendor = counters.vendor
         switch event {
-        case .progress:
-            return
         case .stateChanged(.connecting, _):
             count(Label.sessionsStarted, Self.roomDimensions(vendor: vendor, room: room))
         case .passed(_, let status), .blocked(let status), .closed(let status), .disabled(_, let status):
