@@ -259,6 +259,7 @@ let package = Package(
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
                 "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "CEditLine", logging,
                 "WaitingRoomSQLite", "WaitingRoomPostgres", prometheus, coreMetrics, hummingbird,
+                "WaitingRoomGate", asyncHTTPClient,
             ],
             swiftSettings: strict
         ),
@@ -387,7 +388,7 @@ let package = Package(
                 "WebDriver",
                 "WaitingRoom", "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomEmulators",
                 "WaitingRoomTesting", "WaitingRoomHTTP", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
-                "CrowdHandler", "CrowdHandlerEmulator",
+                "CrowdHandler", "CrowdHandlerEmulator", hummingbird,
             ],
             swiftSettings: strict
         ),

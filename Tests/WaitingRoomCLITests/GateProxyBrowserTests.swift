@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import WaitingRoom
-import WaitingRoomHTTP
 
 /// A visitor in headless chromium behind `waitingroom gate --emulator`: turned away to the
 /// waiting room, waits there, and ends on the upstream's page. Real time; generous deadlines.

@@ -16,7 +16,12 @@ struct GateProxyTests {
 
         /// Starts `waitingroom gate arguments… --listen 127.0.0.1:0` and waits for its address.
         static func start(_ arguments: [String]) async throws -> RunningGate {
-            let (process, stdout) = try CLIProcess.start(["gate"] + arguments + ["--listen", "127.0.0.1:0"])
+            try await launch(["gate"] + arguments + ["--listen", "127.0.0.1:0"])
+        }
+
+        /// Starts `waitingroom arguments…` (a `gate` command line) and waits for its address.
+        static func launch(_ arguments: [String]) async throws -> RunningGate {
+            let (process, stdout) = try CLIProcess.start(arguments)
             let watchdog = Task.detached {
                 try await Task.sleep(for: .seconds(30))
                 if process.isRunning { process.terminate() }
@@ -153,6 +158,22 @@ struct GateProxyTests {
         #expect(badUpstream.status == 64 && badUpstream.stderr.contains("--upstream"))
         let noConfig = try await CLIProcess.run(["gate", "--vendor", "queueit", "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"])
         #expect(noConfig.status == 64 && noConfig.stderr.contains("--config"))
+    }
+
+    /// Every example of `gate --help` runs as written: it starts, serves, and stops on SIGTERM.
+    @Test func helpExamplesRunAsWritten() async throws {
+        let help = try await CLIProcess.run(["gate", "--help"])
+        let examples = try #require(help.stdout.components(separatedBy: "Examples:\n").last?.components(separatedBy: "\n\n").first)
+        let commands = examples.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n")
+            .map { $0.split(separator: " ").map(String.init) }
+        #expect(commands.count == 3, "\(examples)")
+        for words in commands {
+            #expect(words.first == "waitingroom" && words.dropFirst().first == "gate", "\(words)")
+            let gate = try await RunningGate.launch(Array(words.dropFirst()))
+            let r = try await gate.send("/static/x")
+            #expect(r.status == 502 || r.status == 200, "\(words): \(r.status)")
+            #expect(gate.stop() == 0, "\(words)")
+        }
     }
 
     /// A `queueittoken` for room `sale` of customer `demo`, minted by the emulator.

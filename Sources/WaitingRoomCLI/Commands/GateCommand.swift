@@ -56,6 +56,7 @@ struct GateCommand: CLICommand {
     var maxConnections = 512
     var timeout = 60
     var connectTimeout = 5
+    var maxBodyBytes = GateLimits.standard.maxBodyBytes
 
     static var arguments: [CLIArgument<Self>] {
         [
@@ -71,6 +72,7 @@ struct GateCommand: CLICommand {
             .option("max-connections", \.maxConnections, help: "Requests forwarded at once (more get 503); also the upstream connection pool's size."),
             .option("timeout", \.timeout, help: "Seconds one upstream exchange may take, its body included."),
             .option("connect-timeout", \.connectTimeout, help: "Seconds to connect to the upstream."),
+            .option("max-body-bytes", \.maxBodyBytes, help: "Largest declared request body (Content-Length); larger gets 413. Chunked bodies stream unbounded."),
         ]
     }
 
@@ -85,6 +87,7 @@ struct GateCommand: CLICommand {
         guard (1...100_000).contains(maxConnections) else { throw UsageError("--max-connections must be 1…100000") }
         guard (1...86_400).contains(timeout) else { throw UsageError("--timeout must be 1…86400 seconds") }
         guard (1...600).contains(connectTimeout) else { throw UsageError("--connect-timeout must be 1…600 seconds") }
+        guard maxBodyBytes >= 0 else { throw UsageError("--max-body-bytes must be 0 or more") }
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
             throw UsageError("--public-url must start with http:// or https://")
         }
@@ -118,7 +121,8 @@ struct GateCommand: CLICommand {
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         let logger = CLILogging.logger(label: "waitingroom.gate")
-        let gate = GateMiddleware<GateRequestContext>(engine: engine, publicBaseURL: publicURL, trustedProxies: Set(trustedProxies), logger: logger)
+        let gate = GateMiddleware<GateRequestContext>(engine: engine, limits: GateLimits(maxBodyBytes: maxBodyBytes), publicBaseURL: publicURL,
+                                                      trustedProxies: Set(trustedProxies), logger: logger)
         let responder = GateProxyResponder(upstream: base, gate: gate, client: client, slots: GateProxySlots(limit: maxConnections),
                                            timeout: .seconds(Int64(timeout)), trustedProxies: Set(trustedProxies), logger: logger)
         let vendor = self.vendor

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The header rules of `waitingroom gate`'s forwarding: which fields never cross the proxy
 /// (RFC 9110 §7.6.1's hop-by-hop fields and those a `Connection` header names), and the
 /// `X-Forwarded-*` fields the upstream is told the visitor's address, scheme and host with.

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Foundation
 import Hummingbird
 import Logging
 import NIOCore
