@@ -216,7 +216,7 @@ enum PostgresClusterExit {
     /// is set: then it is left running for inspection, and its folder is printed).
     static func remember(_ directory: String) {
         if ProcessInfo.processInfo.environment["WAITINGROOM_PG_KEEP"] != nil {
-            print("PostgresThrowawayCluster: WAITINGROOM_PG_KEEP is set; the server in \(directory) is left running")
+            FileHandle.standardError.write(Data("PostgresThrowawayCluster: WAITINGROOM_PG_KEEP is set; the server in \(directory) is left running\n".utf8))
             return
         }
         let register = directories.withLock { state in

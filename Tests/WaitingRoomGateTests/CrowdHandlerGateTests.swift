@@ -98,13 +98,14 @@ import WaitingRoomHTTP
             let after = Self.counter(try await GateTestApp.emulatorState(server, vendor: "crowdhandler"), "sessionsChecked")
             #expect(after == checked, "a valid signature needs no API call")
             #expect(upstream.count == 4)
-            // A tampered signature is not trusted locally: the API decides (the queue room does not promote).
+            // A tampered signature is not trusted locally: the API decides, and the blocked room
+            // never lets anyone in (the queue room promotes over time, so it could let a slow run in).
             let parts = cookie.dropFirst("crowdhandler=".count).split(separator: "~").map(String.init)
             let tampered = "crowdhandler=\(parts[0])~\(parts[1])~\(String(repeating: "0", count: 64))"
-            let r = try await app.send("/site/demo-queue", headers: [("Cookie", tampered)])
-            #expect(r.status == 302)
-            let forged = try await app.send("/site/demo-queue?ch-id=\(parts[0])&ch-id-signature=\(parts[2])&ch-requested=2099-01-01T00:00:00Z")
-            #expect(forged.status == 302)
+            let r = try await app.send("/site/demo-blocked", headers: [("Cookie", tampered)])
+            #expect(r.status != 200, "a tampered signature reaches the API, which refuses")
+            let forged = try await app.send("/site/demo-blocked?ch-id=\(parts[0])&ch-id-signature=\(parts[2])&ch-requested=2099-01-01T00:00:00Z")
+            #expect(forged.status != 200, "a forged signature reaches the API, which refuses")
             #expect(upstream.count == 4)
         }
     }

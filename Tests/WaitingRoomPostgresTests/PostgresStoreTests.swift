@@ -163,7 +163,8 @@ struct PostgresStoreTests {
         let elapsed = timer.now - started
         #expect(error?.kind == .invalidConfiguration)
         #expect(error?.message.contains("did not answer within 1 s") == true, "\(String(describing: error))")
-        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(4), "took \(elapsed)")
+        // Bounded, not a hang: the bound is generous for a loaded CI machine.
+        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(30), "took \(elapsed)")
     }
 
     @Test func parsesConnectionURLs() throws {
