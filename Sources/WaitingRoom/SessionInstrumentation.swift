@@ -74,7 +74,7 @@ final class SessionInstrumentation: Sendable {
         let name = event.name
         if let counters {
             // The emit path (progress above all) touches one counter and nothing else.
-            counters.event(name).increment()
+            counters.count(name)
             if name != .progress, let metrics {
                 metrics.record(event, counters: counters, room: room, waited: name == .passed ? ContinuousClock.now - started : nil)
             }
