@@ -54,6 +54,9 @@ enum SQLiteSchema {
         _ = try await db.query("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
         let mode = try await db.query("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.string ?? "unknown"
         _ = try await db.query("PRAGMA synchronous = \(synchronous.rawValue)")
+        // A small page cache (512 KiB, SQLite's default is 2 MiB): the journal's rows are written
+        // once and read back only after a crash, so a large cache only adds to the process.
+        _ = try await db.query("PRAGMA cache_size = -512")
         return mode.lowercased()
     }
 
