@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 
 /// A visitor in headless chromium behind `waitingroom gate --emulator`: turned away to the
 /// waiting room, waits there, and ends on the upstream's page. Real time; generous deadlines.
@@ -19,6 +20,15 @@ struct GateProxyBrowserTests {
         }
         do {
             let emulator = try #require(gate.emulatorURL)
+            // The line is held shut while the browser arrives (a slow machine could otherwise find
+            // a promotion already due), then opened so the visitor is let in.
+            func setRate(_ rate: Int) async throws {
+                let answer = try await AsyncHTTPTransport.shared.send(HTTPRequest(
+                    method: "POST", url: emulator + "/_emulator/crowdhandler/rooms/demo-queue",
+                    headers: [("Content-Type", "application/json")], body: Array("{\"rate\": \(rate)}".utf8), timeout: .seconds(10)))
+                #expect(answer.status == 200, "\(answer.text)")
+            }
+            try await setRate(0)
             try await browser.open(gate.baseURL + "/demo-queue")
             var url = try await browser.currentURL()
             // Sent to the waiting room, not to the upstream (unless the room let it in at once).
@@ -26,6 +36,7 @@ struct GateProxyBrowserTests {
             // (The browser's own `/favicon.ico` is no room's URL: it passes, so only `/demo-queue` is counted.)
             func pageLoads() -> Int { upstream.paths.filter { $0.hasPrefix("/demo-queue") }.count }
             if waited { #expect(pageLoads() == 0, "reached upstream while waiting: \(upstream.paths)") }
+            try await setRate(60)
             var text = ""
             #expect(try await browser.waitUntil(timeout: .seconds(90)) {
                 url = try await browser.currentURL()

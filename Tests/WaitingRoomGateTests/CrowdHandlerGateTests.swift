@@ -47,6 +47,12 @@ import WaitingRoomHTTP
 
     @Test func fullModeSendsWaitingVisitorsToTheRoomWithTheirToken() async throws {
         try await GateTestApp.run(makeEngine: { try Self.fullGate($0) }) { server, app, upstream in
+            // The demo line promotes 30 a minute: on a slow machine the first visitor may already
+            // be due. Stop it promoting, so the visitor must wait (keys not given keep their values).
+            let stop = try await AsyncHTTPTransport.shared.send(HTTPRequest(
+                method: "POST", url: server.baseURL + "/_emulator/crowdhandler/rooms/demo-queue",
+                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(10)))
+            #expect(stop.status == 200, "\(stop.text)")
             let r = try await app.send("/site/demo-queue")
             #expect(r.status == 302)
             let location = try #require(r.value("Location"))
