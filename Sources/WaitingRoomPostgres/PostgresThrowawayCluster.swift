@@ -175,6 +175,16 @@ public actor PostgresThrowawayCluster {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, log, 1)
         posix_spawn_file_actions_adddup2(&actions, log, 2)
+        // Nothing else of this process goes with the child: `pg_ctl start` leaves the server
+        // running, and a server holding another thread's pipe (a test reading a child's output
+        // to its end) would keep that reader, and the whole test process, waiting forever.
+        // (glibc's closefrom action is not visible to Swift: every descriptor open now is closed
+        // in the child; one another thread opens in the instant before the spawn may still go.)
+        // Found by CI: the test process hung at exit, the server holding a CLI test's pipes.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            guard let fd = Int32(name), fd > 2, fd != log else { continue }
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
