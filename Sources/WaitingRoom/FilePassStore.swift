@@ -102,13 +102,7 @@ public actor FilePassStore: StateStore {
 
     public func claimHeldKeys(vendor: String?, owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [HeldKey] {
         try load()
-        var claimed: [HeldKey] = []
-        for var key in held.values.sorted(by: HeldKey.journalOrder) where claimed.count < limit && key.claimable(vendor: vendor, by: owner, now: now) {
-            key.owner = owner
-            key.leaseUntil = leaseUntil
-            held[key.id] = key
-            claimed.append(key)
-        }
+        let claimed = HeldKey.claim(from: &held, vendor: vendor, owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
         if !claimed.isEmpty { try persist() }
         return claimed
     }

@@ -153,7 +153,22 @@ extension HeldKey {
     static func journalOrder(_ a: HeldKey, _ b: HeldKey) -> Bool { (a.takenAt, a.id) < (b.takenAt, b.id) }
 
     /// Whether this key of `vendor` (nil: any) may be claimed at `now`: its lease lapsed.
-    func claimable(vendor: String?, by owner: String, now: Date) -> Bool {
+    func claimable(vendor: String?, now: Date) -> Bool {
         (vendor == nil || vendor == self.vendor) && leaseUntil <= now
+    }
+
+    /// The in-memory claim the memory and file stores share: up to `limit` claimable keys of
+    /// `held`, oldest first, handed to `owner` until `leaseUntil`.
+    static func claim(
+        from held: inout [String: HeldKey], vendor: String?, owner: String, now: Date, leaseUntil: Date, limit: Int
+    ) -> [HeldKey] {
+        var claimed: [HeldKey] = []
+        for var key in held.values.sorted(by: journalOrder) where claimed.count < limit && key.claimable(vendor: vendor, now: now) {
+            key.owner = owner
+            key.leaseUntil = leaseUntil
+            held[key.id] = key
+            claimed.append(key)
+        }
+        return claimed
     }
 }

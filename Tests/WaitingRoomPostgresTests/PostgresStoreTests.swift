@@ -108,7 +108,7 @@ struct PostgresStoreTests {
         let url = try await PostgresTestCluster.shared.makeDatabase()
         let count = ProcessInfo.processInfo.environment["WAITINGROOM_PG_BENCH_COUNT"].flatMap(Int.init) ?? 200
         let figures = try await PostgresStateStore.benchmarkWrites(url: url, count: count)
-        print("PostgreSQL writes (\(count)): store \(Int(figures.storeWritesPerSecond))/s, bare INSERT into a temporary table \(Int(figures.bareInsertsPerSecond))/s")
+        print("PostgreSQL writes (\(count)): store \(Int(figures.storeWritesPerSecond))/s, bare INSERT of the same row \(Int(figures.bareInsertsPerSecond))/s")
         #expect(figures.storeWritesPerSecond > 0 && figures.bareInsertsPerSecond > 0)
         let store = try await PostgresStateStore.connect(url: url)
         #expect(try await store.heldKeys().isEmpty, "the benchmark's tables are its own")
