@@ -15,6 +15,10 @@ let emulatorsTrait: Set<String> = ["Emulators"]
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: emulatorsTrait))
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: emulatorsTrait))
 let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: emulatorsTrait))
+// Vapor is only for its gate middleware (WaitingRoomGateVapor) and that module's tests: behind the
+// `Vapor` trait, on by default; `traits: []` resolves no Vapor either.
+let vaporTrait: Set<String> = ["Vapor"]
+let vapor: Target.Dependency = .product(name: "Vapor", package: "vapor", condition: .when(traits: vaporTrait))
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
@@ -38,6 +42,8 @@ let package = Package(
         .library(name: "QueueItEmulator", targets: ["QueueItEmulator"]),
         .library(name: "CrowdHandler", targets: ["CrowdHandler"]),
         .library(name: "CrowdHandlerEmulator", targets: ["CrowdHandlerEmulator"]),
+        .library(name: "Cloudflare", targets: ["Cloudflare"]),
+        .library(name: "CloudflareEmulator", targets: ["CloudflareEmulator"]),
         .library(name: "ScriptedVendor", targets: ["ScriptedVendor"]),
         .library(name: "WaitingRoomVendors", targets: ["WaitingRoomVendors"]),
         .library(name: "WaitingRoomEmulators", targets: ["WaitingRoomEmulators"]),
@@ -46,11 +52,14 @@ let package = Package(
         .library(name: "WaitingRoomSQLite", targets: ["WaitingRoomSQLite"]),
         .library(name: "WaitingRoomPostgres", targets: ["WaitingRoomPostgres"]),
         .library(name: "WaitingRoomGate", targets: ["WaitingRoomGate"]),
+        .library(name: "WaitingRoomGateHummingbird", targets: ["WaitingRoomGateHummingbird"]),
+        .library(name: "WaitingRoomGateVapor", targets: ["WaitingRoomGateVapor"]),
         .executable(name: "waitingroom", targets: ["waitingroom"]),
     ],
     traits: [
         .trait(name: "Emulators", description: "Every vendor's emulator, the CLI and their tests (Hummingbird)"),
-        .default(enabledTraits: ["Emulators"]),
+        .trait(name: "Vapor", description: "The gate's Vapor 4 middleware (WaitingRoomGateVapor) and its tests"),
+        .default(enabledTraits: ["Emulators", "Vapor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -67,6 +76,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
     ],
     targets: [
         // MARK: core
@@ -187,12 +197,30 @@ let package = Package(
             path: "Vendors/CrowdHandler/Sources/CrowdHandlerEmulator",
             swiftSettings: strict
         ),
+        // Cloudflare Waiting Room in JSON mode (no vendor SDK exists): a pure plugin.
+        .target(
+            name: "Cloudflare",
+            dependencies: [
+                "WaitingRoom", logging,
+            ],
+            path: "Vendors/Cloudflare/Sources/Cloudflare",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "CloudflareEmulator",
+            dependencies: [
+                "WaitingRoomEmulatorKit",
+                "WaitingRoom", httpTypes, "Cloudflare", hummingbird, nioCore, logging,
+            ],
+            path: "Vendors/Cloudflare/Sources/CloudflareEmulator",
+            swiftSettings: strict
+        ),
         // The one place that lists every vendor's client: `VendorRegistry.standard`. What an app
         // links: the core, the vendors' clients and the default transport; no server.
         .target(
             name: "WaitingRoomVendors",
             dependencies: [
-                "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "NetFUNNEL", "QueueIt", "CrowdHandler",
+                "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "NetFUNNEL", "QueueIt", "CrowdHandler", "Cloudflare",
             ],
             swiftSettings: strict
         ),
@@ -203,18 +231,35 @@ let package = Package(
             dependencies: [
                 "WaitingRoomEmulatorKit",
                 logging, nioCore, "WaitingRoom", "WaitingRoomVendors", "NetFUNNEL", "NetFUNNELEmulator",
-                "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", hummingbird,
+                "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", hummingbird,
                 serviceLifecycle, hummingbirdCore, nioHTTPTypes, httpTypes, prometheus,
             ],
             swiftSettings: strict
         ),
 
         // The gate that protects a server: a vendor-neutral engine (Queue-it KnownUser, CrowdHandler
-        // full and hybrid) and a thin Hummingbird 2 middleware. Only the CLI and tests link it.
+        // full and hybrid), no web framework; each framework's thin adapter is its own module.
         .target(
             name: "WaitingRoomGate",
             dependencies: [
-                "WaitingRoom", "QueueIt", "CrowdHandler", hummingbird, httpTypes, logging,
+                "WaitingRoom", "QueueIt", "CrowdHandler", logging,
+            ],
+            swiftSettings: strict
+        ),
+        // The Hummingbird 2 middleware (`GateMiddleware`): the CLI's `waitingroom gate` and tests.
+        .target(
+            name: "WaitingRoomGateHummingbird",
+            dependencies: [
+                "WaitingRoomGate", hummingbird, httpTypes, logging,
+            ],
+            swiftSettings: strict
+        ),
+        // The Vapor 4 middleware (`VaporGateMiddleware`); its sources are `#if Vapor`, so the
+        // package still builds with the trait off.
+        .target(
+            name: "WaitingRoomGateVapor",
+            dependencies: [
+                "WaitingRoomGate", vapor, logging,
             ],
             swiftSettings: strict
         ),
@@ -240,6 +285,8 @@ let package = Package(
         // archive (Scripts/static-link/README.md); the header finds `lua5.4/lua.h` itself.
         .systemLibrary(name: "CLua"),
         .target(name: "CLuaShim", dependencies: ["CLua"]),
+        // The C allocator's bytes in use (glibc `mallinfo2`): `bench state`'s memory per waiting user.
+        .target(name: "CHeapInUse"),
         .target(
             name: "WaitingRoomLua",
             dependencies: [
@@ -257,9 +304,9 @@ let package = Package(
                 "WaitingRoomEmulatorKit",
                 nioCore, nioPosix, "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomLua", "WaitingRoomVendors",
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
-                "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "CEditLine", logging,
+                "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", "CEditLine", "CHeapInUse", logging,
                 "WaitingRoomSQLite", "WaitingRoomPostgres", prometheus, coreMetrics, hummingbird,
-                "WaitingRoomGate", asyncHTTPClient,
+                "WaitingRoomGate", "WaitingRoomGateHummingbird", asyncHTTPClient,
             ],
             swiftSettings: strict
         ),
@@ -337,6 +384,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "CloudflareTests",
+            dependencies: [
+                "WaitingRoom", logging, "Cloudflare", "CloudflareEmulator", "WaitingRoomEmulatorKit", "WaitingRoomHTTP",
+                "WaitingRoomTesting", "WaitingRoomConformance", hummingbird, serviceLifecycle, nioCore,
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Vendors/Cloudflare/Tests/CloudflareTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "WaitingRoomObservabilityTests",
             dependencies: [
                 "WaitingRoom", "WaitingRoomVendors", "WaitingRoomEmulators", "WaitingRoomHTTP", "NetFUNNEL", "NetFUNNELEmulator",
@@ -376,8 +433,19 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomGateTests",
             dependencies: [
-                "WaitingRoomGate", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
-                "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", hummingbird,
+                "WaitingRoomGate", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
+                "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", hummingbird,
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
+            ],
+            swiftSettings: strict
+        ),
+        // The Vapor middleware against the Hummingbird one, both over loopback in front of the
+        // emulators (`#if Vapor`: empty with the trait off).
+        .testTarget(
+            name: "WaitingRoomGateVaporTests",
+            dependencies: [
+                "WaitingRoomGate", "WaitingRoomGateVapor", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "CrowdHandler",
+                "WaitingRoomEmulators", "WaitingRoomHTTP", hummingbird, vapor,
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
             ],
             swiftSettings: strict
@@ -385,7 +453,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomCLITests",
             dependencies: [
-                "WebDriver",
+                "WebDriver", "WaitingRoomEmulatorKit",
                 "WaitingRoom", "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomEmulators",
                 "WaitingRoomTesting", "WaitingRoomHTTP", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
                 "CrowdHandler", "CrowdHandlerEmulator", hummingbird,

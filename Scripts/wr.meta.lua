@@ -35,9 +35,9 @@ wr.entry = nil
 ---What a flow file returns. `entry`, `vendor` and `config` may instead be given by the host
 ---(`waitingroom run --vendor/--config`, `FlowOptions`); the host's value wins.
 ---@class wr.Flow
----@field vendor? string Vendor id: "netfunnel", "queueit", "crowdhandler" (and "scripted" in tests).
+---@field vendor? string Vendor id: "netfunnel", "queueit", "crowdhandler", "cloudflare" (and "scripted" in tests).
 ---@field entry? wr.Entry What to wait for.
----@field config? table Vendor options, e.g. NetFUNNEL { clientId=, serverUrl=, errorUrl=, settingUrl=, networkTimeout=, retryCount=, errorBypass=, useNetfunnelTemplate=, useNetworkRecoveryMode= }, Queue-it { customerId=, waitingRoomDomain=, queuePage= ("auto" default, "follow", "browser", "host"), hostReportTimeoutSeconds=, ... }, CrowdHandler { publicKey=, apiURL=, waitURL=, siteURL=, timeout=, trustOnFail=, safetyNetSlug=, pollInterval=, ... }.
+---@field config? table Vendor options, e.g. NetFUNNEL { clientId=, serverUrl=, errorUrl=, settingUrl=, networkTimeout=, retryCount=, errorBypass=, useNetfunnelTemplate=, useNetworkRecoveryMode= }, Queue-it { customerId=, waitingRoomDomain=, queuePage= ("auto" default, "follow", "browser", "host"), hostReportTimeoutSeconds=, ... }, CrowdHandler { publicKey=, apiURL=, waitURL=, siteURL=, timeout=, trustOnFail=, safetyNetSlug=, pollInterval=, ... }, Cloudflare { siteURL=, timeout=, retries=, retryDelay=, minRefreshInterval=, maxRefreshInterval=, pollInterval=, sessionDuration=, blockWhenQueueIsFull=, ... }.
 ---@field max_retries? integer How many `wr.retry` answers are honoured (default 3).
 ---@field auto_complete? boolean Return a held key after on_success if the flow did not (default true).
 ---@field on_progress? fun(event: wr.Event, session: wr.Session): wr.Decision? Position update while waiting.
@@ -56,8 +56,8 @@ wr.entry = nil
 
 ---What the host wants to enter.
 ---@class wr.Entry
----@field scope string NetFUNNEL projectKey; Queue-it customerId; CrowdHandler: a site URL the room is a path of, or a label.
----@field room string NetFUNNEL segmentKey; Queue-it waitingRoomId; CrowdHandler: the protected URL, or a path under siteURL.
+---@field scope string NetFUNNEL projectKey; Queue-it customerId; CrowdHandler and Cloudflare: a site URL the room is a path of, or a label.
+---@field room string NetFUNNEL segmentKey; Queue-it waitingRoomId; CrowdHandler and Cloudflare: the protected URL, or a path under siteURL.
 ---@field control? "basic"|"section" NetFUNNEL control mode (default "basic").
 ---@field token? string Queue-it enqueue token; CrowdHandler session token (ch-id) to resume.
 ---@field key? string Queue-it enqueue key.
@@ -204,7 +204,7 @@ function Session:cancel() end
 function Session:state() end
 
 ---Open a vendor's room.
----@param vendor string "netfunnel" | "queueit" | "crowdhandler" | ...
+---@param vendor string "netfunnel" | "queueit" | "crowdhandler" | "cloudflare" | ...
 ---@param config? table Vendor options (see wr.Flow.config).
 ---@return wr.Room|nil room
 ---@return string? message

@@ -6,6 +6,9 @@
 #   - NetFUNNEL: 5002 (key check) of a waiting key, GET
 #   - Queue-it: enqueue, POST with a small JSON body (wrk Lua body script), the same POST to both
 #     baselines (nginx answers a POST to a file with the file); nginx's GET rate is shown too
+#   - gate: `waitingroom gate --vendor queueit --emulator` in front of the nginx static server, GET
+#     with a valid `QueueITAccepted` cookie (minted token → the gate's cookie), next to the same GET
+#     to nginx directly; the figure is gate / upstream (goal ≥ 0.5)
 # The figures that matter are the ratios emulator / nginx, emulator / Hummingbird static and
 # Hummingbird static / nginx: machines here are noisy. `waitingroom bench emulators` measures the
 # same in process (and `bench all --json` includes it).
@@ -13,7 +16,7 @@
 #
 #   bench/wrk.sh                       # builds `waitingroom` in release (.build-release), 10 s per run
 #   DURATION=5 BUILD=debug bench/wrk.sh
-# Env: BUILD (release|debug), DURATION (s), THREADS, CONNS, ONLY (netfunnel|queueit), SKIP_BUILD=1,
+# Env: BUILD (release|debug), DURATION (s), THREADS, CONNS, ONLY (netfunnel|queueit|gate), SKIP_BUILD=1,
 # ROUNDS (runs per target, default 2, in the order A B C then C B A; each target keeps its best).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +41,7 @@ cleanup() {
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
   [ -n "${EMU_PID:-}" ] && kill "$EMU_PID" 2>/dev/null || true
   [ -n "${HELLO_PID:-}" ] && kill "$HELLO_PID" 2>/dev/null || true
+  [ -n "${GATE_PID:-}" ] && kill "$GATE_PID" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -151,6 +155,41 @@ if [ -z "$ONLY" ] || [ "$ONLY" = queueit ]; then
   NR=${BEST["nginx static enqueue.json (POST)"]}; GR=${BEST["nginx static enqueue.json (GET)"]}
   SUMMARY+="Queue-it enqueue: $ER req/s; Hummingbird static: $HR req/s; nginx static: $NR req/s (POST), $GR req/s (GET)"$'\n'
   SUMMARY+="  emulator/nginx $(ratio "$ER" "$NR") (GET: $(ratio "$ER" "$GR")); emulator/hummingbird $(ratio "$ER" "$HR"); hummingbird/nginx $(ratio "$HR" "$NR")"$'\n'
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
+  # The gate (its own embedded emulator) in front of nginx; a token minted by that emulator buys
+  # the gate's cookie, which every wrk request then carries (the cookie is checked, and re-issued
+  # with a fresh IssueTime, on each one: ExtendCookieValidity).
+  UPSTREAM="http://127.0.0.1:$NPORT"
+  "$BIN" gate --vendor queueit --emulator --upstream "$UPSTREAM" --listen 127.0.0.1:0 >"$WORK/gate.out" 2>"$WORK/gate.log" &
+  GATE_PID=$!
+  for _ in $(seq 1 100); do grep -q "listening on" "$WORK/gate.out" 2>/dev/null && break; sleep 0.1; done
+  GATE=$(sed -n 's/.*listening on \(http:[^,]*\),.*/\1/p' "$WORK/gate.out")
+  GATE_EMU=$(sed -n 's/^emulator: \([^ ]*\).*/\1/p' "$WORK/gate.out")
+  [ -n "$GATE" ] && [ -n "$GATE_EMU" ] || { echo "the gate did not start:"; cat "$WORK/gate.out" "$WORK/gate.log"; exit 1; }
+  echo "gate ($BUILD): $GATE in front of $UPSTREAM (its emulator: $GATE_EMU)"
+  TOKEN=$(curl -s -X POST -H 'Content-Type: application/json' \
+    -d '{"customerId":"demo","waitingRoomId":"sale","expiresIn":3600,"queueId":"wrk-bench"}' \
+    "$GATE_EMU/_emulator/queueit/tokens" | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
+  [ -n "$TOKEN" ] || { echo "the gate's emulator minted no token"; exit 1; }
+  COOKIE=$(curl -s -o /dev/null -D - "$GATE/reply.js?queueittoken=$TOKEN" | tr -d '\r' \
+    | sed -n 's/^[Ss]et-[Cc]ookie: \(QueueITAccepted[^;]*\).*/\1/p' | head -1)
+  [ -n "$COOKIE" ] || { echo "the gate set no cookie for a valid token"; exit 1; }
+  STATUS=$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $COOKIE" "$GATE/reply.js")
+  [ "$STATUS" = 200 ] || { echo "the gate answered $STATUS, not 200, with its own cookie"; exit 1; }
+  wrk -t1 -c4 -d2s -H "Cookie: $COOKIE" "$GATE/reply.js" >/dev/null
+  for round in $(seq 1 "$ROUNDS"); do
+    for t in $(order "$round" "gate upstream"); do
+      case $t in
+        gate) best "waitingroom gate (Queue-it cookie) in front of nginx, reply.js" -H "Cookie: $COOKIE" "$GATE/reply.js" ;;
+        upstream) best "nginx static reply.js, direct (the gate's upstream)" "$UPSTREAM/reply.js" ;;
+      esac
+    done
+  done
+  GR=${BEST["waitingroom gate (Queue-it cookie) in front of nginx, reply.js"]}
+  UR=${BEST["nginx static reply.js, direct (the gate's upstream)"]}
+  SUMMARY+="gate with a valid Queue-it cookie: $GR req/s; its upstream (nginx static) directly: $UR req/s"$'\n'
+  SUMMARY+="  gate/upstream $(ratio "$GR" "$UR") (goal ≥ 0.5)"$'\n'
 fi
 echo
 echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s; best of $ROUNDS runs per target)"

@@ -37,10 +37,15 @@ struct Crowd: Sendable {
     /// `outcome()` kept ~3 KB of async frames for as long as the user waited, tens of thousands
     /// at once under `load`.)
     func run(count: Int, stagger: Duration = .milliseconds(20), prefix: String = "crowd") async -> [Visit] {
-        let origin = ContinuousClock.now
-        let visits = VisitLog(expected: count)
-        for index in 0..<count {
-            if stagger > .zero, index > 0 { await Self.pause(until: origin + stagger * index) }
+        await run(arrivals: (0..<count).map { stagger * $0 }, prefix: prefix)
+    }
+
+    /// Starts one user at each of `arrivals` (from the start, in order; `load --arrivals`);
+    /// returns when all are done.
+    func run(arrivals: [Duration], prefix: String = "crowd", origin: ContinuousClock.Instant = .now) async -> [Visit] {
+        let visits = VisitLog(expected: arrivals.count)
+        for (index, offset) in arrivals.enumerated() {
+            if offset > .zero { await Self.pause(until: origin + offset) }
             start(index: index, prefix: prefix, origin: origin, into: visits)
         }
         return await visits.all()

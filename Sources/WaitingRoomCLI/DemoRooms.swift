@@ -1,3 +1,4 @@
+import CloudflareEmulator
 import CrowdHandlerEmulator
 import NetFUNNELEmulator
 import QueueItEmulator
@@ -22,9 +23,11 @@ enum DemoRooms {
             room: RoomKey(scope: EmulatorSuite.queueItCustomer, room: "demo-sale"), hold: 0...0),
         Leg(title: "CrowdHandler room (demo-queue, 360 promoted per minute)", vendor: "crowdhandler",
             room: RoomKey(scope: "site", room: "demo-queue"), hold: 0...0),
+        Leg(title: "Cloudflare Waiting Room, JSON mode (demo-queue, 360 new users per minute)", vendor: "cloudflare",
+            room: RoomKey(scope: "site", room: "demo-queue"), hold: 0...0),
     ]
 
-    /// The default rooms plus the three demo rooms.
+    /// The default rooms plus the four demo rooms.
     static func suite() -> EmulatorSuite {
         var netfunnel = NetFUNNELEmulatorConfiguration.demo
         var segment = NetFUNNELEmulatorConfiguration.Segment(control: .basic, limit: 4)
@@ -35,6 +38,15 @@ enum DemoRooms {
         queueit.customers[EmulatorSuite.queueItCustomer]?.rooms["demo-sale"] = .init(state: .queue, admitPerSecond: 6)
         var crowdhandler = CrowdHandlerEmulatorConfiguration.demo
         crowdhandler.rooms["demo-queue"] = .init(capacity: 0, rate: 360)
-        return EmulatorSuite(netfunnel: netfunnel, queueit: queueit, crowdhandler: crowdhandler)
+        var cloudflare = CloudflareEmulatorConfiguration.demo
+        cloudflare.rooms["demo-queue"] = .init(newUsersPerMinute: 360, totalActiveUsers: 1_000_000, queueingStatusCode: 202,
+                                               refreshIntervalSeconds: 1)
+        let clock = SystemClock()
+        return EmulatorSuite(vendors: [
+            NetFUNNELEmulator(configuration: netfunnel, clock: clock),
+            QueueItEmulator(configuration: queueit, now: { clock.now() }),
+            CrowdHandlerEmulator(configuration: crowdhandler, now: { clock.now() }),
+            CloudflareEmulator(configuration: cloudflare, now: { clock.now() }),
+        ], clock: clock)
     }
 }

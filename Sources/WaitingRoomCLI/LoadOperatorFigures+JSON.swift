@@ -25,19 +25,24 @@ extension LoadOperatorFigures {
                 "compared": .number(Double(wait.compared)),
                 "expected": Self.json(wait.expected), "actual": Self.json(wait.actual), "error": Self.json(wait.error),
             ]),
-            "admissionAccuracy": .object([
-                "configuredPerMinute": admission.configuredPerMinute.map { .number($0) } ?? .null,
-                "source": .string(admission.source),
-                "overall": admission.overall.map { .number(Self.rounded($0)) } ?? .null,
-                "perMinute": .array(admission.minutes.map { m in
-                    .object([
-                        "minute": .number(Double(m.minute)), "seconds": .number(Self.rounded(m.seconds)),
-                        "admitted": .number(Double(m.admitted)), "expected": .number(Self.rounded(m.expected)),
-                        "accuracy": .number(Self.rounded(m.accuracy)),
-                    ])
-                }),
-            ]),
+            "admissionAccuracy": Self.json(admission),
         ]
+    }
+
+    /// Admission accuracy (also the fairness figures' accuracy from the start).
+    static func json(_ admission: AdmissionAccuracy) -> JSONValue {
+        .object([
+            "configuredPerMinute": admission.configuredPerMinute.map { .number($0) } ?? .null,
+            "source": .string(admission.source),
+            "overall": admission.overall.map { .number(Self.rounded($0)) } ?? .null,
+            "perMinute": .array(admission.minutes.map { m in
+                .object([
+                    "minute": .number(Double(m.minute)), "seconds": .number(Self.rounded(m.seconds)),
+                    "admitted": .number(Double(m.admitted)), "expected": .number(Self.rounded(m.expected)),
+                    "accuracy": .number(Self.rounded(m.accuracy)),
+                ])
+            }),
+        ])
     }
 
     static func json(_ flow: Flow) -> JSONValue {

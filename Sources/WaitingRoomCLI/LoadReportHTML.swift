@@ -57,6 +57,7 @@ enum LoadReportHTML {
         <svg id="chart-admissions" viewBox="0 0 640 220" role="img" aria-labelledby="admissions-caption"></svg></figure>
         </section>
         \(LoadReportOperators.section(summary.operators))
+        \(summary.fairness.map(LoadReportFairness.section) ?? "")
         <section class="tables">
         \(table("Settings", ("setting", "value"), summary.settings))
         \(table("Outcomes", ("outcome", "users"), outcomes))

@@ -1,5 +1,6 @@
 import Synchronization
 import WaitingRoom
+import WaitingRoomVendors
 
 /// Per-vendor configuration defaults (for example the embedded emulator's address), merged
 /// under whatever configuration a flow or `wr.open` gives.
@@ -14,9 +15,10 @@ final class VendorDefaults: Sendable {
     func overlay(_ document: JSONValue) {
         guard case .object(let top) = document else { return }
         values.withLock { values in
-            let vendorMembers = top.filter { if case .object = $0.value { return ["netfunnel", "queueit", "crowdhandler", "scripted"].contains($0.key) } else { return false } }
+            let ids = VendorRegistry.standard.vendorIDs
+            let vendorMembers = top.filter { if case .object = $0.value { return ids.contains($0.key) } else { return false } }
             let targets: [(String, [String: JSONValue])] = vendorMembers.isEmpty
-                ? ["netfunnel", "queueit", "crowdhandler", "scripted"].map { ($0, top) }
+                ? ids.map { ($0, top) }
                 : vendorMembers.compactMap { key, value in value.objectValue.map { (key, $0) } }
             for (vendor, given) in targets {
                 let base = values[vendor]?.objectValue ?? [:]

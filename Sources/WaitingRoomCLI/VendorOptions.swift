@@ -12,7 +12,7 @@ struct VendorOptions: CLIArguments {
 
     static var arguments: [CLIArgument<Self>] {
         [
-            .option("vendor", \.vendor, help: "Vendor id (netfunnel, queueit, crowdhandler, scripted).", isRequired: true),
+            .option("vendor", \.vendor, help: "Vendor id (netfunnel, queueit, crowdhandler, cloudflare, scripted).", isRequired: true),
             .option("config", \.config, help: "Vendor configuration file (JSON).", completion: .files),
             .repeating("set", \.settings, help: "A vendor setting KEY=VALUE (repeatable)."),
             .flag("emulator", \.emulator, help: "Start the embedded emulator (default rooms) and point the vendor at it."),

@@ -9,7 +9,7 @@ extension EmulatorSuite {
     /// `delay` (longer than a usual `networkTimeout`), a dropped connection, HTTP 503 and
     /// garbage on each request kind it names (``EmulatedVendor/chaosKinds``: NetFUNNEL 5101, 5002
     /// and 5004; Queue-it the enqueue call and the queue page; CrowdHandler `POST` and
-    /// `GET /v1/requests`). Returns how many fault uses were installed.
+    /// `GET /v1/requests`; Cloudflare the protected page). Returns how many fault uses were installed.
     /// - Throws: `.invalidConfiguration` (field `vendor`) for a vendor without an emulator.
     @discardableResult
     public func installChaos(vendor id: String, perKind: Int, delay: Duration = .milliseconds(1500)) throws -> Int {

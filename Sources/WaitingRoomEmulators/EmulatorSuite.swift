@@ -1,3 +1,4 @@
+import CloudflareEmulator
 import CrowdHandler
 import CrowdHandlerEmulator
 import Foundation
@@ -11,12 +12,14 @@ import WaitingRoom
 import WaitingRoomEmulatorKit
 
 /// Every vendor's emulator in one process on one port, configured by one JSON document:
-/// `{"netfunnel": {…}, "queueit": {…}, "crowdhandler": {…}}` (a missing member means that vendor's
+/// `{"netfunnel": {…}, "queueit": {…}, "crowdhandler": {…}, "cloudflare": {…}}` (a missing member means that vendor's
 /// demo rooms). A vendor's emulator joins by one line in ``vendorTypes``: the document's sections,
 /// routes, inline answers, faults, chaos, the dashboard, `describe` and client defaults follow.
 public struct EmulatorSuite: Sendable {
     /// Every vendor's emulator type: the one list a new vendor is added to.
-    public static let vendorTypes: [any EmulatedVendor.Type] = [NetFUNNELEmulator.self, QueueItEmulator.self, CrowdHandlerEmulator.self]
+    public static let vendorTypes: [any EmulatedVendor.Type] = [
+        NetFUNNELEmulator.self, QueueItEmulator.self, CrowdHandlerEmulator.self, CloudflareEmulator.self,
+    ]
 
     /// Every vendor's emulator, in ``vendorTypes`` order.
     public let vendors: [any EmulatedVendor]
@@ -65,9 +68,9 @@ public struct EmulatorSuite: Sendable {
         ], clock: clock)
     }
 
-    /// The suite of `vendors`; a vendor the list lacks that the typed properties name is served
-    /// with its demo rooms.
-    init(vendors: [any EmulatedVendor], clock: any WaitingRoomClock) {
+    /// The suite of `vendors`; a vendor of ``vendorTypes`` the list lacks is served with its demo
+    /// rooms (on `clock`), after the ones given.
+    public init(vendors: [any EmulatedVendor], clock: any WaitingRoomClock = SystemClock()) {
         let netfunnel = vendors.lazy.compactMap { $0 as? NetFUNNELEmulator }.first ?? NetFUNNELEmulator(configuration: .demo, clock: clock)
         let queueit = vendors.lazy.compactMap { $0 as? QueueItEmulator }.first ?? QueueItEmulator(configuration: .demo, now: { clock.now() })
         let crowdhandler = vendors.lazy.compactMap { $0 as? CrowdHandlerEmulator }.first
@@ -78,6 +81,9 @@ public struct EmulatorSuite: Sendable {
         var all = vendors
         for typed in [netfunnel, queueit, crowdhandler] as [any EmulatedVendor] where !all.contains(where: { $0.vendorID == typed.vendorID }) {
             all.append(typed)
+        }
+        for type in Self.vendorTypes where !all.contains(where: { $0.vendorID == type.emulatedVendorID }) {
+            if let demo = try? type.makeEmulator(section: nil, clock: clock) { all.append(demo) }
         }
         self.vendors = all
     }

@@ -17,3 +17,12 @@ public protocol GateEngine: Sendable {
 extension GateEngine {
     public func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async {}
 }
+
+extension GateEngine {
+    /// What an adapter applies to one request: the refusal `limits` give (a 4xx, the engine never
+    /// asked), or the engine's decision.
+    public func decide(_ request: GateRequest, within limits: GateLimits) async -> GateDecision {
+        if let refusal = limits.refusal(for: request) { return refusal }
+        return await decide(request)
+    }
+}

@@ -50,10 +50,13 @@ struct SQLiteSalvage: Sendable {
             }
         }
 
-        let keyRows = await rows(of: "held_keys", columns: "record", in: db)
+        let keyRows = await rows(of: "held_keys", columns: "record, owner, lease_until", in: db)
         salvage.note(keyRows)
         for row in keyRows.rows {
-            if let text = row.column("record")?.string, let key = try? records.decode(HeldKey.self, text) {
+            if let text = row.column("record")?.string, var key = try? records.decode(HeldKey.self, text) {
+                // a renewal updates only the columns
+                if let owner = row.column("owner")?.string { key.owner = owner }
+                if let lease = SQLiteRecords.date(row.column("lease_until")) { key.leaseUntil = lease }
                 salvage.heldKeys.append(key)
             } else {
                 salvage.lostRows += 1

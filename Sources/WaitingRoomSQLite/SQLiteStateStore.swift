@@ -69,6 +69,7 @@ public actor SQLiteStateStore: StateStore {
     private var threadStarted = false
     private var state = State.idle
     private var gate = SQLiteSerialGate()
+    private var journalBatch = SQLiteJournalBatch()
 
     private enum State {
         case idle
@@ -157,21 +158,68 @@ public actor SQLiteStateStore: StateStore {
     // MARK: - held keys
 
     public func recordHeldKey(_ key: HeldKey) async throws {
-        try await withDatabase("record a held key") { db in
-            _ = try await db.query(SQLiteRecords.insertHeldKey, try records.heldKeyBinds(key))
-        }
+        try await commitInGroup(.record(key))
     }
 
     public func removeHeldKey(id: String) async throws {
-        try await withDatabase("remove a held key") { db in
+        try await commitInGroup(.remove(id: id))
+    }
+
+    /// Queues a journal write for the next group commit (see ``SQLiteJournalBatch``) and returns
+    /// once it is committed.
+    private func commitInGroup(_ write: SQLiteJournalWrite) async throws {
+        if journalBatch.lead() {
+            defer { if journalBatch.handOff() { Task { await self.drainJournal() } } }
+            try await withDatabase("write the key journal") { db in try await apply(write, db) }
+            return
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            if journalBatch.append(write, continuation) {
+                Task { await self.drainJournal() }
+            }
+        }
+    }
+
+    /// Commits the queued journal writes, a group at a time, until none is left. A group that
+    /// fails is written again one write at a time, so only the writes that fail are answered
+    /// with an error.
+    private func drainJournal() async {
+        while let group = journalBatch.take() {
+            do {
+                try await withDatabase("write the key journal", transaction: group.count > 1) { db in
+                    for entry in group { try await apply(entry.write, db) }
+                }
+                for entry in group { entry.continuation.resume() }
+            } catch {
+                guard group.count > 1 else {
+                    group.first?.continuation.resume(throwing: error)
+                    continue
+                }
+                for entry in group {
+                    do {
+                        try await withDatabase("write the key journal") { db in try await apply(entry.write, db) }
+                        entry.continuation.resume()
+                    } catch {
+                        entry.continuation.resume(throwing: error)
+                    }
+                }
+            }
+        }
+    }
+
+    private func apply(_ write: SQLiteJournalWrite, _ db: SQLiteConnection) async throws {
+        switch write {
+        case .record(let key):
+            _ = try await db.query(SQLiteRecords.insertHeldKey, try records.heldKeyBinds(key))
+        case .remove(let id):
             _ = try await db.query("DELETE FROM held_keys WHERE id = ?1", [.text(id)])
         }
     }
 
     public func heldKeys() async throws -> [HeldKey] {
         try await withDatabase("list held keys") { db in
-            try await db.query("SELECT record FROM held_keys ORDER BY taken_at, id").compactMap { row in
-                row.column("record")?.string.flatMap { decode(HeldKey.self, $0, what: "a held key") }
+            try await db.query("SELECT record, owner, lease_until FROM held_keys ORDER BY taken_at, id").compactMap { row in
+                heldKey(row)
             }.sorted(by: HeldKey.sqliteJournalOrder)
         }
     }
@@ -181,14 +229,13 @@ public actor SQLiteStateStore: StateStore {
         return try await withDatabase("claim held keys", transaction: true) { db in
             let candidates = try await db.query(
                 """
-                SELECT record FROM held_keys WHERE (?1 IS NULL OR vendor = ?1) AND lease_until <= ?2
+                SELECT record, owner, lease_until FROM held_keys WHERE (?1 IS NULL OR vendor = ?1) AND lease_until <= ?2
                 ORDER BY taken_at, id LIMIT ?3
                 """,
                 [vendor.map { .text($0) } ?? .null, SQLiteRecords.seconds(now), .integer(SQLiteInt64(limit))])
             var claimed: [HeldKey] = []
             for row in candidates {
-                guard var key = row.column("record")?.string.flatMap({ decode(HeldKey.self, $0, what: "a held key") }),
-                      key.sqliteClaimable(vendor: vendor, now: now) else { continue }
+                guard var key = heldKey(row), key.sqliteClaimable(vendor: vendor, now: now) else { continue }
                 key.owner = owner
                 key.leaseUntil = leaseUntil
                 _ = try await db.query(SQLiteRecords.updateHeldKey, try records.heldKeyLeaseBinds(key))
@@ -199,15 +246,22 @@ public actor SQLiteStateStore: StateStore {
     }
 
     public func renewLeases(owner: String, until: Date) async throws {
+        // One statement however many keys the owner holds: the columns carry the lease, and
+        // ``heldKey(_:)`` reads them over the record's copy.
         try await withDatabase("renew leases", transaction: true) { db in
-            for row in try await db.query("SELECT record FROM held_keys WHERE owner = ?1", [.text(owner)]) {
-                guard var key = row.column("record")?.string.flatMap({ decode(HeldKey.self, $0, what: "a held key") }) else { continue }
-                key.leaseUntil = until
-                _ = try await db.query(SQLiteRecords.updateHeldKey, try records.heldKeyLeaseBinds(key))
-            }
+            _ = try await db.query("UPDATE held_keys SET lease_until = ?1 WHERE owner = ?2", [SQLiteRecords.seconds(until), .text(owner)])
             _ = try await db.query("UPDATE sessions SET lease_until = ?1 WHERE owner = ?2 AND pass IS NULL",
                                    [SQLiteRecords.seconds(until), .text(owner)])
         }
+    }
+
+    /// A journal row's key: its record, with the owner and lease of its columns (a renewal
+    /// updates only the columns).
+    private func heldKey(_ row: SQLiteRow) -> HeldKey? {
+        guard var key = row.column("record")?.string.flatMap({ decode(HeldKey.self, $0, what: "a held key") }) else { return nil }
+        if let owner = row.column("owner")?.string { key.owner = owner }
+        if let lease = SQLiteRecords.date(row.column("lease_until")) { key.leaseUntil = lease }
+        return key
     }
 
     // MARK: - session leases

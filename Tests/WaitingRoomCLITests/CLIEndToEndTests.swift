@@ -104,7 +104,7 @@ struct CLIEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("== Summary"))
         #expect(result.stdout.contains("keys not returned: 0"))
-        for vendor in ["NetFUNNEL", "Queue-it", "CrowdHandler"] {
+        for vendor in ["NetFUNNEL", "Queue-it", "CrowdHandler", "Cloudflare"] {
             #expect(result.stdout.contains("== \(vendor)"), "the demo shows \(vendor)")
         }
     }

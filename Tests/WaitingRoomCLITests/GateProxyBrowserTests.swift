@@ -56,4 +56,57 @@ struct GateProxyBrowserTests {
         #expect(gate.stop() == 0)
         await upstream.stop()
     }
+
+    /// Queue-it (KnownUser): every page but `/static/` queues in the demo room `sale`. The gate
+    /// sends the browser to the emulator's queue landing (`/?c=demo&e=sale&t=…`), which puts it in
+    /// the line and on the queue page; the room is held shut (0 a second) while the browser
+    /// arrives, then opened; on its turn the page goes back to the gate with a `queueittoken`, the
+    /// gate sets its `QueueITAccepted` cookie and the upstream's page opens; the cookie carries the
+    /// next page load straight through.
+    @Test func queueItRoomQueuesThenTheUpstreamPageOpens() async throws {
+        let upstream = try await GateProxyUpstream.start()
+        let gate = try await GateProxyTests.RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL])
+        guard let browser = await HeadlessBrowser.start() else {
+            _ = gate.stop()
+            await upstream.stop()
+            return
+        }
+        do {
+            let emulator = try #require(gate.emulatorURL)
+            func setRate(_ rate: Int) async throws {
+                let answer = try await AsyncHTTPTransport.shared.send(HTTPRequest(
+                    method: "POST", url: emulator + "/_emulator/queueit/rooms/demo/sale",
+                    headers: [("Content-Type", "application/json")], body: Array("{\"admitPerSecond\": \(rate)}".utf8), timeout: .seconds(10)))
+                #expect(answer.status == 200, "\(answer.text)")
+            }
+            func pageLoads() -> Int { upstream.paths.filter { $0.hasPrefix("/shop/tickets") }.count }
+            try await setRate(0)
+            try await browser.open(gate.baseURL + "/shop/tickets")
+            var url = try await browser.currentURL()
+            // In the line on the emulator's queue page, the upstream untouched.
+            #expect(url.hasPrefix(emulator + "/queueit/queue/demo/sale?"), "\(url)")
+            #expect(try await browser.waitUntil(timeout: .seconds(30)) { try await browser.text(ofElement: "ahead") == "0" },
+                    "no position on \(url)")
+            #expect(pageLoads() == 0, "reached upstream while waiting: \(upstream.paths)")
+            try await setRate(50)
+            var text = ""
+            #expect(try await browser.waitUntil(timeout: .seconds(90)) {
+                url = try await browser.currentURL()
+                text = try await browser.run("return document.body ? document.body.innerText : '';").stringValue ?? ""
+                return url == gate.baseURL + "/shop/tickets" && text.contains("upstream /shop/tickets")
+            }, "still at \(url): \(text.prefix(200))")
+            #expect(pageLoads() == 1, "\(upstream.paths)")
+            let cookies = try await browser.run("return document.cookie;").stringValue ?? ""
+            #expect(cookies.contains("QueueITAccepted-SDFrts345E-V3_sale=EventId=sale"), "\(cookies)")
+            // The cookie carries the next page load straight through.
+            try await browser.open(gate.baseURL + "/shop/tickets")
+            #expect(try await browser.currentURL() == gate.baseURL + "/shop/tickets")
+            #expect(pageLoads() == 2, "\(upstream.paths)")
+        } catch {
+            Issue.record("\(error)")
+        }
+        await browser.close()
+        #expect(gate.stop() == 0)
+        await upstream.stop()
+    }
 }

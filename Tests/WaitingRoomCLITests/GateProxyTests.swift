@@ -130,6 +130,39 @@ struct GateProxyTests {
         await upstream.stop()
     }
 
+    /// `--max-body-bytes` and the gate's header bounds (README G8): an oversize declared body is
+    /// 413 and oversize headers are 431, before any vendor logic, and neither reaches the upstream,
+    /// even on a path the integration lets through (`/static/`).
+    @Test func oversizeBodiesAndHeadersAreRefusedBeforeTheUpstream() async throws {
+        let upstream = try await GateProxyUpstream.start()
+        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL, "--max-body-bytes", "1024"])
+        do {
+            let fits = try await gate.send("/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")],
+                                           body: [UInt8](repeating: 7, count: 1024))
+            #expect(fits.status == 200 && fits.body.count == 1024)
+            #expect(upstream.paths == ["/static/upload"])
+            let big = try await gate.send("/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")],
+                                          body: [UInt8](repeating: 7, count: 4096))
+            #expect(big.status == 413, "\(big.status) \(big.text)")
+            let longValue = try await gate.send("/static/page", headers: [("X-Padding", String(repeating: "p", count: 10 * 1024))])
+            #expect(longValue.status == 431, "\(longValue.status) \(longValue.text)")
+            let many = try await gate.send("/static/page", headers: (0..<80).map { ("X-Field-\($0)", "v") })
+            #expect(many.status == 431, "\(many.status) \(many.text)")
+            let large = try await gate.send("/static/page", headers: (0..<5).map { ("X-Part-\($0)", String(repeating: "q", count: 4000)) })
+            #expect(large.status == 431, "\(large.status) \(large.text)")
+            #expect(upstream.paths == ["/static/upload"], "a refused request reached the upstream: \(upstream.paths)")
+            // The gate still serves after the refusals.
+            let after = try await gate.send("/static/page")
+            #expect(after.status == 200 && after.text == "upstream /static/page")
+        } catch {
+            _ = gate.stop()
+            await upstream.stop()
+            throw error
+        }
+        #expect(gate.stop() == 0)
+        await upstream.stop()
+    }
+
     @Test func crowdHandlerQueuesAndPromotes() async throws {
         let upstream = try await GateProxyUpstream.start()
         let gate = try await RunningGate.start(["--vendor", "crowdhandler", "--emulator", "--upstream", upstream.baseURL])

@@ -14,12 +14,15 @@ struct SameFaultsEverywhereTests {
         "netfunnel": HTTPRequest(url: "/ts.wseq?opcode=5101&sid=service_1&aid=segKey_basic&js=yes"),
         "queueit": HTTPRequest(method: "POST", url: "/api/mobileapp/queue/demo/sale/enqueue", body: Array("{}".utf8)),
         "crowdhandler": HTTPRequest(method: "POST", url: "/v1/requests", headers: [("x-api-key", "k")], body: Array(#"{"url": "/site/demo-open"}"#.utf8)),
+        "cloudflare": HTTPRequest(url: "/cf/demo-open", headers: [("Accept", "application/json")]),
     ]
     /// The older form of each vendor, still accepted.
     static let legacy: [String: String] = [
         "netfunnel": #"{"opcode": 5002, "httpStatus": 503, "count": 2}"#,
         "queueit": #"{"kind": "nonjson", "on": "queue", "count": 2}"#,
         "crowdhandler": #"{"kind": "garbage", "on": "requests.get", "count": 2}"#,
+        // Cloudflare's emulator has no older form: the kit's
+        "cloudflare": #"{"action": "garbage", "on": "page", "count": 2}"#,
     ]
 
     func send(_ request: HTTPRequest, to base: String) async throws -> HTTPResponse {
@@ -36,7 +39,7 @@ struct SameFaultsEverywhereTests {
 
     @Test func everyVendorTakesTheSameFaultJSON() async throws {
         let suite = EmulatorSuite.demo()
-        #expect(suite.vendors.map(\.vendorID) == ["netfunnel", "queueit", "crowdhandler"])
+        #expect(suite.vendors.map(\.vendorID) == ["netfunnel", "queueit", "crowdhandler", "cloudflare"])
         let server = try await suite.start()
         let base = server.baseURL
         for vendor in suite.vendors.map(\.vendorID) {

@@ -5,6 +5,7 @@ import Synchronization
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
+import WaitingRoomGateHummingbird
 import WaitingRoomHTTP
 
 /// Counts the requests that reached the protected handlers (none may, when the gate refuses).

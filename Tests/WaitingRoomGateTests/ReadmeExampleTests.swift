@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Testing
 import WaitingRoomGate
+import WaitingRoomGateHummingbird
 import WaitingRoomHTTP
 
 /// The README's "Protecting a server" example, as written there: compiled with the tests so it

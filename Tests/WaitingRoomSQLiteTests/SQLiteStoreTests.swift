@@ -69,6 +69,43 @@ struct SQLiteStoreTests {
         }
     }
 
+    /// A crowd's first keys arrive at once: the writes are committed in groups, every caller
+    /// returns once its own write is in the file, and removes queued behind records of the same
+    /// key apply in order. A renewal (one statement over the lease column) is what claims read.
+    @Test func aBurstOfJournalWritesIsCommittedInGroupsAndInOrder() async throws {
+        try await inTemporaryFolder { _, path in
+            let clock = VirtualClock()
+            let store = try await SQLiteStateStore.open(path: path, clock: clock)
+            let start = clock.now()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<3000 {
+                    group.addTask {
+                        try await store.recordHeldKey(heldKey("k\(i)", at: start, owner: i % 2 == 0 ? "A" : "B"))
+                        if i % 3 == 0 { try await store.removeHeldKey(id: "v:k\(i)") }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let held = try await store.heldKeys()
+            #expect(held.count == 2000)
+            #expect(!held.contains { Int($0.key.dropFirst())! % 3 == 0 })
+
+            // A's leases are renewed; B's lapse. A claim 20 s later takes only B's keys.
+            try await store.renewLeases(owner: "A", until: start.addingTimeInterval(60))
+            let later = start.addingTimeInterval(20)
+            let claimed = try await store.claimHeldKeys(vendor: "v", owner: "C", now: later, leaseUntil: later.addingTimeInterval(10), limit: 10_000)
+            #expect(claimed.count == 1000)
+            #expect(claimed.allSatisfy { Int($0.key.dropFirst())! % 2 == 1 && $0.owner == "C" })
+            let afterClaim = try await store.heldKeys()
+            #expect(afterClaim.filter { $0.owner == "A" }.allSatisfy { abs($0.leaseUntil.timeIntervalSince(start) - 60) < 0.01 })
+            #expect(afterClaim.filter { $0.owner == "C" }.count == 1000)
+
+            // Writes queued when the store closes are answered with an error, not left waiting.
+            try await store.close()
+            await #expect(throws: (any Error).self) { try await store.recordHeldKey(heldKey("late", at: start)) }
+        }
+    }
+
     @Test func theFileAndItsLogHaveMode0600() async throws {
         try await inTemporaryFolder { folder, path in
             let store = try await SQLiteStateStore.open(path: path, clock: VirtualClock())

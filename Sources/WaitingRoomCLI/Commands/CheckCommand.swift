@@ -13,6 +13,7 @@ struct CheckCommand: CLICommand {
               waitingroom check --vendor netfunnel --emulator --scope service_1 --room segKey_basic
               waitingroom check --vendor queueit --config queueit.json --scope demo --room sale --json
               waitingroom check --vendor crowdhandler --emulator --scope site --room demo-open
+              waitingroom check --vendor cloudflare --emulator --scope site --room demo-queue
               waitingroom check --vendor netfunnel --set serverUrl=http://127.0.0.1:8080 --set clientId=demo \\
                                 --scope service_1 --room segKey_basic
 
@@ -92,8 +93,8 @@ struct RoomOptions: CLIArguments {
 
     static var arguments: [CLIArgument<Self>] {
         [
-            .option("scope", \.scope, help: "NetFUNNEL project key / Queue-it customer id / CrowdHandler site URL or label."),
-            .option("room", \.room, help: "NetFUNNEL segment key / Queue-it waiting room id / CrowdHandler URL or path under siteURL."),
+            .option("scope", \.scope, help: "NetFUNNEL project key / Queue-it customer id / CrowdHandler or Cloudflare site URL or label."),
+            .option("room", \.room, help: "NetFUNNEL segment key / Queue-it waiting room id / CrowdHandler or Cloudflare URL or path under siteURL."),
             .option("control", \.control, help: "basic or section."),
             .option("user-id", \.userId, help: "User id sent to the vendor."),
             .option("enqueue-token", \.enqueueToken, help: "Queue-it enqueue token / CrowdHandler session token (ch-id)."),

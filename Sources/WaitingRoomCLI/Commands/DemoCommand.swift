@@ -10,11 +10,11 @@ import WaitingRoomHTTP
 struct DemoCommand: CLICommand {
     static let about = CommandDescription(
         name: "demo",
-        abstract: "Watch a waiting room work: a crowd and you, NetFUNNEL, Queue-it and CrowdHandler, on the embedded emulator.",
+        abstract: "Watch a waiting room work: a crowd and you, NetFUNNEL, Queue-it, CrowdHandler and Cloudflare, on the embedded emulator.",
         discussion: """
             Starts the emulator on a free loopback port, sends a crowd of virtual users into a small
             NetFUNNEL segment, runs Scripts/flows/demo.lua for "you" with a live progress line, returns
-            the key, then does the same through a Queue-it room and a CrowdHandler room, and prints a summary.
+            the key, then does the same through a Queue-it room, a CrowdHandler room and a Cloudflare room, and prints a summary.
 
             Examples:
               waitingroom demo
@@ -66,7 +66,7 @@ struct DemoCommand: CLICommand {
             terminal.error("waitingroom demo: \(error)")
             throw ExitStatus.error
         }
-        terminal.line("Emulator on \(server.baseURL) (NetFUNNEL + Queue-it + CrowdHandler). Crowd: \(crowd) virtual users.")
+        terminal.line("Emulator on \(server.baseURL) (NetFUNNEL + Queue-it + CrowdHandler + Cloudflare). Crowd: \(crowd) virtual users.")
         let defaults = EmulatorSuite.clientDefaults(for: server)
         let registry = VendorRegistry.standard
         var lines: [String] = []

@@ -12,15 +12,17 @@ import Glibc
 struct EmulateCommand: CLICommand {
     static let about = CommandDescription(
         name: "emulate",
-        abstract: "Serve every vendor's emulator (NetFUNNEL, Queue-it, CrowdHandler) from one process.",
+        abstract: "Serve every vendor's emulator (NetFUNNEL, Queue-it, CrowdHandler, Cloudflare) from one process.",
         discussion: """
             Without --config it serves the default rooms (NetFUNNEL project service_1: a queueing basic
             segment, a section segment, a blocked segment, and act_8 / act_10 as real deployments name
             them; Queue-it customer demo: a queueing room, a
             safetynet room, a disabled room; CrowdHandler rooms demo-open, demo-queue, demo-blocked,
-            demo-closed under /v1/ with any x-api-key) and prints the Queue-it secret key. Samples:
-            Vendors/NetFUNNEL/Fixtures/emulator.json, Vendors/QueueIt/Fixtures/emulator.json,
-            Vendors/CrowdHandler/Fixtures/emulator.json.
+            demo-closed under /v1/ with any x-api-key; Cloudflare rooms demo-open, demo-queue, demo-reject,
+            demo-suspended, demo-random under /cf/, JSON mode with Accept: application/json) and prints the
+            Queue-it secret key. Samples: Vendors/NetFUNNEL/Fixtures/emulator.json,
+            Vendors/QueueIt/Fixtures/emulator.json, Vendors/CrowdHandler/Fixtures/emulator.json,
+            Vendors/Cloudflare/Fixtures/emulator.json.
             Open http://HOST:PORT/_emulator/ for the dashboard: every room of every vendor live (waiting,
             admitted, rate, keys never returned, faults), charts of the last 5 minutes, and buttons that
             change a room's limit, open/block it and add or clear faults. Each room links its live

@@ -6,6 +6,7 @@ import NIOCore
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
+import WaitingRoomGateHummingbird
 
 /// `waitingroom gate`: a reverse proxy that puts a vendor's server-side check (Queue-it's
 /// KnownUser flow, CrowdHandler's gatekeeper) in front of any HTTP app, until SIGINT or SIGTERM.

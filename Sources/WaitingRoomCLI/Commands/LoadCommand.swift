@@ -18,8 +18,8 @@ struct LoadCommand: CLICommand {
 
             Faults (with --emulator): --chaos N installs N faults of each kind (dropped connection,
             HTTP 503, malformed reply, a --chaos-delay delay, 1.5 s by default) on every request kind of the vendor (NetFUNNEL:
-            5101, 5002 and 5004; Queue-it: enqueue and queue page; CrowdHandler: POST and GET /v1/requests); --faults FILE installs the faults of a JSON file
-            (an array of the emulator's fault objects, or {"netfunnel": [...], "queueit": [...], "crowdhandler": [...]}).
+            5101, 5002 and 5004; Queue-it: enqueue and queue page; CrowdHandler: POST and GET /v1/requests; Cloudflare: the protected page); --faults FILE installs the faults of a JSON file
+            (an array of the emulator's fault objects, or {"netfunnel": [...], "queueit": [...], "crowdhandler": [...], "cloudflare": [...]}).
             The summary then counts, from the emulator: keysNeverReturned (keys the server had to
             time out, or still holds), keysAutoReturned, waitersDropped; and from the client:
             keysReturnedLate (returned in the background after their documented attempts failed),
@@ -36,6 +36,23 @@ struct LoadCommand: CLICommand {
             had (error p50/p90/p99), and admission accuracy per minute against the room's configured
             rate (n/a where the emulator configures none). --json prints the same figures.
 
+            Scheduled sales: --arrivals burst (default: every user at once), uniform:SECONDS (evenly
+            over SECONDS) or poisson:RATE (exponential gaps, RATE users/s, drawn from --seed) says when
+            users arrive; --start-at +SECONDS puts the sale's start that many seconds after the run
+            starts. With --emulator the room gets that start and a pre-queue: users arriving before it
+            are shuffled at the start (seeded by --seed), later ones join first come first served
+            (Queue-it, CrowdHandler, and Cloudflare as an event with prequeue_start_time and
+            shuffle_at_event_start; the NetFUNNEL emulator does not model NetFUNNEL's schedule
+            reservation yet). Against another server --start-at only splits the users into pre- and
+            post-start arrivals; schedule the start there yourself (an emulator's admin route, see the
+            vendor's README). Each virtual user is its own visitor: without --state, none takes a pass
+            another user stored. The summary, --json
+            and --report then give fairness figures: order violations among post-start arrivals (pairs
+            admitted out of arrival order; goal 0), Spearman's rank correlation of the pre-start users'
+            admission order with their arrival order (goal about 0) with its 95% confidence interval,
+            and admission accuracy per minute from the start. With an embedded emulator they come from
+            its record of who arrived and was admitted when; otherwise from the users' own times.
+
             --metrics-port PORT serves the SDK's metrics (Prometheus text) at
             http://127.0.0.1:PORT/metrics while the run lasts (0 picks a free port; the address goes to stderr).
 
@@ -49,6 +66,8 @@ struct LoadCommand: CLICommand {
                                --scope service_1 --room segKey_basic --users 20 --set retryCount=3
               waitingroom load --vendor netfunnel --set serverUrl=http://127.0.0.1:8080 --set clientId=x \\
                                --scope service_1 --room segKey_basic --users 200 --hold 0.05
+              waitingroom load --vendor queueit --emulator --scope demo --room sale --users 2000 \\
+                               --arrivals uniform:20 --start-at +10 --seed 7
             """
     )
 
@@ -65,6 +84,9 @@ struct LoadCommand: CLICommand {
     var drainTimeout = 30.0
     var json = false
     var report: String?
+    var arrivals = LoadArrivals.burst
+    var startAt: LoadSaleStart?
+    var seed = 1
 
     static var arguments: [CLIArgument<Self>] {
         CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + CLIArgument.group(\.stateOptions) + CLIArgument.group(\.metricsOptions) + [
@@ -77,6 +99,10 @@ struct LoadCommand: CLICommand {
             .option("drain-timeout", \.drainTimeout, help: "Seconds to wait at the end for key returns still running in the background."),
             .flag("json", \.json, help: "Print the summary as JSON."),
             .option("report", \.report, help: "Write a self-contained HTML report (charts, tables; no network needed to view it) to this file.", completion: .files),
+            .option("arrivals", \.arrivals, help: "When users arrive: burst (all at once), uniform:SECONDS (evenly over SECONDS) or poisson:RATE (RATE users/s on average).",
+                    completion: .choices(["burst", "uniform:60", "poisson:50"])),
+            .option("start-at", \.startAt, help: "+SECONDS: the sale starts SECONDS after the run; with --emulator the room gets that start and a shuffled pre-queue."),
+            .option("seed", \.seed, help: "Seed of the Poisson arrivals and of the embedded emulator's pre-queue shuffle."),
         ]
     }
 
@@ -89,6 +115,7 @@ struct LoadCommand: CLICommand {
         guard (0...100_000).contains(chaos) else { throw UsageError("--chaos must be 0…100000") }
         guard (0.1...60).contains(chaosDelay) else { throw UsageError("--chaos-delay must be 0.1…60 seconds") }
         guard (0...600).contains(drainTimeout) else { throw UsageError("--drain-timeout must be 0…600 seconds") }
+        guard seed >= 0 else { throw UsageError("--seed must be 0 or more") }
         if !vendorOptions.emulator {
             if chaos > 0 || faults != nil { throw UsageError("--chaos and --faults need --emulator (faults are injected into the embedded emulator)") }
             if emulatorConfig != nil { throw UsageError("--emulator-config needs --emulator") }
@@ -102,6 +129,9 @@ struct LoadCommand: CLICommand {
             ("users", String(users)), ("hold", "\(hold) s"),
             ("target", server.map { "embedded emulator \($0.baseURL)" } ?? "configured server"),
         ]
+        out.append(("arrivals", arrivals.commandLineDescription))
+        if let startAt { out.append(("startAt", startAt.commandLineDescription + " s")) }
+        out.append(("seed", String(seed)))
         if let emulatorConfig { out.append(("emulatorConfig", emulatorConfig)) }
         if chaos > 0 { out.append(("chaos", "\(chaos) per kind, delay \(chaosDelay) s")) }
         if let faults { out.append(("faults", faults)) }
@@ -129,7 +159,11 @@ struct LoadCommand: CLICommand {
             terminal.error("waitingroom load: \(error)")
             throw ExitStatus.usage
         }
-        let environment = stateOptions.environment(store: store, transport: AsyncHTTPTransport.shared)
+        // Each virtual user is its own visitor: without --state, none takes a pass another stored.
+        let environment = store == nil
+            ? ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: LoadVisitorPasses(),
+                                  leaseDuration: .milliseconds(Int64(stateOptions.lease * 1000)))
+            : stateOptions.environment(store: store, transport: AsyncHTTPTransport.shared)
         var faultsInstalled = 0
         do {
             let wanted = try emulatorConfig.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()
@@ -151,17 +185,34 @@ struct LoadCommand: CLICommand {
             if let server { await server.stop() }
             throw ExitStatus.usage
         }
+        let fairnessSource = suite?.vendor(vendor) as? any EmulatorFairnessSource
+        let originDate = Date()
         let started = ContinuousClock.now
+        if let startAt, suite != nil {
+            do {
+                guard let fairnessSource else {
+                    throw UsageError("--start-at: the \(vendor) emulator has no scheduled start with a pre-queue (its README says why); drop --start-at, or use queueit, crowdhandler or cloudflare")
+                }
+                try fairnessSource.scheduleStart(room: entry.room, at: originDate.addingTimeInterval(startAt.seconds), shuffle: true, seed: UInt64(seed))
+            } catch {
+                terminal.error("waitingroom load: \(error)")
+                if let server { await server.stop() }
+                throw ExitStatus.usage
+            }
+        }
+        let arrivalTimes = arrivals.offsets(count: users, seed: UInt64(seed)).map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
         let visits = await Crowd(provider: provider, room: entry.room, control: entry.control, hold: hold...hold)
-            .run(count: users, stagger: .zero, prefix: "load")
+            .run(arrivals: arrivalTimes, prefix: "load", origin: started)
         let wall = ContinuousClock.now - started
         let notDrained = await provider.drainPendingReturns(timeout: .milliseconds(Int64(drainTimeout * 1000)))
-        let summary = LoadSummary(
+        var summary = LoadSummary(
             users: users, wall: wall, visits: visits, returns: environment.pendingReturns.statistics,
             returnsLeft: notDrained, faultsInstalled: faultsInstalled,
             emulator: suite?.vendor(vendor)?.loadFigures(),
             settings: settings(server: server),
             roomRate: suite?.vendor(vendor).map { LoadOperatorFigures.roomRate(in: $0.emulatorStatus(), room: entry.room) } ?? .unknown)
+        summary.fairness = Self.fairness(visits: visits, record: fairnessSource?.admissionRecord(room: entry.room), origin: originDate,
+                                         startAt: startAt?.seconds, rate: summary.roomRate)
         if let server { await server.stop() }
         try? await store?.close()
         if let report {
@@ -182,6 +233,23 @@ struct LoadCommand: CLICommand {
     }
 }
 
+extension LoadCommand {
+    /// The run's fairness figures: from the embedded emulator's `record` when there is one (its
+    /// own start, if the room has one), else from the users' own times split at `startAt`.
+    static func fairness(visits: [Crowd.Visit], record: EmulatorAdmissionRecord?, origin: Date, startAt: Double?,
+                         rate: LoadOperatorFigures.RoomRate) -> LoadFairnessFigures {
+        if let record {
+            let start = record.startsAt.map { $0.timeIntervalSince(origin) }.flatMap { $0 >= 0 ? $0 : nil } ?? startAt
+            return LoadFairnessFigures(
+                users: LoadFairnessFigures.users(of: record, origin: origin), startAt: start, rate: rate,
+                source: "the emulator's record of arrival and admission order" + (record.truncated ? ", truncated" : ""))
+        }
+        return LoadFairnessFigures(
+            users: LoadFairnessFigures.users(of: visits, startAt: startAt), startAt: startAt, rate: rate,
+            source: "the users' own times: arrival at enqueue, admission when the pass was seen")
+    }
+}
+
 /// What a load run came to: outcomes, time to pass, and what the faults cost in keys.
 struct LoadSummary {
     var users: Int
@@ -198,6 +266,8 @@ struct LoadSummary {
     var settings: [(String, String)] = []
     /// The room's configured admission rate, from the embedded emulator (admission accuracy).
     var roomRate: LoadOperatorFigures.RoomRate = .unknown
+    /// Order violations, the pre-start rank correlation and accuracy from the start (``LoadFairnessFigures``).
+    var fairness: LoadFairnessFigures?
 
     var outcomes: [String: Int] {
         var outcomes: [String: Int] = [:]
@@ -238,6 +308,7 @@ struct LoadSummary {
         if let peak = Self.peakResidentBytes() { object["peakResidentBytes"] = .number(Double(peak)) }
         for (name, value) in keys { object[name] = .number(Double(value)) }
         for (name, value) in figures { object[name] = value }
+        if let fairness { object["fairness"] = fairness.json }
         return .object(object)
     }
 
@@ -260,6 +331,7 @@ struct LoadSummary {
         lines.append("time to pass:")
         lines += histogram.render().map { "  " + $0 }
         lines += operators.text
+        lines += fairness?.text ?? []
         return lines
     }
 }

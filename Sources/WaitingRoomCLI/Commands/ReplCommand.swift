@@ -165,7 +165,7 @@ final class ReplSession: Sendable {
                     let (suite, server) = try await emulator.start()
                     defaults.set(EmulatorSuite.clientDefaults(for: server))
                     terminal.line(suite.summary(server: server))
-                    terminal.line("wr.open(\"netfunnel\"), wr.open(\"queueit\") and wr.open(\"crowdhandler\") now default to it")
+                    terminal.line("wr.open(\"netfunnel\"), wr.open(\"queueit\"), wr.open(\"crowdhandler\") and wr.open(\"cloudflare\") now default to it")
                 } catch {
                     terminal.error(":emulator start: \(error)")
                 }

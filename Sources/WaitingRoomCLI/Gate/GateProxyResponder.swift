@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import WaitingRoomGate
+import WaitingRoomGateHummingbird
 
 /// `waitingroom gate`'s request handling: every request takes a slot (``GateProxySlots``), goes
 /// through the vendor's gate (``GateMiddleware``: the queue redirect, the AJAX answer or a refusal

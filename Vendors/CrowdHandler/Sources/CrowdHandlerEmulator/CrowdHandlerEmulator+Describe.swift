@@ -6,7 +6,7 @@ extension CrowdHandlerEmulator {
     /// From the `"crowdhandler"` section of a shared emulator document (none: the demo rooms).
     public static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> CrowdHandlerEmulator {
         guard let section, section != .null else { return CrowdHandlerEmulator(configuration: .demo, now: { clock.now() }) }
-        return CrowdHandlerEmulator(configuration: try CrowdHandlerEmulatorConfiguration(json: section), now: { clock.now() })
+        return CrowdHandlerEmulator(configuration: try CrowdHandlerEmulatorConfiguration(json: section, now: clock.now()), now: { clock.now() })
     }
 
     /// The client options for an emulator on `server`: the demo public key, the emulator as API

@@ -82,7 +82,8 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
             throw EmulatorRoomError.unknownRoom(slug)
         }
         for (k, v) in given { merged[k] = v == .null ? nil : v }
-        let c = try CrowdHandlerEmulatorConfiguration(json: .object(["rooms": .object([slug: .object(merged)])]), path: "room")
+        let c = try CrowdHandlerEmulatorConfiguration(json: .object(["rooms": .object([slug: .object(merged)])]), path: "room",
+                                                       now: model.now())
         guard let room = c.rooms[slug], model.update(slug: slug, room) else { throw EmulatorRoomError.unknownRoom(slug) }
         return .object(["updated": .string(slug)])
     }

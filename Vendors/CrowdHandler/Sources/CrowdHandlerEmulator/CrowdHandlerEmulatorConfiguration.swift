@@ -3,7 +3,10 @@ import WaitingRoom
 import CrowdHandler
 
 /// The CrowdHandler emulator's rooms and keys. JSON: `{"publicKeys": [...], "privateKey": "…",
-/// "rooms": {"slug": {"urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn", "message"}}}`.
+/// "rooms": {"slug": {"urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn", "message",
+/// "shuffleAtActivation", "seed"}}}`. A `queueActivatesOn` in the future opens the room before its
+/// queue activates: users who arrive early wait without a position and get random positions when
+/// it activates (`CrowdHandlerEmulatorModel+Prequeue.swift`).
 public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
     /// One room.
     public struct Room: Sendable, Hashable {
@@ -20,8 +23,16 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
         public var closed: Bool
         /// Minutes a promotion stays valid (signature timeout).
         public var timeout: Int
-        /// The room's activation stamp, part of the signature.
+        /// When the room's queue activates, in milliseconds since 1970 as digits (part of the
+        /// signature). The JSON form also takes ``EmulatorScheduledStart``'s forms (ISO 8601,
+        /// `"+SECONDS"`), stored as milliseconds. In the future: users arriving before it get
+        /// random positions when it comes.
         public var queueActivatesOn: String
+        /// Whether early arrivals are shuffled when the queue activates (default true; false:
+        /// arrival order, proposal).
+        public var shuffleAtActivation = true
+        /// The seed of that shuffle.
+        public var seed: UInt64 = 0
         /// The room's message on the waiting page (proposal: the emulator's stand-in for the
         /// text a room's template shows); nil or empty: none.
         public var message: String?
@@ -47,6 +58,8 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
             if let urlPattern { o["urlPattern"] = .string(urlPattern) }
             if let capacity { o["capacity"] = .number(Double(capacity)) }
             if let message { o["message"] = .string(message) }
+            o["shuffleAtActivation"] = .bool(shuffleAtActivation)
+            o["seed"] = .number(Double(seed))
             return .object(o)
         }
     }
@@ -77,7 +90,8 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
     ])
 
     /// Reads the JSON form (the `crowdhandler` member of the shared emulator document).
-    public init(json: JSONValue, path: String = "crowdhandler") throws {
+    /// `now` resolves a `"+SECONDS"` activation (the emulator's clock).
+    public init(json: JSONValue, path: String = "crowdhandler", now: Date = Date()) throws {
         let r = try ConfigurationReader(json, path: path, vendor: CrowdHandlerConfiguration.vendorID)
         try r.rejectUnknownKeys(["publicKeys", "privateKey", "rooms"])
         var rooms: [String: Room] = [:]
@@ -87,11 +101,16 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
                     throw WaitingRoomError.invalidConfiguration(field: "\(path).rooms", "a room slug must be non-empty without \"/\"")
                 }
                 let x = try ConfigurationReader(value, path: "\(path).rooms.\(slug)", vendor: CrowdHandlerConfiguration.vendorID)
-                try x.rejectUnknownKeys(["urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn", "message"])
-                rooms[slug] = Room(urlPattern: try x.string("urlPattern"), capacity: try x.int("capacity", range: 0...100_000_000),
-                                   rate: try x.double("rate", range: 0...1_000_000) ?? 0, blocked: try x.bool("blocked") ?? false,
-                                   closed: try x.bool("closed") ?? false, timeout: try x.int("timeout", range: 1...100_000) ?? 20,
-                                   queueActivatesOn: try x.string("queueActivatesOn") ?? "1700000000000", message: try x.string("message"))
+                try x.rejectUnknownKeys(["urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn", "message",
+                                         "shuffleAtActivation", "seed"])
+                var room = Room(urlPattern: try x.string("urlPattern"), capacity: try x.int("capacity", range: 0...100_000_000),
+                                rate: try x.double("rate", range: 0...1_000_000) ?? 0, blocked: try x.bool("blocked") ?? false,
+                                closed: try x.bool("closed") ?? false, timeout: try x.int("timeout", range: 1...100_000) ?? 20,
+                                queueActivatesOn: Self.activationStamp(try x.string("queueActivatesOn"), now: now) ?? "1700000000000",
+                                message: try x.string("message"))
+                room.shuffleAtActivation = try x.bool("shuffleAtActivation") ?? true
+                room.seed = UInt64(try x.int("seed", range: 0...Int(Int32.max)) ?? 0)
+                rooms[slug] = room
             }
         } else {
             rooms = Self.demo.rooms

@@ -64,6 +64,10 @@ final class CrowdHandlerEmulatorModel: Sendable {
         var admittedTotal = 0
         var credit: Double = 0
         var lastRate: Date?
+        /// Users who arrived before the queue activates (`CrowdHandlerEmulatorModel+Prequeue.swift`).
+        var prequeue = EmulatorPreQueue<String>(startsAt: nil, shuffle: true, seed: 0)
+        /// Arrivals and promotions, for fairness figures.
+        var log = EmulatorAdmissionLog<String>()
     }
 
     struct State {
@@ -76,7 +80,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
 
         init(_ configuration: CrowdHandlerEmulatorConfiguration) {
             self.configuration = configuration
-            rooms = configuration.rooms.mapValues { RoomState(room: $0) }
+            rooms = configuration.rooms.mapValues { RoomState.fresh($0) }
         }
     }
 
@@ -118,6 +122,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
     /// Lets users in from the head of each line by the room's rate.
     static func admitByRate(_ s: inout State, now: Date) {
         for slug in s.rooms.keys {
+            releasePrequeue(slug: slug, &s, now: now)
             guard var r = s.rooms[slug] else { continue }
             defer { s.rooms[slug] = r }
             guard r.room.rate > 0 else { r.lastRate = now; continue }
@@ -125,9 +130,13 @@ final class CrowdHandlerEmulatorModel: Sendable {
             r.lastRate = now
             r.credit = min(r.credit + max(0, now.timeIntervalSince(last)) * r.room.rate / 60, Double(r.line.count) + 1)
             while r.credit >= 1, !r.line.isEmpty {
+                // logged at the moment the rate reached this promotion (`r` is written back after the loop)
+                let due = now.addingTimeInterval(-(r.credit - 1) * 60 / r.room.rate)
                 r.credit -= 1
                 r.admittedTotal += 1
-                promote(r.line.removeFirst(), slug: slug, &s, now: now)
+                let token = r.line.removeFirst()
+                r.log.admitted(token, at: max(last, due))
+                promote(token, slug: slug, &s, now: now)
             }
         }
     }
@@ -138,6 +147,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
         session.slug = slug
         session.requested = CrowdHandlerSignature.formatRequested(now)
         s.counters.promoted += 1
+        s.rooms[slug]?.log.admitted(token, at: now)
         s.sessions[token] = session
     }
 
@@ -195,7 +205,9 @@ final class CrowdHandlerEmulatorModel: Sendable {
             session.promoted = false
             session.firstPosition = nil
             s.sessions[t] = session
-            if room.room.capacity == nil || room.admittedAtOnce < (room.room.capacity ?? 0) {
+            if Self.arrive(t, room: &room, now: at) {
+                s.rooms[slug] = room  // before the queue activates: no position yet
+            } else if room.room.capacity == nil || room.admittedAtOnce < (room.room.capacity ?? 0) {
                 room.admittedAtOnce += 1
                 room.admittedTotal += 1
                 s.rooms[slug] = room
@@ -216,6 +228,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
             return Answer(status: 200, json: CrowdHandlerResult(
                 promoted: true, status: 1, token: t, slug: slug, position: nil, responseID: responseID, hash: hash, requested: requested).json)
         }
+        if let early = Self.prequeueAnswer(token: t, slug: slug, s, now: at) { return early }
         let line = s.rooms[slug]?.line ?? []
         let position = (line.firstIndex(of: t) ?? line.count) + 1
         if session.firstPosition == nil { session.firstPosition = position }
@@ -302,6 +315,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
         state.withLock { s in
             guard s.rooms[slug] != nil else { return false }
             s.rooms[slug]?.room = room
+            s.rooms[slug]?.applyPrequeueSettings(of: room)
             s.configuration.rooms[slug] = room
             return true
         }

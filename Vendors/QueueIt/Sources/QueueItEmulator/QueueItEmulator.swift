@@ -16,6 +16,8 @@ import WaitingRoomEmulatorKit
 /// - `GET  [/{prefix}]/queueit/queue/{customerId}/{waitingRoomId}/status?q={queueId}` — its status (JSON, polled by the page)
 /// - `GET  [/{prefix}]/queueit/target/{customerId}/{waitingRoomId}` — the default `EventTargetUrl`
 /// - `GET  /queueit/api/{customerId}/{waitingRoomId}/{name}` — protected demo API (KnownUser-style)
+/// - `GET  /?c={customerId}&e={waitingRoomId}[&t={target}]…`, `/error/{code}/?…`, `/cancel/…` — the queue
+///   landing a KnownUser connector redirects browsers to (`QueueItEmulator+Landing.swift`)
 /// - admin under `/_emulator/queueit/`: `state`, `reset`, `faults`, `rooms/{c}/{e}`, `rooms/{c}/{e}/admit`, `tokens`
 ///
 /// Absolute URLs are built from the request's `Host` header, so the emulator works on any port.
@@ -60,6 +62,8 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         router.get("/queueit/api/:customerId/:waitingRoomId/:name") { [self] req, ctx in
             self.handleProtectedAPI(req, ctx)
         }
+        // The queue landing a KnownUser connector redirects browsers to (`/?c=&e=&t=…`, `/error/…`, `/cancel/…`).
+        addLandingRoutes(to: router)
         // Admin: the kit's state, reset and faults; Queue-it's rooms and tokens.
         addAdminRoutes(to: router)
         router.post("/_emulator/queueit/tokens") { [self] req, _ in

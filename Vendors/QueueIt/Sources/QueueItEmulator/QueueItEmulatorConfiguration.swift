@@ -37,7 +37,10 @@ public enum QueueItRoomState: String, Sendable, Codable, CaseIterable {
 /// target page), `refreshSeconds` (queue page refresh, default 1), `layoutName`,
 /// `bindTokenToIP` (adds `hip_` from `X-Forwarded-For`), `proxyPrefix` (the protected API sends
 /// visitors to `/{proxyPrefix}/` on the emulator's host, the behind-proxy shape), `message` (the
-/// room's message to waiting visitors, shown on the queue page).
+/// room's message to waiting visitors, shown on the queue page), `startsAt` (a scheduled sale:
+/// visitors who arrive before it wait in a pre-queue and get random places at the start, later
+/// ones join first come first served; ``EmulatorScheduledStart`` forms), `shuffleAtStart`
+/// (default true; false: the pre-queue keeps arrival order), `seed` (of the shuffle, default 0).
 public struct QueueItEmulatorConfiguration: Sendable, Equatable {
     public struct Room: Sendable, Equatable {
         public var state: QueueItRoomState
@@ -55,6 +58,13 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         public var proxyPrefix: String?
         /// The room's message to waiting visitors, shown on the queue page.
         public var message: String?
+        /// The sale's start: visitors arriving before it are held in a pre-queue and shuffled at
+        /// it (nil: no scheduled start). `QueueItEmulatorModel+Prequeue.swift`.
+        public var startsAt: Date?
+        /// Whether the pre-queue is shuffled at the start (else released in arrival order).
+        public var shuffleAtStart = true
+        /// The seed of the shuffle at the start.
+        public var seed: UInt64 = 0
 
         public init(state: QueueItRoomState, admitPerSecond: Double = 1) {
             self.state = state
@@ -155,7 +165,7 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         self.customers = out
     }
 
-    static func room(_ any: Any, path: String, id: String) throws(QueueItEmulatorConfigurationError) -> Room {
+    static func room(_ any: Any, path: String, id: String, now: Date = Date()) throws(QueueItEmulatorConfigurationError) -> Room {
         typealias E = QueueItEmulatorConfigurationError
         if id.isEmpty || id.contains("/") || id.contains("~") || id.contains("_") {
             throw E(field: path, message: "waiting room id must be non-empty without '/', '~' or '_'")
@@ -163,7 +173,8 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         guard let r = any as? [String: Any] else { throw E(field: path, message: "must be an object") }
         let known: Set<String> = ["state", "admitPerSecond", "capacity", "enqueueTokenRequired", "enqueueKeyRequired",
                                   "enqueueKeys", "tokenValiditySeconds", "cookieValidityMinutes", "targetUrl",
-                                  "refreshSeconds", "layoutName", "bindTokenToIP", "proxyPrefix", "message"]
+                                  "refreshSeconds", "layoutName", "bindTokenToIP", "proxyPrefix", "message",
+                                  "startsAt", "shuffleAtStart", "seed"]
         if let unknown = r.keys.sorted().first(where: { !known.contains($0) }) {
             throw E(field: "\(path).\(unknown)", message: "unknown key (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -216,6 +227,7 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         room.bindTokenToIP = try bool("bindTokenToIP") ?? false
         room.proxyPrefix = QueueItEndpoint.sanitizePathPrefix(try str("proxyPrefix"))
         room.message = try str("message")
+        try Self.readPrequeue(r, into: &room, path: path, now: now)
         return room
     }
 }

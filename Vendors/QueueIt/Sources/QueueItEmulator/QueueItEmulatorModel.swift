@@ -80,12 +80,16 @@ final class QueueItEmulatorModel: Sendable {
         var arrivals = 0
         var admitted: Double = 0
         var lastUpdate: Date
+        /// Visitors held for the room's scheduled start (`QueueItEmulatorModel+Prequeue.swift`).
+        var prequeue = EmulatorPreQueue<String>(startsAt: nil, shuffle: true, seed: 0)
+        /// Queue ids by queue number (index = number − 1).
+        var holders: [String] = []
+        /// The numbers given to held visitors at the start, and the visitors ahead then.
+        var releasedTickets: [String: (ticket: Int, ahead: Int)] = [:]
+        /// Arrivals and admissions, for fairness figures.
+        var log = EmulatorAdmissionLog<String>()
 
-        mutating func advance(to now: Date) {
-            let dt = max(0, now.timeIntervalSince(lastUpdate))
-            admitted = min(Double(arrivals), admitted + dt * config.admitPerSecond)
-            lastUpdate = now
-        }
+        mutating func advance(to now: Date) { advanceWithPrequeue(to: now) }
         var admittedCount: Int { Int(admitted.rounded(.down)) }
         var waiting: Int { max(0, arrivals - admittedCount) }
     }
@@ -124,7 +128,7 @@ final class QueueItEmulatorModel: Sendable {
             self.configuration = configuration
             for (cid, c) in configuration.customers {
                 var rs: [String: RoomRuntime] = [:]
-                for (rid, r) in c.rooms { rs[rid] = RoomRuntime(config: r, lastUpdate: now) }
+                for (rid, r) in c.rooms { rs[rid] = RoomRuntime.fresh(r, now: now) }
                 rooms[cid] = rs
             }
         }
@@ -225,7 +229,10 @@ final class QueueItEmulatorModel: Sendable {
     /// - Parameters:
     ///   - base: `scheme://host[:port]` of this request.
     ///   - prefix: the path prefix the call came in under (queue URLs keep it).
-    func enqueue(customer: String, room roomId: String, body bytes: [UInt8], base: String, prefix: String?, clientIP: String?) -> Answer {
+    ///   - target: where the visitor goes on its turn instead of the room's `EventTargetUrl` (the
+    ///     queue landing page's `t`, ``QueueItEmulator/handleLanding(_:)``).
+    func enqueue(customer: String, room roomId: String, body bytes: [UInt8], base: String, prefix: String?, clientIP: String?,
+                 target targetOverride: String? = nil) -> Answer {
         let body: QueueItEnqueueBody
         do { body = try QueueItEnqueueBody.decode(bytes) } catch {
             return Self.error(400, "invalid enqueue body: \(error.field): \(error.message)")
@@ -262,7 +269,7 @@ final class QueueItEmulatorModel: Sendable {
                 }
             }
             let pre = prefix.map { "/" + $0 } ?? ""
-            let target = cfg.targetUrl ?? "\(base)\(pre)/queueit/target/\(customer)/\(roomId)"
+            let target = targetOverride ?? cfg.targetUrl ?? "\(base)\(pre)/queueit/target/\(customer)/\(roomId)"
             let qid = newQueueId(&s)
             let ip = cfg.bindTokenToIP ? clientIP : nil
             if cfg.state != .queue {
@@ -270,13 +277,13 @@ final class QueueItEmulatorModel: Sendable {
                              target: target, validity: cfg.tokenValiditySeconds, cookieMinutes: cfg.cookieValidityMinutes, ip: ip)
             }
             room.advance(to: t)
-            if let cap = cfg.capacity, room.waiting >= cap {
+            if let cap = cfg.capacity, room.waiting + room.prequeue.heldCount >= cap {
                 s.rooms[customer]?[roomId] = room
                 return .answer(Self.error(503, "waiting room '\(roomId)' is full (\(cap) waiting)"))
             }
-            room.arrivals += 1
-            s.visitors[qid] = Visitor(customerId: customer, roomId: roomId, ticket: room.arrivals, clientIP: ip, targetURL: target,
-                                      aheadAtArrival: max(0, room.arrivals - room.admittedCount - 1))
+            let held = room.arrive(qid, now: t)  // before the room's start: held, no number yet (ticket 0)
+            s.visitors[qid] = Visitor(customerId: customer, roomId: roomId, ticket: held ? 0 : room.arrivals, clientIP: ip, targetURL: target,
+                                      aheadAtArrival: held ? 0 : max(0, room.arrivals - room.admittedCount - 1))
             s.rooms[customer]?[roomId] = room
             return .queue(qid: qid, queueURL: "\(base)\(pre)/queueit/queue/\(customer)/\(roomId)?c=\(customer)&e=\(roomId)&q=\(qid)", target: target)
         }
@@ -314,12 +321,21 @@ final class QueueItEmulatorModel: Sendable {
     func standing(customer: String, room roomId: String, queueId: String) -> VisitorStanding {
         let t = now()
         return state.withLock { s -> VisitorStanding in
-            guard let v = s.visitors[queueId], v.customerId == customer, v.roomId == roomId,
+            guard var v = s.visitors[queueId], v.customerId == customer, v.roomId == roomId,
                   let secret = s.configuration.customers[customer]?.secretKey, var room = s.rooms[customer]?[roomId] else {
                 return .unknown
             }
             room.advance(to: t)
             s.rooms[customer]?[roomId] = room
+            if v.ticket == 0 {
+                // held for the start: its number is drawn at the start
+                guard let released = room.releasedTickets[queueId] else {
+                    return .waiting(room.prequeueFigures(customer: customer, room: roomId, queueId: queueId, now: t))
+                }
+                v.ticket = released.ticket
+                v.aheadAtArrival = released.ahead
+                s.visitors[queueId] = v
+            }
             let ahead = v.ticket - room.admittedCount - 1
             if ahead < 0 || room.config.state != .queue {
                 let rt: QueueItRedirectType = room.config.state == .queue ? .queue : QueueItRedirectType(rawValue: room.config.state.rawValue)
@@ -388,8 +404,7 @@ final class QueueItEmulatorModel: Sendable {
         let t = now()
         return state.withLock { s in
             guard var r = s.rooms[customer]?[roomId] else { return false }
-            r.advance(to: t)
-            r.admitted = min(Double(r.arrivals), r.admitted + Double(max(0, count)))
+            r.admitAtOnce(count, now: t)
             s.rooms[customer]?[roomId] = r
             return true
         }
@@ -412,14 +427,16 @@ final class QueueItEmulatorModel: Sendable {
         if let c = current.layoutName { merged["layoutName"] = c }
         if let c = current.proxyPrefix { merged["proxyPrefix"] = c }
         if let c = current.message { merged["message"] = c }
+        merged.merge(QueueItEmulatorConfiguration.prequeueJSON(current)) { _, new in new }
         for (k, v) in patch {
             if v is NSNull { merged.removeValue(forKey: k) } else { merged[k] = v }
         }
-        let room = try QueueItEmulatorConfiguration.room(merged, path: "\(customer).\(roomId)", id: roomId)
+        let room = try QueueItEmulatorConfiguration.room(merged, path: "\(customer).\(roomId)", id: roomId, now: t)
         state.withLock { s in
             guard var r = s.rooms[customer]?[roomId] else { return }
             r.advance(to: t)
             r.config = room
+            r.applyPrequeueSettings(of: room)
             s.rooms[customer]?[roomId] = r
             s.configuration.customers[customer]?.rooms[roomId] = room
         }
@@ -437,6 +454,11 @@ final class QueueItEmulatorModel: Sendable {
                     var o: [String: Any] = ["state": r.config.state.rawValue, "admitPerSecond": r.config.admitPerSecond,
                                             "arrivals": r.arrivals, "admitted": r.admittedCount, "waiting": r.waiting]
                     if let c = r.config.capacity { o["capacity"] = c }
+                    if let start = r.prequeue.startsAt {
+                        o["startsAt"] = EmulatorScheduledStart.text(start)
+                        o["prequeued"] = r.prequeue.heldCount
+                        o["shuffleAtStart"] = r.prequeue.shuffle
+                    }
                     rs[rid] = o
                 }
                 customers[cid] = ["rooms": rs]

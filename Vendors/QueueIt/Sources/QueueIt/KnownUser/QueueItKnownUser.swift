@@ -401,11 +401,5 @@ public struct QueueItRequestValidator: Sendable {
         return nil
     }
 
-    static func httpDate(_ d: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "GMT")
-        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return f.string(from: d)
-    }
+    static func httpDate(_ d: Date) -> String { QueueItHTTPDate.string(d) }
 }

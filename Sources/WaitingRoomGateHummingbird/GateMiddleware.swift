@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import WaitingRoomGate
 
 /// Protects the routes behind it with a ``GateEngine`` (Queue-it's KnownUser flow, CrowdHandler's
 /// gatekeeper): a thin adapter that turns the Hummingbird request into a ``GateRequest``, refuses
@@ -19,36 +20,32 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
     public let engine: any GateEngine
     /// Bounds checked before the engine is asked.
     public let limits: GateLimits
+    /// Where visitors reach this server and which proxies front it (shared with the Vapor adapter).
+    public let origin: GateOrigin
     /// `scheme://host[:port]` as visitors reach this server; nil: `http://` and the request's
     /// `Host` (a request without one is refused with 400). Triggers match, and visitors come
     /// back to, URLs built on it.
-    public let publicBaseURL: String?
+    public var publicBaseURL: String? { origin.publicBaseURL }
     /// Peers (IP addresses) whose `X-Forwarded-For` names the visitor: the last address in it
     /// that is not itself a trusted proxy. Empty: the peer is the visitor.
-    public let trustedProxies: Set<String>
+    public var trustedProxies: Set<String> { origin.trustedProxies }
     let logger: Logger
 
+    /// A middleware that asks `engine` about every request it sees, after `limits`.
     public init(engine: any GateEngine, limits: GateLimits = .standard, publicBaseURL: String? = nil,
                 trustedProxies: Set<String> = [], logger: Logger = Logger(label: "waitingroom.gate")) {
         self.engine = engine
         self.limits = limits
-        var base = publicBaseURL
-        while base?.hasSuffix("/") == true { base?.removeLast() }
-        self.publicBaseURL = base
-        self.trustedProxies = trustedProxies
+        self.origin = GateOrigin(publicBaseURL: publicBaseURL, trustedProxies: trustedProxies)
         self.logger = logger
     }
 
+    /// Applies the gate's decision: its answer, or the next responder's with the pass headers.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let gateRequest = gateRequest(request, context: context) else {
             return Self.response(GateResponse.refusal(400, "the request has no Host header"))
         }
-        let decision: GateDecision
-        if let refusal = limits.refusal(for: gateRequest) {
-            decision = refusal
-        } else {
-            decision = await engine.decide(gateRequest)
-        }
+        let decision = await engine.decide(gateRequest, within: limits)
         logger.debug("gate decision", metadata: [
             "vendor": "\(engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
             "path": "\(request.uri.path)",
@@ -75,28 +72,11 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
         var headers: [GateHeader] = []
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers.append(GateHeader(field.name.rawName, field.value)) }
-        let base: String
-        if let publicBaseURL {
-            base = publicBaseURL
-        } else {
-            guard let host = request.head.authority, !host.isEmpty else { return nil }
-            base = "http://" + host
-        }
-        let bodyLength = request.headers[.contentLength].flatMap { Int($0) }
-        return GateRequest(method: request.method.rawValue, url: base + request.uri.description, headers: headers,
-                           clientIP: clientIP(peer: peer, forwardedFor: Self.forwardedFor.map { request.headers[values: $0] } ?? []), bodyLength: bodyLength)
+        return origin.request(method: request.method.rawValue, target: request.uri.description, authority: request.head.authority,
+                              headers: headers, peer: peer)
     }
 
-    /// The visitor's address: the peer, or when the peer is a trusted proxy, the nearest
-    /// untrusted address in `X-Forwarded-For`.
-    func clientIP(peer: String?, forwardedFor: [String]) -> String? {
-        guard let peer, trustedProxies.contains(peer) else { return peer }
-        let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return hops.reversed().first { !trustedProxies.contains($0) } ?? peer
-    }
-
-    static var forwardedFor: HTTPField.Name? { HTTPField.Name("X-Forwarded-For") }
-
+    /// The framework's answer for the gate's.
     static func response(_ answer: GateResponse) -> Response {
         var fields = HTTPFields()
         for header in answer.headers {

@@ -1,0 +1,71 @@
+import Foundation
+import WaitingRoomEmulatorKit
+
+/// When `waitingroom load`'s users arrive (`--arrivals`): all at once (`burst`, the default),
+/// evenly over a span (`uniform:SECONDS`), or as a Poisson process (`poisson:RATE`: exponential
+/// gaps between arrivals, RATE users a second on average, drawn from `--seed`).
+enum LoadArrivals: CLIValue, Equatable {
+    /// Every user at the start.
+    case burst
+    /// User i (from 0) of n at i × SECONDS ÷ n.
+    case uniform(seconds: Double)
+    /// Exponential gaps with mean 1 ÷ RATE seconds, the first after one gap.
+    case poisson(perSecond: Double)
+
+    init?(commandLineWord word: String) {
+        if word == "burst" {
+            self = .burst
+            return
+        }
+        let parts = word.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let value = Double(parts[1]), value.isFinite else { return nil }
+        switch parts[0] {
+        case "uniform" where (0...86_400).contains(value): self = .uniform(seconds: value)
+        case "poisson" where value > 0 && value <= 1_000_000: self = .poisson(perSecond: value)
+        default: return nil
+        }
+    }
+
+    var commandLineDescription: String {
+        switch self {
+        case .burst: "burst"
+        case .uniform(let seconds): "uniform:\(LoadOperatorFigures.number(seconds))"
+        case .poisson(let rate): "poisson:\(LoadOperatorFigures.number(rate))"
+        }
+    }
+
+    /// Each of `count` users' arrival, in seconds from the start, in order (Poisson gaps drawn
+    /// with a generator seeded by `seed`).
+    func offsets(count: Int, seed: UInt64) -> [Double] {
+        switch self {
+        case .burst:
+            return Array(repeating: 0, count: count)
+        case .uniform(let seconds):
+            return (0..<count).map { Double($0) * seconds / Double(max(1, count)) }
+        case .poisson(let rate):
+            var generator = EmulatorSeededGenerator(seed: seed)
+            var t = 0.0
+            return (0..<count).map { _ in
+                t += -log1p(-Double.random(in: 0..<1, using: &generator)) / rate
+                return t
+            }
+        }
+    }
+}
+
+/// `--start-at +SECONDS`: the sale starts that many seconds after the run starts.
+struct LoadSaleStart: CLIValue, Equatable {
+    /// Seconds from the run's start.
+    var seconds: Double
+
+    init(seconds: Double) { self.seconds = seconds }
+
+    /// `+SECONDS` (or bare SECONDS), 0 to 86,400.
+    init?(commandLineWord word: String) {
+        let digits = word.hasPrefix("+") ? String(word.dropFirst()) : word
+        guard let seconds = Double(digits), seconds.isFinite, (0...86_400).contains(seconds) else { return nil }
+        self.seconds = seconds
+    }
+
+    var commandLineDescription: String { "+" + LoadOperatorFigures.number(seconds) }
+}

@@ -1,0 +1,71 @@
+#if Vapor
+import Logging
+import Vapor
+import WaitingRoomGate
+
+/// Protects the routes behind it with a ``GateEngine`` (Queue-it's KnownUser flow, CrowdHandler's
+/// gatekeeper), the way `GateMiddleware` does for Hummingbird and through the same engine: a thin
+/// Vapor `AsyncMiddleware` that turns the request head into a ``GateRequest`` (``GateOrigin``: the
+/// same URL and client address as the Hummingbird middleware builds), refuses what breaks the
+/// ``GateLimits``, asks the engine and either answers for it (the redirect to the queue with
+/// no-cache headers, Queue-it's AJAX `x-queueit-redirect` form, a 4xx refusal) or calls the next
+/// responder and adds the engine's headers (the session cookie) to its response.
+///
+/// ```swift
+/// app.grouped(VaporGateMiddleware(engine: queueItGate, publicBaseURL: "https://shop.example"))
+///     .get("checkout") { _ in "the protected page" }
+/// ```
+///
+/// The client address is the connection's peer (`Request.remoteAddress`), or, when that peer is
+/// one of `trustedProxies`, the nearest untrusted address in `X-Forwarded-For`; Vapor's own
+/// `peerAddress` (which believes any `X-Forwarded-For`) is not used. The one known difference from
+/// the Hummingbird middleware: Vapor keeps no raw request target, only `Request.url` as Foundation's
+/// `URLComponents` parsed it, so a target Foundation re-encodes reaches the engine re-encoded, and
+/// one it cannot parse is refused with 400.
+public struct VaporGateMiddleware: AsyncMiddleware {
+    /// The vendor's check.
+    public let engine: any GateEngine
+    /// Bounds checked before the engine is asked.
+    public let limits: GateLimits
+    /// Where visitors reach this server and which proxies front it.
+    public let origin: GateOrigin
+    let logger: Logger
+
+    /// A middleware that asks `engine` about every request it sees, after `limits`.
+    /// `publicBaseURL` is `scheme://host[:port]` as visitors reach this server (nil: `http://` and
+    /// the request's `Host`; a request without one is refused with 400); `trustedProxies` are the
+    /// peers whose `X-Forwarded-For` names the visitor.
+    public init(engine: any GateEngine, limits: GateLimits = .standard, publicBaseURL: String? = nil,
+                trustedProxies: Set<String> = [], logger: Logger = Logger(label: "waitingroom.gate")) {
+        self.engine = engine
+        self.limits = limits
+        self.origin = GateOrigin(publicBaseURL: publicBaseURL, trustedProxies: trustedProxies)
+        self.logger = logger
+    }
+
+    /// Applies the gate's decision: its answer, or the next responder's with the pass headers.
+    public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let gateRequest: GateRequest
+        switch VaporGateHead(request, origin: origin) {
+        case .request(let built): gateRequest = built
+        case .refusal(let answer): return Response(gate: answer)
+        }
+        let decision = await engine.decide(gateRequest, within: limits)
+        logger.debug("gate decision", metadata: [
+            "vendor": "\(engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
+            "path": "\(request.url.path)",
+        ])
+        if let answer = decision.response { return Response(gate: answer) }
+        let started = ContinuousClock.now
+        let response = try await next.respond(to: request)
+        for header in decision.passHeaders { response.headers.add(name: header.name, value: header.value) }
+        if decision.vendorResponseID != nil {
+            let elapsed = ContinuousClock.now - started
+            let status = Int(response.status.code)
+            let engine = self.engine
+            Task { await engine.handlerAnswered(gateRequest, decision: decision, status: status, elapsed: elapsed) }
+        }
+        return response
+    }
+}
+#endif

@@ -1,0 +1,143 @@
+import Cloudflare
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import WaitingRoom
+import WaitingRoomEmulatorKit
+
+/// A local emulator of a site behind Cloudflare Waiting Room, JSON mode included.
+///
+/// Routes (see `Vendors/Cloudflare/README.md`):
+/// - `GET|POST /cf/**` — the protected site: a request carrying `Accept: application/json`
+///   (exactly) and the `__cfwaitingroom` cookie gets a `cfWaitingRoom` reply while queued, the
+///   stand-in origin's response once let in (`?revoke=1` makes the origin send
+///   `Cf-Waiting-Room-Command: revoke`); any other request gets the HTML waiting page.
+/// - `GET /client/v4/zones/{zone}/waiting_rooms/{name}/status` — the status API's shape;
+///   `GET /client/v4/zones/{zone}/waiting_rooms/{name}` — the room's settings.
+/// - admin under `/_emulator/cloudflare/`: the kit's `state`, `reset`, `faults`, and
+///   `rooms/{name}` (POST settings by their API names) and `rooms/{name}/admit`.
+public final class CloudflareEmulator: EmulatedVendor, Sendable {
+    let model: CloudflareEmulatorModel
+    public let configuration: CloudflareEmulatorConfiguration
+
+    /// The path the protected site is served under.
+    public static let sitePrefix = "/cf"
+
+    /// - Parameter now: the time source (a virtual clock's `now()` in tests).
+    public init(configuration: CloudflareEmulatorConfiguration = .demo, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.configuration = configuration
+        model = CloudflareEmulatorModel(configuration: configuration, now: now)
+    }
+
+    static func response(_ a: CloudflareEmulatorAnswer) -> Response {
+        var fields = HTTPFields()
+        fields[.contentType] = a.contentType
+        fields[.cacheControl] = "no-store"
+        for (name, value) in a.headers {
+            if let n = HTTPField.Name(name) { fields.append(HTTPField(name: n, value: value)) }
+        }
+        return Response(status: .init(code: a.status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: a.body)))
+    }
+
+    /// The response an injected fault gives a request of kind `target`, or nil to answer normally.
+    func faulted(_ target: String) async -> Response? {
+        guard let fault = model.takeFault(for: target) else { return nil }
+        return await EmulatorHTTP.apply(
+            fault, errorPage: { ("<html><body>injected \($0)</body></html>", "text/html") },
+            garbage: { (CloudflareEmulatorFault.garbage, "application/json") })
+    }
+
+    func site(_ req: Request) async -> Response {
+        if let r = await faulted(CloudflareEmulatorFault.page) { return r }
+        let full = req.uri.path
+        let path = full.hasPrefix(Self.sitePrefix) ? String(full.dropFirst(Self.sitePrefix.count)) : full
+        var query: [String: String] = [:]
+        for (k, v) in req.uri.queryParameters { query[String(k)] = String(v) }
+        let accept = req.headers[.accept]
+        let cookie = req.headers[values: .cookie].joined(separator: "; ")
+        let a = model.request(path: path.isEmpty ? "/" : path, query: query, accept: accept, cookieHeader: cookie.isEmpty ? nil : cookie)
+        return Self.response(a)
+    }
+
+    /// Adds every Cloudflare route to `router`.
+    public func addRoutes(to router: Router<BasicRequestContext>) {
+        router.get("\(Self.sitePrefix)/**") { [self] req, _ in await site(req) }
+        router.post("\(Self.sitePrefix)/**") { [self] req, _ in await site(req) }
+        router.get("/client/v4/zones/:zone/waiting_rooms/:name/status") { [self] _, ctx in
+            if let r = await faulted(CloudflareEmulatorFault.status) { return r }
+            let name = ctx.parameters.get("name") ?? ""
+            guard let body = model.status(room: name) else { return Self.notFound(name) }
+            return EmulatorHTTP.json(body)
+        }
+        router.get("/client/v4/zones/:zone/waiting_rooms/:name") { [self] _, ctx in
+            let name = ctx.parameters.get("name") ?? ""
+            guard var room = model.room(named: name)?.json.objectValue else { return Self.notFound(name) }
+            room["id"] = .string(name)
+            room["name"] = .string(name)
+            return EmulatorHTTP.json(.object(["success": .bool(true), "errors": .array([]), "messages": .array([]), "result": .object(room)]))
+        }
+        addAdminRoutes(to: router)
+    }
+
+    static func notFound(_ name: String) -> Response {
+        EmulatorHTTP.json(.object([
+            "success": .bool(false), "messages": .array([]), "result": .null,
+            "errors": .array([.object(["code": .number(1003), "message": .string("no waiting room \(name)")])]),
+        ]), status: 404)
+    }
+
+    // MARK: EmulatedVendor
+
+    public static var vendorID: String { CloudflareConfiguration.vendorID }
+    public var faultQueue: EmulatorFaultQueue { model.faults }
+    public var faultVocabulary: EmulatorFaultVocabulary { CloudflareEmulatorFault.vocabulary }
+    /// The protected site's requests.
+    public var chaosKinds: [String] { [CloudflareEmulatorFault.page] }
+    public func stateJSON() -> JSONValue { model.snapshot() }
+    /// Rooms are their name.
+    public var roomPathArity: Int { 1 }
+
+    /// Changes a room's settings by their API names: keys not given keep their values, a key
+    /// given as null goes back to its default; relative event times (`"+SECONDS"`) count from the
+    /// emulator's clock now.
+    public func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
+        let name = path[0]
+        guard let given = patch.objectValue else {
+            throw WaitingRoomError.invalidConfiguration(field: "body", "expected a room object", vendor: Self.vendorID)
+        }
+        guard let current = model.room(named: name), case .object(var merged) = current.json else { throw EmulatorRoomError.unknownRoom(name) }
+        for (k, v) in given { merged[k] = v == .null ? nil : v }
+        let room = try CloudflareEmulatorConfiguration.room(.object(merged), path: "room", now: model.now())
+        guard model.update(room: name, room) else { throw EmulatorRoomError.unknownRoom(name) }
+        return .object(["updated": .string(name)])
+    }
+
+    /// Lets `count` visitors in from the head of the room's line.
+    public func admit(_ path: [String], count: Int) throws -> Int {
+        guard let n = model.admit(room: path[0], count: count) else { throw EmulatorRoomError.unknownRoom(path[0]) }
+        return n
+    }
+
+    // MARK: Swift admin API (the same as the admin routes)
+
+    /// Forgets visitors, sessions, counters and faults.
+    public func reset() { model.reset() }
+    /// Lets `count` visitors in from the head of `room`'s line; how many (nil: no such room).
+    @discardableResult public func admit(room: String, count: Int) -> Int? { model.admit(room: room, count: count) }
+    /// Replaces a room's settings.
+    @discardableResult public func update(room name: String, _ room: CloudflareEmulatorConfiguration.Room) -> Bool { model.update(room: name, room) }
+    /// A room's settings now.
+    public func room(named name: String) -> CloudflareEmulatorConfiguration.Room? { model.room(named: name) }
+    /// The counters now.
+    public var counters: CloudflareEmulatorCounters { model.counters }
+    /// Visitors waiting (line and pre-queue), per room.
+    public func waiting() -> [String: Int] { model.waiting() }
+    /// Active sessions, per room.
+    public func active() -> [String: Int] { model.active() }
+    /// The status API's document for `room` (nil: no such room).
+    public func status(room: String) -> JSONValue? { model.status(room: room) }
+    /// The state as JSON (what `GET /_emulator/cloudflare/state` answers).
+    public func snapshot() -> JSONValue { model.snapshot() }
+}
