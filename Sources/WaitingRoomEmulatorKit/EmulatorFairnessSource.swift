@@ -5,7 +5,7 @@ import WaitingRoom
 /// arrive before the start are held and shuffled at it, later ones join first come first served)
 /// and that records each room's arrivals and admissions. `waitingroom load --start-at` schedules
 /// the start through it and its fairness figures read the record. Vendors without the feature
-/// (NetFUNNEL) do not conform.
+/// do not conform.
 public protocol EmulatorFairnessSource: Sendable {
     /// The arrivals and admissions of `room` so far (matched by key, else by room name); nil: no
     /// such room.

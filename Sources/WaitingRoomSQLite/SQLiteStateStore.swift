@@ -22,7 +22,7 @@ import WaitingRoom
 ///
 /// **Several handles.** Any number of stores (in one or several processes on the same
 /// machine) may open the same file: reads never wait, writes take turns (a write waits up to
-/// 5 s for another's lock), and the claims of held keys and session leases run in
+/// 15 s for another's lock), and the claims of held keys and session leases run in
 /// `BEGIN IMMEDIATE` transactions, so two claimers never both win. ``isShared`` is still
 /// false: the file is local to one machine (use the PostgreSQL store to share state between
 /// machines; do not put the file on a network file system).

@@ -11,7 +11,8 @@ import WaitingRoomVendors
 /// when the state is durable, against the memory store, measured in this process.
 ///
 /// A NetFUNNEL room on the embedded emulator admits one user, who keeps the pass; every other
-/// user waits in line, each holding a waiting key (journaled with a durable store). Once all
+/// user waits in line, each holding a waiting key (journaled with a durable store), and polls
+/// every 30 s, so no request is out when the heap is read. Once all
 /// `users` wait (and, with SQLite, every key is in the journal), the C allocator's bytes in use
 /// are read (``wr_heap_in_use()``, glibc's `mallinfo2`), and the difference with the reading
 /// taken before the crowd arrived, divided by the users, is the cost of one waiting user.
@@ -22,7 +23,7 @@ import WaitingRoomVendors
 enum BenchWaitingHeap {
     static let roomDocument = """
         { "netfunnel": { "projects": { "service_1": { "segments": {
-          "line": { "control": "basic", "limit": 1, "ttlMin": 5, "ttlMax": 5, "timeoutSec": 300, "retentionSec": 300 } } } } } }
+          "line": { "control": "basic", "limit": 1, "ttlMin": 30, "ttlMax": 30, "timeoutSec": 300, "retentionSec": 300 } } } } } }
         """
 
     /// Bytes per waiting user with the memory store and with SQLite, or why there is no figure.

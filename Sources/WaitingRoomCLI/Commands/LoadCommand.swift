@@ -41,9 +41,9 @@ struct LoadCommand: CLICommand {
             users arrive; --start-at +SECONDS puts the sale's start that many seconds after the run
             starts. With --emulator the room gets that start and a pre-queue: users arriving before it
             are shuffled at the start (seeded by --seed), later ones join first come first served
-            (Queue-it, CrowdHandler, and Cloudflare as an event with prequeue_start_time and
-            shuffle_at_event_start; the NetFUNNEL emulator does not model NetFUNNEL's schedule
-            reservation yet). Against another server --start-at only splits the users into pre- and
+            (Queue-it, CrowdHandler, Cloudflare as an event with prequeue_start_time and
+            shuffle_at_event_start, and NetFUNNEL as a segment with startsAt, its schedule
+            reservation, admitting in line order). Against another server --start-at only splits the users into pre- and
             post-start arrivals; schedule the start there yourself (an emulator's admin route, see the
             vendor's README). Each virtual user is its own visitor: without --state, none takes a pass
             another user stored. The summary, --json
@@ -191,7 +191,7 @@ struct LoadCommand: CLICommand {
         if let startAt, suite != nil {
             do {
                 guard let fairnessSource else {
-                    throw UsageError("--start-at: the \(vendor) emulator has no scheduled start with a pre-queue (its README says why); drop --start-at, or use queueit, crowdhandler or cloudflare")
+                    throw UsageError("--start-at: the \(vendor) emulator has no scheduled start with a pre-queue (its README says why); drop --start-at, or use queueit, crowdhandler, cloudflare or netfunnel")
                 }
                 try fairnessSource.scheduleStart(room: entry.room, at: originDate.addingTimeInterval(startAt.seconds), shuffle: true, seed: UInt64(seed))
             } catch {

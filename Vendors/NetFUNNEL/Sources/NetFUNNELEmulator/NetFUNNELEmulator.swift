@@ -97,9 +97,10 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     public func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
         let (project, segment) = (path[0], path[1])
         let reader = try ConfigurationReader(patch, path: "segments.\(project).\(segment)", vendor: Self.vendorID)
+        let now = clock.now()
         return try state.withLock { state -> JSONValue in
             let base = state.segment(project: project, segment: segment) ?? .init()
-            let settings = try NetFUNNELEmulatorConfiguration.Segment(reader: reader, base: base)
+            let settings = try NetFUNNELEmulatorConfiguration.Segment(reader: reader, base: base, now: now)
             state.setSegment(project: project, segment: segment, settings)
             return settings.json
         }
@@ -408,9 +409,10 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
                 let body = try await Self.jsonBody(request)
                 let path = "segments.\(project).\(segment)"
                 let reader = try ConfigurationReader(body, path: path, vendor: "netfunnel")
+                let now = self.clock.now()
                 let updated = try self.state.withLock { state -> NetFUNNELEmulatorConfiguration.Segment in
                     let base = state.segment(project: project, segment: segment) ?? .init()
-                    let settings = try NetFUNNELEmulatorConfiguration.Segment(reader: reader, base: base)
+                    let settings = try NetFUNNELEmulatorConfiguration.Segment(reader: reader, base: base, now: now)
                     state.setSegment(project: project, segment: segment, settings)
                     return settings
                 }

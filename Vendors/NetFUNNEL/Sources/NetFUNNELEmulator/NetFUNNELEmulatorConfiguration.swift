@@ -92,6 +92,13 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
         public var vwrPageURL: String?
         /// `live_message` sent in replies.
         public var liveMessage: String = ""
+        /// The scheduled start (nil: none): 5101s before it are held in a pre-queue and placed in
+        /// line at it (``NetFUNNELServerState``'s schedule, README "Scheduled start").
+        public var startsAt: Date?
+        /// Whether the pre-queue is shuffled at the start (else kept in arrival order).
+        public var shuffleAtStart: Bool = true
+        /// The seed of that shuffle.
+        public var seed: UInt64 = 0
 
         public init(control: ControlMode = .basic, limit: Int = 10) {
             self.control = control
@@ -192,11 +199,11 @@ extension NetFUNNELEmulatorConfiguration.Segment {
     static let fieldNames: Set<String> = [
         "control", "limit", "active", "entryStatus", "whitelist", "blacklist", "repeatBlock", "timeoutSec",
         "aliveCycleSec", "aliveExpirySec", "retentionSec", "ttlMin", "ttlMax", "tpsWindowSec", "vwrPageUrl",
-        "liveMessage",
+        "liveMessage", "startsAt", "shuffleAtStart", "seed",
     ]
 
-    /// Reads a segment (or a partial update applied to `base`).
-    init(reader: ConfigurationReader, base: Self) throws {
+    /// Reads a segment (or a partial update applied to `base`); a `"+SECONDS"` start counts from `now`.
+    init(reader: ConfigurationReader, base: Self, now: Date = Date()) throws {
         try reader.rejectUnknownKeys(Self.fieldNames)
         self = base
         if let control = try reader.string("control") {
@@ -238,6 +245,7 @@ extension NetFUNNELEmulatorConfiguration.Segment {
         if let value = try reader.double("tpsWindowSec", range: 0.001...3_600) { tpsWindowSeconds = value }
         if let value = try reader.string("vwrPageUrl") { vwrPageURL = value }
         if let value = try reader.string("liveMessage") { liveMessage = value }
+        try readSchedule(reader, now: now)
         guard ttlMin <= ttlMax else {
             throw WaitingRoomError.invalidConfiguration(
                 field: reader.fieldName("ttlMin"), "ttlMin \(ttlMin) is larger than ttlMax \(ttlMax)", vendor: "netfunnel")
@@ -261,6 +269,7 @@ extension NetFUNNELEmulatorConfiguration.Segment {
             ])
         }
         if let vwrPageURL { object["vwrPageUrl"] = .string(vwrPageURL) }
+        object.merge(scheduleJSON) { _, new in new }
         return .object(object)
     }
 }

@@ -13,11 +13,13 @@ extension NetFUNNELServerState {
     /// Replaces (or adds) a segment; capacity changes take effect at the next poll.
     public mutating func setSegment(project: String, segment: String, _ settings: NetFUNNELEmulatorConfiguration.Segment) {
         configuration.projects[project, default: .init(segments: [:])].segments[segment] = settings
+        noteSchedules()
     }
 
     /// Replaces the whole configuration (tickets of removed segments stay until they end).
     public mutating func setConfiguration(_ configuration: NetFUNNELEmulatorConfiguration) {
         self.configuration = configuration
+        noteSchedules()
     }
 
     /// Forgets every ticket and counter.

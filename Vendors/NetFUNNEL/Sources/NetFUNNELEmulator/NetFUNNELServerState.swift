@@ -49,10 +49,16 @@ public struct NetFUNNELServerState: Sendable {
         var admittedTotal = 0
         var recentRequests: [String: [Date]] = [:]
         var blockedUntil: [String: Date] = [:]
+        /// The scheduled start's pre-queue, its line places and the admission log
+        /// (NetFUNNELServerState+Prequeue.swift).
+        var schedule = ScheduleRuntime()
 
-        /// Where `ticketID` stands in ``queue`` (or would): tickets join at the back in the order
-        /// they are issued and leave from anywhere, so the queue stays sorted by id and a place is
-        /// found by bisection, not by a scan of everyone ahead.
+        /// The place in ``queue`` of `ticketID`: its id, unless the pre-queue's release gave it another.
+        func rank(of ticketID: Int) -> Int { schedule.rankOf[ticketID] ?? ticketID }
+
+        /// Where the ticket of place `ticketID` (its ``rank(of:)``) stands in ``queue`` (or would):
+        /// tickets join at the back in the order they are issued and leave from anywhere, so the
+        /// queue stays sorted and a place is found by bisection, not by a scan of everyone ahead.
         func position(of ticketID: Int) -> Int {
             var low = 0, high = queue.count
             while low < high {
@@ -62,7 +68,7 @@ public struct NetFUNNELServerState: Sendable {
             return low
         }
 
-        /// Takes `ticketID` out of the line; false when it was not in it.
+        /// Takes the ticket of place `ticketID` (its ``rank(of:)``) out of the line; false when it was not in it.
         @discardableResult
         mutating func leaveQueue(_ ticketID: Int) -> Bool {
             let index = position(of: ticketID)
@@ -118,6 +124,9 @@ public struct NetFUNNELServerState: Sendable {
     }
 
     var tickets: [Int: Ticket] = [:]
+    /// Segments that have (or had) a scheduled start: they release their pre-queue at it and
+    /// admit in line order (NetFUNNELServerState+Prequeue.swift).
+    var scheduledSegments: Set<SegmentID> = []
     /// Fingerprints of keys whose ticket completed (5004), the newest ``completedKeysKept``.
     var completedKeys: Set<UInt64> = []
     var completedOrder: [UInt64] = []
@@ -137,6 +146,7 @@ public struct NetFUNNELServerState: Sendable {
     public init(configuration: NetFUNNELEmulatorConfiguration, seed: UInt64 = 0x4E46_5F45_4D55) {
         self.configuration = configuration
         self.keySalt = seed
+        noteSchedules()
     }
 
     // MARK: request handling
@@ -150,6 +160,7 @@ public struct NetFUNNELServerState: Sendable {
     mutating func handle(_ request: NetFUNNELIncomingRequest, opcode: Int?, javaScript: Bool, now: Date) -> NetFUNNELReply {
         // sweeping is O(tickets): do it at most every 100 ms of (possibly virtual) time
         if let lastSweep, abs(now.timeIntervalSince(lastSweep)) < 0.1 {} else { sweep(now: now) }
+        if !scheduledSegments.isEmpty { startScheduledSegments(now: now) }
         counters.requests[opcode.map(String.init) ?? "other", default: 0] += 1
         var reply: NetFUNNELReply
         let op = opcode.flatMap(NetFUNNELOpcode.init(rawValue:))
@@ -231,8 +242,12 @@ public struct NetFUNNELServerState: Sendable {
             id: ticketID, key: key, graceKey: nil, firstKey: key, recent: [], segment: id, phase: .waiting, lastSeen: now,
             checkEnterCount: 0)
         counters.keysIssued += 1
+        if arrive(ticketID, segment: id, settings: settings, now: now) {
+            return heldAnswer(ticketID, settings: settings, request: request, now: now)
+        }
         // in place: a copy of the runtime would copy the whole line to append one ticket
         runtimes[id, default: SegmentRuntime()].queue.append(ticketID)
+        grantInOrder(id, limit: settings.limit, now: now)
         return advance(ticketID, settings: settings, request: request, now: now)
     }
 
@@ -283,7 +298,12 @@ public struct NetFUNNELServerState: Sendable {
     /// Admits the ticket when it is within the free slots at the front of the line, else 201.
     private mutating func advance(_ ticketID: Int, settings: NetFUNNELEmulatorConfiguration.Segment,
                                   request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
-        guard var ticket = tickets[ticketID], runtimes[ticket.segment] != nil else { return error(.noKey, "no key") }
+        guard var ticket = tickets[ticketID], let runtime = runtimes[ticket.segment] else { return error(.noKey, "no key") }
+        if case .admitted = ticket.phase {  // let in by the scheduled segment's in-order admission
+            tickets[ticketID]?.lastSeen = now
+            return flow(.success, key: ticket.key, settings: settings, request: request, now: now, segment: ticket.segment)
+        }
+        if runtime.schedule.prequeue.isHeld(ticketID) { return heldAnswer(ticketID, settings: settings, request: request, now: now) }
         ticket.lastSeen = now
         ticket.checkEnterCount += 1
         // The runtime is changed in place (a copy would copy the line and the admitted set).
@@ -312,13 +332,14 @@ public struct NetFUNNELServerState: Sendable {
     /// The ticket's place in line and the line's length; admits it (out of the line, into the
     /// admitted set) when it stands within the free slots at the front.
     private static func place(_ ticketID: Int, limit: Int, now: Date, in runtime: inout SegmentRuntime) -> (position: Int, count: Int, admitted: Bool) {
-        let position = runtime.position(of: ticketID)
+        let position = runtime.position(of: runtime.rank(of: ticketID))
         let free = max(0, limit - runtime.admitted.count)
         guard position < free else { return (position, runtime.queue.count, false) }
-        runtime.leaveQueue(ticketID)
+        runtime.leaveQueue(runtime.rank(of: ticketID))
         runtime.admitted.insert(ticketID)
         runtime.admissions.append(now)
         runtime.admittedTotal += 1
+        runtime.schedule.log.admitted(ticketID, at: now)
         return (position, runtime.queue.count, true)
     }
 
@@ -351,6 +372,7 @@ public struct NetFUNNELServerState: Sendable {
         remove(ticketID)
         if case .admitted = ticket.phase {
             counters.keysReturned += 1
+            grantInOrder(ticket.segment, limit: settings.limit, now: now)
         } else {
             counters.waitersLeft += 1
         }
@@ -435,7 +457,7 @@ public struct NetFUNNELServerState: Sendable {
         return nil
     }
 
-    private mutating func flow(_ code: NetFUNNELStatusCode, key: String, settings: NetFUNNELEmulatorConfiguration.Segment,
+    mutating func flow(_ code: NetFUNNELStatusCode, key: String, settings: NetFUNNELEmulatorConfiguration.Segment,
                                request: NetFUNNELIncomingRequest, now: Date, segment: SegmentID) -> NetFUNNELReply {
         let host = NetFUNNELReply.nodeHost(configuration.advertisedHost ?? request.host)
         let port = configuration.advertisedPort ?? request.port
@@ -486,7 +508,8 @@ public struct NetFUNNELServerState: Sendable {
 
     /// Takes a ticket out of its segment's line and admitted set, in place.
     private static func leave(_ ticketID: Int, runtime: inout SegmentRuntime) {
-        runtime.leaveQueue(ticketID)
+        runtime.leaveQueue(runtime.rank(of: ticketID))
+        runtime.schedule.forget(ticketID)
         runtime.admitted.remove(ticketID)
         // keep the admission log short
         if runtime.admissions.count > 10_000 { runtime.admissions.removeFirst(runtime.admissions.count - 10_000) }
@@ -504,7 +527,7 @@ public struct NetFUNNELServerState: Sendable {
         completedHead = (completedHead + 1) % completedOrder.count
     }
 
-    private mutating func updateGauges() {
+    mutating func updateGauges() {
         var waiting = 0
         var held = 0
         for runtime in runtimes.values {
