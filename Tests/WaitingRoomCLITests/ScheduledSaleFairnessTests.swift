@@ -15,15 +15,16 @@ import WaitingRoomVendors
 /// Robust on a loaded machine: the start is first set far ahead and moved to "now" once the
 /// emulator holds all 1,500 early users (so exactly 1,500 are pre-start however slowly they
 /// arrive; with the shuffle's seed fixed, their order, and so ρ, is the same on every run); the
-/// room admits 150 users a second, so the pre-queue lasts 10 s, longer than the 500 late users
+/// room admits 75 users a second, so the pre-queue lasts 20 s, longer than the 500 late users
 /// take to arrive even on a loaded machine, and the line never runs empty (admission accuracy
-/// stays at the rate).
+/// stays at the rate). The four sales run one after another (`.serialized`): four crowds of
+/// 2,000 at once starved each other on a 2-core machine.
 /// CrowdHandler's client waits 30 s for a check and fails closed (`trustOnFail` off), so a slow
 /// answer cannot let a user in unqueued. Tolerances: order violations 0, no post-start user ahead of a pre-start one, |ρ| < 0.1 with
 /// its 95% interval containing 0, admission accuracy from the start within [0.9, 1.05].
-@Suite("Scheduled sales: fairness of 2,000 users per emulator", .timeLimit(.minutes(3)))
+@Suite("Scheduled sales: fairness of 2,000 users per emulator", .serialized, .timeLimit(.minutes(3)))
 struct ScheduledSaleFairnessTests {
-    static let early = 1_500, late = 500, perSecond = 150.0, seed: UInt64 = 3
+    static let early = 1_500, late = 500, perSecond = 75.0, seed: UInt64 = 3
 
     struct Sale {
         var vendor: String
@@ -45,10 +46,12 @@ struct ScheduledSaleFairnessTests {
         room: RoomKey(scope: "site", room: "sale"))
 
     /// A Cloudflare event with a pre-queue and `shuffle_at_event_start`, its times relative
-    /// (`"+SECONDS"`, the emulator's proposal); `scheduleStart` moves it.
+    /// (`"+SECONDS"`, the emulator's proposal); `scheduleStart` moves it. Waiting visitors refresh
+    /// every 5 s (not 1 s), so 1,500 held visitors' polls do not slow the late arrivals on a loaded
+    /// machine (the figures come from the emulator's record, not from when a client saw its pass).
     static let cloudflare = Sale(
         vendor: "cloudflare",
-        document: #"{"cloudflare": {"rooms": {"sale": {"new_users_per_minute": \#(Int(perSecond * 60)), "total_active_users": 1000000, "refresh_interval_seconds": 1, "events": [{"name": "scheduled-start", "prequeue_start_time": "+0", "event_start_time": "+3600", "event_end_time": "+7200", "shuffle_at_event_start": true}]}}}}"#,
+        document: #"{"cloudflare": {"rooms": {"sale": {"new_users_per_minute": \#(Int(perSecond * 60)), "total_active_users": 1000000, "refresh_interval_seconds": 5, "events": [{"name": "scheduled-start", "prequeue_start_time": "+0", "event_start_time": "+3600", "event_end_time": "+7200", "shuffle_at_event_start": true}]}}}}"#,
         room: RoomKey(scope: "site", room: "sale"))
 
     /// A NetFUNNEL segment with `startsAt` (its schedule reservation): 100 users inside at once,
@@ -120,6 +123,8 @@ struct ScheduledSaleFairnessTests {
         }
         // a first request that timed out and was retried would arrive as a second visitor (no cookie yet)
         if sale.vendor == "cloudflare" { configuration["timeout"] = .number(30_000) }
+        // a NetFUNNEL request that timed out (3 s by default) fails the user: the longest the client allows
+        if sale.vendor == "netfunnel" { configuration["networkTimeout"] = .number(10_000) }
         let environment = ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: LoadVisitorPasses(), metrics: nil, tracer: nil)
         let provider = try VendorRegistry.standard.makeProvider(vendor: sale.vendor, configuration: .object(configuration), environment: environment)
         let crowd = Crowd(provider: provider, room: sale.room, control: .basic, hold: 0...0)
@@ -140,7 +145,8 @@ struct ScheduledSaleFairnessTests {
         let record = try #require(source.admissionRecord(room: sale.room))
         await server.stop()
 
-        #expect(visits.filter { $0.outcome == "passed" }.count == early + late, "every user passes")
+        #expect(visits.filter { $0.outcome == "passed" }.count == early + late,
+                "every user passes: \(Dictionary(visits.map { ($0.outcome, 1) }, uniquingKeysWith: +))")
         let rate = sale.perSecond.map { LoadOperatorFigures.RoomRate(perSecond: $0, source: "test") } ?? .unknown
         let figures = LoadCommand.fairness(visits: visits, record: record, origin: origin, startAt: nil, rate: rate)
         let summary = figures.text.joined(separator: "\n")
