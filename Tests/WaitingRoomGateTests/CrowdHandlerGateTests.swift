@@ -12,9 +12,11 @@ import WaitingRoomHTTP
     static func configuration(_ server: EmulatorServer, apiURL: String? = nil, trustOnFail: Bool = true,
                               safetyNet: String? = nil) throws -> CrowdHandlerConfiguration {
         try CrowdHandlerConfiguration(publicKey: "demo-public-key", privateKey: "emulator-private-key", apiURL: apiURL ?? server.baseURL,
-                                      waitURL: server.baseURL, timeout: .seconds(2), trustOnFail: trustOnFail, safetyNetSlug: safetyNet)
+                                      waitURL: server.baseURL, timeout: .seconds(15), trustOnFail: trustOnFail, safetyNetSlug: safetyNet)
     }
 
+    // (the API check's timeout is long: with `trustOnFail` a check that times out on a loaded
+    // machine would let the request in without a session, which these tests do not test)
     static func fullGate(_ server: EmulatorServer, apiURL: String? = nil, trustOnFail: Bool = true, safetyNet: String? = nil) throws -> CrowdHandlerGate {
         try CrowdHandlerGate(configuration: configuration(server, apiURL: apiURL, trustOnFail: trustOnFail, safetyNet: safetyNet),
                              transport: AsyncHTTPTransport.shared, mode: .full, options: .init(responseSampleRate: 1))

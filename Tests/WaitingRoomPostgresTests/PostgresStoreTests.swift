@@ -140,7 +140,8 @@ struct PostgresStoreTests {
             #expect(error?.kind == .invalidConfiguration, "\(url): \(String(describing: error))")
             #expect(error?.field == "stateStore", "\(url)")
             #expect(error?.message.contains("s3cret") == false, "the password is not repeated: \(String(describing: error))")
-            #expect(timer.now - started < .seconds(5), "\(url) took \(timer.now - started)")
+            // "at once": well inside the connect timeout; generous, a loaded CI machine only proves no hang
+            #expect(timer.now - started < .seconds(15), "\(url) took \(timer.now - started)")
         }
         let missing = await #expect(throws: WaitingRoomError.self) {
             try await PostgresStateStore.connect(url: "postgres://postgres@127.0.0.1:\(server.port)/no_such_database?sslmode=disable")
