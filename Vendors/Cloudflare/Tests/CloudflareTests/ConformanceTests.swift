@@ -10,11 +10,11 @@ import WaitingRoomTesting
 
 /// The Cloudflare emulator behind the conformance suite: one room per behaviour, covering
 /// `/cf/{behaviour}`: open (everyone in), queue (nobody in by rate: the suite admits), block
-/// (`queueing_method` reject), closed (suspended). The provider retries once (2 attempts, 2 s
+/// (`queueing_method` reject), closed (suspended). The provider retries once (2 attempts, 5 s
 /// deadline each), then fails `unavailable` with code 6.
 final class CloudflareConformanceEmulator: ConformanceEmulator {
-    static let requestTimeout: Duration = .seconds(2)
-    static let delayMs = 3000
+    static let requestTimeout: Duration = .seconds(5)
+    static let delayMs = 8000
 
     let harness: EmulatorHarness
     var emulator: CloudflareEmulator { harness.emulator }
@@ -81,7 +81,7 @@ final class CloudflareConformanceEmulator: ConformanceEmulator {
         requests: [ConformanceRequestKind(CloudflareEmulatorFault.page, phase: .entry),
                    ConformanceRequestKind(CloudflareEmulatorFault.page, phase: .waiting)],
         attemptsPerRequest: 2,
-        retryBudget: .seconds(10),
+        retryBudget: .seconds(16),
         faultOutcome: { _, _ in .failed(.unavailable, code: CloudflareCode.unreachable.rawValue) })
 
     static let suite = ConformanceSuite(capabilities: capabilities) { clock in try await start(clock: clock) }
