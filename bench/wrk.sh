@@ -6,9 +6,12 @@
 #   - NetFUNNEL: 5002 (key check) of a waiting key, GET
 #   - Queue-it: enqueue, POST with a small JSON body (wrk Lua body script), the same POST to both
 #     baselines (nginx answers a POST to a file with the file); nginx's GET rate is shown too
-#   - gate: `waitingroom gate --vendor queueit --emulator` in front of the nginx static server, GET
-#     with a valid `QueueITAccepted` cookie (minted token → the gate's cookie), next to the same GET
-#     to nginx directly; the figure is gate / upstream (goal ≥ 0.5)
+#   - gate: `waitingroom gate --vendor queueit --emulator` in front of two upstreams, GET with a
+#     valid `QueueITAccepted` cookie (minted token → the gate's cookie), each next to the same GET
+#     to its upstream directly; the figure is gate / upstream (goal ≥ 0.5):
+#       nginx static (the fastest upstream there is), with nginx itself as a reverse proxy in front
+#       of it for reference (what a proxy reaches when wrk, proxy and upstream share the cores);
+#       a Hummingbird app (`bench --serve-static`), the kind of server the gate fronts
 # The figures that matter are the ratios emulator / nginx, emulator / Hummingbird static and
 # Hummingbird static / nginx: machines here are noisy. `waitingroom bench emulators` measures the
 # same in process (and `bench all --json` includes it).
@@ -42,6 +45,7 @@ cleanup() {
   [ -n "${EMU_PID:-}" ] && kill "$EMU_PID" 2>/dev/null || true
   [ -n "${HELLO_PID:-}" ] && kill "$HELLO_PID" 2>/dev/null || true
   [ -n "${GATE_PID:-}" ] && kill "$GATE_PID" 2>/dev/null || true
+  [ -n "${GATEH_PID:-}" ] && kill "$GATEH_PID" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -87,6 +91,7 @@ HELLO=$(sed -n 's/.*"baseURL":"\([^"]*\)".*/\1/p' "$WORK/hello.out")
 [ -n "$HELLO" ] || { echo "the Hummingbird static server did not start:"; cat "$WORK/hello.log"; exit 1; }
 echo "Hummingbird static ($BUILD): $HELLO"
 NPORT=$((20000 + RANDOM % 20000))
+PPORT=$((NPORT + 1))
 cat >"$WORK/nginx.conf" <<NGX
 worker_processes $THREADS;
 pid $WORK/nginx.pid;
@@ -100,6 +105,10 @@ http {
   types { application/javascript js; application/json json; }
   # a POST to a file is 405 in nginx: answer it with the file, as for a GET
   server { listen 127.0.0.1:$NPORT; root $WORK/www; error_page 405 =200 \$uri; }
+  # nginx as a reverse proxy in front of the server above (keep-alive both ways): what the
+  # best-known proxy reaches on this machine, the reference for the gate row
+  upstream wr_static { server 127.0.0.1:$NPORT; keepalive 64; }
+  server { listen 127.0.0.1:$PPORT; location / { proxy_pass http://wr_static; proxy_http_version 1.1; proxy_set_header Connection ""; } }
 }
 NGX
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
@@ -157,39 +166,58 @@ if [ -z "$ONLY" ] || [ "$ONLY" = queueit ]; then
   SUMMARY+="  emulator/nginx $(ratio "$ER" "$NR") (GET: $(ratio "$ER" "$GR")); emulator/hummingbird $(ratio "$ER" "$HR"); hummingbird/nginx $(ratio "$HR" "$NR")"$'\n'
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
-  # The gate (its own embedded emulator) in front of nginx; a token minted by that emulator buys
-  # the gate's cookie, which every wrk request then carries (the cookie is checked, and re-issued
-  # with a fresh IssueTime, on each one: ExtendCookieValidity).
+  # The gate (its own embedded emulator) in front of an upstream; a token minted by that emulator
+  # buys the gate's cookie, which every wrk request then carries (the cookie is checked, and
+  # re-issued with a fresh IssueTime, on each one: ExtendCookieValidity).
+  # start_gate UPSTREAM VAR: starts a gate, sets VAR_URL and VAR_COOKIE, and VAR_PID for cleanup.
+  start_gate() {
+    local upstream=$1 name=$2 out="$WORK/gate-$2.out"
+    "$BIN" gate --vendor queueit --emulator --upstream "$upstream" --listen 127.0.0.1:0 >"$out" 2>"$WORK/gate-$2.log" &
+    eval "${name}_PID=$!"
+    for _ in $(seq 1 100); do grep -q "listening on" "$out" 2>/dev/null && break; sleep 0.1; done
+    local url emu token cookie status
+    url=$(sed -n 's/.*listening on \(http:[^,]*\),.*/\1/p' "$out")
+    emu=$(sed -n 's/^emulator: \([^ ]*\).*/\1/p' "$out")
+    [ -n "$url" ] && [ -n "$emu" ] || { echo "the gate did not start:"; cat "$out" "$WORK/gate-$2.log"; exit 1; }
+    echo "gate ($BUILD): $url in front of $upstream (its emulator: $emu)"
+    token=$(curl -s -X POST -H 'Content-Type: application/json' \
+      -d '{"customerId":"demo","waitingRoomId":"sale","expiresIn":3600,"queueId":"wrk-bench"}' \
+      "$emu/_emulator/queueit/tokens" | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
+    [ -n "$token" ] || { echo "the gate's emulator minted no token"; exit 1; }
+    cookie=$(curl -s -o /dev/null -D - "$url/reply.js?queueittoken=$token" | tr -d '\r' \
+      | sed -n 's/^[Ss]et-[Cc]ookie: \(QueueITAccepted[^;]*\).*/\1/p' | head -1)
+    [ -n "$cookie" ] || { echo "the gate set no cookie for a valid token"; exit 1; }
+    status=$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $cookie" "$url/reply.js")
+    [ "$status" = 200 ] || { echo "the gate answered $status, not 200, with its own cookie"; exit 1; }
+    wrk -t1 -c4 -d2s -H "Cookie: $cookie" "$url/reply.js" >/dev/null
+    eval "${name}_URL=\$url; ${name}_COOKIE=\$cookie"
+  }
   UPSTREAM="http://127.0.0.1:$NPORT"
-  "$BIN" gate --vendor queueit --emulator --upstream "$UPSTREAM" --listen 127.0.0.1:0 >"$WORK/gate.out" 2>"$WORK/gate.log" &
-  GATE_PID=$!
-  for _ in $(seq 1 100); do grep -q "listening on" "$WORK/gate.out" 2>/dev/null && break; sleep 0.1; done
-  GATE=$(sed -n 's/.*listening on \(http:[^,]*\),.*/\1/p' "$WORK/gate.out")
-  GATE_EMU=$(sed -n 's/^emulator: \([^ ]*\).*/\1/p' "$WORK/gate.out")
-  [ -n "$GATE" ] && [ -n "$GATE_EMU" ] || { echo "the gate did not start:"; cat "$WORK/gate.out" "$WORK/gate.log"; exit 1; }
-  echo "gate ($BUILD): $GATE in front of $UPSTREAM (its emulator: $GATE_EMU)"
-  TOKEN=$(curl -s -X POST -H 'Content-Type: application/json' \
-    -d '{"customerId":"demo","waitingRoomId":"sale","expiresIn":3600,"queueId":"wrk-bench"}' \
-    "$GATE_EMU/_emulator/queueit/tokens" | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
-  [ -n "$TOKEN" ] || { echo "the gate's emulator minted no token"; exit 1; }
-  COOKIE=$(curl -s -o /dev/null -D - "$GATE/reply.js?queueittoken=$TOKEN" | tr -d '\r' \
-    | sed -n 's/^[Ss]et-[Cc]ookie: \(QueueITAccepted[^;]*\).*/\1/p' | head -1)
-  [ -n "$COOKIE" ] || { echo "the gate set no cookie for a valid token"; exit 1; }
-  STATUS=$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $COOKIE" "$GATE/reply.js")
-  [ "$STATUS" = 200 ] || { echo "the gate answered $STATUS, not 200, with its own cookie"; exit 1; }
-  wrk -t1 -c4 -d2s -H "Cookie: $COOKIE" "$GATE/reply.js" >/dev/null
+  start_gate "$UPSTREAM" GATE
+  GATE_PID_NGINX=$GATE_PID
+  start_gate "$HELLO" GATEH
+  GATE_PID=$GATE_PID_NGINX
+  wrk -t1 -c4 -d2s "http://127.0.0.1:$PPORT/reply.js" >/dev/null
+  G="waitingroom gate (Queue-it cookie) in front of nginx, reply.js"
+  U="nginx static reply.js, direct (the gate's upstream)"
+  P="nginx as a reverse proxy in front of the same nginx, reply.js"
+  GH="waitingroom gate (Queue-it cookie) in front of the Hummingbird app, reply.js"
+  H="Hummingbird app (bench --serve-static) reply.js, direct"
   for round in $(seq 1 "$ROUNDS"); do
-    for t in $(order "$round" "gate upstream"); do
+    for t in $(order "$round" "gate upstream proxy gateh hummingbird"); do
       case $t in
-        gate) best "waitingroom gate (Queue-it cookie) in front of nginx, reply.js" -H "Cookie: $COOKIE" "$GATE/reply.js" ;;
-        upstream) best "nginx static reply.js, direct (the gate's upstream)" "$UPSTREAM/reply.js" ;;
+        gate) best "$G" -H "Cookie: $GATE_COOKIE" "$GATE_URL/reply.js" ;;
+        upstream) best "$U" "$UPSTREAM/reply.js" ;;
+        proxy) best "$P" "http://127.0.0.1:$PPORT/reply.js" ;;
+        gateh) best "$GH" -H "Cookie: $GATEH_COOKIE" "$GATEH_URL/reply.js" ;;
+        hummingbird) best "$H" "$HELLO/reply.js" ;;
       esac
     done
   done
-  GR=${BEST["waitingroom gate (Queue-it cookie) in front of nginx, reply.js"]}
-  UR=${BEST["nginx static reply.js, direct (the gate's upstream)"]}
-  SUMMARY+="gate with a valid Queue-it cookie: $GR req/s; its upstream (nginx static) directly: $UR req/s"$'\n'
-  SUMMARY+="  gate/upstream $(ratio "$GR" "$UR") (goal ≥ 0.5)"$'\n'
+  SUMMARY+="gate with a valid Queue-it cookie in front of nginx static: ${BEST[$G]} req/s; nginx static directly: ${BEST[$U]} req/s; nginx as a reverse proxy in front of it: ${BEST[$P]} req/s"$'\n'
+  SUMMARY+="  gate/upstream $(ratio "${BEST[$G]}" "${BEST[$U]}") (goal ≥ 0.5); nginx proxy/upstream $(ratio "${BEST[$P]}" "${BEST[$U]}") (what a proxy reaches here); gate/nginx proxy $(ratio "${BEST[$G]}" "${BEST[$P]}")"$'\n'
+  SUMMARY+="gate with a valid Queue-it cookie in front of a Hummingbird app: ${BEST[$GH]} req/s; the app directly: ${BEST[$H]} req/s"$'\n'
+  SUMMARY+="  gate/upstream $(ratio "${BEST[$GH]}" "${BEST[$H]}") (goal ≥ 0.5)"$'\n'
 fi
 echo
 echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s; best of $ROUNDS runs per target)"

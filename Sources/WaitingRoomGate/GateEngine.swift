@@ -9,6 +9,12 @@ public protocol GateEngine: Sendable {
     /// fail-open or fail-closed rule).
     func decide(_ request: GateRequest) async -> GateDecision
 
+    /// The decision when it needs nothing that waits (no network, no lock held across a wait),
+    /// computed on the caller's thread; nil when only ``decide(_:)`` can answer. An adapter that
+    /// serves on an event loop (the reverse proxy) asks this first and so answers most requests
+    /// without leaving the loop. Must equal what ``decide(_:)`` would return. Default: nil.
+    func immediateDecision(_ request: GateRequest) -> GateDecision?
+
     /// Told when the protected handler has answered a request this engine let through: its status
     /// and how long it took (CrowdHandler records it with `PUT /v1/responses`). Default: nothing.
     func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async
@@ -16,6 +22,8 @@ public protocol GateEngine: Sendable {
 
 extension GateEngine {
     public func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async {}
+
+    public func immediateDecision(_ request: GateRequest) -> GateDecision? { nil }
 }
 
 extension GateEngine {
@@ -24,5 +32,12 @@ extension GateEngine {
     public func decide(_ request: GateRequest, within limits: GateLimits) async -> GateDecision {
         if let refusal = limits.refusal(for: request) { return refusal }
         return await decide(request)
+    }
+
+    /// ``immediateDecision(_:)`` after `limits`: the refusal they give, the engine's decision when
+    /// it needs no wait, or nil (then ask ``decide(_:within:)``).
+    public func immediateDecision(_ request: GateRequest, within limits: GateLimits) -> GateDecision? {
+        if let refusal = limits.refusal(for: request) { return refusal }
+        return immediateDecision(request)
     }
 }

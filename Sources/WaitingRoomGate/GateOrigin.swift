@@ -36,10 +36,9 @@ public struct GateOrigin: Sendable, Hashable {
         var forwardedFor: [String] = []
         var lengths: [String] = []
         for header in headers {
-            let name = header.name.lowercased()
-            if name == "x-forwarded-for" {
+            if header.name.equalsIgnoringASCIICase("x-forwarded-for") {
                 forwardedFor.append(header.value)
-            } else if name == "content-length" {
+            } else if header.name.equalsIgnoringASCIICase("content-length") {
                 lengths.append(header.value)
             }
         }
@@ -51,7 +50,7 @@ public struct GateOrigin: Sendable, Hashable {
     /// The visitor's address: the peer, or when the peer is a trusted proxy, the nearest
     /// untrusted address in `X-Forwarded-For` (all its values, in order, comma lists split).
     public func clientIP(peer: String?, forwardedFor: [String]) -> String? {
-        guard let peer, trustedProxies.contains(peer) else { return peer }
+        guard let peer, !trustedProxies.isEmpty, trustedProxies.contains(peer) else { return peer }
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return hops.reversed().first { !trustedProxies.contains($0) } ?? peer
     }

@@ -26,19 +26,18 @@ public struct GateRequest: Sendable, Hashable {
 
     /// The first value of header `name` (case-insensitive), or nil.
     public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.name.lowercased() == lower }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// Every value of header `name` (case-insensitive), in order.
     public func headers(named name: String) -> [String] {
-        let lower = name.lowercased()
-        return headers.filter { $0.name.lowercased() == lower }.map(\.value)
+        headers.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
     /// The value of cookie `name` in the `Cookie` headers (exact, case-sensitive name), or nil.
     public func cookie(_ name: String) -> String? {
-        for value in headers(named: "Cookie") {
+        for header in headers where header.name.equalsIgnoringASCIICase("cookie") {
+            let value = header.value
             for part in value.split(separator: ";") {
                 let pair = part.drop { $0 == " " || $0 == "\t" }
                 guard let eq = pair.firstIndex(of: "=") else { continue }
@@ -80,6 +79,19 @@ public struct GateHeader: Sendable, Hashable {
 }
 
 extension String {
+    /// Whether the two are equal with ASCII letters compared case-insensitively (header names),
+    /// without allocating.
+    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lx = x >= 0x41 && x <= 0x5A ? x | 0x20 : x
+            let ly = y >= 0x41 && y <= 0x5A ? y | 0x20 : y
+            if lx != ly { return false }
+        }
+        return true
+    }
+
     func trimmingTrailingSpaces() -> String {
         var s = Substring(self)
         while let last = s.last, last == " " || last == "\t" { s = s.dropLast() }

@@ -1,12 +1,11 @@
-import AsyncHTTPClient
 import CrowdHandler
 import Foundation
-import Hummingbird
 import NIOCore
+import NIOPosix
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
-import WaitingRoomGateHummingbird
+import ServiceLifecycle
 
 /// `waitingroom gate`: a reverse proxy that puts a vendor's server-side check (Queue-it's
 /// KnownUser flow, CrowdHandler's gatekeeper) in front of any HTTP app, until SIGINT or SIGTERM.
@@ -58,6 +57,8 @@ struct GateCommand: CLICommand {
     var timeout = 60
     var connectTimeout = 5
     var maxBodyBytes = GateLimits.standard.maxBodyBytes
+    /// Seconds a visitor's connection may sit idle between requests before the gate closes it.
+    static let idleSeconds = 75
 
     static var arguments: [CLIArgument<Self>] {
         [
@@ -83,7 +84,7 @@ struct GateCommand: CLICommand {
     func validate() throws(UsageError) {
         guard ["queueit", "crowdhandler"].contains(vendor) else { throw UsageError("--vendor must be queueit or crowdhandler") }
         guard CrowdHandlerGate.Mode(rawValue: mode) != nil else { throw UsageError("--mode must be full or hybrid") }
-        guard Self.upstreamBase(upstream) != nil else { throw UsageError("--upstream must be http://HOST:PORT, got '\(upstream)'") }
+        guard Self.upstreamBase(upstream) != nil else { throw UsageError("--upstream must be http://HOST:PORT (plain HTTP), got '\(upstream)'") }
         guard Self.hostAndPort(listen) != nil else { throw UsageError("--listen must be HOST:PORT (port 0…65535), got '\(listen)'") }
         guard (1...100_000).contains(maxConnections) else { throw UsageError("--max-connections must be 1…100000") }
         guard (1...86_400).contains(timeout) else { throw UsageError("--timeout must be 1…86400 seconds") }
@@ -112,36 +113,36 @@ struct GateCommand: CLICommand {
         }
         if let server = started?.server { terminal.line("emulator: \(server.baseURL) (dashboard \(server.baseURL)/_emulator/)") }
 
-        var clientConfiguration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(Int64(connectTimeout)), read: .seconds(Int64(timeout))),
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnections),
-            decompression: .disabled)
-        clientConfiguration.httpVersion = .http1Only
-        // A refused connection is a 502 at once, not retried until --connect-timeout.
-        clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         let logger = CLILogging.logger(label: "waitingroom.gate")
-        let gate = GateMiddleware<GateRequestContext>(engine: engine, limits: GateLimits(maxBodyBytes: maxBodyBytes), publicBaseURL: publicURL,
-                                                      trustedProxies: Set(trustedProxies), logger: logger)
-        let responder = GateProxyResponder(upstream: base, gate: gate, client: client, slots: GateProxySlots(limit: maxConnections),
-                                           timeout: .seconds(Int64(timeout)), trustedProxies: Set(trustedProxies), logger: logger)
-        let vendor = self.vendor
-        let app = Application(
-            responder: responder,
-            configuration: .init(address: .hostname(host, port: port), serverName: nil),
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? port
-                terminal.line("waitingroom gate: listening on http://\(host):\(bound), forwarding to \(base) (\(vendor)); Ctrl-C to stop.")
-            },
-            logger: CLILogging.logger(label: "waitingroom.gate.server"))
+        let group = MultiThreadedEventLoopGroup.singleton
+        let upstreamURL = URLComponents(string: base)
+        let upstreamHost = upstreamURL?.host ?? "127.0.0.1"
+        let upstreamPort = upstreamURL?.port ?? 80
+        let settings = GateProxySettings(
+            upstreamBase: base, upstreamHost: Self.hostHeader(host: upstreamHost, port: upstreamPort), engine: engine,
+            limits: GateLimits(maxBodyBytes: maxBodyBytes), origin: GateOrigin(publicBaseURL: publicURL, trustedProxies: Set(trustedProxies)),
+            slots: GateProxySlots(limit: maxConnections),
+            pools: GateUpstreamPools(group: group, host: upstreamHost, port: upstreamPort, connectTimeout: .seconds(Int64(connectTimeout)),
+                                     maxIdlePerLoop: maxConnections),
+            exchangeTimeout: .seconds(Int64(timeout)), idleTimeout: .seconds(Int64(Self.idleSeconds)), logger: logger)
+        let server: GateProxyServer
+        do {
+            server = try await GateProxyServer.bind(host: host, port: port, settings: settings, group: group)
+        } catch {
+            terminal.error("waitingroom gate: cannot listen on \(listen): \(error)")
+            await started?.server.stop()
+            throw ExitStatus.error
+        }
+        terminal.line("waitingroom gate: listening on http://\(host):\(server.port ?? port), forwarding to \(base) (\(vendor)); Ctrl-C to stop.")
+        // SIGINT / SIGTERM: graceful shutdown (requests in flight finish)
+        let services = ServiceGroup(configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                         logger: CLILogging.logger(label: "waitingroom.gate.server")))
         var failure: (any Error)?
         do {
-            try await app.runService()   // SIGINT / SIGTERM: graceful shutdown (requests in flight finish)
+            try await services.run()
         } catch {
             failure = error
         }
-        try? await client.shutdown()
         await started?.server.stop()
         if let failure {
             terminal.error("waitingroom gate: \(failure)")
@@ -164,11 +165,17 @@ struct GateCommand: CLICommand {
 
     /// `http://HOST:PORT` without a trailing slash or path, or nil.
     static func upstreamBase(_ text: String) -> String? {
-        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", let host = url.host, !host.isEmpty,
+        guard let url = URL(string: text), url.scheme == "http", let host = url.host, !host.isEmpty,
               url.query == nil, url.path.isEmpty || url.path == "/" else { return nil }
         var base = text
         while base.hasSuffix("/") { base.removeLast() }
         return base
+    }
+
+    /// The `Host` value for `host` and `port`: IPv6 literals in brackets, port 80 left out.
+    static func hostHeader(host: String, port: Int) -> String {
+        let name = host.contains(":") ? "[\(host)]" : host
+        return port == 80 ? name : "\(name):\(port)"
     }
 
     /// `HOST:PORT` split (`[::1]:8081` too), or nil.

@@ -1,12 +1,12 @@
-import Hummingbird
 import WaitingRoom
+import WaitingRoomGate
 
-/// The page `waitingroom gate` answers with when the upstream cannot be reached (refused, timed
-/// out, reset before its answer's head): 502 Bad Gateway, never cached, short and plain, every
-/// interpolated word escaped with ``HTMLText/escape(_:)``.
+/// The pages `waitingroom gate` answers with itself: 502 when the upstream cannot be reached
+/// (refused, timed out, reset before its answer's head) and 503 over the concurrency bound. Never
+/// cached, short and plain, every interpolated word escaped with ``HTMLText/escape(_:)``.
 enum GateProxyErrorPage {
     /// A 502 naming the upstream and what went wrong, in a few words.
-    static func badGateway(upstream: String, problem: String) -> Response {
+    static func badGateway(upstream: String, problem: String) -> GateResponse {
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>502 Bad Gateway</title></head>
@@ -15,24 +15,25 @@ enum GateProxyErrorPage {
             <p>Please try again in a moment.</p></body></html>
 
             """
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        return Response(status: .badGateway, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        return GateResponse(status: 502, headers: [GateHeader("Content-Type", "text/html; charset=utf-8"), GateHeader("Cache-Control", "no-store")],
+                            body: html)
     }
 
     /// A 503 for a request over the gate's concurrency bound.
-    static func busy(limit: Int) -> Response {
+    static func busy(limit: Int) -> GateResponse {
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>503 Service Unavailable</title></head>
             <body><h1>503 Service Unavailable</h1><p>The gate is forwarding \(limit) requests already. Please try again in a moment.</p></body></html>
 
             """
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        headers[.retryAfter] = "1"
-        return Response(status: .serviceUnavailable, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        return GateResponse(status: 503, headers: [GateHeader("Content-Type", "text/html; charset=utf-8"), GateHeader("Cache-Control", "no-store"),
+                                                   GateHeader("Retry-After", "1")],
+                            body: html)
+    }
+
+    /// A 400 for a request the gate cannot build a URL for (no `Host`).
+    static func noHost() -> GateResponse {
+        GateResponse.refusal(400, "the request has no Host header")
     }
 }

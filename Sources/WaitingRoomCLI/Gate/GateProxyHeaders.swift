@@ -1,4 +1,4 @@
-import Foundation
+import WaitingRoomGate
 
 /// The header rules of `waitingroom gate`'s forwarding: which fields never cross the proxy
 /// (RFC 9110 §7.6.1's hop-by-hop fields and those a `Connection` header names), and the
@@ -17,22 +17,41 @@ enum GateProxyHeaders {
         return !hopByHop.contains(lower) && !connectionListed.contains(lower)
     }
 
-    /// The field names listed in `Connection` header values (lowercase).
+    /// Whether `name` is a hop-by-hop field (any case), without allocating.
+    static func isHopByHop(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 2, 7, 10, 16, 17, 18, 19: return hopByHop.contains { name.equalsIgnoringASCIICase($0) }
+        default: return false
+        }
+    }
+
+    /// The field names listed in `Connection` header values (lowercase), minus the hop-by-hop
+    /// ones and `close` (dropped anyway): usually empty.
     static func connectionListed(_ connectionValues: [String]) -> Set<String> {
         var names: Set<String> = []
         for value in connectionValues {
+            // the usual values name nothing to drop
+            if value.equalsIgnoringASCIICase("keep-alive") || value.equalsIgnoringASCIICase("close") { continue }
             for token in value.split(separator: ",") {
-                let name = token.trimmingCharacters(in: .whitespaces).lowercased()
-                if !name.isEmpty { names.insert(name) }
+                let name = token.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
+                let lower = String(name).lowercased()
+                if !lower.isEmpty, lower != "close", !hopByHop.contains(lower) { names.insert(lower) }
             }
         }
         return names
     }
 
+    /// Whether `text` may stand in a header field: no CR, LF or NUL (the gate's own answers carry
+    /// URLs and cookies built from the request; forwarded fields were parsed, so they cannot hold these).
+    static func isSafeFieldText(_ text: String) -> Bool {
+        !text.utf8.contains { $0 == 0x0d || $0 == 0x0a || $0 == 0 }
+    }
+
     /// The `X-Forwarded-For` value to send: the incoming one with the peer appended (as nginx's
     /// `$proxy_add_x_forwarded_for`), or the peer alone.
     static func forwardedFor(incoming: [String], peer: String?) -> String? {
-        let previous = incoming.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let previous = incoming.map { String($0.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()) }
+            .filter { !$0.isEmpty }
         let hops = previous + (peer.map { [$0] } ?? [])
         return hops.isEmpty ? nil : hops.joined(separator: ", ")
     }

@@ -91,6 +91,11 @@ public struct QueueItGate: GateEngine {
         decideNow(request)
     }
 
+    /// Always ``decideNow(_:)``: KnownUser decides from the request alone.
+    public func immediateDecision(_ request: GateRequest) -> GateDecision? {
+        decideNow(request)
+    }
+
     /// The decision, synchronously (nothing here waits on the network).
     public func decideNow(_ request: GateRequest) -> GateDecision {
         let (urlWithoutToken, token) = QueueItRequestValidator.splitToken(request.url)
@@ -129,10 +134,14 @@ public struct QueueItGate: GateEngine {
         let forced = integration.redirectLogic == "ForcedTargetUrl" ? integration.forcedTargetURL : nil
         let target = forced ?? (isAjax ? QueueItPercent.decode(ajax) : urlWithoutToken)
         let cookieName = QueueItAcceptedCookie.name(forEvent: integration.eventId)
-        let cookieValid = request.cookie(cookieName).flatMap(QueueItAcceptedCookie.parse).map { c in
+        let rawCookie = request.cookie(cookieName)
+        // The session cookie, when it is valid: checked once here, and the validator is then only
+        // asked to re-issue it (its step 1) rather than to read it again.
+        let validCookie = rawCookie.flatMap(QueueItAcceptedCookie.parse).flatMap { c in
             (try? c.validate(secretKey: secretKey, eventId: integration.eventId, now: now,
-                             cookieValidityMinutes: max(1, integration.cookieValidityMinute), clientIP: request.clientIP)) != nil
-        } ?? false
+                             cookieValidityMinutes: max(1, integration.cookieValidityMinute), clientIP: request.clientIP)) != nil ? c : nil
+        }
+        let cookieValid = validCookie != nil
         // A token is only read when no valid session cookie came with it (KU-JS order).
         if !cookieValid, let token {
             let parsed = QueueItToken(token)
@@ -160,13 +169,18 @@ public struct QueueItGate: GateEngine {
             }
             invitation = given
         }
-        var url = request.url
-        var headers = request.headerPairs
-        if let forced {
-            url = forced + (token.map { (forced.contains("?") ? "&" : "?") + "queueittoken=" + QueueItPercent.encodeComponent($0) } ?? "")
-            headers.removeAll { $0.0.lowercased() == Self.ajaxHeader }
+        let d: QueueItKnownUserDecision
+        if let validCookie {
+            d = validator.passing(validCookie, isAjax: isAjax, now: now)
+        } else {
+            var url = request.url
+            var headers = request.headerPairs
+            if let forced {
+                url = forced + (token.map { (forced.contains("?") ? "&" : "?") + "queueittoken=" + QueueItPercent.encodeComponent($0) } ?? "")
+                headers.removeAll { $0.0.lowercased() == Self.ajaxHeader }
+            }
+            d = validator.validate(url: url, headers: headers, clientIP: request.clientIP, now: now)
         }
-        let d = validator.validate(url: url, headers: headers, clientIP: request.clientIP, now: now)
         let cookies = d.setCookies.map { GateHeader("Set-Cookie", $0) }
         if d.isPassed {
             var reason = cookieValid ? "cookie valid" : "token valid"
@@ -189,7 +203,7 @@ public struct QueueItGate: GateEngine {
         } else {
             if let invitation { redirectURL = validator.queueURL(target: target, enqueueToken: invitation) }
             redirectURL = withPlatformVersion(redirectURL, validator: validator)
-            reason = request.cookie(cookieName) == nil ? "no session" : "cookie refused"
+            reason = rawCookie == nil ? "no session" : "cookie refused"
         }
         return GateDecision(verdict: .queue, response: redirect(to: redirectURL, isAjax: isAjax, cookies: d.setCookies), reason: reason)
     }

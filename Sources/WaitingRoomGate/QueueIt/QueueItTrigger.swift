@@ -125,22 +125,46 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     static func contains(_ a: String, _ b: String, ignoreCase: Bool) -> Bool {
         if b == "*" && !a.isEmpty { return true }
         if b.isEmpty { return true }
-        return ignoreCase ? a.uppercased().contains(b.uppercased()) : a.contains(b)
+        return ignoreCase ? Self.find(b.uppercased(), in: a.uppercased()) != nil : Self.find(b, in: a) != nil
+    }
+
+    /// Where `needle` first occurs in `haystack`, as a UTF-8 offset: a literal search of the code
+    /// units, as KU-JS's `indexOf` (no Unicode normalization); nil when it does not.
+    static func find(_ needle: String, in haystack: String) -> Int? {
+        let n = Array(needle.utf8)
+        guard let first = n.first else { return 0 }
+        let h = Array(haystack.utf8)
+        guard h.count >= n.count else { return nil }
+        var i = 0
+        while i <= h.count - n.count {
+            if h[i] == first {
+                var j = 1
+                while j < n.count, h[i + j] == n[j] { j += 1 }
+                if j == n.count { return i }
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// The authority of an absolute URL (`host[:port]`), or "".
     static func host(of url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return "" }
-        let rest = url[scheme.upperBound...]
+        guard let rest = afterScheme(url) else { return "" }
         return String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
+    }
+
+    /// What follows the first `://` of `url`, or nil.
+    static func afterScheme(_ url: String) -> Substring? {
+        guard let offset = find("://", in: url) else { return nil }
+        let utf8 = url.utf8
+        return Substring(url[utf8.index(utf8.startIndex, offsetBy: offset + 3)...])
     }
 
     /// The path of a URL (before `?` and `#`), or "".
     static func path(of url: String) -> String {
         var rest = Substring(url)
-        if let scheme = url.range(of: "://") {
-            rest = url[scheme.upperBound...]
-            rest = rest.drop { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let afterScheme = afterScheme(url) {
+            rest = afterScheme.drop { $0 != "/" && $0 != "?" && $0 != "#" }
         }
         return String(rest.prefix { $0 != "?" && $0 != "#" })
     }

@@ -67,21 +67,44 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     /// part (`EventId`, `QueueId`, `RedirectType`, `IssueTime`, `Hash`) is missing or malformed.
     public static func parse(_ raw: String) -> QueueItAcceptedCookie? {
         guard raw.utf8.count <= 4096 else { return nil }
-        let text = raw.contains("%26") || raw.contains("%3D") ? QueueItPercent.decode(raw) : raw
-        var map: [String: String] = [:]
+        let text = looksEncoded(raw) ? QueueItPercent.decode(raw) : raw
+        var e: Substring?, q: Substring?, cvText: Substring?, rt: Substring?, itText: Substring?, hip: Substring?, h: Substring?
         for pair in text.split(separator: "&") {
             guard let eq = pair.firstIndex(of: "=") else { continue }
-            map[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+            let value = pair[pair.index(after: eq)...]
+            // the last occurrence of a key wins
+            switch pair[..<eq] {
+            case "EventId": e = value
+            case "QueueId": q = value
+            case "FixedValidityMins": cvText = value
+            case "RedirectType": rt = value
+            case "IssueTime": itText = value
+            case "Hip": hip = value
+            case "Hash": h = value
+            default: break
+            }
         }
-        guard let e = map["EventId"], !e.isEmpty, let q = map["QueueId"], let rt = map["RedirectType"],
-              let it = map["IssueTime"].flatMap(QueueItToken.parseEpoch), let h = map["Hash"], !h.isEmpty else { return nil }
+        guard let e, !e.isEmpty, let q, let rt, let it = itText.flatMap({ QueueItToken.parseEpoch(String($0)) }), let h, !h.isEmpty else { return nil }
         var cv: Int?
-        if let s = map["FixedValidityMins"], !s.isEmpty {
+        if let s = cvText, !s.isEmpty {
             guard let n = Int(s), n >= 0, n < 10_000_000 else { return nil }
             cv = n
         }
-        return QueueItAcceptedCookie(eventId: e, queueId: q, fixedValidityMinutes: cv, redirectType: rt,
-                                     issueTime: it, hashedIP: map["Hip"], hash: h)
+        return QueueItAcceptedCookie(eventId: String(e), queueId: String(q), fixedValidityMinutes: cv, redirectType: String(rt),
+                                     issueTime: it, hashedIP: hip.map(String.init), hash: String(h))
+    }
+
+    /// Whether `raw` holds `%26` or `%3D` (an encoded `&` or `=`).
+    static func looksEncoded(_ raw: String) -> Bool {
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in raw.utf8 {
+            if previous.0 == UInt8(ascii: "%") {
+                if (previous.1 == UInt8(ascii: "2") && byte == UInt8(ascii: "6"))
+                    || (previous.1 == UInt8(ascii: "3") && byte == UInt8(ascii: "D")) { return true }
+            }
+            previous = (previous.1, byte)
+        }
+        return false
     }
 
     /// Validates in the connector's order: hash → EventId (case-insensitive) → time → IP.

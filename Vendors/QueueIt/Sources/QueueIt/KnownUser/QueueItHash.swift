@@ -13,10 +13,9 @@ public enum QueueItHash {
 
     /// Compares two strings in time that depends only on their lengths (hash comparison).
     public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
+        guard a.utf8.count == b.utf8.count else { return false }
         var diff: UInt8 = 0
-        for i in 0..<x.count { diff |= x[i] ^ y[i] }
+        for (x, y) in zip(a.utf8, b.utf8) { diff |= x ^ y }
         return diff == 0
     }
 

@@ -196,17 +196,7 @@ public struct QueueItRequestValidator: Sendable {
             if let c = QueueItAcceptedCookie.parse(raw),
                (try? c.validate(secretKey: s.secretKey, eventId: s.eventId, now: now,
                                 cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP)) != nil {
-                if c.fixedValidityMinutes == nil && s.extendCookieValidity {
-                    let fresh = QueueItAcceptedCookie(eventId: s.eventId, queueId: c.queueId, fixedValidityMinutes: nil,
-                                                      redirectType: c.redirectType, issueTime: nowEpoch,
-                                                      hashedIP: c.hashedIP, secretKey: s.secretKey)
-                    setCookies.append(setCookie(name: cookieName, value: fresh.value, now: now))
-                }
-                decision.isPassed = true
-                decision.queueId = c.queueId
-                decision.redirectType = c.redirectType
-                decision.setCookies = setCookies
-                return decision
+                return passing(c, isAjax: isAjax, now: now)
             }
             // Found but invalid: cancel it (unless a valid token replaces it below).
             if let c = QueueItAcceptedCookie.parse(raw) {
@@ -358,6 +348,22 @@ public struct QueueItRequestValidator: Sendable {
 
     func enc(_ s: String) -> String { QueueItPercent.encodeComponent(s) }
 
+    /// The decision for a session cookie already found valid (``QueueItAcceptedCookie/validate(secretKey:eventId:now:cookieValidityMinutes:clientIP:)``):
+    /// the request passes, and with `extendCookieValidity` and no fixed validity the cookie is
+    /// issued again with the time `now` (step 1 of ``validate(url:headers:clientIP:now:)``).
+    public func passing(_ cookie: QueueItAcceptedCookie, isAjax: Bool, now: Date) -> QueueItKnownUserDecision {
+        let s = settings
+        var setCookies: [String] = []
+        if cookie.fixedValidityMinutes == nil && s.extendCookieValidity {
+            let fresh = QueueItAcceptedCookie(eventId: s.eventId, queueId: cookie.queueId, fixedValidityMinutes: nil,
+                                              redirectType: cookie.redirectType, issueTime: Int64(now.timeIntervalSince1970.rounded(.down)),
+                                              hashedIP: cookie.hashedIP, secretKey: s.secretKey)
+            setCookies.append(setCookie(name: QueueItAcceptedCookie.name(forEvent: s.eventId), value: fresh.value, now: now))
+        }
+        return QueueItKnownUserDecision(isPassed: true, redirectURL: nil, isAjax: isAjax, rejection: nil,
+                                        queueId: cookie.queueId, redirectType: cookie.redirectType, setCookies: setCookies)
+    }
+
     func setCookie(name: String, value: String, now: Date) -> String {
         var c = "\(name)=\(value); Expires=\(Self.httpDate(now.addingTimeInterval(86_400))); Path=/"
         if let d = settings.cookieDomain, !d.isEmpty { c += "; Domain=\(d)" }
@@ -389,13 +395,16 @@ public struct QueueItRequestValidator: Sendable {
         return (base, token.flatMap { $0.isEmpty ? nil : $0 })
     }
 
-    /// The value of cookie `name` in the `Cookie` headers.
+    /// The value of cookie `name` in the `Cookie` headers (the name exact, spaces and tabs around
+    /// each pair dropped).
     public static func cookie(named name: String, in headers: [(String, String)]) -> String? {
-        for (k, v) in headers where k.lowercased() == "cookie" {
-            for part in v.split(separator: ";") {
-                let p = part.trimmingCharacters(in: .whitespaces)
-                guard let eq = p.firstIndex(of: "=") else { continue }
-                if p[..<eq] == name { return String(p[p.index(after: eq)...]) }
+        for (k, v) in headers where k.utf8.count == 6 && k.lowercased() == "cookie" {
+            for part in v.utf8.split(separator: UInt8(ascii: ";")) {
+                let pair = part.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+                guard let eq = pair.firstIndex(of: UInt8(ascii: "=")), pair[..<eq].elementsEqual(name.utf8) else { continue }
+                var value = pair[pair.index(after: eq)...]
+                while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { value = value.dropLast() }
+                return String(decoding: value, as: UTF8.self)
             }
         }
         return nil

@@ -1,0 +1,500 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import WaitingRoomGate
+
+/// One visitor connection to `waitingroom gate`: the last handler of an HTTP/1.1 server pipeline
+/// (with NIO's pipelining assistance, so requests come one at a time).
+///
+/// Each request takes a slot (``GateProxySlots``; 503 over the bound), is turned into a
+/// ``GateRequest`` and put to the vendor's engine after the ``GateLimits``. The engine's answer
+/// (the queue redirect, the AJAX form, a refusal) is sent from here and the request never reaches
+/// the upstream. A request let through is forwarded on a pooled keep-alive connection of the same
+/// event loop (``GateUpstreamPool``), headers kept minus hop-by-hop ones, `X-Forwarded-For`,
+/// `-Proto` and `-Host` added, and the upstream's answer is streamed back with the engine's pass
+/// headers (the session cookie) added. An upstream that refuses, resets or does not answer within
+/// the exchange timeout before its answer's head gives a 502 page; after the head, the visitor's
+/// connection is closed (the answer cannot be finished). A request without a body whose reused
+/// connection turns out closed is sent once more on a new one.
+///
+/// Back-pressure both ways: the visitor's request is read only while the upstream connection
+/// takes writes, and the upstream's answer only while the visitor's connection does.
+///
+/// Threading: every method runs on the channel's event loop. An engine that cannot decide at once
+/// (``GateEngine/immediateDecision(_:)`` is nil, e.g. CrowdHandler's API check) is asked in a task,
+/// and its decision comes back to the loop; reads are held meanwhile. Timers are event-loop timers.
+final class GateProxyConnection: ChannelDuplexHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Where the current request is.
+    enum Phase {
+        /// Between requests.
+        case idle
+        /// The gate answered itself (or the exchange ended) before the request's end: the rest of
+        /// the request is read and dropped.
+        case answered
+        /// The engine is deciding in a task.
+        case deciding
+        /// Waiting for an upstream connection.
+        case connecting
+        /// The upstream has the request; its answer streams back.
+        case forwarding
+        /// The visitor's connection is gone.
+        case closed
+    }
+
+    let settings: GateProxySettings
+    private var context: ChannelHandlerContext?
+    private var phase = Phase.idle
+
+    // The current request.
+    private var head: HTTPRequestHead?
+    private var keepAlive = true
+    private var requestEnded = false
+    private var requestHasBody = false
+    private var requestChunked = false
+    /// Request parts read before the upstream connection was ready.
+    private var pendingParts: [HTTPClientRequestPart] = []
+    private var holdsSlot = false
+    private var decision: GateDecision?
+    /// Kept only when the engine wants to hear how the upstream answered.
+    private var gateRequest: GateRequest?
+    private var upstream: GateUpstreamConnection?
+    private var upstreamReused = false
+    private var retried = false
+    private var responseStarted = false
+    private var upstreamKeepAlive = true
+    private var forwardedAt = ContinuousClock.now
+    private var timeout: Scheduled<Void>?
+    private var readWithheld = false
+    /// The peer's IP address, read once per connection.
+    private lazy var peer: String? = context?.channel.remoteAddress?.ipAddress
+
+    init(settings: GateProxySettings) { self.settings = settings }
+
+    /// Whether the visitor's connection takes writes now (the upstream connection reads only then).
+    var isWritable: Bool { context?.channel.isWritable ?? false }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    // MARK: the visitor's side
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            begin(head, context: context)
+        case .body(let buffer):
+            requestPart(.body(.byteBuffer(buffer)))
+        case .end(let trailers):
+            requestEnded = true
+            requestPart(.end(trailers))
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if phase == .forwarding { upstream?.flush() }
+        context.fireChannelReadComplete()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        phase = .closed
+        cancelTimer()
+        if let upstream {
+            self.upstream = nil
+            upstream.close()
+        }
+        pendingParts.removeAll()
+        releaseSlot()
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { upstream?.resumeReading() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // A connection that has sat idle between requests for the idle timeout is closed.
+        if event is IdleStateHandler.IdleStateEvent {
+            if phase == .idle { context.close(promise: nil) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        settings.logger.debug("visitor connection failed", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    /// Reads only while what is read can go on: not while the engine decides or a connection is
+    /// being opened, and not while the upstream connection's buffer is full.
+    func read(context: ChannelHandlerContext) {
+        switch phase {
+        case .deciding, .connecting:
+            readWithheld = true
+        case .forwarding:
+            if let upstream, !upstream.isWritable { readWithheld = true } else { context.read() }
+        case .idle, .answered, .closed:
+            context.read()
+        }
+    }
+
+    /// Reads again after ``read(context:)`` withheld one.
+    private func resumeReading() {
+        guard readWithheld, let context else { return }
+        readWithheld = false
+        context.read()
+    }
+
+    /// A new request: slot, limits, engine.
+    private func begin(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard phase == .idle else { return }
+        self.head = head
+        keepAlive = head.isKeepAlive
+        requestEnded = false
+        retried = false
+        responseStarted = false
+        decision = nil
+        gateRequest = nil
+        requestChunked = head.headers[canonicalForm: "transfer-encoding"].contains { $0.lowercased() == "chunked" }
+        requestHasBody = requestChunked || (head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
+        guard settings.slots.take() else {
+            answer(GateProxyErrorPage.busy(limit: settings.slots.limit))
+            return
+        }
+        holdsSlot = true
+        var headers: [GateHeader] = []
+        headers.reserveCapacity(head.headers.count)
+        for (name, value) in head.headers { headers.append(GateHeader(name, value)) }
+        guard let request = settings.origin.request(method: head.method.rawValue, target: head.uri, authority: head.headers.first(name: "host"),
+                                                    headers: headers, peer: peer) else {
+            releaseSlot()
+            answer(GateProxyErrorPage.noHost())
+            return
+        }
+        if let decision = settings.engine.immediateDecision(request, within: settings.limits) {
+            apply(decision, to: request)
+            return
+        }
+        phase = .deciding
+        let engine = settings.engine
+        let limits = settings.limits
+        context.eventLoop.makeFutureWithTask { await engine.decide(request, within: limits) }
+            .assumeIsolated().whenSuccess { [self] decision in
+                guard phase == .deciding else { return }
+                apply(decision, to: request)
+            }
+    }
+
+    /// A part of the request after its head: kept until the upstream connection is ready, sent on
+    /// it, or dropped when the gate has answered already.
+    private func requestPart(_ part: HTTPClientRequestPart) {
+        switch phase {
+        case .deciding, .connecting:
+            pendingParts.append(part)
+        case .forwarding:
+            upstream?.write(part)
+        case .answered:
+            if requestEnded { phase = .idle }
+        case .idle, .closed:
+            break
+        }
+    }
+
+    /// The engine's answer sent, or the request forwarded.
+    private func apply(_ decision: GateDecision, to request: GateRequest) {
+        if settings.logger.logLevel <= .debug {
+            settings.logger.debug("gate decision", metadata: [
+                "vendor": "\(settings.engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
+                "url": "\(request.url)",
+            ])
+        }
+        if let response = decision.response {
+            releaseSlot()
+            answer(response)
+            return
+        }
+        self.decision = decision
+        if decision.vendorResponseID != nil { gateRequest = request }
+        phase = .connecting
+        startTimer()
+        connectUpstream(reuse: true)
+    }
+
+    // MARK: the gate's own answers
+
+    /// Sends `response` (the engine's answer, a refusal, 502 or 503) as this request's answer.
+    private func answer(_ response: GateResponse) {
+        guard let context, let head else { return }
+        pendingParts.removeAll()
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(response.headers.count + 2)
+        for field in response.headers where GateProxyHeaders.isSafeFieldText(field.name) && GateProxyHeaders.isSafeFieldText(field.value) {
+            headers.add(name: field.name, value: field.value)
+        }
+        let body = context.channel.allocator.buffer(string: response.body)
+        headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
+        markConnection(&headers, version: head.version)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: response.status),
+                                                             headers: headers))), promise: nil)
+        if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+        endResponse(nil)
+    }
+
+    /// `Connection: close` when the connection ends after this answer; `keep-alive` for an HTTP/1.0 visitor that keeps it.
+    private func markConnection(_ headers: inout HTTPHeaders, version: HTTPVersion) {
+        if !keepAlive {
+            headers.replaceOrAdd(name: "Connection", value: "close")
+        } else if version.major == 1, version.minor == 0 {
+            headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+        }
+    }
+
+    /// Ends the answer; closes the connection after it when it is not kept alive.
+    private func endResponse(_ trailers: HTTPHeaders?) {
+        guard let context else { return }
+        phase = requestEnded ? .idle : .answered
+        if keepAlive {
+            context.writeAndFlush(wrapOutboundOut(.end(trailers)), promise: nil)
+        } else {
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(trailers))).whenComplete { _ in channel.close(promise: nil) }
+        }
+        resumeReading()
+    }
+
+    // MARK: the upstream's side
+
+    /// Takes a pooled connection (when `reuse`) or opens one, then sends the request on it.
+    private func connectUpstream(reuse: Bool) {
+        guard let context, let pool = settings.pools.pool(on: context.eventLoop) else {
+            fail(problem: "it could not be reached", error: nil)
+            return
+        }
+        if reuse, let connection = pool.take() {
+            upstreamReused = true
+            attach(connection)
+            return
+        }
+        upstreamReused = false
+        pool.connect().assumeIsolated().whenComplete { [self] result in
+            switch result {
+            case .success(let channel):
+                guard let connection = try? pool.connection(of: channel) else {
+                    channel.close(promise: nil)
+                    if phase == .connecting { fail(problem: "it could not be reached", error: nil) }
+                    return
+                }
+                if phase == .connecting { attach(connection) } else { pool.give(connection) }
+            case .failure(let error):
+                if phase == .connecting { fail(problem: Self.describe(error), error: error) }
+            }
+        }
+    }
+
+    /// Sends the request's head and the parts read so far on `connection`.
+    private func attach(_ connection: GateUpstreamConnection) {
+        guard let head else { return }
+        upstream = connection
+        connection.exchange = self
+        phase = .forwarding
+        forwardedAt = .now
+        connection.write(.head(outboundHead(head)))
+        for part in pendingParts { connection.write(part) }
+        pendingParts.removeAll(keepingCapacity: true)
+        connection.flush()
+        if connection.isWritable { resumeReading() }
+    }
+
+    /// The request head the upstream gets: hop-by-hop fields and those `Connection` names dropped,
+    /// `Host` the upstream's, `X-Forwarded-For` extended with the peer, `X-Forwarded-Proto` and
+    /// `-Host` set (kept from a trusted proxy).
+    private func outboundHead(_ head: HTTPRequestHead) -> HTTPRequestHead {
+        let peer = self.peer
+        let trusted = peer.map { settings.origin.trustedProxies.contains($0) } ?? false
+        let listed = head.headers.contains(name: "connection") ? GateProxyHeaders.connectionListed(head.headers["connection"]) : []
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(head.headers.count + 4)
+        headers.add(name: "Host", value: settings.upstreamHost)
+        var forwardedFor: [String] = []
+        var hasProto = false
+        var hasHost = false
+        var hasLength = false
+        for (name, value) in head.headers {
+            guard !GateProxyHeaders.isHopByHop(name), listed.isEmpty || !listed.contains(name.lowercased()),
+                  !name.equalsIgnoringASCIICase("host") else { continue }
+            if name.utf8.count >= 15, name.utf8.first == UInt8(ascii: "x") || name.utf8.first == UInt8(ascii: "X") {
+                if name.equalsIgnoringASCIICase("x-forwarded-for") {
+                    forwardedFor.append(value)
+                    continue
+                } else if name.equalsIgnoringASCIICase("x-forwarded-proto") {
+                    guard trusted else { continue }
+                    hasProto = true
+                } else if name.equalsIgnoringASCIICase("x-forwarded-host") {
+                    guard trusted else { continue }
+                    hasHost = true
+                }
+            } else if name.equalsIgnoringASCIICase("content-length") {
+                hasLength = true
+            }
+            headers.add(name: name, value: value)
+        }
+        if requestChunked {
+            headers.add(name: "Transfer-Encoding", value: "chunked")
+        } else if !hasLength, [.POST, .PUT, .PATCH].contains(head.method) {
+            headers.add(name: "Content-Length", value: "0")
+        }
+        if let value = GateProxyHeaders.forwardedFor(incoming: forwardedFor, peer: peer) { headers.add(name: "X-Forwarded-For", value: value) }
+        if !hasProto { headers.add(name: "X-Forwarded-Proto", value: "http") }
+        if !hasHost, let host = head.headers.first(name: "host") { headers.add(name: "X-Forwarded-Host", value: host) }
+        return HTTPRequestHead(version: .http1_1, method: head.method, uri: head.uri, headers: headers)
+    }
+
+    /// A part of the upstream's answer, sent on to the visitor.
+    func upstreamRead(_ part: HTTPClientResponsePart) {
+        guard phase == .forwarding, let context, let head else { return }
+        switch part {
+        case .head(let answer):
+            responseStarted = true
+            upstreamKeepAlive = answer.isKeepAlive
+            let listed = answer.headers.contains(name: "connection") ? GateProxyHeaders.connectionListed(answer.headers["connection"]) : []
+            var headers = HTTPHeaders()
+            headers.reserveCapacity(answer.headers.count + (decision?.passHeaders.count ?? 0) + 1)
+            var hasLength = false
+            for (name, value) in answer.headers {
+                guard !GateProxyHeaders.isHopByHop(name), listed.isEmpty || !listed.contains(name.lowercased()) else { continue }
+                if name.equalsIgnoringASCIICase("content-length") { hasLength = true }
+                headers.add(name: name, value: value)
+            }
+            for field in decision?.passHeaders ?? [] where GateProxyHeaders.isSafeFieldText(field.name) && GateProxyHeaders.isSafeFieldText(field.value) {
+                headers.add(name: field.name, value: field.value)
+            }
+            // An HTTP/1.0 visitor gets no chunked coding: an answer of unknown length ends with the connection.
+            if head.version.major == 1, head.version.minor == 0, !hasLength { keepAlive = false }
+            markConnection(&headers, version: head.version)
+            reportHandlerAnswer(status: Int(answer.status.code))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: answer.status, headers: headers))), promise: nil)
+        case .body(let buffer):
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        case .end(let trailers):
+            let connection = upstream
+            upstream = nil
+            cancelTimer()
+            if let connection {
+                connection.exchange = nil
+                if upstreamKeepAlive, requestEnded, let pool = settings.pools.pool(on: context.eventLoop) {
+                    pool.give(connection)
+                } else {
+                    connection.close()
+                }
+            }
+            releaseSlot()
+            endResponse(trailers)
+        }
+    }
+
+    func upstreamReadComplete() {
+        if phase == .forwarding { context?.flush() }
+    }
+
+    func upstreamBecameWritable() { resumeReading() }
+
+    /// The upstream connection closed or failed during the exchange: sent again once (a request
+    /// without a body on a reused connection), a 502 before the answer's head, or, after it, the
+    /// visitor's connection closed.
+    func upstreamEnded(_ connection: GateUpstreamConnection, error: (any Error)?) {
+        guard phase == .forwarding, connection === upstream else { return }
+        upstream = nil
+        connection.close()
+        if !responseStarted {
+            if upstreamReused, !requestHasBody, !retried {
+                retried = true
+                phase = .connecting
+                pendingParts = requestEnded ? [.end(nil)] : []
+                connectUpstream(reuse: false)
+                return
+            }
+            fail(problem: error.map(Self.describe) ?? "it closed the connection", error: error)
+        } else {
+            settings.logger.notice("upstream answer cut short", metadata: ["upstream": "\(settings.upstreamBase)", "error": "\(error.map { "\($0)" } ?? "closed")"])
+            abandon()
+        }
+    }
+
+    /// A 502 page for this request (the upstream could not be reached or did not answer).
+    private func fail(problem: String, error: (any Error)?) {
+        if let upstream {
+            self.upstream = nil
+            upstream.close()
+        }
+        cancelTimer()
+        releaseSlot()
+        settings.logger.notice("upstream failed", metadata: [
+            "upstream": "\(settings.upstreamBase)", "path": "\(head?.uri ?? "")", "error": "\(error.map { "\($0)" } ?? problem)",
+        ])
+        answer(GateProxyErrorPage.badGateway(upstream: settings.upstreamBase, problem: problem))
+    }
+
+    /// Drops the exchange and the visitor's connection (an answer that cannot be finished).
+    private func abandon() {
+        cancelTimer()
+        if let upstream {
+            self.upstream = nil
+            upstream.close()
+        }
+        releaseSlot()
+        phase = .closed
+        context?.close(promise: nil)
+    }
+
+    // MARK: bookkeeping
+
+    private func startTimer() {
+        guard let context else { return }
+        timeout?.cancel()
+        timeout = context.eventLoop.assumeIsolated().scheduleTask(in: settings.exchangeTimeout) { [self] in
+            timeout = nil
+            switch phase {
+            case .connecting:
+                fail(problem: "it did not answer in time", error: nil)
+            case .forwarding:
+                if responseStarted { abandon() } else { fail(problem: "it did not answer in time", error: nil) }
+            case .idle, .answered, .deciding, .closed:
+                break
+            }
+        }
+    }
+
+    private func cancelTimer() {
+        timeout?.cancel()
+        timeout = nil
+    }
+
+    private func releaseSlot() {
+        guard holdsSlot else { return }
+        holdsSlot = false
+        settings.slots.give()
+    }
+
+    /// Tells the engine how the upstream answered, when it asked to hear (CrowdHandler's response time).
+    private func reportHandlerAnswer(status: Int) {
+        guard let decision, decision.vendorResponseID != nil, let request = gateRequest else { return }
+        let engine = settings.engine
+        let elapsed = ContinuousClock.now - forwardedAt
+        Task { await engine.handlerAnswered(request, decision: decision, status: status, elapsed: elapsed) }
+    }
+
+    /// A few words for the 502 page: refused, timed out or something else.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? ChannelError, case .connectTimeout = error { return "the connection timed out" }
+        let text = "\(error)".lowercased()
+        if text.contains("refused") { return "the connection was refused" }
+        if text.contains("timeout") || text.contains("timed out") { return "it did not answer in time" }
+        if text.contains("reset") || text.contains("eof") { return "it closed the connection" }
+        return "it could not be reached"
+    }
+}

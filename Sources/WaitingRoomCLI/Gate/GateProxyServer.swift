@@ -1,0 +1,91 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// The listening side of `waitingroom gate`: a NIO HTTP/1.1 server whose connections end in a
+/// ``GateProxyConnection`` each, on the shared event-loop group (its loops also own the upstream
+/// connections, so a forwarded request never leaves the loop it arrived on).
+///
+/// A ``Service`` for swift-service-lifecycle: on graceful shutdown (SIGINT, SIGTERM) it stops
+/// accepting, lets the requests in flight finish (bounded by the exchange timeout), then closes
+/// the idle connections both ways.
+final class GateProxyServer: Service, Sendable {
+    let settings: GateProxySettings
+    let listener: any Channel
+    private let connections: GateProxyConnections
+
+    private init(settings: GateProxySettings, listener: any Channel, connections: GateProxyConnections) {
+        self.settings = settings
+        self.listener = listener
+        self.connections = connections
+    }
+
+    /// Binds `host:port` (port 0: a free one) on `group`.
+    static func bind(host: String, port: Int, settings: GateProxySettings, group: any EventLoopGroup) async throws -> GateProxyServer {
+        let connections = GateProxyConnections()
+        let listener = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(IdleStateHandler(readTimeout: settings.idleTimeout))
+                    // Outbound header validation is off: forwarded fields were parsed by NIO (they
+                    // cannot hold CR, LF or NUL) and the gate's own are checked where they are made
+                    // (GateProxyHeaders.isSafeFieldText); it cost 6% of the gate's CPU.
+                    try sync.configureHTTPServerPipeline(withErrorHandling: true, withOutboundHeaderValidation: false)
+                    try sync.addHandler(GateProxyConnection(settings: settings))
+                    connections.add(channel)
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+        return GateProxyServer(settings: settings, listener: listener, connections: connections)
+    }
+
+    /// The port it listens on.
+    var port: Int? { listener.localAddress?.port }
+
+    /// Serves until graceful shutdown, then drains.
+    func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await listener.closeFuture.get()
+        } onGracefulShutdown: {
+            self.listener.close(promise: nil)
+        }
+        await drain()
+    }
+
+    /// After the listener closed: waits for the requests in flight (at most the exchange timeout
+    /// and a second), then closes every visitor connection and the pooled upstream ones.
+    func drain() async {
+        let bound = ContinuousClock.now + .nanoseconds(settings.exchangeTimeout.nanoseconds) + .seconds(1)
+        while settings.slots.count > 0, ContinuousClock.now < bound {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        for channel in connections.all() {
+            try? await channel.close()
+        }
+        settings.pools.closeAll()
+    }
+}
+
+/// The visitor connections open now, to close at shutdown.
+final class GateProxyConnections: Sendable {
+    private let open = Mutex<[ObjectIdentifier: any Channel]>([:])
+
+    /// Tracks `channel` until it closes.
+    func add(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        open.withLock { $0[id] = channel }
+        channel.closeFuture.whenComplete { [self] _ in _ = open.withLock { $0.removeValue(forKey: id) } }
+    }
+
+    /// The open connections.
+    func all() -> [any Channel] { open.withLock { Array($0.values) } }
+}

@@ -1,0 +1,38 @@
+import Logging
+import NIOCore
+import WaitingRoomGate
+
+/// What every visitor connection of one `waitingroom gate` shares: the upstream, the vendor's
+/// engine and its bounds, the concurrency slots, the per-loop upstream pools and the timeouts.
+/// Immutable apart from the slots and pools, which guard themselves.
+final class GateProxySettings: Sendable {
+    /// The upstream's `http://host:port`, without a trailing slash (for pages and logs).
+    let upstreamBase: String
+    /// The `Host` sent to the upstream (`host:port`).
+    let upstreamHost: String
+    let engine: any GateEngine
+    let limits: GateLimits
+    let origin: GateOrigin
+    let slots: GateProxySlots
+    let pools: GateUpstreamPools
+    /// The longest one exchange with the upstream may take, from asking for a connection to the
+    /// answer's last byte.
+    let exchangeTimeout: TimeAmount
+    /// How long a visitor's connection may sit idle between requests before it is closed.
+    let idleTimeout: TimeAmount
+    let logger: Logger
+
+    init(upstreamBase: String, upstreamHost: String, engine: any GateEngine, limits: GateLimits, origin: GateOrigin,
+         slots: GateProxySlots, pools: GateUpstreamPools, exchangeTimeout: TimeAmount, idleTimeout: TimeAmount, logger: Logger) {
+        self.upstreamBase = upstreamBase
+        self.upstreamHost = upstreamHost
+        self.engine = engine
+        self.limits = limits
+        self.origin = origin
+        self.slots = slots
+        self.pools = pools
+        self.exchangeTimeout = exchangeTimeout
+        self.idleTimeout = idleTimeout
+        self.logger = logger
+    }
+}
