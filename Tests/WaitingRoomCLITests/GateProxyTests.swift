@@ -109,6 +109,82 @@ struct GateProxyTests {
         await upstream.stop()
     }
 
+    /// HTTP/1.1 on one raw connection (the gate serves it without NIO's pipelining helper):
+    /// pipelined requests are answered in order whichever of them the gate answers itself; a
+    /// chunked request body streams to the upstream; HEAD gets the head only; an HTTP/1.0 request
+    /// without keep-alive is answered and the connection closed.
+    @Test func pipeliningChunkedBodiesHeadAndHTTP10() async throws {
+        let upstream = try await GateProxyUpstream.start()
+        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL])
+        do {
+            let port = try #require(Int(gate.baseURL.split(separator: ":").last ?? ""))
+            // Three requests in one write: through, queued by the gate (302), through.
+            let replies = try await OffPool.run { () -> [KeepAliveConnection.Reply] in
+                let connection = try KeepAliveConnection(port: port)
+                try connection.send(KeepAliveConnection.request("GET /static/first", port: port)
+                    + KeepAliveConnection.request("GET /shop/cart", port: port)
+                    + KeepAliveConnection.request("GET /static/third", port: port))
+                return try (0..<3).map { _ in try connection.readReply() }
+            }
+            #expect(replies.map(\.status) == [200, 302, 200])
+            #expect(String(decoding: replies[0].body, as: UTF8.self) == "upstream /static/first")
+            #expect(String(decoding: replies[2].body, as: UTF8.self) == "upstream /static/third")
+            #expect(!upstream.paths.contains("/shop/cart"), "the queued request never reached the upstream")
+
+            // A chunked body, sent in pieces, comes back whole from the echoing upstream.
+            let echoed = try await OffPool.run { () -> KeepAliveConnection.Reply in
+                let connection = try KeepAliveConnection(port: port)
+                try connection.send(Array("POST /static/upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+                for piece in ["hello, ", "chunked ", "world"] {
+                    try connection.send(Array((String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n").utf8))
+                    usleep(20_000)
+                }
+                try connection.send(Array("0\r\n\r\n".utf8))
+                return try connection.readReply()
+            }
+            #expect(echoed.status == 200)
+            #expect(String(decoding: echoed.body, as: UTF8.self) == "hello, chunked world")
+
+            let head = try await gate.send("/static/page", method: "HEAD")
+            #expect(head.status == 200 && head.body.isEmpty, "\(head.status) \(head.text)")
+            #expect(head.headers.value(for: "Content-Length") == String("upstream /static/page".utf8.count))
+
+            // HTTP/1.0 without keep-alive: one answer, then the gate closes the connection.
+            let (old, closed) = try await OffPool.run { () -> (KeepAliveConnection.Reply, Bool) in
+                let connection = try KeepAliveConnection(port: port)
+                try connection.send(Array("GET /static/old HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8))
+                let reply = try connection.readReply()
+                let closed = (try? connection.readReply()) == nil
+                return (reply, closed)
+            }
+            #expect(old.status == 200 && String(decoding: old.body, as: UTF8.self) == "upstream /static/old")
+            #expect(closed)
+        } catch {
+            _ = gate.stop()
+            await upstream.stop()
+            throw error
+        }
+        #expect(gate.stop() == 0)
+        await upstream.stop()
+    }
+
+    /// An upstream that closes every connection after one answer without saying so (as one whose
+    /// keep-alive timeout ends while the gate holds the connection in its pool): each request
+    /// still gets its answer, on a new connection when the pooled one turns out closed.
+    @Test func anUpstreamThatDropsKeptConnectionsIsStillAnswered() async throws {
+        let upstream = try OneShotUpstream()
+        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:\(upstream.port)"])
+        var statuses: [Int] = []
+        for i in 0..<20 {
+            let r = try await gate.send("/static/\(i)")
+            statuses.append(r.status)
+            if i % 5 == 0 { try await Task.sleep(for: .milliseconds(50)) }   // some after the close has landed, some before
+        }
+        #expect(statuses == Array(repeating: 200, count: 20), "\(statuses)")
+        #expect(gate.stop() == 0)
+        upstream.stop()
+    }
+
     @Test func anUpstreamThatIsDownGives502() async throws {
         // Port 1 on loopback: nothing listens, the connection is refused.
         let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:1", "--connect-timeout", "2"])
@@ -240,4 +316,53 @@ enum QueueItTestPercent {
 struct GateProxyTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A loopback HTTP server on a thread of its own that answers one request per connection with
+/// `200 ok` (keep-alive not refused) and then closes the connection.
+final class OneShotUpstream: Sendable {
+    let port: Int
+    private let fd: Int32
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(listener)
+            throw GateProxyTestError("the one-shot upstream could not listen")
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        fd = listener
+        Thread {
+            while true {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { return }
+                var buffer = [UInt8](repeating: 0, count: 8192)
+                var received: [UInt8] = []
+                while !received.isEmpty ? !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") : true {
+                    let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                    if n <= 0 { break }
+                    received += buffer[0..<n]
+                }
+                let reply = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok".utf8)
+                _ = reply.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(client)
+            }
+        }.start()
+    }
+
+    /// Stops accepting (the accept loop ends).
+    func stop() {
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
 }

@@ -3,7 +3,7 @@ import Hummingbird
 import Synchronization
 
 /// The app behind `waitingroom gate` in its tests: a Hummingbird server on 127.0.0.1 port 0 that
-/// answers every GET with `upstream {path}` (after 5 s for a path with `/slow/`) and every POST with its body, and remembers each
+/// answers every GET with `upstream {path}` (after 5 s for a path with `/slow/`), every HEAD with that answer's head, and every POST with its body, and remembers each
 /// request's path and headers (so a test can tell what reached it, and what did not).
 final class GateProxyUpstream: Sendable {
     /// One request that reached the upstream.
@@ -41,6 +41,12 @@ final class GateProxyUpstream: Sendable {
             record(request)
             if request.uri.path.contains("/slow/") { try await Task.sleep(for: .seconds(5)) }
             return "upstream \(request.uri.path)"
+        }
+        router.on("**", method: .head) { request, _ -> Response in
+            record(request)
+            var headers = HTTPFields()
+            headers[.contentLength] = String("upstream \(request.uri.path)".utf8.count)
+            return Response(status: .ok, headers: headers)
         }
         router.on("**", method: .post) { request, _ -> Response in
             record(request)

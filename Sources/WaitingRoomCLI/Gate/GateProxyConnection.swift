@@ -3,8 +3,10 @@ import NIOCore
 import NIOHTTP1
 import WaitingRoomGate
 
-/// One visitor connection to `waitingroom gate`: the last handler of an HTTP/1.1 server pipeline
-/// (with NIO's pipelining assistance, so requests come one at a time).
+/// One visitor connection to `waitingroom gate`: the last handler of an HTTP/1.1 server pipeline.
+/// Requests are answered one at a time and in order: parts of a pipelined request wait in a
+/// bounded queue until the answer before them has ended (NIO's pipelining helper would stop
+/// reading during every answer, two `epoll_ctl` calls per request).
 ///
 /// Each request takes a slot (``GateProxySlots``; 503 over the bound), is turned into a
 /// ``GateRequest`` and put to the vendor's engine after the ``GateLimits``. The engine's answer
@@ -69,6 +71,14 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private var forwardedAt = ContinuousClock.now
     private var timeout: Scheduled<Void>?
     private var readWithheld = false
+    /// Parts of pipelined requests read while an earlier answer was still going out.
+    private var queued = CircularBuffer<HTTPServerRequestPart>()
+    private var handlingQueued = false
+    /// The most queued parts before reading stops.
+    static let queuedPartsBound = 64
+    /// When the connection last started or finished a request (for the idle timeout).
+    private var lastActivity = NIODeadline.now()
+    private var idleCheck: Scheduled<Void>?
     /// The peer's IP address, read once per connection.
     private lazy var peer: String? = context?.channel.remoteAddress?.ipAddress
 
@@ -77,13 +87,58 @@ final class GateProxyConnection: ChannelDuplexHandler {
     /// Whether the visitor's connection takes writes now (the upstream connection reads only then).
     var isWritable: Bool { context?.channel.isWritable ?? false }
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
-    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        scheduleIdleCheck()
+    }
+
+    /// A connection that sits idle between requests for the idle timeout is closed (slow or
+    /// abandoned clients); checked four times per timeout rather than timed per request.
+    private func scheduleIdleCheck() {
+        guard let context else { return }
+        let timeout = settings.idleTimeout
+        idleCheck = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(max(timeout.nanoseconds / 4, 1_000_000))) { [self] in
+            guard phase != .closed, let context = self.context else { return }
+            if phase == .idle, queued.isEmpty, NIODeadline.now() - lastActivity >= timeout {
+                context.close(promise: nil)
+            } else {
+                scheduleIdleCheck()
+            }
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        idleCheck?.cancel()
+        idleCheck = nil
+        self.context = nil
+    }
 
     // MARK: the visitor's side
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+        let part = unwrapInboundIn(data)
+        guard phase != .closed else { return }
+        // HTTP/1.1 pipelining: a request that arrives while an earlier one is still being answered
+        // waits, in order, until that answer has ended (reading goes on, up to a bound).
+        if queued.isEmpty, acceptsPart {
+            handle(part, context: context)
+        } else {
+            queued.append(part)
+        }
+    }
+
+    /// Whether a part read now belongs to the request in hand (or starts one); false: it belongs
+    /// to a request after one whose answer is still being sent.
+    private var acceptsPart: Bool {
+        switch phase {
+        case .idle: return true
+        case .closed: return false
+        case .answered, .deciding, .connecting, .forwarding: return !requestEnded
+        }
+    }
+
+    private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch part {
         case .head(let head):
             begin(head, context: context)
         case .body(let buffer):
@@ -92,6 +147,17 @@ final class GateProxyConnection: ChannelDuplexHandler {
             requestEnded = true
             requestPart(.end(trailers))
         }
+    }
+
+    /// Handles the queued (pipelined) parts that can go on now; reading resumes once few are left.
+    private func handleQueued() {
+        guard !handlingQueued, let context else { return }
+        handlingQueued = true
+        defer { handlingQueued = false }
+        while !queued.isEmpty, acceptsPart, let part = queued.popFirst() {
+            handle(part, context: context)
+        }
+        if queued.count < Self.queuedPartsBound { resumeReading() }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -107,6 +173,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
             upstream.close()
         }
         pendingParts.removeAll()
+        queued.removeAll()
         releaseSlot()
         context.fireChannelInactive()
     }
@@ -114,15 +181,6 @@ final class GateProxyConnection: ChannelDuplexHandler {
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable { upstream?.resumeReading() }
         context.fireChannelWritabilityChanged()
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // A connection that has sat idle between requests for the idle timeout is closed.
-        if event is IdleStateHandler.IdleStateEvent {
-            if phase == .idle { context.close(promise: nil) }
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -133,6 +191,10 @@ final class GateProxyConnection: ChannelDuplexHandler {
     /// Reads only while what is read can go on: not while the engine decides or a connection is
     /// being opened, and not while the upstream connection's buffer is full.
     func read(context: ChannelHandlerContext) {
+        if queued.count >= Self.queuedPartsBound {
+            readWithheld = true
+            return
+        }
         switch phase {
         case .deciding, .connecting:
             readWithheld = true
@@ -153,6 +215,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
     /// A new request: slot, limits, engine.
     private func begin(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         guard phase == .idle else { return }
+        lastActivity = .now()
         self.head = head
         keepAlive = head.isKeepAlive
         requestEnded = false
@@ -199,7 +262,10 @@ final class GateProxyConnection: ChannelDuplexHandler {
         case .forwarding:
             upstream?.write(part)
         case .answered:
-            if requestEnded { phase = .idle }
+            if requestEnded {
+                phase = .idle
+                handleQueued()
+            }
         case .idle, .closed:
             break
         }
@@ -258,13 +324,17 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private func endResponse(_ trailers: HTTPHeaders?) {
         guard let context else { return }
         phase = requestEnded ? .idle : .answered
+        lastActivity = .now()
         if keepAlive {
             context.writeAndFlush(wrapOutboundOut(.end(trailers)), promise: nil)
+            resumeReading()
+            handleQueued()
         } else {
+            // the connection ends with this answer: what was pipelined after it is dropped
+            queued.removeAll()
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(.end(trailers))).whenComplete { _ in channel.close(promise: nil) }
         }
-        resumeReading()
     }
 
     // MARK: the upstream's side

@@ -34,11 +34,10 @@ final class GateProxyServer: Service, Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(IdleStateHandler(readTimeout: settings.idleTimeout))
                     // Outbound header validation is off: forwarded fields were parsed by NIO (they
                     // cannot hold CR, LF or NUL) and the gate's own are checked where they are made
                     // (GateProxyHeaders.isSafeFieldText); it cost 6% of the gate's CPU.
-                    try sync.configureHTTPServerPipeline(withErrorHandling: true, withOutboundHeaderValidation: false)
+                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: true, withOutboundHeaderValidation: false)
                     try sync.addHandler(GateProxyConnection(settings: settings))
                     connections.add(channel)
                 }

@@ -162,10 +162,12 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
 
     /// The path of a URL (before `?` and `#`), or "".
     static func path(of url: String) -> String {
-        var rest = Substring(url)
-        if let afterScheme = afterScheme(url) {
-            rest = afterScheme.drop { $0 != "/" && $0 != "?" && $0 != "#" }
+        // on the UTF-8 bytes: the delimiters are ASCII, so every piece is whole characters
+        var rest = Substring(url).utf8[...]
+        if let offset = find("://", in: url) {
+            rest = rest.dropFirst(offset + 3)
+            rest = rest.drop { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
         }
-        return String(rest.prefix { $0 != "?" && $0 != "#" })
+        return String(Substring(rest.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }))
     }
 }

@@ -47,9 +47,15 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
 
     /// The hashed text's HMAC.
     public func computeHash(secretKey: String) -> String {
-        let text = eventId.lowercased() + queueId + (fixedValidityMinutes.map(String.init) ?? "")
-            + redirectType.lowercased() + String(issueTime) + (hashedIP ?? "")
-        return QueueItHash.hmacHex(secretKey: secretKey, message: text)
+        var text: [UInt8] = []
+        text.reserveCapacity(eventId.utf8.count + queueId.utf8.count + redirectType.utf8.count + (hashedIP?.utf8.count ?? 0) + 32)
+        text.append(contentsOf: eventId.lowercased().utf8)
+        text.append(contentsOf: queueId.utf8)
+        if let cv = fixedValidityMinutes { text.append(contentsOf: String(cv).utf8) }
+        text.append(contentsOf: redirectType.lowercased().utf8)
+        text.append(contentsOf: String(issueTime).utf8)
+        if let hashedIP { text.append(contentsOf: hashedIP.utf8) }
+        return QueueItHash.hmacHex(secretKey: secretKey, bytes: text)
     }
 
     /// The cookie value.
@@ -68,30 +74,32 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     public static func parse(_ raw: String) -> QueueItAcceptedCookie? {
         guard raw.utf8.count <= 4096 else { return nil }
         let text = looksEncoded(raw) ? QueueItPercent.decode(raw) : raw
-        var e: Substring?, q: Substring?, cvText: Substring?, rt: Substring?, itText: Substring?, hip: Substring?, h: Substring?
-        for pair in text.split(separator: "&") {
-            guard let eq = pair.firstIndex(of: "=") else { continue }
+        // split on the UTF-8 bytes: `&` and `=` are ASCII, so every piece is whole characters
+        typealias Piece = Substring.UTF8View
+        var e: Piece?, q: Piece?, cvText: Piece?, rt: Piece?, itText: Piece?, hip: Piece?, h: Piece?
+        let bytes = Substring(text).utf8
+        for pair in bytes.split(separator: UInt8(ascii: "&")) {
+            guard let eq = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let key = pair[..<eq]
             let value = pair[pair.index(after: eq)...]
             // the last occurrence of a key wins
-            switch pair[..<eq] {
-            case "EventId": e = value
-            case "QueueId": q = value
-            case "FixedValidityMins": cvText = value
-            case "RedirectType": rt = value
-            case "IssueTime": itText = value
-            case "Hip": hip = value
-            case "Hash": h = value
-            default: break
-            }
+            if key.elementsEqual("EventId".utf8) { e = value }
+            else if key.elementsEqual("QueueId".utf8) { q = value }
+            else if key.elementsEqual("FixedValidityMins".utf8) { cvText = value }
+            else if key.elementsEqual("RedirectType".utf8) { rt = value }
+            else if key.elementsEqual("IssueTime".utf8) { itText = value }
+            else if key.elementsEqual("Hip".utf8) { hip = value }
+            else if key.elementsEqual("Hash".utf8) { h = value }
         }
-        guard let e, !e.isEmpty, let q, let rt, let it = itText.flatMap({ QueueItToken.parseEpoch(String($0)) }), let h, !h.isEmpty else { return nil }
+        func string(_ piece: Piece) -> String { String(Substring(piece)) }
+        guard let e, !e.isEmpty, let q, let rt, let it = itText.flatMap({ QueueItToken.parseEpoch(string($0)) }), let h, !h.isEmpty else { return nil }
         var cv: Int?
         if let s = cvText, !s.isEmpty {
-            guard let n = Int(s), n >= 0, n < 10_000_000 else { return nil }
+            guard let n = Int(string(s)), n >= 0, n < 10_000_000 else { return nil }
             cv = n
         }
-        return QueueItAcceptedCookie(eventId: String(e), queueId: String(q), fixedValidityMinutes: cv, redirectType: String(rt),
-                                     issueTime: it, hashedIP: hip.map(String.init), hash: String(h))
+        return QueueItAcceptedCookie(eventId: string(e), queueId: string(q), fixedValidityMinutes: cv, redirectType: string(rt),
+                                     issueTime: it, hashedIP: hip.map(string), hash: string(h))
     }
 
     /// Whether `raw` holds `%26` or `%3D` (an encoded `&` or `=`).

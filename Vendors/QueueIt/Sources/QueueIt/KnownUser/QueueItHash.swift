@@ -1,14 +1,35 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// HMAC-SHA256 as Queue-it's KnownUser connectors compute it: key = the customer's secret key
 /// (UTF-8), message = UTF-8 text, result = lower-case hex (docs/queueit-protocol.md §7.3).
 public enum QueueItHash {
     /// Lower-case hex HMAC-SHA256 of `message` keyed with `secretKey`.
     public static func hmacHex(secretKey: String, message: String) -> String {
-        let key = SymmetricKey(data: Array(secretKey.utf8))
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)
-        return hex(mac)
+        hmacHex(secretKey: secretKey, bytes: Array(message.utf8))
+    }
+
+    /// Lower-case hex HMAC-SHA256 of `bytes` keyed with `secretKey`.
+    public static func hmacHex(secretKey: String, bytes: [UInt8]) -> String {
+        var mac = keyed(secretKey)
+        mac.update(data: bytes)
+        return hex(mac.finalize())
+    }
+
+    /// HMACs already keyed (the key's padding hashed in), by secret: a gate checks every request
+    /// with the same few keys, and keying cost as much as the hash itself. At most 64 are kept.
+    private static let keyedCache = Mutex<[String: HMAC<SHA256>]>([:])
+
+    /// An HMAC keyed with `secretKey`, from the cache when it is there.
+    static func keyed(_ secretKey: String) -> HMAC<SHA256> {
+        if let cached = keyedCache.withLock({ $0[secretKey] }) { return cached }
+        let mac = HMAC<SHA256>(key: SymmetricKey(data: Array(secretKey.utf8)))
+        keyedCache.withLock { cache in
+            if cache.count >= 64 { cache.removeAll() }
+            cache[secretKey] = mac
+        }
+        return mac
     }
 
     /// Compares two strings in time that depends only on their lengths (hash comparison).
