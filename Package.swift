@@ -306,7 +306,7 @@ let package = Package(
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
                 "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", "CEditLine", "CHeapInUse", logging,
                 "WaitingRoomSQLite", "WaitingRoomPostgres", prometheus, coreMetrics, hummingbird,
-                "WaitingRoomGate", "WaitingRoomGateHummingbird", asyncHTTPClient, nioHTTP1, serviceLifecycle,
+                "WaitingRoomGate", nioHTTP1, serviceLifecycle,
             ],
             swiftSettings: strict
         ),

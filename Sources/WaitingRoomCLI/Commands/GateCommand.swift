@@ -57,6 +57,7 @@ struct GateCommand: CLICommand {
     var timeout = 60
     var connectTimeout = 5
     var maxBodyBytes = GateLimits.standard.maxBodyBytes
+    var threads: Int?
     /// Seconds a visitor's connection may sit idle between requests before the gate closes it.
     static let idleSeconds = 75
 
@@ -71,9 +72,10 @@ struct GateCommand: CLICommand {
             .option("mode", \.mode, help: "CrowdHandler: full (the API on every request) or hybrid (local signature check first)."),
             .option("public-url", \.publicURL, help: "scheme://host[:port] visitors reach the gate at (default: http:// and the Host header)."),
             .repeating("trusted-proxy", \.trustedProxies, help: "A proxy's IP whose X-Forwarded-* headers are believed (repeatable)."),
-            .option("max-connections", \.maxConnections, help: "Requests forwarded at once (more get 503); also the upstream connection pool's size."),
+            .option("max-connections", \.maxConnections, help: "Requests in flight at once (more get 503); also the idle upstream connections kept per thread."),
             .option("timeout", \.timeout, help: "Seconds one upstream exchange may take, its body included."),
             .option("connect-timeout", \.connectTimeout, help: "Seconds to connect to the upstream."),
+            .option("threads", \.threads, help: "Event-loop threads that serve visitors and the upstream (default: one per core)."),
             .option("max-body-bytes", \.maxBodyBytes, help: "Largest declared request body (Content-Length); larger gets 413. Chunked bodies stream unbounded."),
         ]
     }
@@ -90,6 +92,7 @@ struct GateCommand: CLICommand {
         guard (1...86_400).contains(timeout) else { throw UsageError("--timeout must be 1…86400 seconds") }
         guard (1...600).contains(connectTimeout) else { throw UsageError("--connect-timeout must be 1…600 seconds") }
         guard maxBodyBytes >= 0 else { throw UsageError("--max-body-bytes must be 0 or more") }
+        if let threads, !(1...256).contains(threads) { throw UsageError("--threads must be 1…256") }
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
             throw UsageError("--public-url must start with http:// or https://")
         }
@@ -114,7 +117,9 @@ struct GateCommand: CLICommand {
         if let server = started?.server { terminal.line("emulator: \(server.baseURL) (dashboard \(server.baseURL)/_emulator/)") }
 
         let logger = CLILogging.logger(label: "waitingroom.gate")
-        let group = MultiThreadedEventLoopGroup.singleton
+        // Its own event-loop threads with --threads; NIO's shared group (one per core) otherwise.
+        let ownGroup = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
+        let group: any EventLoopGroup = ownGroup ?? MultiThreadedEventLoopGroup.singleton
         let upstreamURL = URLComponents(string: base)
         let upstreamHost = upstreamURL?.host ?? "127.0.0.1"
         let upstreamPort = upstreamURL?.port ?? 80
@@ -144,6 +149,7 @@ struct GateCommand: CLICommand {
             failure = error
         }
         await started?.server.stop()
+        try? await ownGroup?.shutdownGracefully()
         if let failure {
             terminal.error("waitingroom gate: \(failure)")
             throw ExitStatus.error
