@@ -154,9 +154,11 @@ struct ScheduledSaleFairnessTests {
         let rate = sale.perSecond.map { LoadOperatorFigures.RoomRate(perSecond: $0, source: "test") } ?? .unknown
         let figures = LoadCommand.fairness(visits: visits, record: record, origin: origin, startAt: nil, rate: rate)
         let summary = figures.text.joined(separator: "\n")
-        #expect(figures.preStart == early && figures.preStartAdmitted == early, "\(summary)")
-        // more than `late` when a client's enqueue timed out and it enqueued again (a new visitor id)
-        #expect(figures.postStart >= late && figures.postStartAdmitted == figures.postStart, "\(summary)")
+        // More entries than users when a client's enqueue timed out on a loaded machine and it
+        // enqueued again (a new visitor id; the first entry may never be admitted). Every user got
+        // through (above); every entry but those extra ones was admitted.
+        #expect(figures.preStart >= early && figures.postStart >= late, "\(summary)")
+        #expect(figures.preStartAdmitted + figures.postStartAdmitted >= early + late, "\(summary)")
         #expect(figures.orderViolations == 0, "\(summary)")
         #expect(figures.postStartAheadOfPreStart == 0, "\(summary)")
         let r = figures.preStartRankCorrelation
