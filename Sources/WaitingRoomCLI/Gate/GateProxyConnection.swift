@@ -330,8 +330,9 @@ final class GateProxyConnection: ChannelDuplexHandler {
             resumeReading()
             handleQueued()
         } else {
-            // the connection ends with this answer: what was pipelined after it is dropped
+            // the connection ends with this answer: nothing read after it is handled
             queued.removeAll()
+            phase = .closed
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(.end(trailers))).whenComplete { _ in channel.close(promise: nil) }
         }
