@@ -20,6 +20,7 @@
 #   bench/wrk.sh                       # builds `waitingroom` in release (.build-release), 10 s per run
 #   DURATION=5 BUILD=debug bench/wrk.sh
 # Env: BUILD (release|debug), DURATION (s), THREADS, CONNS, ONLY (netfunnel|queueit|gate), SKIP_BUILD=1,
+# GATE_ARGS (more `waitingroom gate` options, e.g. "--threads 1"),
 # ROUNDS (runs per target, default 2, in the order A B C then C B A; each target keeps its best).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -172,7 +173,8 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
   # start_gate UPSTREAM VAR: starts a gate, sets VAR_URL and VAR_COOKIE, and VAR_PID for cleanup.
   start_gate() {
     local upstream=$1 name=$2 out="$WORK/gate-$2.out"
-    "$BIN" gate --vendor queueit --emulator --upstream "$upstream" --listen 127.0.0.1:0 >"$out" 2>"$WORK/gate-$2.log" &
+    # shellcheck disable=SC2086
+    "$BIN" gate --vendor queueit --emulator --upstream "$upstream" --listen 127.0.0.1:0 ${GATE_ARGS:-} >"$out" 2>"$WORK/gate-$2.log" &
     eval "${name}_PID=$!"
     for _ in $(seq 1 100); do grep -q "listening on" "$out" 2>/dev/null && break; sleep 0.1; done
     local url emu token cookie status

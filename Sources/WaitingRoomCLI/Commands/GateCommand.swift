@@ -132,13 +132,15 @@ struct GateCommand: CLICommand {
             exchangeTimeout: .seconds(Int64(timeout)), idleTimeout: .seconds(Int64(Self.idleSeconds)), logger: logger)
         let server: GateProxyServer
         do {
-            server = try await GateProxyServer.bind(host: host, port: port, settings: settings, group: group)
+            let vendor = self.vendor
+            server = try await GateProxyServer.bind(host: host, port: port, settings: settings, group: group) { bound in
+                terminal.line("waitingroom gate: listening on http://\(host):\(bound), forwarding to \(base) (\(vendor)); Ctrl-C to stop.")
+            }
         } catch {
             terminal.error("waitingroom gate: cannot listen on \(listen): \(error)")
             await started?.server.stop()
             throw ExitStatus.error
         }
-        terminal.line("waitingroom gate: listening on http://\(host):\(server.port ?? port), forwarding to \(base) (\(vendor)); Ctrl-C to stop.")
         // SIGINT / SIGTERM: graceful shutdown (requests in flight finish)
         let services = ServiceGroup(configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint],
                                                          logger: CLILogging.logger(label: "waitingroom.gate.server")))

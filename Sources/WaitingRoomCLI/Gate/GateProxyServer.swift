@@ -16,15 +16,21 @@ final class GateProxyServer: Service, Sendable {
     let settings: GateProxySettings
     let listener: any Channel
     private let connections: GateProxyConnections
+    /// Called with the bound port once it runs under its service group (signals are trapped by then).
+    private let onRunning: @Sendable (Int) -> Void
 
-    private init(settings: GateProxySettings, listener: any Channel, connections: GateProxyConnections) {
+    private init(settings: GateProxySettings, listener: any Channel, connections: GateProxyConnections, onRunning: @escaping @Sendable (Int) -> Void) {
         self.settings = settings
         self.listener = listener
         self.connections = connections
+        self.onRunning = onRunning
     }
 
     /// Binds `host:port` (port 0: a free one) on `group`.
-    static func bind(host: String, port: Int, settings: GateProxySettings, group: any EventLoopGroup) async throws -> GateProxyServer {
+    /// `onRunning` is told the bound port when ``run()`` starts: a line printed then is printed
+    /// only once SIGINT and SIGTERM lead to a graceful shutdown.
+    static func bind(host: String, port: Int, settings: GateProxySettings, group: any EventLoopGroup,
+                     onRunning: @escaping @Sendable (Int) -> Void) async throws -> GateProxyServer {
         let connections = GateProxyConnections()
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -44,7 +50,7 @@ final class GateProxyServer: Service, Sendable {
             }
             .bind(host: host, port: port)
             .get()
-        return GateProxyServer(settings: settings, listener: listener, connections: connections)
+        return GateProxyServer(settings: settings, listener: listener, connections: connections, onRunning: onRunning)
     }
 
     /// The port it listens on.
@@ -52,6 +58,7 @@ final class GateProxyServer: Service, Sendable {
 
     /// Serves until graceful shutdown, then drains.
     func run() async throws {
+        onRunning(port ?? 0)
         try await withGracefulShutdownHandler {
             try await listener.closeFuture.get()
         } onGracefulShutdown: {

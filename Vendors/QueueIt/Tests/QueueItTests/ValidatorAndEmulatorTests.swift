@@ -57,6 +57,17 @@ import WaitingRoomHTTP
     @Test func splitTokenAndAppend() {
         #expect(QueueItRequestValidator.splitToken("https://a/b?x=1&queueittoken=t%7E1&y=2#f") == ("https://a/b?x=1&y=2#f", "t~1"))
         #expect(QueueItRequestValidator.splitToken("https://a/b") == ("https://a/b", nil))
+        // the URL back as it came when there is nothing to take out; empty pairs dropped otherwise
+        for (url, expected) in [
+            ("https://a/b?x=1&y=2", "https://a/b?x=1&y=2"), ("https://a/b?x=1#f&g", "https://a/b?x=1#f&g"),
+            ("https://a/b?x=queueittoken=1", "https://a/b?x=queueittoken=1"), ("https://a/b?x=1&&y=2", "https://a/b?x=1&y=2"),
+            ("https://a/b?", "https://a/b"), ("https://a/b?&x", "https://a/b?x"), ("https://a/b?x&", "https://a/b?x"),
+            ("https://a/b?#f", "https://a/b#f"), ("https://a/b?Queueittoken=1", "https://a/b?Queueittoken=1"),
+        ] {
+            #expect(QueueItRequestValidator.splitToken(url) == (expected, nil), "\(url)")
+        }
+        #expect(QueueItRequestValidator.splitToken("https://a/b?queueittoken=abc&x=1") == ("https://a/b?x=1", "abc"))
+        #expect(QueueItRequestValidator.splitToken("https://a/b?x=1&queueittoken=") == ("https://a/b?x=1", nil))
         #expect(QueueItHybridClient.appendingToken("e_a~h_1", to: "https://a/b?x=1#f") == "https://a/b?x=1&queueittoken=e_a~h_1#f")
         #expect(QueueItHybridClient.appendingToken("t", to: "https://a/b?queueittoken=old") == "https://a/b?queueittoken=t")
     }

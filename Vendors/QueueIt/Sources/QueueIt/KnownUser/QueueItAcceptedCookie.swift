@@ -49,13 +49,18 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     public func computeHash(secretKey: String) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(eventId.utf8.count + queueId.utf8.count + redirectType.utf8.count + (hashedIP?.utf8.count ?? 0) + 32)
-        text.append(contentsOf: eventId.lowercased().utf8)
+        text.append(contentsOf: Self.lowercase(eventId).utf8)
         text.append(contentsOf: queueId.utf8)
         if let cv = fixedValidityMinutes { text.append(contentsOf: String(cv).utf8) }
-        text.append(contentsOf: redirectType.lowercased().utf8)
+        text.append(contentsOf: Self.lowercase(redirectType).utf8)
         text.append(contentsOf: String(issueTime).utf8)
         if let hashedIP { text.append(contentsOf: hashedIP.utf8) }
         return QueueItHash.hmacHex(secretKey: secretKey, bytes: text)
+    }
+
+    /// `text.lowercased()`, without a copy when it has nothing to lower (ASCII without capitals).
+    static func lowercase(_ text: String) -> String {
+        text.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) ? text : text.lowercased()
     }
 
     /// The cookie value.

@@ -34,10 +34,15 @@ public enum QueueItHash {
 
     /// Compares two strings in time that depends only on their lengths (hash comparison).
     public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var diff: UInt8 = 0
-        for (x, y) in zip(a.utf8, b.utf8) { diff |= x ^ y }
-        return diff == 0
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                var diff: UInt8 = 0
+                for i in 0..<x.count { diff |= x[i] ^ y[i] }
+                return diff == 0
+            }
+        }
     }
 
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)

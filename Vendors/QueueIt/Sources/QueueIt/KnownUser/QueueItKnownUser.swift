@@ -381,6 +381,7 @@ public struct QueueItRequestValidator: Sendable {
     /// Splits `queueittoken` off a URL: (URL without it, the decoded token).
     public static func splitToken(_ url: String) -> (String, String?) {
         guard let qm = url.firstIndex(of: "?") else { return (url, nil) }
+        if isUnchangedWithoutToken(url.utf8[url.utf8.index(after: qm)...]) { return (url, nil) }
         var rest = url[url.index(after: qm)...]
         var fragment = ""
         if let h = rest.firstIndex(of: "#") { fragment = String(rest[h...]); rest = rest[..<h] }
@@ -393,6 +394,29 @@ public struct QueueItRequestValidator: Sendable {
         }
         let base = String(url[..<qm]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + fragment
         return (base, token.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// Whether a query (and fragment) has no `queueittoken` pair and no empty pair, so that
+    /// ``splitToken(_:)`` would give the URL back unchanged (most requests: no copy is made).
+    static func isUnchangedWithoutToken(_ rest: Substring.UTF8View) -> Bool {
+        let amp = UInt8(ascii: "&")
+        var query = rest
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { query = rest[..<hash] }
+        guard let first = query.first, first != amp, query.last != amp else { return false }
+        var previous: UInt8 = 0
+        for byte in query {
+            if byte == amp, previous == amp { return false }
+            previous = byte
+        }
+        let marker = Array("queueittoken=".utf8)
+        var pairStart = true
+        var i = query.startIndex
+        while i != query.endIndex {
+            if pairStart, query[i...].starts(with: marker) { return false }
+            pairStart = query[i] == amp
+            i = query.index(after: i)
+        }
+        return true
     }
 
     /// The value of cookie `name` in the `Cookie` headers (the name exact, spaces and tabs around
