@@ -258,6 +258,20 @@ struct GateProxyTests {
             #expect(open.status == 200 && open.text == "upstream /demo-open")
             #expect(open.headers.values(for: "Set-Cookie").contains { $0.hasPrefix("crowdhandler=") })
             #expect(upstream.paths == ["/demo-open"])
+            // The upstream's status and time reach `PUT /v1/responses/{id}` for a sampled share of
+            // the requests let through (0.2 by default: none in 60 has odds of 1 in 660,000).
+            for _ in 0..<60 {
+                let again = try await gate.send("/demo-open")
+                #expect(again.status == 200)
+            }
+            var recorded = 0
+            for _ in 0..<100 where recorded == 0 {
+                let state = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: emulator + "/_emulator/crowdhandler/state", timeout: .seconds(10)))
+                let parsed = try JSONValue.parse(Data(state.body))
+                recorded = Int(parsed["counters"]?["responsesRecorded"]?.numberValue ?? parsed["responsesRecorded"]?.numberValue ?? 0)
+                if recorded == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect((1...61).contains(recorded), "responses recorded: \(recorded)")
         } catch {
             _ = gate.stop()
             await upstream.stop()
