@@ -159,6 +159,16 @@ struct GateProxyTests {
             }
             #expect(old.status == 200 && String(decoding: old.body, as: UTF8.self) == "upstream /static/old")
             #expect(closed)
+
+            // Bytes that are not HTTP: 400, then the connection is closed; the gate serves on.
+            let (bad, badClosed) = try await OffPool.run { () -> (KeepAliveConnection.Reply, Bool) in
+                let connection = try KeepAliveConnection(port: port)
+                try connection.send(Array("NOT HTTP AT ALL\r\n\r\n".utf8))
+                let reply = try connection.readReply()
+                return (reply, (try? connection.readReply()) == nil)
+            }
+            #expect(bad.status == 400 && badClosed)
+            #expect(try await gate.send("/static/after").status == 200)
         } catch {
             _ = gate.stop()
             await upstream.stop()

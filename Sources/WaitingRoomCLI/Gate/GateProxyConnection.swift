@@ -183,8 +183,17 @@ final class GateProxyConnection: ChannelDuplexHandler {
         context.fireChannelWritabilityChanged()
     }
 
+    /// A request NIO cannot parse gets 400 (when no other answer is due first) and the
+    /// connection is closed; any other error closes it. (NIO's `HTTPServerProtocolErrorHandler`
+    /// does the same, but watches every write to do it.)
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         settings.logger.debug("visitor connection failed", metadata: ["error": "\(error)"])
+        if error is HTTPParserError, phase == .idle || phase == .answered {
+            let headers = HTTPHeaders([("Connection", "close"), ("Content-Length", "0")])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+        phase = .closed
         context.close(promise: nil)
     }
 

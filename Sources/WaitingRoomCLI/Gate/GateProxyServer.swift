@@ -42,8 +42,9 @@ final class GateProxyServer: Service, Sendable {
                     let sync = channel.pipeline.syncOperations
                     // Outbound header validation is off: forwarded fields were parsed by NIO (they
                     // cannot hold CR, LF or NUL) and the gate's own are checked where they are made
-                    // (GateProxyHeaders.isSafeFieldText); it cost 6% of the gate's CPU.
-                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: true, withOutboundHeaderValidation: false)
+                    // (GateProxyHeaders.isSafeFieldText); it cost 6% of the gate's CPU. Parse errors
+                    // are answered by GateProxyConnection (400, then close).
+                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
                     try sync.addHandler(GateProxyConnection(settings: settings))
                     connections.add(channel)
                 }
