@@ -29,30 +29,21 @@ struct CLIProcess {
 
     /// Runs `waitingroom arguments…` with `input` on stdin; kills it after `timeout`.
     static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { _, new in new }
-        process.environment = env
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
+        // posix_spawn, not Foundation's Process: see SpawnedProcess
+        let child = try SpawnedProcess.spawn(binary, arguments: arguments, environment: env, directory: packageRoot)
+        child.writeInputAndClose(Array(input.utf8))
         // The reads block until the child ends: on threads of their own, not the cooperative pool's.
-        async let out = DedicatedThread.run(name: "cli.stdout") { stdout.fileHandleForReading.readDataToEndOfFile() }
-        async let err = DedicatedThread.run(name: "cli.stderr") { stderr.fileHandleForReading.readDataToEndOfFile() }
+        async let out = DedicatedThread.run(name: "cli.stdout") { SpawnedProcess.readToEnd(child.stdout) }
+        async let err = DedicatedThread.run(name: "cli.stderr") { SpawnedProcess.readToEnd(child.stderr) }
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
+        while child.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: await out, as: UTF8.self), stderr: String(decoding: await err, as: UTF8.self))
+        if child.isRunning { child.terminate() }
+        let status = await DedicatedThread.run(name: "cli.wait") { child.waitForExit() }
+        return Result(status: status, stdout: String(decoding: await out, as: UTF8.self), stderr: String(decoding: await err, as: UTF8.self))
     }
 
     /// Starts `waitingroom arguments…` without waiting for it.

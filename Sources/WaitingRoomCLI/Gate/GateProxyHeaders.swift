@@ -4,18 +4,13 @@ import WaitingRoomGate
 /// (RFC 9110 §7.6.1's hop-by-hop fields and those a `Connection` header names), and the
 /// `X-Forwarded-*` fields the upstream is told the visitor's address, scheme and host with.
 enum GateProxyHeaders {
-    /// Fields that describe one connection, not the message (lowercase). `Host` and
-    /// `Content-Length` are set by the outbound client from the upstream URL and the body.
+    /// Fields that describe one connection, not the message (lowercase). `Host` becomes the
+    /// upstream's; `Content-Length` passes as sent (the body streams unchanged), and a chunked
+    /// body is sent on chunked again.
     static let hopByHop: Set<String> = [
         "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer",
         "transfer-encoding", "upgrade",
     ]
-
-    /// Whether field `name` is forwarded, given the names a `Connection` header listed (lowercase).
-    static func isForwarded(_ name: String, connectionListed: Set<String>) -> Bool {
-        let lower = name.lowercased()
-        return !hopByHop.contains(lower) && !connectionListed.contains(lower)
-    }
 
     /// Whether `name` is a hop-by-hop field (any case), without allocating.
     static func isHopByHop(_ name: String) -> Bool {
