@@ -37,14 +37,7 @@ public struct GateRequest: Sendable, Hashable {
     /// The value of cookie `name` in the `Cookie` headers (exact, case-sensitive name), or nil.
     public func cookie(_ name: String) -> String? {
         for header in headers where header.name.equalsIgnoringASCIICase("cookie") {
-            // on the UTF-8 bytes: `;`, `=`, space and tab are ASCII, so every piece is whole characters
-            for part in Substring(header.value).utf8.split(separator: UInt8(ascii: ";")) {
-                let pair = part.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-                guard let eq = pair.firstIndex(of: UInt8(ascii: "=")), pair[..<eq].elementsEqual(name.utf8) else { continue }
-                var value = pair[pair.index(after: eq)...]
-                while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { value = value.dropLast() }
-                return String(Substring(value))
-            }
+            if let value = QueueItRequestValidator.cookie(named: name, inHeaderValue: header.value) { return value }
         }
         return nil
     }

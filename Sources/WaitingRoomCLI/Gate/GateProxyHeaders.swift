@@ -28,8 +28,7 @@ enum GateProxyHeaders {
             // the usual values name nothing to drop
             if value.equalsIgnoringASCIICase("keep-alive") || value.equalsIgnoringASCIICase("close") { continue }
             for token in value.split(separator: ",") {
-                let name = token.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
-                let lower = String(name).lowercased()
+                let lower = trimmed(token).lowercased()
                 if !lower.isEmpty, lower != "close", !hopByHop.contains(lower) { names.insert(lower) }
             }
         }
@@ -45,9 +44,16 @@ enum GateProxyHeaders {
     /// The `X-Forwarded-For` value to send: the incoming one with the peer appended (as nginx's
     /// `$proxy_add_x_forwarded_for`), or the peer alone.
     static func forwardedFor(incoming: [String], peer: String?) -> String? {
-        let previous = incoming.map { String($0.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()) }
-            .filter { !$0.isEmpty }
+        let previous = incoming.map { trimmed(Substring($0)) }.filter { !$0.isEmpty }
         let hops = previous + (peer.map { [$0] } ?? [])
         return hops.isEmpty ? nil : hops.joined(separator: ", ")
+    }
+
+    /// `text` without spaces and tabs at either end.
+    static func trimmed(_ text: Substring) -> String {
+        var text = text
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return String(text)
     }
 }

@@ -423,13 +423,20 @@ public struct QueueItRequestValidator: Sendable {
     /// each pair dropped).
     public static func cookie(named name: String, in headers: [(String, String)]) -> String? {
         for (k, v) in headers where k.utf8.count == 6 && k.lowercased() == "cookie" {
-            for part in v.utf8.split(separator: UInt8(ascii: ";")) {
-                let pair = part.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-                guard let eq = pair.firstIndex(of: UInt8(ascii: "=")), pair[..<eq].elementsEqual(name.utf8) else { continue }
-                var value = pair[pair.index(after: eq)...]
-                while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { value = value.dropLast() }
-                return String(decoding: value, as: UTF8.self)
-            }
+            if let value = cookie(named: name, inHeaderValue: v) { return value }
+        }
+        return nil
+    }
+
+    /// The value of cookie `name` in one `Cookie` header value, read on its UTF-8 bytes (`;`, `=`,
+    /// space and tab are ASCII, so every piece is whole characters).
+    public static func cookie(named name: String, inHeaderValue headerValue: String) -> String? {
+        for part in Substring(headerValue).utf8.split(separator: UInt8(ascii: ";")) {
+            let pair = part.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            guard let eq = pair.firstIndex(of: UInt8(ascii: "=")), pair[..<eq].elementsEqual(name.utf8) else { continue }
+            var value = pair[pair.index(after: eq)...]
+            while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { value = value.dropLast() }
+            return String(Substring(value))
         }
         return nil
     }
