@@ -353,6 +353,8 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting",
                 "WaitingRoomConformance", nioCore, nioPosix,
+                // SpawnedProcess (posix_spawn) for the child test runs
+                "WebDriver",
             ],
             swiftSettings: strict
         ),
@@ -427,7 +429,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WaitingRoomEmulatorKitTests",
-            dependencies: ["WaitingRoom", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomVendors"],
+            dependencies: ["WaitingRoom", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomVendors", "WebDriver"],
             swiftSettings: strict
         ),
         .testTarget(

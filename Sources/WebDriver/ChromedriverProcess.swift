@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WaitingRoom
 #if canImport(Glibc)
 import Glibc
@@ -11,18 +10,13 @@ import Darwin
 
 /// A `chromedriver` child process of `QueueItBrowserDriver`.
 ///
-/// Its output goes to a log file (no pipes, so nothing blocks a cooperative thread reading
-/// them); Foundation's `Process` reaps the child when it exits (no zombie), and the exit is
-/// observed through its termination handler. ``stop()`` asks it to quit (SIGTERM), waits, then
-/// kills it (SIGKILL) and waits again. Public so that tests of other modules can start one.
+/// Started with ``SpawnedProcess`` (`posix_spawn`, not Foundation's `Process`); its output goes
+/// to a log file (no pipes, so nothing blocks a cooperative thread reading them). The child is
+/// reaped when ``hasExited`` or ``stop()`` sees it gone (no zombie). ``stop()`` asks it to quit
+/// (SIGTERM), waits, then kills it (SIGKILL) and waits again. Public so that tests of other
+/// modules can start one.
 public final class ChromedriverProcess: Sendable {
-    /// The exit status once the child has exited (set by the termination handler).
-    private final class Exit: Sendable {
-        let status = Mutex<Int32?>(nil)
-    }
-
-    private let exit: Exit
-    private let process: Mutex<Process>
+    private let child: SpawnedProcess
     /// The child's process id.
     public let pid: Int32
     /// The loopback port it listens on.
@@ -32,30 +26,16 @@ public final class ChromedriverProcess: Sendable {
 
     /// Starts `executable --port=<port>` (then `extraArguments`) with output to `logPath`.
     public init(executable: String, port: Int, logPath: String, extraArguments: [String] = []) throws {
-        let exit = Exit()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=WARNING"] + extraArguments
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = FileHandle(forWritingAtPath: logPath) ?? FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = log
-        p.standardError = log
-        p.terminationHandler = { proc in
-            let code = proc.terminationStatus
-            exit.status.withLock { $0 = code }
-        }
-        try p.run()
-        try? log.close()
-        self.pid = p.processIdentifier
-        self.exit = exit
-        self.process = Mutex(p)
+        child = try SpawnedProcess.spawn(
+            executable, arguments: ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=WARNING"] + extraArguments,
+            stdin: .discard, stdout: .file(logPath), stderr: .sameAsStdout)
+        self.pid = child.pid
         self.port = port
         self.logPath = logPath
     }
 
     /// Whether the child has exited (and was reaped).
-    public var hasExited: Bool { exit.status.withLock { $0 != nil } }
+    public var hasExited: Bool { !child.isRunning }
 
     /// The last `limit` characters of the child's log (for error messages).
     public func logTail(_ limit: Int = 600) -> String {
@@ -76,11 +56,7 @@ public final class ChromedriverProcess: Sendable {
     }
 
     /// Sends `signal` unless the child has already exited (its pid may be reused then).
-    private func send(_ signal: Int32) {
-        exit.status.withLock { status in
-            if status == nil { _ = kill(pid, signal) }
-        }
-    }
+    private func send(_ signal: Int32) { child.send(signal) }
 
     /// Ends the child: SIGTERM, up to 5 s for it to exit, then SIGKILL and up to 5 s more.
     /// Returns whether it is gone (reaped).

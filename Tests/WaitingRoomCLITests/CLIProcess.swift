@@ -1,5 +1,6 @@
 import Foundation
 import WaitingRoomTesting
+import WebDriver
 
 /// Runs the built `waitingroom` binary as a child process, the way a person would.
 struct CLIProcess {
@@ -46,17 +47,24 @@ struct CLIProcess {
         return Result(status: status, stdout: String(decoding: await out, as: UTF8.self), stderr: String(decoding: await err, as: UTF8.self))
     }
 
-    /// Starts `waitingroom arguments…` without waiting for it.
-    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return (process, stdout)
+    /// Starts `waitingroom arguments…` without waiting for it: stdout on a pipe, stderr
+    /// discarded.
+    static func start(_ arguments: [String]) throws -> SpawnedProcess {
+        try SpawnedProcess.spawn(binary, arguments: arguments, directory: packageRoot, stdin: .discard, stdout: .pipe, stderr: .discard)
+    }
+
+    /// Reads `process`'s stdout (blocking, on a thread of its own) until `done` says the text so
+    /// far is enough, or the output ends.
+    static func read(_ process: SpawnedProcess, until done: @escaping @Sendable (String) -> Bool) async -> String {
+        await DedicatedThread.run(name: "cli.stdout") { () -> String in
+            var data = Data()
+            while !done(String(decoding: data, as: UTF8.self)) {
+                let chunk = SpawnedProcess.readSome(process.stdout)
+                if chunk.isEmpty { break }
+                data.append(chunk)
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
     }
 
     static func temporaryDirectory() -> String {

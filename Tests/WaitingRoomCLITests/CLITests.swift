@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoomTesting
+import WebDriver
 
 @Suite("waitingroom CLI", .serialized, .timeLimit(.minutes(3)))
 struct CLITests {
@@ -89,25 +90,16 @@ struct CLITests {
     }
 
     @Test func emulateServesAndStopsOnSIGTERM() async throws {
-        let (process, stdout) = try CLIProcess.start(["emulate", "--port", "0", "--json"])
+        let process = try CLIProcess.start(["emulate", "--port", "0", "--json"])
         let watchdog = Task.detached {
             try await Task.sleep(for: .seconds(30))
             if process.isRunning { process.interrupt() }
         }
         defer { watchdog.cancel() }
-        // The reads block: on a thread of their own, not the cooperative pool's.
-        let line = await DedicatedThread.run(name: "cli.emulate") { () -> String in
-            var data = Data()
-            while !data.contains(UInt8(ascii: "\n")) {
-                let chunk = stdout.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                data.append(chunk)
-            }
-            return String(decoding: data, as: UTF8.self)
-        }
+        let line = await CLIProcess.read(process) { $0.contains("\n") }
         #expect(line.contains("http://127.0.0.1:"))
         process.terminate()   // SIGTERM
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let status = await DedicatedThread.run(name: "cli.wait") { process.waitForExit() }
+        #expect(status == 0)
     }
 }

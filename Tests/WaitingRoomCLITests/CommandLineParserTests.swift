@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebDriver
 import WaitingRoom
 @testable import WaitingRoomCLI
 
@@ -154,15 +155,7 @@ struct CommandLineParserTests {
         func complete(_ words: [String]) throws -> [String] {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
             let probe = "source '\(file.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _waitingroom; printf '%s\\n' \"${COMPREPLY[@]}\""
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["--norc", "--noprofile", "-c", probe]
-            process.currentDirectoryURL = dir
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            let (_, data) = try SpawnedProcess.run("/bin/bash", arguments: ["--norc", "--noprofile", "-c", probe], directory: dir.path, stderr: .discard)
             return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         }
         #expect(try complete(["waitingroom", "ch"]) == ["check"])

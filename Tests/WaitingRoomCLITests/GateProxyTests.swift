@@ -3,6 +3,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomHTTP
 import WaitingRoomTesting
+import WebDriver
 
 /// `waitingroom gate` as a person runs it: the real binary (``CLIProcess``) with `--emulator`, in
 /// front of a small Hummingbird app (``GateProxyUpstream``), everything on loopback.
@@ -10,7 +11,7 @@ import WaitingRoomTesting
 struct GateProxyTests {
     /// A running `waitingroom gate`: its address and the emulator's.
     struct RunningGate {
-        let process: Process
+        let process: SpawnedProcess
         let baseURL: String
         let emulatorURL: String?
 
@@ -21,22 +22,13 @@ struct GateProxyTests {
 
         /// Starts `waitingroom arguments…` (a `gate` command line) and waits for its address.
         static func launch(_ arguments: [String]) async throws -> RunningGate {
-            let (process, stdout) = try CLIProcess.start(arguments)
+            let process = try CLIProcess.start(arguments)
             let watchdog = Task.detached {
                 try await Task.sleep(for: .seconds(30))
                 if process.isRunning { process.terminate() }
             }
             defer { watchdog.cancel() }
-            // The reads block: on a thread of their own, not the cooperative pool's.
-            let text = await DedicatedThread.run(name: "cli.gate") { () -> String in
-                var data = Data()
-                while !String(decoding: data, as: UTF8.self).contains("listening on") || !data.contains(UInt8(ascii: "\n")) {
-                    let chunk = stdout.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    data.append(chunk)
-                }
-                return String(decoding: data, as: UTF8.self)
-            }
+            let text = await CLIProcess.read(process) { $0.contains("listening on") && $0.contains("\n") }
             func url(after marker: String) -> String? {
                 guard let range = text.range(of: marker) else { return nil }
                 return String(text[range.upperBound...].prefix { !$0.isWhitespace && $0 != "," })
@@ -48,11 +40,12 @@ struct GateProxyTests {
             return RunningGate(process: process, baseURL: base, emulatorURL: url(after: "emulator: "))
         }
 
-        /// SIGTERM, and its exit status.
+        /// SIGTERM, and its exit status (stdout is closed).
         func stop() -> Int32 {
             process.terminate()
-            process.waitUntilExit()
-            return process.terminationStatus
+            let status = process.waitForExit()
+            if let out = process.stdout { close(out) }
+            return status
         }
 
         func send(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> HTTPResponse {

@@ -4,6 +4,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomHTTP
 import WaitingRoomTesting
+import WebDriver
 @testable import WaitingRoomCLI
 
 /// Issue 28 §3: `--metrics-port` on `run`, `load` and `demo`, and `GET /metrics` while `load`
@@ -22,16 +23,17 @@ struct MetricsEndpointTests {
         func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
         var value: String { text.withLock { $0 } }
 
-        /// Reads `handle` to its end on a thread of its own.
-        static func draining(_ handle: FileHandle) -> (Collected, Task<Void, Never>) {
+        /// Reads `fd` to its end (and closes it) on a thread of its own.
+        static func draining(_ fd: Int32?) -> (Collected, Task<Void, Never>) {
             let collected = Collected()
             let task = Task {
                 await DedicatedThread.run(name: "metrics.drain") {
                     while true {
-                        let data = handle.availableData
-                        if data.isEmpty { return }
+                        let data = SpawnedProcess.readSome(fd)
+                        if data.isEmpty { break }
                         collected.append(data)
                     }
+                    if let fd { close(fd) }
                 }
             }
             return (collected, task)
@@ -41,39 +43,20 @@ struct MetricsEndpointTests {
     /// Runs `promtool check metrics` on `text`: its exit status and what it printed.
     static func promtoolCheck(_ text: String) async throws -> (status: Int32, output: String) {
         try await DedicatedThread.run(name: "promtool") {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: promtool)
-            process.arguments = ["check", "metrics"]
-            let input = Pipe(), output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            input.fileHandleForWriting.write(Data(text.utf8))
-            try input.fileHandleForWriting.close()
-            let printed = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+            let (status, printed) = try SpawnedProcess.run(promtool, arguments: ["check", "metrics"], input: Array(text.utf8))
+            return (status, String(decoding: printed, as: UTF8.self))
         }
     }
 
     @Test func loadServesPrometheusTextWhileItRunsAndStopsAfter() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.promtool),
                      "\(Self.promtool) is missing: run Scripts/setup (it installs Debian's prometheus package, which has promtool)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLIProcess.binary)
-        process.arguments = [
+        let process = try SpawnedProcess.spawn(CLIProcess.binary, arguments: [
             "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "act_10",
             "--users", "40", "--hold", "0.5", "--metrics-port", "0",
-        ]
-        process.currentDirectoryURL = URL(fileURLWithPath: CLIProcess.packageRoot)
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let (out, outDrained) = Collected.draining(stdout.fileHandleForReading)
-        let (err, errDrained) = Collected.draining(stderr.fileHandleForReading)
+        ], directory: CLIProcess.packageRoot, stdin: .discard)
+        let (out, outDrained) = Collected.draining(process.stdout)
+        let (err, errDrained) = Collected.draining(process.stderr)
         defer { if process.isRunning { process.terminate() } }
 
         // the address, on stderr, before anything else happens
@@ -96,10 +79,10 @@ struct MetricsEndpointTests {
             }
             try await Task.sleep(for: .milliseconds(250))
         }
-        process.waitUntilExit()
+        let status = await DedicatedThread.run(name: "load.wait") { process.waitForExit() }
         await outDrained.value
         await errDrained.value
-        #expect(process.terminationStatus == 0, "load: \(err.value)")
+        #expect(status == 0, "load: \(err.value)")
         #expect(out.value.contains("passed 40"), "\(out.value)")
         #expect(scrapes > 0, "/metrics never answered while load ran")
         let response = try #require(last)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WebDriver
 import WaitingRoom
 import WaitingRoomEmulatorKit
 import WaitingRoomEmulators
@@ -329,19 +330,8 @@ struct EmulatorMetricsTests {
             Issue.record("promtool is missing (\(path), Debian package prometheus): run Scripts/setup")
             return (-1, "promtool missing")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["check", "metrics"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+        let (status, printed) = try SpawnedProcess.run(path, arguments: ["check", "metrics"], input: Array(text.utf8))
+        return (status, String(decoding: printed, as: UTF8.self))
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import Synchronization
 import Testing
+import WebDriver
 @testable import WaitingRoom
 import WaitingRoomTesting
 import WaitingRoomHTTP
@@ -115,26 +116,21 @@ enum TestBinaryChild {
     /// Runs the tests matching `filter` in a new process with `environment` added; kills it
     /// after `timeout`.
     static func run(filter: String, environment: [String: String], timeout: Duration) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { _, new in new }
-        process.environment = env
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let process = try SpawnedProcess.spawn(
+            executable, arguments: ["--testing-library", "swift-testing", "--filter", filter], environment: env,
+            stdin: .discard, stdout: .pipe, stderr: .sameAsStdout)
         // The read blocks until the child ends: on a thread of its own, not the cooperative pool's.
-        async let text = DedicatedThread.run(name: "child.output") { output.fileHandleForReading.readDataToEndOfFile() }
+        async let text = DedicatedThread.run(name: "child.output") { SpawnedProcess.readToEnd(process.stdout) }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: String(decoding: await text, as: UTF8.self))
+        let status = await DedicatedThread.run(name: "child.wait") { process.waitForExit() }
+        return Result(status: status, output: String(decoding: await text, as: UTF8.self))
     }
 }
 
