@@ -223,13 +223,35 @@ struct GateProxyTests {
             let big = try await gate.send("/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")],
                                           body: [UInt8](repeating: 7, count: 4096))
             #expect(big.status == 413, "\(big.status) \(big.text)")
+            let port = try #require(Int(gate.baseURL.split(separator: ":").last ?? ""))
+            // A short body over the bound is read and dropped: the connection serves on.
+            let (short, next) = try await OffPool.run { () -> (KeepAliveConnection.Reply, KeepAliveConnection.Reply) in
+                let connection = try KeepAliveConnection(port: port)
+                let refused = try connection.exchange("POST /static/upload", body: [UInt8](repeating: 7, count: 4096), contentType: "text/plain")
+                return (refused, try connection.exchange("GET /static/kept"))
+            }
+            #expect(short.status == 413 && !short.headerNames.contains("connection"))
+            #expect(next.status == 200 && String(decoding: next.body, as: UTF8.self) == "upstream /static/kept")
+            // A long declared body is not read through: 413 with `Connection: close`, the answer
+            // arrives whole while the visitor is still sending, then the connection ends.
+            let (long, longClosed) = try await OffPool.run { () -> (KeepAliveConnection.Reply, Bool) in
+                let connection = try KeepAliveConnection(port: port)
+                try connection.send(Array("POST /static/upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 50000000\r\n\r\n".utf8))
+                try connection.send([UInt8](repeating: 7, count: 256 * 1024))
+                let reply = try connection.readReply()
+                // what the visitor still sends is dropped until it stops, then the gate closes
+                while (try? connection.send([UInt8](repeating: 7, count: 64 * 1024))) != nil {}
+                return (reply, (try? connection.readReply()) == nil)
+            }
+            #expect(long.status == 413 && long.headerNames.contains("connection"), "\(long)")
+            #expect(longClosed)
             let longValue = try await gate.send("/static/page", headers: [("X-Padding", String(repeating: "p", count: 10 * 1024))])
             #expect(longValue.status == 431, "\(longValue.status) \(longValue.text)")
             let many = try await gate.send("/static/page", headers: (0..<80).map { ("X-Field-\($0)", "v") })
             #expect(many.status == 431, "\(many.status) \(many.text)")
             let large = try await gate.send("/static/page", headers: (0..<5).map { ("X-Part-\($0)", String(repeating: "q", count: 4000)) })
             #expect(large.status == 431, "\(large.status) \(large.text)")
-            #expect(upstream.paths == ["/static/upload"], "a refused request reached the upstream: \(upstream.paths)")
+            #expect(upstream.paths == ["/static/upload", "/static/kept"], "a refused request reached the upstream: \(upstream.paths)")
             // The gate still serves after the refusals.
             let after = try await gate.send("/static/page")
             #expect(after.status == 200 && after.text == "upstream /static/page")

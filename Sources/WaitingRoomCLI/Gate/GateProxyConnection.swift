@@ -43,6 +43,10 @@ final class GateProxyConnection: ChannelDuplexHandler {
         case connecting
         /// The upstream has the request; its answer streams back.
         case forwarding
+        /// The gate answered before a long body's end and shut its side of the connection; what
+        /// the visitor still sends is read and dropped until it closes (or a moment passes), so its
+        /// stack does not reset the connection before it has read the answer.
+        case lingering
         /// The visitor's connection is gone.
         case closed
     }
@@ -57,6 +61,13 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private var requestEnded = false
     private var requestHasBody = false
     private var requestChunked = false
+    /// The request's declared `Content-Length` (0 when none).
+    private var declaredLength = 0
+    /// The most of a request's body the gate reads and drops after answering it itself, to keep
+    /// the connection; a longer (or chunked) body ends the connection with the answer instead.
+    static let drainedBodyBound = 65_536
+    /// How long a connection shut after an early answer goes on dropping what the visitor sends.
+    static let lingeringTimeout = TimeAmount.seconds(2)
     /// Request parts read before the upstream connection was ready.
     private var pendingParts: [HTTPClientRequestPart] = []
     private var holdsSlot = false
@@ -117,7 +128,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
-        guard phase != .closed else { return }
+        guard phase != .closed, phase != .lingering else { return }
         // HTTP/1.1 pipelining: a request that arrives while an earlier one is still being answered
         // waits, in order, until that answer has ended (reading goes on, up to a bound).
         if queued.isEmpty, acceptsPart {
@@ -132,7 +143,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private var acceptsPart: Bool {
         switch phase {
         case .idle: return true
-        case .closed: return false
+        case .closed, .lingering: return false
         case .answered, .deciding, .connecting, .forwarding: return !requestEnded
         }
     }
@@ -209,7 +220,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
             readWithheld = true
         case .forwarding:
             if let upstream, !upstream.isWritable { readWithheld = true } else { context.read() }
-        case .idle, .answered, .closed:
+        case .idle, .answered, .lingering, .closed:
             context.read()
         }
     }
@@ -233,7 +244,8 @@ final class GateProxyConnection: ChannelDuplexHandler {
         decision = nil
         gateRequest = nil
         requestChunked = head.headers[canonicalForm: "transfer-encoding"].contains { $0.lowercased() == "chunked" }
-        requestHasBody = requestChunked || (head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
+        declaredLength = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
+        requestHasBody = requestChunked || declaredLength > 0
         guard settings.slots.take() else {
             answer(GateProxyErrorPage.busy(limit: settings.slots.limit))
             return
@@ -275,7 +287,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
                 phase = .idle
                 handleQueued()
             }
-        case .idle, .closed:
+        case .idle, .lingering, .closed:
             break
         }
     }
@@ -306,6 +318,9 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private func answer(_ response: GateResponse) {
         guard let context, let head else { return }
         pendingParts.removeAll()
+        // A body the gate will not forward is read and dropped to keep the connection, unless it
+        // is long (or of unknown length): then the connection ends with this answer.
+        if !requestEnded, requestChunked || declaredLength > Self.drainedBodyBound { keepAlive = false }
         var headers = HTTPHeaders()
         headers.reserveCapacity(response.headers.count + 2)
         for field in response.headers where GateProxyHeaders.isSafeFieldText(field.name) && GateProxyHeaders.isSafeFieldText(field.value) {
@@ -338,6 +353,16 @@ final class GateProxyConnection: ChannelDuplexHandler {
             context.writeAndFlush(wrapOutboundOut(.end(trailers)), promise: nil)
             resumeReading()
             handleQueued()
+        } else if phase == .answered {
+            // The rest of a long body is not read: the answer goes out, this side of the
+            // connection is shut, and the visitor's bytes are dropped until it closes, at most
+            // `lingeringTimeout`. Closing at once could reset the connection before the visitor
+            // has read the answer.
+            queued.removeAll()
+            phase = .lingering
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(trailers))).whenComplete { _ in channel.close(mode: .output, promise: nil) }
+            context.eventLoop.scheduleTask(in: Self.lingeringTimeout) { channel.close(promise: nil) }
         } else {
             // the connection ends with this answer: nothing read after it is handled
             queued.removeAll()
@@ -543,7 +568,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
                 fail(problem: "it did not answer in time", error: nil)
             case .forwarding:
                 if responseStarted { abandon() } else { fail(problem: "it did not answer in time", error: nil) }
-            case .idle, .answered, .deciding, .closed:
+            case .idle, .answered, .deciding, .lingering, .closed:
                 break
             }
         }

@@ -177,20 +177,34 @@ struct EndToEndTests {
     }
 
     @Test func delayBeyondNetworkTimeoutOn5002Is1002AndTheKeyIsReturned() async throws {
-        try await Harness.run { h in
-            // 2 s against a 6 s delay: on a loaded machine a 500 ms deadline also timed out the
-            // key return (and its background retries), leaving the waiting key to the server
-            let provider = try h.provider { $0.networkTimeout = 2000 }
-            let a = try h.provider().enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
-            h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .delay(.milliseconds(6000)), count: 1))
-            let b = try provider.enqueue(h.entry(user: "b"))
-            let outcome = await b.outcome()
-            guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
-            #expect(error.kind == .networkTimeout && error.vendorCode == 1002)
-            await h.eventually("b's key returned") { h.emulator.counters().waiting == 0 }
-            _ = try await a.complete()
-            h.expectNoLeaks()
+        // 2 s against a 6 s delay: on a loaded machine a 500 ms deadline also timed out the
+        // key return (and its background retries), leaving the waiting key to the server. Under
+        // the whole suite even b's 5101 has once taken over 2 s to be answered: b then never
+        // learnt its key (the server keeps it until it expires) and no 5002 was sent. Such an
+        // attempt does not test the 5002 timeout; it is repeated, and only an attempt whose 5002
+        // reached the emulator is judged.
+        for attempt in 1...3 {
+            var conclusive = true
+            try await Harness.run { h in
+                let provider = try h.provider { $0.networkTimeout = 2000 }
+                let a = try h.provider().enqueue(h.entry(user: "a"))
+                guard case .passed = await a.outcome() else { Issue.record("a"); return }
+                h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .delay(.milliseconds(6000)), count: 1))
+                let b = try provider.enqueue(h.entry(user: "b"))
+                let outcome = await b.outcome()
+                guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
+                #expect(error.kind == .networkTimeout && error.vendorCode == 1002)
+                guard (h.emulator.counters().requests["5002"] ?? 0) > 0 || attempt == 3 else {
+                    print("attempt \(attempt): b's 5101 timed out before any 5002 (\(h.emulator.counters())); again")
+                    conclusive = false
+                    _ = try await a.complete()
+                    return
+                }
+                await h.eventually("b's key returned") { h.emulator.counters().waiting == 0 }
+                _ = try await a.complete()
+                h.expectNoLeaks()
+            }
+            if conclusive { return }
         }
     }
 
