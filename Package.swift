@@ -307,6 +307,8 @@ let package = Package(
                 "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", "CEditLine", "CHeapInUse", logging,
                 "WaitingRoomSQLite", "WaitingRoomPostgres", prometheus, coreMetrics, hummingbird,
                 "WaitingRoomGate", nioHTTP1, serviceLifecycle,
+                // `bench queueit`'s baseline: a bare HMAC-SHA256, keyed per call
+                crypto,
             ],
             swiftSettings: strict
         ),

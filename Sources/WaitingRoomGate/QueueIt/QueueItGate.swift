@@ -133,8 +133,7 @@ public struct QueueItGate: GateEngine {
         let nowEpoch = Int64(now.timeIntervalSince1970.rounded(.down))
         let forced = integration.redirectLogic == "ForcedTargetUrl" ? integration.forcedTargetURL : nil
         let target = forced ?? (isAjax ? QueueItPercent.decode(ajax) : urlWithoutToken)
-        let cookieName = QueueItAcceptedCookie.name(forEvent: integration.eventId)
-        let rawCookie = request.cookie(cookieName)
+        let rawCookie = request.cookie(validator.cookieName)
         // The session cookie, when it is valid: checked once here, and the validator is then only
         // asked to re-issue it (its step 1) rather than to read it again.
         let validCookie = rawCookie.flatMap(QueueItAcceptedCookie.parse).flatMap { c in

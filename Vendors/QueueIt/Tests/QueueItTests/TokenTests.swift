@@ -132,4 +132,40 @@ import Testing
         #expect(QueueItAcceptedCookie.parse("EventId=a&QueueId=b") == nil)
         #expect(QueueItAcceptedCookie.parse("garbage") == nil)
     }
+
+    /// The byte-level readers of the cookie value and of a `Cookie` header, on their edge cases.
+    @Test func cookieValueAndHeaderReadersOnEdgeCases() throws {
+        let base = "EventId=sale&QueueId=q&RedirectType=queue&IssueTime=1700000000&Hash=ab"
+        let plain = try #require(QueueItAcceptedCookie.parse(base))
+        #expect(plain.eventId == "sale" && plain.queueId == "q" && plain.redirectType == "queue" && plain.issueTime == 1_700_000_000 && plain.hash == "ab")
+        #expect(plain.fixedValidityMinutes == nil && plain.hashedIP == nil)
+        // empty pieces and pieces without `=` are skipped; the last repeat wins; unknown keys are ignored
+        let messy = try #require(QueueItAcceptedCookie.parse("&&junk&" + base + "&QueueId=q2&Other=x&&"))
+        #expect(messy.queueId == "q2")
+        // percent-encoded as a whole (`%26`, `%3D`), and a value with `=` in it
+        let encoded = try #require(QueueItAcceptedCookie.parse(base.replacingOccurrences(of: "&", with: "%26").replacingOccurrences(of: "=", with: "%3D")))
+        #expect(encoded == plain)
+        #expect(try #require(QueueItAcceptedCookie.parse(base + "&Hip=a=b")).hashedIP == "a=b")
+        #expect(try #require(QueueItAcceptedCookie.parse(base + "&FixedValidityMins=7")).fixedValidityMinutes == 7)
+        #expect(try #require(QueueItAcceptedCookie.parse("EventId=é&QueueId=ü&RedirectType=queue&IssueTime=1&Hash=ab")).queueId == "ü")
+        for bad in ["", "%", "%2", base.replacingOccurrences(of: "Hash=ab", with: "Hash="), base.replacingOccurrences(of: "EventId=sale", with: "EventId="),
+                    base + "&FixedValidityMins=-1", base + "&FixedValidityMins=x", base.replacingOccurrences(of: "1700000000", with: "soon"),
+                    String(repeating: "x", count: 4097)] {
+            #expect(QueueItAcceptedCookie.parse(bad) == nil, "\(bad.prefix(60))")
+        }
+
+        let name = "QueueITAccepted-SDFrts345E-V3_sale"
+        let cookie = { (header: String) in QueueItRequestValidator.cookie(named: name, inHeaderValue: header) }
+        #expect(cookie("\(name)=v") == "v")
+        #expect(cookie("a=1; \t \(name)=v w \t ;b=2") == "v w")
+        #expect(cookie("a=1;\(name)=") == "")
+        #expect(cookie("\(name)=first; \(name)=second") == "first")
+        #expect(cookie("x\(name)=v; \(name)x=v; \(name)") == nil)
+        #expect(cookie("\(name) =v") == nil)
+        #expect(cookie("") == nil && cookie(";;;") == nil)
+        #expect(cookie("\(name)=a=b") == "a=b")
+        #expect(cookie("k=é; \(name)=ü") == "ü")
+        #expect(QueueItRequestValidator.cookie(named: "a=b", inHeaderValue: "a=b=c") == nil)
+        #expect(QueueItRequestValidator.cookie(named: "k", in: [("Accept", "k=0"), ("COOKIE", "j=1; k=2")]) == "2")
+    }
 }

@@ -65,59 +65,94 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
 
     /// The cookie value.
     public var value: String {
-        var parts = ["EventId=\(eventId)", "QueueId=\(queueId)"]
-        if let cv = fixedValidityMinutes { parts.append("FixedValidityMins=\(cv)") }
-        parts.append("RedirectType=\(redirectType)")
-        parts.append("IssueTime=\(issueTime)")
-        if let hip = hashedIP { parts.append("Hip=\(hip)") }
-        parts.append("Hash=\(hash)")
-        return parts.joined(separator: "&")
+        var text = ""
+        text.reserveCapacity(eventId.utf8.count + queueId.utf8.count + redirectType.utf8.count + (hashedIP?.utf8.count ?? 0)
+                             + hash.utf8.count + 96)
+        text += "EventId="
+        text += eventId
+        text += "&QueueId="
+        text += queueId
+        if let cv = fixedValidityMinutes {
+            text += "&FixedValidityMins="
+            text += String(cv)
+        }
+        text += "&RedirectType="
+        text += redirectType
+        text += "&IssueTime="
+        text += String(issueTime)
+        if let hip = hashedIP {
+            text += "&Hip="
+            text += hip
+        }
+        text += "&Hash="
+        text += hash
+        return text
     }
 
     /// Parses a cookie value (percent-decoded first if it looks encoded). Nil when a required
     /// part (`EventId`, `QueueId`, `RedirectType`, `IssueTime`, `Hash`) is missing or malformed.
     public static func parse(_ raw: String) -> QueueItAcceptedCookie? {
         guard raw.utf8.count <= 4096 else { return nil }
-        let text = looksEncoded(raw) ? QueueItPercent.decode(raw) : raw
-        // split on the UTF-8 bytes: `&` and `=` are ASCII, so every piece is whole characters
-        typealias Piece = Substring.UTF8View
-        var e: Piece?, q: Piece?, cvText: Piece?, rt: Piece?, itText: Piece?, hip: Piece?, h: Piece?
-        let bytes = Substring(text).utf8
-        for pair in bytes.split(separator: UInt8(ascii: "&")) {
-            guard let eq = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            let key = pair[..<eq]
-            let value = pair[pair.index(after: eq)...]
-            // the last occurrence of a key wins
-            if key.elementsEqual("EventId".utf8) { e = value }
-            else if key.elementsEqual("QueueId".utf8) { q = value }
-            else if key.elementsEqual("FixedValidityMins".utf8) { cvText = value }
-            else if key.elementsEqual("RedirectType".utf8) { rt = value }
-            else if key.elementsEqual("IssueTime".utf8) { itText = value }
-            else if key.elementsEqual("Hip".utf8) { hip = value }
-            else if key.elementsEqual("Hash".utf8) { h = value }
+        var text = looksEncoded(raw) ? QueueItPercent.decode(raw) : raw
+        // read on the UTF-8 bytes: `&` and `=` are ASCII, so every piece is whole characters
+        return text.withUTF8 { b -> QueueItAcceptedCookie? in
+            var e: Range<Int>?, q: Range<Int>?, cvText: Range<Int>?, rt: Range<Int>?, itText: Range<Int>?, hip: Range<Int>?, h: Range<Int>?
+            func isKey(_ key: Range<Int>, _ word: StaticString) -> Bool {
+                key.count == word.utf8CodeUnitCount && memcmp(b.baseAddress! + key.lowerBound, word.utf8Start, key.count) == 0
+            }
+            var i = 0
+            while i < b.count {
+                let start = i
+                while i < b.count, b[i] != UInt8(ascii: "&") { i += 1 }
+                let end = i
+                i += 1
+                var eq = start
+                while eq < end, b[eq] != UInt8(ascii: "=") { eq += 1 }
+                guard eq < end else { continue }
+                let key = start..<eq
+                let value = (eq + 1)..<end
+                // the last occurrence of a key wins
+                if isKey(key, "EventId") { e = value }
+                else if isKey(key, "QueueId") { q = value }
+                else if isKey(key, "FixedValidityMins") { cvText = value }
+                else if isKey(key, "RedirectType") { rt = value }
+                else if isKey(key, "IssueTime") { itText = value }
+                else if isKey(key, "Hip") { hip = value }
+                else if isKey(key, "Hash") { h = value }
+            }
+            func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self) }
+            guard let e, !e.isEmpty, let q, let rt, let it = itText.flatMap({ QueueItToken.parseEpoch(string($0)) }), let h, !h.isEmpty else { return nil }
+            var cv: Int?
+            if let s = cvText, !s.isEmpty {
+                guard let n = Int(string(s)), n >= 0, n < 10_000_000 else { return nil }
+                cv = n
+            }
+            return QueueItAcceptedCookie(eventId: string(e), queueId: string(q), fixedValidityMinutes: cv, redirectType: string(rt),
+                                         issueTime: it, hashedIP: hip.map(string), hash: string(h))
         }
-        func string(_ piece: Piece) -> String { String(Substring(piece)) }
-        guard let e, !e.isEmpty, let q, let rt, let it = itText.flatMap({ QueueItToken.parseEpoch(string($0)) }), let h, !h.isEmpty else { return nil }
-        var cv: Int?
-        if let s = cvText, !s.isEmpty {
-            guard let n = Int(string(s)), n >= 0, n < 10_000_000 else { return nil }
-            cv = n
-        }
-        return QueueItAcceptedCookie(eventId: string(e), queueId: string(q), fixedValidityMinutes: cv, redirectType: string(rt),
-                                     issueTime: it, hashedIP: hip.map(string), hash: string(h))
     }
 
     /// Whether `raw` holds `%26` or `%3D` (an encoded `&` or `=`).
     static func looksEncoded(_ raw: String) -> Bool {
-        var previous: (UInt8, UInt8) = (0, 0)
-        for byte in raw.utf8 {
-            if previous.0 == UInt8(ascii: "%") {
-                if (previous.1 == UInt8(ascii: "2") && byte == UInt8(ascii: "6"))
-                    || (previous.1 == UInt8(ascii: "3") && byte == UInt8(ascii: "D")) { return true }
+        var raw = raw
+        return raw.withUTF8 { b in
+            guard b.count >= 3 else { return false }
+            for i in 0..<(b.count - 2) where b[i] == UInt8(ascii: "%") {
+                if (b[i + 1] == UInt8(ascii: "2") && b[i + 2] == UInt8(ascii: "6"))
+                    || (b[i + 1] == UInt8(ascii: "3") && b[i + 2] == UInt8(ascii: "D")) { return true }
             }
-            previous = (previous.1, byte)
+            return false
         }
-        return false
+    }
+
+    /// `a.lowercased() == b.lowercased()`, without the copies when both are ASCII.
+    static func equalIgnoringCase(_ a: String, _ b: String) -> Bool {
+        var ascii = true
+        let equal = a.utf8.elementsEqual(b.utf8) { x, y in
+            if x >= 0x80 || y >= 0x80 { ascii = false }
+            return x == y || ((x | 0x20) == (y | 0x20) && (0x61...0x7A).contains(x | 0x20))
+        }
+        return ascii ? equal : a.lowercased() == b.lowercased()
     }
 
     /// Validates in the connector's order: hash → EventId (case-insensitive) → time → IP.
@@ -126,7 +161,7 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     public func validate(secretKey: String, eventId expected: String, now: Date,
                          cookieValidityMinutes: Int, clientIP: String?) throws(QueueItValidationError) {
         guard QueueItHash.constantTimeEquals(computeHash(secretKey: secretKey), hash) else { throw .hash }
-        guard eventId.lowercased() == expected.lowercased() else { throw .eventId }
+        guard Self.equalIgnoringCase(eventId, expected) else { throw .eventId }
         let minutes = Int64(fixedValidityMinutes ?? cookieValidityMinutes)
         let (validity, o1) = minutes.multipliedReportingOverflow(by: 60)
         let (until, o2) = issueTime.addingReportingOverflow(validity)

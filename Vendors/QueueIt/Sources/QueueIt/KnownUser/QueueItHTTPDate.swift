@@ -31,11 +31,31 @@ public enum QueueItHTTPDate {
         let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        var text: [UInt8] = []
+        text.reserveCapacity(29)
+        func append(_ name: String) { text.append(contentsOf: name.utf8) }
+        func digits(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
         }
-        return "\(weekdays[weekday]), \(pad(day, 2)) \(months[Int(month) - 1]) \(pad(year, 4)) "
-            + "\(pad(secondOfDay / 3_600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)) GMT"
+        append(weekdays[weekday])
+        append(", ")
+        digits(day, 2)
+        text.append(UInt8(ascii: " "))
+        append(months[Int(month) - 1])
+        text.append(UInt8(ascii: " "))
+        digits(year, 4)
+        text.append(UInt8(ascii: " "))
+        digits(secondOfDay / 3_600, 2)
+        text.append(UInt8(ascii: ":"))
+        digits(secondOfDay / 60 % 60, 2)
+        text.append(UInt8(ascii: ":"))
+        digits(secondOfDay % 60, 2)
+        append(" GMT")
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -166,10 +166,13 @@ public struct QueueItRequestValidator: Sendable {
     public let settings: QueueItKnownUserSettings
     /// The `queueittoken` check, keyed once (keep one request validator per settings).
     let tokenValidator: QueueItTokenValidator
+    /// The session cookie's name for the settings' event.
+    public let cookieName: String
 
     public init(settings: QueueItKnownUserSettings) {
         self.settings = settings
         self.tokenValidator = QueueItTokenValidator(secretKey: settings.secretKey, eventId: settings.eventId)
+        self.cookieName = QueueItAcceptedCookie.name(forEvent: settings.eventId)
     }
 
     /// Validates one request.
@@ -184,7 +187,6 @@ public struct QueueItRequestValidator: Sendable {
         let isAjax = !ajaxHeader.isEmpty
         let (urlWithoutToken, token) = Self.splitToken(url)
         let targetURL = isAjax ? QueueItPercent.decode(ajaxHeader) : urlWithoutToken
-        let cookieName = QueueItAcceptedCookie.name(forEvent: s.eventId)
         let cookieRaw = Self.cookie(named: cookieName, in: headers)
         var setCookies: [String] = []
         var decision = QueueItKnownUserDecision(isPassed: false, redirectURL: nil, isAjax: isAjax, rejection: nil,
@@ -358,7 +360,7 @@ public struct QueueItRequestValidator: Sendable {
             let fresh = QueueItAcceptedCookie(eventId: s.eventId, queueId: cookie.queueId, fixedValidityMinutes: nil,
                                               redirectType: cookie.redirectType, issueTime: Int64(now.timeIntervalSince1970.rounded(.down)),
                                               hashedIP: cookie.hashedIP, secretKey: s.secretKey)
-            setCookies.append(setCookie(name: QueueItAcceptedCookie.name(forEvent: s.eventId), value: fresh.value, now: now))
+            setCookies.append(setCookie(name: cookieName, value: fresh.value, now: now))
         }
         return QueueItKnownUserDecision(isPassed: true, redirectURL: nil, isAjax: isAjax, rejection: nil,
                                         queueId: cookie.queueId, redirectType: cookie.redirectType, setCookies: setCookies)
@@ -431,14 +433,28 @@ public struct QueueItRequestValidator: Sendable {
     /// The value of cookie `name` in one `Cookie` header value, read on its UTF-8 bytes (`;`, `=`,
     /// space and tab are ASCII, so every piece is whole characters).
     public static func cookie(named name: String, inHeaderValue headerValue: String) -> String? {
-        for part in Substring(headerValue).utf8.split(separator: UInt8(ascii: ";")) {
-            let pair = part.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-            guard let eq = pair.firstIndex(of: UInt8(ascii: "=")), pair[..<eq].elementsEqual(name.utf8) else { continue }
-            var value = pair[pair.index(after: eq)...]
-            while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { value = value.dropLast() }
-            return String(Substring(value))
+        guard !name.utf8.contains(UInt8(ascii: "=")) else { return nil }
+        var header = headerValue, wanted = name
+        return header.withUTF8 { h in
+            wanted.withUTF8 { n -> String? in
+                var i = 0
+                while i < h.count {
+                    while i < h.count, h[i] == UInt8(ascii: " ") || h[i] == UInt8(ascii: "\t") { i += 1 }
+                    let start = i
+                    while i < h.count, h[i] != UInt8(ascii: ";") { i += 1 }
+                    let end = i
+                    i += 1
+                    // `name=` opens the pair (a name has no `=`, so this is the pair's first one)
+                    guard end - start > n.count, h[start + n.count] == UInt8(ascii: "="),
+                          n.isEmpty || memcmp(h.baseAddress! + start, n.baseAddress!, n.count) == 0 else { continue }
+                    let valueStart = start + n.count + 1
+                    var valueEnd = end
+                    while valueEnd > valueStart, h[valueEnd - 1] == UInt8(ascii: " ") || h[valueEnd - 1] == UInt8(ascii: "\t") { valueEnd -= 1 }
+                    return String(decoding: UnsafeBufferPointer(rebasing: h[valueStart..<valueEnd]), as: UTF8.self)
+                }
+                return nil
+            }
         }
-        return nil
     }
 
     static func httpDate(_ d: Date) -> String { QueueItHTTPDate.string(d) }
