@@ -23,6 +23,42 @@ import WaitingRoomGate
         #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"ContainsAny","ValuesToCompare":["/x","/y"],"IsNegative":true}"#).matches(request, url: url))
     }
 
+    /// `Contains` and `Equals`, with and without `IsIgnoreCase`, as KU-JS's `indexOf` and
+    /// `toUpperCase` give them: literal code units, upper-casing Unicode letters too.
+    @Test func containsAndEqualsAsKUJS() throws {
+        func holds(_ op: String, _ value: String, _ compared: String, ignoreCase: Bool) throws -> Bool {
+            let escaped = compared.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            let p = try part(#"{"ValidatorType":"HttpHeaderValidator","HttpHeaderName":"X-V","Operator":""# + op
+                             + #"","ValueToCompare":""# + escaped + #"","IsIgnoreCase":"# + (ignoreCase ? "true" : "false") + "}")
+            return p.matches(GateRequest(url: "http://h/", headers: [GateHeader("X-V", value)]), url: "http://h/")
+        }
+        let rows: [(String, String, String, Bool, Bool)] = [
+            ("Contains", "/Static/app.js", "/static/", true, true),
+            ("Contains", "/Static/app.js", "/static/", false, false),
+            ("Contains", "/static/", "/static/", false, true),
+            ("Contains", "/stati", "/static/", true, false),
+            ("Contains", "aaab", "aab", false, true),
+            ("Contains", "x[Y]z", "[y]", true, true),
+            ("Contains", "@`{", "@`{", true, true),
+            ("Contains", "@`{", "`", true, true),
+            ("Contains", "@", "`", true, false),
+            ("Contains", "/Grüße", "GRÜSSE", true, true),
+            ("Contains", "/café", "CAFÉ", true, true),
+            ("Contains", "/café", "café", false, true),
+            ("Contains", "/cafe\u{301}", "café", false, false),
+            ("Contains", "", "*", true, false),
+            ("Contains", "x", "*", false, true),
+            ("Contains", "anything", "", false, true),
+            ("Equals", "Shop", "shop", true, true),
+            ("Equals", "Shop", "shop", false, false),
+            ("Equals", "straße", "STRASSE", true, true),
+            ("Equals", "a", "a ", true, false),
+        ]
+        for (op, value, compared, ignoreCase, expected) in rows {
+            #expect(try holds(op, value, compared, ignoreCase: ignoreCase) == expected, "\(op) '\(value)' '\(compared)' ignoreCase \(ignoreCase)")
+        }
+    }
+
     @Test func cookieUserAgentAndHeaderParts() throws {
         let url = request.url
         #expect(try part(#"{"ValidatorType":"CookieValidator","CookieName":"seg","Operator":"Equals","ValueToCompare":"vip"}"#).matches(request, url: url))

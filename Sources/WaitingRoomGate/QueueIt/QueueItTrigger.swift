@@ -118,33 +118,45 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     }
 
     static func equals(_ a: String, _ b: String, ignoreCase: Bool) -> Bool {
-        ignoreCase ? a.uppercased() == b.uppercased() : a == b
+        guard ignoreCase else { return a == b }
+        // KU-JS upper-cases both; for ASCII that is an ASCII case-insensitive comparison
+        return isASCII(a) && isASCII(b) ? a.equalsIgnoringASCIICase(b) : a.uppercased() == b.uppercased()
     }
 
     /// `*` matches any non-empty value (KU-JS `contains`).
     static func contains(_ a: String, _ b: String, ignoreCase: Bool) -> Bool {
         if b == "*" && !a.isEmpty { return true }
         if b.isEmpty { return true }
-        return ignoreCase ? Self.find(b.uppercased(), in: a.uppercased()) != nil : Self.find(b, in: a) != nil
+        guard ignoreCase else { return find(b, in: a) != nil }
+        return isASCII(a) && isASCII(b) ? find(b, in: a, ignoringASCIICase: true) != nil : find(b.uppercased(), in: a.uppercased()) != nil
+    }
+
+    static func isASCII(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } }
     }
 
     /// Where `needle` first occurs in `haystack`, as a UTF-8 offset: a literal search of the code
-    /// units, as KU-JS's `indexOf` (no Unicode normalization); nil when it does not.
-    static func find(_ needle: String, in haystack: String) -> Int? {
-        let n = Array(needle.utf8)
-        guard let first = n.first else { return 0 }
-        let h = Array(haystack.utf8)
-        guard h.count >= n.count else { return nil }
-        var i = 0
-        while i <= h.count - n.count {
-            if h[i] == first {
-                var j = 1
-                while j < n.count, h[i + j] == n[j] { j += 1 }
-                if j == n.count { return i }
+    /// units, as KU-JS's `indexOf` (no Unicode normalization), or of ASCII letters in either case;
+    /// nil when it does not.
+    static func find(_ needle: String, in haystack: String, ignoringASCIICase: Bool = false) -> Int? {
+        var needle = needle, haystack = haystack
+        return needle.withUTF8 { n -> Int? in
+            haystack.withUTF8 { h -> Int? in
+                guard !n.isEmpty else { return 0 }
+                guard h.count >= n.count else { return nil }
+                @inline(__always) func fold(_ byte: UInt8) -> UInt8 {
+                    ignoringASCIICase && byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 0x20 : byte
+                }
+                let first = fold(n[0])
+                for i in 0...(h.count - n.count) where fold(h[i]) == first {
+                    var j = 1
+                    while j < n.count, fold(h[i + j]) == fold(n[j]) { j += 1 }
+                    if j == n.count { return i }
+                }
+                return nil
             }
-            i += 1
         }
-        return nil
     }
 
     /// The authority of an absolute URL (`host[:port]`), or "".

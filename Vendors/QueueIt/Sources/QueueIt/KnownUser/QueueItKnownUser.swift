@@ -382,7 +382,8 @@ public struct QueueItRequestValidator: Sendable {
 
     /// Splits `queueittoken` off a URL: (URL without it, the decoded token).
     public static func splitToken(_ url: String) -> (String, String?) {
-        guard let qm = url.firstIndex(of: "?") else { return (url, nil) }
+        // on the UTF-8 bytes (`?` is ASCII, so its index is a character boundary)
+        guard let qm = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (url, nil) }
         if isUnchangedWithoutToken(url.utf8[url.utf8.index(after: qm)...]) { return (url, nil) }
         var rest = url[url.index(after: qm)...]
         var fragment = ""
