@@ -47,6 +47,23 @@ public enum QueueItHash {
 
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// A MAC in lower-case hex, written in place.
+    static func hex(_ code: HashedAuthenticationCode<SHA256>) -> String {
+        code.withUnsafeBytes { raw in
+            String(unsafeUninitializedCapacity: raw.count * 2) { out in
+                let digits: StaticString = "0123456789abcdef"
+                let d = digits.utf8Start
+                var i = 0
+                for byte in raw {
+                    out[i] = d[Int(byte >> 4)]
+                    out[i + 1] = d[Int(byte & 0x0f)]
+                    i += 2
+                }
+                return i
+            }
+        }
+    }
+
     static func hex<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity(64)
