@@ -33,7 +33,7 @@ public struct GateLimits: Sendable, Hashable {
         if request.url.utf8.count > maxURLBytes {
             return .refuse(414, "the URL is \(request.url.utf8.count) bytes; at most \(maxURLBytes) are accepted")
         }
-        if request.url.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) {
+        if Self.hasControlCharacter(request.url, allowingTab: false) {
             return .refuse(400, "the URL contains a control character")
         }
         if request.headers.count > maxHeaderCount {
@@ -46,7 +46,7 @@ public struct GateLimits: Sendable, Hashable {
             if h.value.utf8.count > maxHeaderValueBytes {
                 return .refuse(431, "header \(h.name) is \(h.value.utf8.count) bytes; at most \(maxHeaderValueBytes) are accepted")
             }
-            if h.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7f }) {
+            if Self.hasControlCharacter(h.value, allowingTab: true) {
                 return .refuse(400, "header \(h.name) contains a control character")
             }
         }
@@ -56,9 +56,20 @@ public struct GateLimits: Sendable, Hashable {
         if let length = request.bodyLength, length > maxBodyBytes {
             return .refuse(413, "the body is \(length) bytes; at most \(maxBodyBytes) are accepted")
         }
-        if request.headers(named: "Content-Length").count > 1 {
-            return .refuse(400, "more than one Content-Length header")
+        var lengths = 0
+        for h in request.headers where h.name.utf8.count == 14 && h.name.equalsIgnoringASCIICase("Content-Length") {
+            lengths += 1
+            if lengths > 1 { return .refuse(400, "more than one Content-Length header") }
         }
         return nil
+    }
+
+    /// Whether `text` holds a control character (DEL included; a tab only when not `allowingTab`),
+    /// read on its UTF-8 in place.
+    static func hasControlCharacter(_ text: String, allowingTab: Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.contains { ($0 < 0x20 && !(allowingTab && $0 == 0x09)) || $0 == 0x7f }
+        }
     }
 }

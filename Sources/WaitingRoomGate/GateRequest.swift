@@ -77,14 +77,19 @@ extension String {
     /// Whether the two are equal with ASCII letters compared case-insensitively (header names),
     /// without allocating.
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        let a = utf8, b = other.utf8
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where x != y {
-            let lx = x >= 0x41 && x <= 0x5A ? x | 0x20 : x
-            let ly = y >= 0x41 && y <= 0x5A ? y | 0x20 : y
-            if lx != ly { return false }
+        guard utf8.count == other.utf8.count else { return false }
+        var a = self, b = other
+        // on the contiguous UTF-8 in place (a zip of the two views cost more than the compare)
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                for i in 0..<x.count where x[i] != y[i] {
+                    let lx = x[i] >= 0x41 && x[i] <= 0x5A ? x[i] | 0x20 : x[i]
+                    let ly = y[i] >= 0x41 && y[i] <= 0x5A ? y[i] | 0x20 : y[i]
+                    if lx != ly { return false }
+                }
+                return true
+            }
         }
-        return true
     }
 
     func trimmingTrailingSpaces() -> String {
