@@ -308,7 +308,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
 
     /// The engine's answer sent, or the request forwarded.
     private func apply(_ decision: GateDecision, to request: GateRequest) {
-        if settings.logger.logLevel <= .debug {
+        if settings.logsDecisions {
             settings.logger.debug("gate decision", metadata: [
                 "vendor": "\(settings.engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
                 "url": "\(request.url)",
@@ -436,32 +436,32 @@ final class GateProxyConnection: ChannelDuplexHandler {
         let peer = self.peer
         let trusted = peer.map { settings.origin.trustedProxies.contains($0) } ?? false
         let listed = head.headers.contains(name: "connection") ? GateProxyHeaders.connectionListed(head.headers["connection"]) : []
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(head.headers.count + 4)
-        headers.add(name: "Host", value: settings.upstreamHost)
+        // The visitor's fields are kept in place, those that must go are removed by name (usually
+        // only `Host`): cheaper than adding every kept field to new headers.
+        var headers = head.headers
+        var dropped: [String] = []
         var forwardedFor: [String] = []
         var hasProto = false
         var hasHost = false
         var hasLength = false
         for (name, value) in head.headers {
-            guard !GateProxyHeaders.isHopByHop(name), listed.isEmpty || !listed.contains(name.lowercased()),
-                  !name.equalsIgnoringASCIICase("host") else { continue }
-            if name.utf8.count >= 15, name.utf8.first == UInt8(ascii: "x") || name.utf8.first == UInt8(ascii: "X") {
+            if GateProxyHeaders.isHopByHop(name) || (!listed.isEmpty && listed.contains(name.lowercased())) || name.equalsIgnoringASCIICase("host") {
+                dropped.append(name)
+            } else if name.utf8.count >= 15, name.utf8.first == UInt8(ascii: "x") || name.utf8.first == UInt8(ascii: "X") {
                 if name.equalsIgnoringASCIICase("x-forwarded-for") {
                     forwardedFor.append(value)
-                    continue
+                    dropped.append(name)
                 } else if name.equalsIgnoringASCIICase("x-forwarded-proto") {
-                    guard trusted else { continue }
-                    hasProto = true
+                    if trusted { hasProto = true } else { dropped.append(name) }
                 } else if name.equalsIgnoringASCIICase("x-forwarded-host") {
-                    guard trusted else { continue }
-                    hasHost = true
+                    if trusted { hasHost = true } else { dropped.append(name) }
                 }
             } else if name.equalsIgnoringASCIICase("content-length") {
                 hasLength = true
             }
-            headers.add(name: name, value: value)
         }
+        for name in dropped where headers.contains(name: name) { headers.remove(name: name) }
+        headers.add(name: "Host", value: settings.upstreamHost)
         if requestChunked {
             headers.add(name: "Transfer-Encoding", value: "chunked")
         } else if !hasLength, [.POST, .PUT, .PATCH].contains(head.method) {
@@ -481,14 +481,18 @@ final class GateProxyConnection: ChannelDuplexHandler {
             responseStarted = true
             upstreamKeepAlive = answer.isKeepAlive
             let listed = answer.headers.contains(name: "connection") ? GateProxyHeaders.connectionListed(answer.headers["connection"]) : []
-            var headers = HTTPHeaders()
-            headers.reserveCapacity(answer.headers.count + (decision?.passHeaders.count ?? 0) + 1)
+            // kept in place; the hop-by-hop fields (usually only `Connection`) removed by name
+            var headers = answer.headers
+            var dropped: [String] = []
             var hasLength = false
-            for (name, value) in answer.headers {
-                guard !GateProxyHeaders.isHopByHop(name), listed.isEmpty || !listed.contains(name.lowercased()) else { continue }
-                if name.equalsIgnoringASCIICase("content-length") { hasLength = true }
-                headers.add(name: name, value: value)
+            for (name, _) in answer.headers {
+                if GateProxyHeaders.isHopByHop(name) || (!listed.isEmpty && listed.contains(name.lowercased())) {
+                    dropped.append(name)
+                } else if name.equalsIgnoringASCIICase("content-length") {
+                    hasLength = true
+                }
             }
+            for name in dropped where headers.contains(name: name) { headers.remove(name: name) }
             for field in decision?.passHeaders ?? [] where GateProxyHeaders.isSafeFieldText(field.name) && GateProxyHeaders.isSafeFieldText(field.value) {
                 headers.add(name: field.name, value: field.value)
             }

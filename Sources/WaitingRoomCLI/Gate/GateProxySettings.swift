@@ -21,6 +21,8 @@ final class GateProxySettings: Sendable {
     /// How long a visitor's connection may sit idle between requests before it is closed.
     let idleTimeout: TimeAmount
     let logger: Logger
+    /// Whether each decision is logged (the logger is at `debug` or finer), read once.
+    let logsDecisions: Bool
 
     init(upstreamBase: String, upstreamHost: String, engine: any GateEngine, limits: GateLimits, origin: GateOrigin,
          slots: GateProxySlots, pools: GateUpstreamPools, exchangeTimeout: TimeAmount, idleTimeout: TimeAmount, logger: Logger) {
@@ -34,5 +36,6 @@ final class GateProxySettings: Sendable {
         self.exchangeTimeout = exchangeTimeout
         self.idleTimeout = idleTimeout
         self.logger = logger
+        self.logsDecisions = logger.logLevel <= .debug
     }
 }

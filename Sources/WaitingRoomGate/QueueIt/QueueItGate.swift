@@ -60,6 +60,20 @@ public struct QueueItGate: GateEngine {
     let secretKey: String
     /// One validator per integration, in the configuration's order.
     let validators: [QueueItRequestValidator]
+    /// Each integration with its validator, shared (a request walks them without copying the
+    /// integrations' strings).
+    private let rules: [Rule]
+
+    /// An integration and its validator.
+    private final class Rule: Sendable {
+        let integration: QueueItIntegration
+        let validator: QueueItRequestValidator
+
+        init(integration: QueueItIntegration, validator: QueueItRequestValidator) {
+            self.integration = integration
+            self.validator = validator
+        }
+    }
 
     /// - Parameters:
     ///   - customerId: the Queue-it customer id (`c`).
@@ -85,6 +99,7 @@ public struct QueueItGate: GateEngine {
                 redirectLogic: i.redirectLogic == "EventTargetUrl" ? .eventTargetURL : .targetURL,
                 enqueueTokenValidity: options.enqueueTokenValidity))
         }
+        self.rules = zip(configuration.integrations, validators).map { Rule(integration: $0, validator: $1) }
     }
 
     public func decide(_ request: GateRequest) async -> GateDecision {
@@ -99,12 +114,12 @@ public struct QueueItGate: GateEngine {
     /// The decision, synchronously (nothing here waits on the network).
     public func decideNow(_ request: GateRequest) -> GateDecision {
         let (urlWithoutToken, token) = QueueItRequestValidator.splitToken(request.url)
-        guard let index = configuration.integrations.firstIndex(where: { i in
-            i.triggers.contains { $0.matches(request, url: urlWithoutToken) }
+        guard let rule = rules.first(where: { rule in
+            rule.integration.triggers.contains { $0.matches(request, url: urlWithoutToken) }
         }) else {
             return .pass("no trigger matched")
         }
-        let integration = configuration.integrations[index]
+        let integration = rule.integration
         let ajax = request.header(Self.ajaxHeader) ?? ""
         let isAjax = !ajax.isEmpty
         if isAjax, !Self.isAbsoluteHTTPURL(QueueItPercent.decode(ajax)) {
@@ -114,7 +129,7 @@ public struct QueueItGate: GateEngine {
         case .ignore:
             return GateDecision(verdict: .ignore, reason: "ignore action '\(integration.name)'")
         case .cancel:
-            let d = validators[index].cancel(url: request.url, headers: request.headerPairs, clientIP: request.clientIP,
+            let d = rule.validator.cancel(url: request.url, headers: request.headerPairs, clientIP: request.clientIP,
                                               now: options.clock.now())
             guard !d.isPassed, let url = d.redirectURL else {
                 return GateDecision(verdict: .cancel, reason: "cancel action '\(integration.name)': no session cookie")
@@ -122,7 +137,7 @@ public struct QueueItGate: GateEngine {
             return GateDecision(verdict: .cancel, response: redirect(to: url, isAjax: isAjax, cookies: d.setCookies),
                                 reason: "cancel action '\(integration.name)'", sessionID: d.queueId)
         case .queue:
-            return queue(request, integration: integration, validator: validators[index], urlWithoutToken: urlWithoutToken,
+            return queue(request, integration: integration, validator: rule.validator, urlWithoutToken: urlWithoutToken,
                          token: token, isAjax: isAjax, ajax: ajax)
         }
     }
