@@ -11,7 +11,8 @@ struct BenchCommand: CLICommand {
               core          event fan-out, idle session memory
               lua           pcall vs full event dispatch, idle runtime memory
               netfunnel     replies parsed per second
-              queueit       tokens validated per second vs bare HMAC-SHA256
+              queueit       tokens validated, and the gate's cookie check decided, per
+                            second vs bare HMAC-SHA256
               crowdhandler  answers decoded, signatures validated per second
               emulators     the emulators' requests per second under wrk, next to nginx
                             and a Hummingbird static route serving the same bytes (needs
