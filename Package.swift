@@ -438,7 +438,7 @@ let package = Package(
             name: "WaitingRoomGateTests",
             dependencies: [
                 "WaitingRoomGate", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
-                "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", hummingbird,
+                "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", hummingbird, serviceLifecycle,
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
             ],
             swiftSettings: strict
@@ -460,7 +460,7 @@ let package = Package(
                 "WebDriver", "WaitingRoomEmulatorKit",
                 "WaitingRoom", "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomEmulators",
                 "WaitingRoomTesting", "WaitingRoomHTTP", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
-                "CrowdHandler", "CrowdHandlerEmulator", hummingbird,
+                "CrowdHandler", "CrowdHandlerEmulator", hummingbird, serviceLifecycle,
             ],
             swiftSettings: strict
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 import Synchronization
 
 /// The app behind `waitingroom gate` in its tests: a Hummingbird server on 127.0.0.1 port 0 that
@@ -14,10 +15,12 @@ final class GateProxyUpstream: Sendable {
 
     private let log: UpstreamLog
     private let task: Task<Void, any Error>
+    private let group: ServiceGroup
     /// `http://127.0.0.1:PORT`.
     let baseURL: String
 
-    private init(task: Task<Void, any Error>, baseURL: String, log: UpstreamLog) {
+    private init(task: Task<Void, any Error>, group: ServiceGroup, baseURL: String, log: UpstreamLog) {
+        self.group = group
         self.task = task
         self.baseURL = baseURL
         self.log = log
@@ -59,15 +62,19 @@ final class GateProxyUpstream: Sendable {
                                   ports.continuation.yield(channel.localAddress?.port ?? 0)
                                   ports.continuation.finish()
                               })
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        // Stopped gracefully, never by cancelling its task: a cancelled server can drop a
+        // connection it has accepted but not yet served, and NIO traps on that (swift-nio #3481,
+        // "Deinited NIOAsyncWriter without calling finish()"; it crashed one full test run).
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
+        let task = Task { try await group.run() }
         var port = 0
         for await p in ports.stream { port = p }
-        return GateProxyUpstream(task: task, baseURL: "http://127.0.0.1:\(port)", log: log)
+        return GateProxyUpstream(task: task, group: group, baseURL: "http://127.0.0.1:\(port)", log: log)
     }
 
     /// Stops the server.
     func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
     }
 }

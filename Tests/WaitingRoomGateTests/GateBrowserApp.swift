@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 import QueueIt
 import Testing
 import WaitingRoomEmulators
@@ -18,8 +19,10 @@ final class GateBrowserApp: Sendable {
     /// The paths that reached the handlers.
     let upstream: UpstreamCounter
     private let task: Task<Void, any Error>
+    private let group: ServiceGroup
 
-    private init(baseURL: String, upstream: UpstreamCounter, task: Task<Void, any Error>) {
+    private init(baseURL: String, upstream: UpstreamCounter, task: Task<Void, any Error>, group: ServiceGroup) {
+        self.group = group
         self.baseURL = baseURL
         self.upstream = upstream
         self.task = task
@@ -40,15 +43,19 @@ final class GateBrowserApp: Sendable {
                                   ports.continuation.yield(channel.localAddress?.port ?? 0)
                                   ports.continuation.finish()
                               }, logger: EmulatorServer.quietLogger)
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        // Stopped gracefully, never by cancelling its task: a cancelled server can drop a
+        // connection it has accepted but not yet served, and NIO traps on that (swift-nio #3481,
+        // "Deinited NIOAsyncWriter without calling finish()"; it crashed one full test run).
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
+        let task = Task { try await group.run() }
         var port = 0
         for await p in ports.stream { port = p }
         guard port > 0 else {
-            task.cancel()
+            await group.triggerGracefulShutdown()
             _ = await task.result
             throw GateTestError("the protected app did not bind 127.0.0.1")
         }
-        return GateBrowserApp(baseURL: "http://127.0.0.1:\(port)", upstream: upstream, task: task)
+        return GateBrowserApp(baseURL: "http://127.0.0.1:\(port)", upstream: upstream, task: task, group: group)
     }
 
     /// How many requests for paths starting with `prefix` reached the handlers.
@@ -56,7 +63,7 @@ final class GateBrowserApp: Sendable {
 
     /// Stops the server.
     func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
     }
 }
