@@ -58,9 +58,7 @@ public struct QueueItGate: GateEngine {
     /// Settings beyond the configuration.
     public let options: Options
     let secretKey: String
-    /// One validator per integration, in the configuration's order.
-    let validators: [QueueItRequestValidator]
-    /// Each integration with its validator, shared (a request walks them without copying the
+    /// Each integration with its validator, in the configuration's order, shared (a request walks them without copying the
     /// integrations' strings).
     private let rules: [Rule]
 
@@ -90,16 +88,15 @@ public struct QueueItGate: GateEngine {
         self.secretKey = secretKey
         self.configuration = configuration
         self.options = options
-        self.validators = configuration.integrations.map { i in
-            QueueItRequestValidator(settings: QueueItKnownUserSettings(
+        self.rules = configuration.integrations.map { i in
+            Rule(integration: i, validator: QueueItRequestValidator(settings: QueueItKnownUserSettings(
                 customerId: customerId, secretKey: secretKey, eventId: i.eventId, queueBaseURL: i.queueBaseURL,
                 cookieValidityMinutes: max(1, i.cookieValidityMinute), extendCookieValidity: i.extendCookieValidity,
                 layoutName: i.layoutName, culture: i.culture, actionName: i.name, configVersion: configuration.version,
                 cookieDomain: i.cookieDomain, cookieSecure: i.isCookieSecure, cookieHttpOnly: i.isCookieHttpOnly,
                 redirectLogic: i.redirectLogic == "EventTargetUrl" ? .eventTargetURL : .targetURL,
-                enqueueTokenValidity: options.enqueueTokenValidity))
+                enqueueTokenValidity: options.enqueueTokenValidity)))
         }
-        self.rules = zip(configuration.integrations, validators).map { Rule(integration: $0, validator: $1) }
     }
 
     public func decide(_ request: GateRequest) async -> GateDecision {

@@ -45,8 +45,6 @@ public enum QueueItHash {
         }
     }
 
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
-
     /// A MAC in lower-case hex, written in place.
     static func hex(_ code: HashedAuthenticationCode<SHA256>) -> String {
         code.withUnsafeBytes { raw in
@@ -62,15 +60,5 @@ public enum QueueItHash {
                 return i
             }
         }
-    }
-
-    static func hex<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
