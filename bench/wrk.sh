@@ -11,7 +11,9 @@
 #     to its upstream directly; the figure is gate / upstream (goal ≥ 0.5):
 #       nginx static (the fastest upstream there is), with nginx itself as a reverse proxy in front
 #       of it for reference (what a proxy reaches when wrk, proxy and upstream share the cores);
-#       a Hummingbird app (`bench --serve-static`), the kind of server the gate fronts
+#       a Hummingbird app (`bench --serve-static`), the kind of server the gate fronts;
+#     each also over a Unix-domain socket (`--upstream unix:PATH`), and the app once more with
+#     `--session-memo 0` (every request's cookie checked and signed afresh)
 # The figures that matter are the ratios emulator / nginx, emulator / Hummingbird static and
 # Hummingbird static / nginx: machines here are noisy. `waitingroom bench emulators` measures the
 # same in process (and `bench all --json` includes it).
@@ -45,8 +47,7 @@ cleanup() {
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
   [ -n "${EMU_PID:-}" ] && kill "$EMU_PID" 2>/dev/null || true
   [ -n "${HELLO_PID:-}" ] && kill "$HELLO_PID" 2>/dev/null || true
-  [ -n "${GATE_PID:-}" ] && kill "$GATE_PID" 2>/dev/null || true
-  [ -n "${GATEH_PID:-}" ] && kill "$GATEH_PID" 2>/dev/null || true
+  for pid in ${GATE_PIDS:-}; do kill "$pid" 2>/dev/null || true; done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -85,7 +86,7 @@ mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
 curl -s "$NF_URL" >"$WORK/www/reply.js"
 curl -s -X POST -H 'Content-Type: application/json' -d '{"userId":"u","userAgent":"a","sdkVersion":"s"}' "$QI_URL" >"$WORK/www/enqueue.json"
 chmod -R a+rX "$WORK"
-"$BIN" bench --serve-static "$WORK/www" >"$WORK/hello.out" 2>"$WORK/hello.log" &
+"$BIN" bench --serve-static "$WORK/www" --unix-socket "$WORK/hello.sock" >"$WORK/hello.out" 2>"$WORK/hello.log" &
 HELLO_PID=$!
 for _ in $(seq 1 100); do grep -q baseURL "$WORK/hello.out" 2>/dev/null && break; sleep 0.1; done
 HELLO=$(sed -n 's/.*"baseURL":"\([^"]*\)".*/\1/p' "$WORK/hello.out")
@@ -109,7 +110,8 @@ http {
   uwsgi_temp_path $WORK/tmp; scgi_temp_path $WORK/tmp;
   types { application/javascript js; application/json json; }
   # a POST to a file is 405 in nginx: answer it with the file, as for a GET
-  server { listen 127.0.0.1:$NPORT; root $WORK/www; error_page 405 =200 \$uri; }
+  # also on a Unix-domain socket, for the gate's `--upstream unix:PATH` row
+  server { listen 127.0.0.1:$NPORT; listen unix:$WORK/nginx-static.sock; root $WORK/www; error_page 405 =200 \$uri; }
   # nginx as a reverse proxy in front of the server above (keep-alive both ways): what the
   # best-known proxy reaches on this machine, the reference for the gate row
   upstream wr_static { server 127.0.0.1:$NPORT; keepalive 64; }
@@ -176,11 +178,13 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
   # buys the gate's cookie, which every wrk request then carries (the cookie is checked, and
   # re-issued with a fresh IssueTime, on each one: ExtendCookieValidity).
   # start_gate UPSTREAM VAR: starts a gate, sets VAR_URL and VAR_COOKIE, and VAR_PID for cleanup.
+  # start_gate UPSTREAM VAR [OPTION…]: the options go to `waitingroom gate` after GATE_ARGS.
   start_gate() {
     local upstream=$1 name=$2 out="$WORK/gate-$2.out"
+    shift 2
     # shellcheck disable=SC2086
-    "$BIN" gate --vendor queueit --emulator --upstream "$upstream" --listen 127.0.0.1:0 ${GATE_ARGS:-} >"$out" 2>"$WORK/gate-$2.log" &
-    eval "${name}_PID=$!"
+    "$BIN" gate --vendor queueit --emulator --upstream "$upstream" --listen 127.0.0.1:0 ${GATE_ARGS:-} "$@" >"$out" 2>"$WORK/gate-$name.log" &
+    GATE_PIDS="${GATE_PIDS:-} $!"
     for _ in $(seq 1 100); do grep -q "listening on" "$out" 2>/dev/null && break; sleep 0.1; done
     local url emu token cookie status
     url=$(sed -n 's/.*listening on \(http:[^,]*\),.*/\1/p' "$out")
@@ -199,32 +203,44 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
     wrk -t1 -c4 -d2s -H "Cookie: $cookie" "$url/reply.js" >/dev/null
     eval "${name}_URL=\$url; ${name}_COOKIE=\$cookie"
   }
+  # Each upstream over loopback TCP and over a Unix-domain socket (`--upstream unix:PATH`); and
+  # the app over TCP once more with `--session-memo 0`: every request's cookie checked and signed
+  # afresh (the other rows send one visitor's cookie, whose decision the gate reuses for the rest
+  # of each second, as for a page's burst of requests).
   UPSTREAM="http://127.0.0.1:$NPORT"
+  for _ in $(seq 1 50); do [ -S "$WORK/hello.sock" ] && break; sleep 0.1; done
   start_gate "$UPSTREAM" GATE
-  GATE_PID_NGINX=$GATE_PID
+  start_gate "unix:$WORK/nginx-static.sock" GATEU
   start_gate "$HELLO" GATEH
-  GATE_PID=$GATE_PID_NGINX
+  start_gate "unix:$WORK/hello.sock" GATEHU
+  start_gate "$HELLO" GATEHM --session-memo 0
   wrk -t1 -c4 -d2s "http://127.0.0.1:$PPORT/reply.js" >/dev/null
   G="waitingroom gate (Queue-it cookie) in front of nginx, reply.js"
+  GU="waitingroom gate (Queue-it cookie) in front of nginx over a Unix socket, reply.js"
   U="nginx static reply.js, direct (the gate's upstream)"
   P="nginx as a reverse proxy in front of the same nginx, reply.js"
   GH="waitingroom gate (Queue-it cookie) in front of the Hummingbird app, reply.js"
+  GHU="waitingroom gate (Queue-it cookie) in front of the Hummingbird app over a Unix socket, reply.js"
+  GHM="waitingroom gate --session-memo 0 (Queue-it cookie) in front of the Hummingbird app, reply.js"
   H="Hummingbird app (bench --serve-static) reply.js, direct"
   for round in $(seq 1 "$ROUNDS"); do
-    for t in $(order "$round" "gate upstream proxy gateh hummingbird"); do
+    for t in $(order "$round" "gate gateu upstream proxy gateh gatehu gatehm hummingbird"); do
       case $t in
         gate) best "$G" -H "Cookie: $GATE_COOKIE" "$GATE_URL/reply.js" ;;
+        gateu) best "$GU" -H "Cookie: $GATEU_COOKIE" "$GATEU_URL/reply.js" ;;
         upstream) best "$U" "$UPSTREAM/reply.js" ;;
         proxy) best "$P" "http://127.0.0.1:$PPORT/reply.js" ;;
         gateh) best "$GH" -H "Cookie: $GATEH_COOKIE" "$GATEH_URL/reply.js" ;;
+        gatehu) best "$GHU" -H "Cookie: $GATEHU_COOKIE" "$GATEHU_URL/reply.js" ;;
+        gatehm) best "$GHM" -H "Cookie: $GATEHM_COOKIE" "$GATEHM_URL/reply.js" ;;
         hummingbird) best "$H" "$HELLO/reply.js" ;;
       esac
     done
   done
-  SUMMARY+="gate with a valid Queue-it cookie in front of nginx static: ${BEST[$G]} req/s; nginx static directly: ${BEST[$U]} req/s; nginx as a reverse proxy in front of it: ${BEST[$P]} req/s"$'\n'
-  SUMMARY+="  gate/upstream $(ratio "${BEST[$G]}" "${BEST[$U]}") (goal ≥ 0.5); nginx proxy/upstream $(ratio "${BEST[$P]}" "${BEST[$U]}") (what a proxy reaches here); gate/nginx proxy $(ratio "${BEST[$G]}" "${BEST[$P]}")"$'\n'
-  SUMMARY+="gate with a valid Queue-it cookie in front of a Hummingbird app: ${BEST[$GH]} req/s; the app directly: ${BEST[$H]} req/s"$'\n'
-  SUMMARY+="  gate/upstream $(ratio "${BEST[$GH]}" "${BEST[$H]}") (goal ≥ 0.5)"$'\n'
+  SUMMARY+="gate with a valid Queue-it cookie in front of nginx static: ${BEST[$G]} req/s (over a Unix socket: ${BEST[$GU]}); nginx static directly: ${BEST[$U]} req/s; nginx as a reverse proxy in front of it: ${BEST[$P]} req/s"$'\n'
+  SUMMARY+="  gate/upstream $(ratio "${BEST[$G]}" "${BEST[$U]}"), over a Unix socket $(ratio "${BEST[$GU]}" "${BEST[$U]}") (goal ≥ 0.5); nginx proxy/upstream $(ratio "${BEST[$P]}" "${BEST[$U]}") (what a proxy reaches here); gate/nginx proxy $(ratio "${BEST[$G]}" "${BEST[$P]}")"$'\n'
+  SUMMARY+="gate with a valid Queue-it cookie in front of a Hummingbird app: ${BEST[$GH]} req/s (over a Unix socket: ${BEST[$GHU]}; every cookie checked afresh: ${BEST[$GHM]}); the app directly: ${BEST[$H]} req/s"$'\n'
+  SUMMARY+="  gate/upstream $(ratio "${BEST[$GH]}" "${BEST[$H]}"), over a Unix socket $(ratio "${BEST[$GHU]}" "${BEST[$H]}"), every cookie checked $(ratio "${BEST[$GHM]}" "${BEST[$H]}") (goal ≥ 0.5)"$'\n'
 fi
 echo
 echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s; best of $ROUNDS runs per target)"

@@ -25,15 +25,20 @@ public enum StaticReplyServer {
         replies: [String: Reply], host: String = "127.0.0.1", port: Int = 0, logger: Logger = EmulatorServer.quietLogger
     ) async throws -> EmulatorServer {
         try await EmulatorServer.start(host: host, port: port, logger: logger) { router in
-            for (path, reply) in replies {
-                let buffer = ByteBuffer(bytes: reply.body)
-                let headers: HTTPFields = [.contentType: reply.contentType]
-                let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { _, _ in
-                    Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
-                }
-                router.get(RouterPath(path), use: handler)
-                router.post(RouterPath(path), use: handler)
+            install(replies, on: router)
+        }
+    }
+
+    /// Adds `replies` (path ⇒ reply; GET and POST) to `router`, for a server set up elsewhere.
+    public static func install(_ replies: [String: Reply], on router: Router<BasicRequestContext>) {
+        for (path, reply) in replies {
+            let buffer = ByteBuffer(bytes: reply.body)
+            let headers: HTTPFields = [.contentType: reply.contentType]
+            let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { _, _ in
+                Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
             }
+            router.get(RouterPath(path), use: handler)
+            router.post(RouterPath(path), use: handler)
         }
     }
 }

@@ -188,6 +188,50 @@ struct GateProxyTests {
         upstream.stop()
     }
 
+    /// `--upstream unix:PATH`: the app listens on a Unix-domain socket; requests the gate lets
+    /// through reach it with `Host: localhost` and the visitor's host in `X-Forwarded-Host`, a
+    /// cookie-holder's page too, and a socket nobody listens on is a 502 naming it.
+    @Test func anUpstreamOnAUnixSocketIsServed() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wr-gate-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let socket = folder.appendingPathComponent("app.sock").path
+        let upstream = try await GateProxyUpstream.start(unixSocket: socket)
+        #expect(upstream.baseURL == "unix:" + socket)
+        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL])
+        do {
+            let open = try await gate.send("/static/app.js")
+            #expect(open.status == 200 && open.text == "upstream /static/app.js")
+            let seen = try #require(upstream.requests.last)
+            #expect(seen.headers["host"] == "localhost")
+            #expect(seen.headers["x-forwarded-host"] == String(gate.baseURL.dropFirst("http://".count)))
+            let payload = [UInt8]((0..<100_000).map { UInt8($0 % 251) })
+            let echoed = try await gate.send("/static/upload", method: "POST", body: payload)
+            #expect(echoed.status == 200 && echoed.body == payload)
+            let before = upstream.paths.count
+            #expect(try await gate.send("/shop/cart").status == 302 && upstream.paths.count == before)
+            let token = try await Self.mintToken(try #require(gate.emulatorURL))
+            let withToken = try await gate.send("/shop/cart?queueittoken=" + QueueItTestPercent.encode(token))
+            let cookie = try #require(withToken.headers.values(for: "Set-Cookie").first { $0.hasPrefix("QueueITAccepted") }.map { String($0.prefix { $0 != ";" }) })
+            for _ in 0..<3 {
+                let page = try await gate.send("/shop/cart", headers: [("Cookie", cookie)])
+                #expect(page.status == 200 && page.text == "upstream /shop/cart")
+            }
+        } catch {
+            _ = gate.stop()
+            await upstream.stop()
+            throw error
+        }
+        #expect(gate.stop() == 0)
+        await upstream.stop()
+
+        let nobody = folder.appendingPathComponent("nobody.sock").path
+        let down = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "unix:" + nobody, "--connect-timeout", "2"])
+        let r = try await down.send("/static/index.html")
+        #expect(r.status == 502 && r.text.contains("unix:" + nobody), "\(r.status) \(r.text)")
+        #expect(down.stop() == 0)
+    }
+
     @Test func anUpstreamThatIsDownGives502() async throws {
         // Port 1 on loopback: nothing listens, the connection is refused.
         let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:1", "--connect-timeout", "2"])
@@ -313,6 +357,12 @@ struct GateProxyTests {
         #expect(noVendor.status == 64 && noVendor.stderr.contains("--vendor"))
         let badUpstream = try await CLIProcess.run(["gate", "--vendor", "queueit", "--upstream", "ftp://x"])
         #expect(badUpstream.status == 64 && badUpstream.stderr.contains("--upstream"))
+        for upstream in ["unix:", "unix:/" + String(repeating: "s", count: 200), "http://127.0.0.1:8080/app", "http://user@127.0.0.1:8080"] {
+            let bad = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", upstream])
+            #expect(bad.status == 64 && bad.stderr.contains("--upstream must be"), "\(upstream): \(bad.stderr)")
+        }
+        let badMemo = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--session-memo", "-1"])
+        #expect(badMemo.status == 64 && badMemo.stderr.contains("--session-memo"))
         let noConfig = try await CLIProcess.run(["gate", "--vendor", "queueit", "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"])
         #expect(noConfig.status == 64 && noConfig.stderr.contains("--config"))
     }
@@ -323,7 +373,7 @@ struct GateProxyTests {
         let examples = try #require(help.stdout.components(separatedBy: "Examples:\n").last?.components(separatedBy: "\n\n").first)
         let commands = examples.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n")
             .map { $0.split(separator: " ").map(String.init) }
-        #expect(commands.count == 3, "\(examples)")
+        #expect(commands.count == 4, "\(examples)")
         for words in commands {
             #expect(words.first == "waitingroom" && words.dropFirst().first == "gate", "\(words)")
             let gate = try await RunningGate.launch(Array(words.dropFirst()))

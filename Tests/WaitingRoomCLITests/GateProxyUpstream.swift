@@ -16,7 +16,7 @@ final class GateProxyUpstream: Sendable {
     private let log: UpstreamLog
     private let task: Task<Void, any Error>
     private let group: ServiceGroup
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT`, or `unix:PATH` (what `--upstream` takes).
     let baseURL: String
 
     private init(task: Task<Void, any Error>, group: ServiceGroup, baseURL: String, log: UpstreamLog) {
@@ -31,13 +31,15 @@ final class GateProxyUpstream: Sendable {
     /// The paths that reached it, in order.
     var paths: [String] { requests.map(\.path) }
 
-    /// Starts it; stop it with ``stop()``.
-    static func start() async throws -> GateProxyUpstream {
+    /// Starts it on loopback TCP, or on the Unix-domain socket `unixSocket`; stop it with ``stop()``.
+    static func start(unixSocket: String? = nil) async throws -> GateProxyUpstream {
         let log = UpstreamLog()
         let router = Router()
         let record: @Sendable (Request) -> Void = { request in
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.canonicalName] = field.value }
+            // HTTP/1's `Host` is the request's authority in Hummingbird 2
+            if let authority = request.head.authority { headers["host"] = authority }
             log.seen.withLock { $0.append(Seen(path: request.uri.description, headers: headers)) }
         }
         router.on("**", method: .get) { request, _ -> String in
@@ -57,7 +59,8 @@ final class GateProxyUpstream: Sendable {
             return Response(status: .ok, body: ResponseBody(byteBuffer: body))
         }
         let ports = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        let address: BindAddress = unixSocket.map { .unixDomainSocket(path: $0) } ?? .hostname("127.0.0.1", port: 0)
+        let app = Application(router: router, configuration: .init(address: address),
                               onServerRunning: { channel in
                                   ports.continuation.yield(channel.localAddress?.port ?? 0)
                                   ports.continuation.finish()
@@ -69,7 +72,7 @@ final class GateProxyUpstream: Sendable {
         let task = Task { try await group.run() }
         var port = 0
         for await p in ports.stream { port = p }
-        return GateProxyUpstream(task: task, group: group, baseURL: "http://127.0.0.1:\(port)", log: log)
+        return GateProxyUpstream(task: task, group: group, baseURL: unixSocket.map { "unix:" + $0 } ?? "http://127.0.0.1:\(port)", log: log)
     }
 
     /// Stops the server.

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import NetFUNNEL
 import WaitingRoom
 import WaitingRoomEmulators
@@ -195,19 +196,34 @@ enum EmulatorBenchmarks {
         }
     }
 
-    /// `waitingroom bench --serve-static FOLDER` (hidden; `bench/wrk.sh`): serves each file of
-    /// `folder` at `/{name}` with ``StaticReplyServer`` until stopped, after printing
-    /// `{"baseURL": …}`.
-    static func serveStatic(folder: String, terminal: Terminal) async throws {
+    /// `waitingroom bench --serve-static FOLDER [--unix-socket PATH]` (hidden; `bench/wrk.sh`):
+    /// serves each file of `folder` at `/{name}` with ``StaticReplyServer`` until stopped, after
+    /// printing `{"baseURL": …}`; with `unixSocket`, the same replies on that socket too (the same
+    /// Hummingbird setup, its own listener), for a gate that reaches its upstream over a socket.
+    static func serveStatic(folder: String, unixSocket: String?, terminal: Terminal) async throws {
         var replies: [String: StaticReplyServer.Reply] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            let path = URL(fileURLWithPath: folder).appendingPathComponent(name)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
             let type = name.hasSuffix(".json") ? "application/json" : name.hasSuffix(".js") ? "application/javascript; charset=utf-8" : "text/plain"
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(name))
-            replies["/" + name] = .init(contentType: type, body: Array(bytes))
+            replies["/" + name] = .init(contentType: type, body: Array(try Data(contentsOf: path)))
         }
         let server = try await StaticReplyServer.start(replies: replies)
-        terminal.line(JSONValue.object(["baseURL": .string(server.baseURL)]).jsonText)
+        var socketTask: Task<Void, any Error>?
+        if let unixSocket {
+            try? FileManager.default.removeItem(atPath: unixSocket)
+            let router = Router()
+            StaticReplyServer.install(replies, on: router)
+            let app = Application(router: router, configuration: .init(address: .unixDomainSocket(path: unixSocket), serverName: "waitingroom-emulator"),
+                                  logger: EmulatorServer.quietLogger)
+            socketTask = Task { try await app.runService() }
+        }
+        var fields: [String: JSONValue] = ["baseURL": .string(server.baseURL)]
+        if let unixSocket { fields["unixSocket"] = .string(unixSocket) }
+        terminal.line(JSONValue.object(fields).jsonText)
         await server.wait()
+        socketTask?.cancel()
     }
 
     static func stop(nginx: Process?, hello: BenchChildServer?, server: BenchChildServer) async {

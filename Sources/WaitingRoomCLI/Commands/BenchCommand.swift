@@ -36,6 +36,8 @@ struct BenchCommand: CLICommand {
     var markdown = false
     /// The folder `bench emulators` has a child process serve over Hummingbird's static route.
     var serveStatic: String?
+    /// With `--serve-static`: also serve it on this Unix-domain socket (`bench/wrk.sh`'s gate rows).
+    var unixSocket: String?
 
     static var arguments: [CLIArgument<Self>] {
         [
@@ -44,6 +46,7 @@ struct BenchCommand: CLICommand {
             .flag("json", \.json, help: "Print figures as JSON."),
             .flag("markdown", \.markdown, help: "Print figures as one Markdown table (suite, figure, value, baseline, ratio, goal, met), as README's."),
             .option("serve-static", \.serveStatic, help: "", isHidden: true),
+            .option("unix-socket", \.unixSocket, help: "", isHidden: true),
         ]
     }
 
@@ -60,7 +63,7 @@ struct BenchCommand: CLICommand {
     func run() async throws {
         let terminal = Terminal()
         if let serveStatic {
-            try await EmulatorBenchmarks.serveStatic(folder: serveStatic, terminal: terminal)
+            try await EmulatorBenchmarks.serveStatic(folder: serveStatic, unixSocket: unixSocket, terminal: terminal)
             return
         }
         let names = suite == "all" ? BenchSuites.names : [suite]

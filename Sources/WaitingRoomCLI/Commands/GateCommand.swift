@@ -16,7 +16,8 @@ struct GateCommand: CLICommand {
         discussion: """
             Every request goes through the vendor's gate first: a visitor without a valid session goes
             to the waiting room (302, never cached) or is refused (4xx), and never reaches the upstream;
-            the rest are forwarded to --upstream with their headers (minus hop-by-hop ones), plus
+            the rest are forwarded to --upstream (http://HOST:PORT, or unix:PATH for an app listening on a
+            Unix-domain socket on this machine, which costs less than a loopback TCP hop) with their headers (minus hop-by-hop ones), plus
             X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host, bodies streamed both ways. An
             upstream that refuses or does not answer in --timeout gives a 502 page; over
             --max-connections requests in flight get 503. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM:
@@ -37,6 +38,7 @@ struct GateCommand: CLICommand {
               waitingroom gate --vendor crowdhandler --emulator --mode hybrid --upstream http://127.0.0.1:8080 --listen 127.0.0.1:0
               waitingroom gate --vendor queueit --emulator --upstream http://127.0.0.1:8080 --listen 127.0.0.1:0 \\
                                --max-connections 64 --timeout 10 --connect-timeout 2
+              waitingroom gate --vendor queueit --emulator --upstream unix:/run/app/http.sock --listen 127.0.0.1:8081
 
             With a Queue-it account (the secret key stays out of the command line):
               QUEUEIT_SECRET_KEY=<secret key> waitingroom gate --vendor queueit --customer <customer id> \\
@@ -58,13 +60,14 @@ struct GateCommand: CLICommand {
     var connectTimeout = 5
     var maxBodyBytes = GateLimits.standard.maxBodyBytes
     var threads: Int?
+    var sessionMemo = 10_000
     /// Seconds a visitor's connection may sit idle between requests before the gate closes it.
     static let idleSeconds = 75
 
     static var arguments: [CLIArgument<Self>] {
         [
             .option("vendor", \.vendor, help: "queueit or crowdhandler.", isRequired: true, completion: .choices(["queueit", "crowdhandler"])),
-            .option("upstream", \.upstream, help: "The app behind the gate: http://HOST:PORT.", isRequired: true),
+            .option("upstream", \.upstream, help: "The app behind the gate: http://HOST:PORT, or unix:PATH (a Unix-domain socket).", isRequired: true),
             .option("listen", \.listen, help: "Address to serve on, HOST:PORT (port 0 picks a free one)."),
             .option("config", \.config, help: "Queue-it integration configuration JSON, or CrowdHandler settings JSON (see above).", completion: .files),
             .flag("emulator", \.emulator, help: "Start the embedded emulator and point the gate at it."),
@@ -76,6 +79,7 @@ struct GateCommand: CLICommand {
             .option("timeout", \.timeout, help: "Seconds one upstream exchange may take, its body included."),
             .option("connect-timeout", \.connectTimeout, help: "Seconds to connect to the upstream."),
             .option("threads", \.threads, help: "Event-loop threads that serve visitors and the upstream (default: one per core)."),
+            .option("session-memo", \.sessionMemo, help: "Queue-it: valid session cookies whose decision is reused for the rest of their second, per integration (0: check every request)."),
             .option("max-body-bytes", \.maxBodyBytes, help: "Largest declared request body (Content-Length); larger gets 413. Chunked bodies stream unbounded."),
         ]
     }
@@ -86,13 +90,16 @@ struct GateCommand: CLICommand {
     func validate() throws(UsageError) {
         guard ["queueit", "crowdhandler"].contains(vendor) else { throw UsageError("--vendor must be queueit or crowdhandler") }
         guard CrowdHandlerGate.Mode(rawValue: mode) != nil else { throw UsageError("--mode must be full or hybrid") }
-        guard Self.upstreamBase(upstream) != nil else { throw UsageError("--upstream must be http://HOST:PORT (plain HTTP), got '\(upstream)'") }
+        guard GateUpstreamAddress(parsing: upstream) != nil else {
+            throw UsageError("--upstream must be http://HOST:PORT (plain HTTP) or unix:PATH (a socket path of at most \(GateUpstreamAddress.maxSocketPathBytes) bytes), got '\(upstream)'")
+        }
         guard Self.hostAndPort(listen) != nil else { throw UsageError("--listen must be HOST:PORT (port 0…65535), got '\(listen)'") }
         guard (1...100_000).contains(maxConnections) else { throw UsageError("--max-connections must be 1…100000") }
         guard (1...86_400).contains(timeout) else { throw UsageError("--timeout must be 1…86400 seconds") }
         guard (1...600).contains(connectTimeout) else { throw UsageError("--connect-timeout must be 1…600 seconds") }
         guard maxBodyBytes >= 0 else { throw UsageError("--max-body-bytes must be 0 or more") }
         if let threads, !(1...256).contains(threads) { throw UsageError("--threads must be 1…256") }
+        guard (0...1_000_000).contains(sessionMemo) else { throw UsageError("--session-memo must be 0…1000000") }
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
             throw UsageError("--public-url must start with http:// or https://")
         }
@@ -100,7 +107,7 @@ struct GateCommand: CLICommand {
 
     func run() async throws {
         let terminal = Terminal()
-        guard let base = Self.upstreamBase(upstream), let (host, port) = Self.hostAndPort(listen) else { throw ExitStatus.usage }
+        guard let address = GateUpstreamAddress(parsing: upstream), let (host, port) = Self.hostAndPort(listen) else { throw ExitStatus.usage }
         var started: (suite: EmulatorSuite, server: EmulatorServer)?
         let engine: any GateEngine
         do {
@@ -120,21 +127,18 @@ struct GateCommand: CLICommand {
         // Its own event-loop threads with --threads; NIO's shared group (one per core) otherwise.
         let ownGroup = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         let group: any EventLoopGroup = ownGroup ?? MultiThreadedEventLoopGroup.singleton
-        let upstreamURL = URLComponents(string: base)
-        let upstreamHost = upstreamURL?.host ?? "127.0.0.1"
-        let upstreamPort = upstreamURL?.port ?? 80
         let settings = GateProxySettings(
-            upstreamBase: base, upstreamHost: Self.hostHeader(host: upstreamHost, port: upstreamPort), engine: engine,
+            upstream: address, engine: engine,
             limits: GateLimits(maxBodyBytes: maxBodyBytes), origin: GateOrigin(publicBaseURL: publicURL, trustedProxies: Set(trustedProxies)),
             slots: GateProxySlots(limit: maxConnections),
-            pools: GateUpstreamPools(group: group, host: upstreamHost, port: upstreamPort, connectTimeout: .seconds(Int64(connectTimeout)),
+            pools: GateUpstreamPools(group: group, address: address, connectTimeout: .seconds(Int64(connectTimeout)),
                                      maxIdlePerLoop: maxConnections),
             exchangeTimeout: .seconds(Int64(timeout)), idleTimeout: .seconds(Int64(Self.idleSeconds)), logger: logger)
         let server: GateProxyServer
         do {
             let vendor = self.vendor
             server = try await GateProxyServer.bind(host: host, port: port, settings: settings, group: group) { bound in
-                terminal.line("waitingroom gate: listening on http://\(host):\(bound), forwarding to \(base) (\(vendor)); Ctrl-C to stop.")
+                terminal.line("waitingroom gate: listening on http://\(host):\(bound), forwarding to \(address.description) (\(vendor)); Ctrl-C to stop.")
             }
         } catch {
             terminal.error("waitingroom gate: cannot listen on \(listen): \(error)")
@@ -164,26 +168,12 @@ struct GateCommand: CLICommand {
         switch vendor {
         case "queueit":
             return try GateEngineFactory.queueIt(configFile: config, customer: customer,
-                                                 secretKey: ProcessInfo.processInfo.environment["QUEUEIT_SECRET_KEY"], emulator: emulator)
+                                                 secretKey: ProcessInfo.processInfo.environment["QUEUEIT_SECRET_KEY"],
+                                                 sessionMemo: sessionMemo, emulator: emulator)
         default:
             return try await GateEngineFactory.crowdHandler(configFile: config, mode: CrowdHandlerGate.Mode(rawValue: mode) ?? .full,
                                                             emulator: emulator)
         }
-    }
-
-    /// `http://HOST:PORT` without a trailing slash or path, or nil.
-    static func upstreamBase(_ text: String) -> String? {
-        guard let url = URL(string: text), url.scheme == "http", let host = url.host, !host.isEmpty,
-              url.query == nil, url.path.isEmpty || url.path == "/" else { return nil }
-        var base = text
-        while base.hasSuffix("/") { base.removeLast() }
-        return base
-    }
-
-    /// The `Host` value for `host` and `port`: IPv6 literals in brackets, port 80 left out.
-    static func hostHeader(host: String, port: Int) -> String {
-        let name = host.contains(":") ? "[\(host)]" : host
-        return port == 80 ? name : "\(name):\(port)"
     }
 
     /// `HOST:PORT` split (`[::1]:8081` too), or nil.

@@ -17,8 +17,9 @@ enum GateEngineFactory {
     /// integrations of `configFile` (or the default: ignore `/static/`, queue every other page in
     /// `sale`) with their queue domain set to the emulator. Without: `configFile` is required,
     /// and the customer and the secret key (`QUEUEIT_SECRET_KEY`) must be given.
-    static func queueIt(configFile: String?, customer: String?, secretKey: String?,
+    static func queueIt(configFile: String?, customer: String?, secretKey: String?, sessionMemo: Int = 10_000,
                         emulator: (suite: EmulatorSuite, server: EmulatorServer)?) throws -> QueueItGate {
+        let options = QueueItGate.Options(sessionMemoCapacity: sessionMemo)
         if let emulator {
             let customer = EmulatorSuite.queueItCustomer
             guard let secret = emulator.suite.queueitConfiguration.customers[customer]?.secretKey else {
@@ -29,7 +30,7 @@ enum GateEngineFactory {
             for index in configuration.integrations.indices where !configuration.integrations[index].queueDomain.isEmpty {
                 configuration.integrations[index].queueDomain = emulator.server.baseURL
             }
-            return try QueueItGate(customerId: customer, secretKey: secret, configuration: configuration)
+            return try QueueItGate(customerId: customer, secretKey: secret, configuration: configuration, options: options)
         }
         guard let configFile else {
             throw WaitingRoomError.invalidConfiguration(field: "--config", "give --config FILE (Queue-it's integration configuration) or --emulator")
@@ -40,7 +41,7 @@ enum GateEngineFactory {
         guard let secretKey, !secretKey.isEmpty else {
             throw WaitingRoomError.invalidConfiguration(field: "QUEUEIT_SECRET_KEY", "set QUEUEIT_SECRET_KEY to the customer's secret key")
         }
-        return try QueueItGate(customerId: customer, secretKey: secretKey, configuration: readIntegrationConfig(configFile))
+        return try QueueItGate(customerId: customer, secretKey: secretKey, configuration: readIntegrationConfig(configFile), options: options)
     }
 
     /// CrowdHandler's gate: the settings of `configFile` (the same JSON `check --vendor

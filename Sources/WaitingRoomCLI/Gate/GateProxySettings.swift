@@ -6,9 +6,11 @@ import WaitingRoomGate
 /// engine and its bounds, the concurrency slots, the per-loop upstream pools and the timeouts.
 /// Immutable apart from the slots and pools, which guard themselves.
 final class GateProxySettings: Sendable {
-    /// The upstream's `http://host:port`, without a trailing slash (for pages and logs).
+    /// Where requests are forwarded.
+    let upstream: GateUpstreamAddress
+    /// How pages and logs name the upstream (`http://host:port` or `unix:path`).
     let upstreamBase: String
-    /// The `Host` sent to the upstream (`host:port`).
+    /// The `Host` sent to the upstream.
     let upstreamHost: String
     let engine: any GateEngine
     let limits: GateLimits
@@ -24,10 +26,11 @@ final class GateProxySettings: Sendable {
     /// Whether each decision is logged (the logger is at `debug` or finer), read once.
     let logsDecisions: Bool
 
-    init(upstreamBase: String, upstreamHost: String, engine: any GateEngine, limits: GateLimits, origin: GateOrigin,
+    init(upstream: GateUpstreamAddress, engine: any GateEngine, limits: GateLimits, origin: GateOrigin,
          slots: GateProxySlots, pools: GateUpstreamPools, exchangeTimeout: TimeAmount, idleTimeout: TimeAmount, logger: Logger) {
-        self.upstreamBase = upstreamBase
-        self.upstreamHost = upstreamHost
+        self.upstream = upstream
+        self.upstreamBase = upstream.description
+        self.upstreamHost = upstream.hostHeader
         self.engine = engine
         self.limits = limits
         self.origin = origin

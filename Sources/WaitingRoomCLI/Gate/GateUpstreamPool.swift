@@ -9,17 +9,15 @@ import NIOPosix
 /// Threading: every method runs on ``eventLoop`` (``GateUpstreamPools`` hands a pool out only there).
 final class GateUpstreamPool {
     let eventLoop: any EventLoop
-    let host: String
-    let port: Int
+    let address: GateUpstreamAddress
     let connectTimeout: TimeAmount
     /// The most idle connections kept; more are closed when given back.
     let maxIdle: Int
     private var idle: [GateUpstreamConnection] = []
 
-    init(eventLoop: any EventLoop, host: String, port: Int, connectTimeout: TimeAmount, maxIdle: Int) {
+    init(eventLoop: any EventLoop, address: GateUpstreamAddress, connectTimeout: TimeAmount, maxIdle: Int) {
         self.eventLoop = eventLoop
-        self.host = host
-        self.port = port
+        self.address = address
         self.connectTimeout = connectTimeout
         self.maxIdle = maxIdle
     }
@@ -58,17 +56,19 @@ final class GateUpstreamPool {
     /// ``GateUpstreamConnection`` (``connection(of:)`` finds it).
     func connect() -> EventLoopFuture<any Channel> {
         let pool = NIOLoopBound(self, eventLoop: eventLoop)
-        return ClientBootstrap(group: eventLoop)
-            .connectTimeout(connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
+        var bootstrap = ClientBootstrap(group: eventLoop).connectTimeout(connectTimeout)
+        if case .tcp = address { bootstrap = bootstrap.channelOption(.socketOption(.tcp_nodelay), value: 1) }
+        bootstrap = bootstrap.channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // no outbound header validation: every field was parsed by NIO from the visitor's request
                     try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
                     try channel.pipeline.syncOperations.addHandler(GateUpstreamConnection(pool: pool.value))
                 }
             }
-            .connect(host: host, port: port)
+        switch address {
+        case .tcp(let host, let port): return bootstrap.connect(host: host, port: port)
+        case .unixSocket(let path): return bootstrap.connect(unixDomainSocketPath: path)
+        }
     }
 
     /// The ``GateUpstreamConnection`` of a channel ``connect()`` opened; call on its event loop.
@@ -82,10 +82,10 @@ final class GateUpstreamPool {
 final class GateUpstreamPools: Sendable {
     private let pools: [ObjectIdentifier: NIOLoopBoundBox<GateUpstreamPool>]
 
-    init(group: any EventLoopGroup, host: String, port: Int, connectTimeout: TimeAmount, maxIdlePerLoop: Int) {
+    init(group: any EventLoopGroup, address: GateUpstreamAddress, connectTimeout: TimeAmount, maxIdlePerLoop: Int) {
         var pools: [ObjectIdentifier: NIOLoopBoundBox<GateUpstreamPool>] = [:]
         for loop in group.makeIterator() {
-            let pool = GateUpstreamPool(eventLoop: loop, host: host, port: port, connectTimeout: connectTimeout, maxIdle: maxIdlePerLoop)
+            let pool = GateUpstreamPool(eventLoop: loop, address: address, connectTimeout: connectTimeout, maxIdle: maxIdlePerLoop)
             pools[ObjectIdentifier(loop)] = NIOLoopBoundBox.makeBoxSendingValue(pool, eventLoop: loop)
         }
         self.pools = pools

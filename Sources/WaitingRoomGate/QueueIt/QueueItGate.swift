@@ -31,15 +31,20 @@ public struct QueueItGate: GateEngine {
         public var enqueueTokenValidity: Duration?
         /// The time tokens and cookies are checked against.
         public var clock: any WaitingRoomClock
+        /// How many valid session cookies each integration remembers its decision for, for the
+        /// rest of the second it was made in (a page's burst of requests checks the cookie once;
+        /// the answers are the same as without it). 0: every request is checked afresh.
+        public var sessionMemoCapacity: Int
 
         public init(platformVersion: String = QueueItGate.defaultPlatformVersion, redirectsAfterToken: Bool = true,
                     ledger: GateReplayLedger? = GateReplayLedger(), enqueueTokenValidity: Duration? = nil,
-                    clock: any WaitingRoomClock = SystemClock()) {
+                    clock: any WaitingRoomClock = SystemClock(), sessionMemoCapacity: Int = 10_000) {
             self.platformVersion = platformVersion
             self.redirectsAfterToken = redirectsAfterToken
             self.ledger = ledger
             self.enqueueTokenValidity = enqueueTokenValidity
             self.clock = clock
+            self.sessionMemoCapacity = sessionMemoCapacity
         }
     }
 
@@ -62,14 +67,16 @@ public struct QueueItGate: GateEngine {
     /// integrations' strings).
     private let rules: [Rule]
 
-    /// An integration and its validator.
-    private final class Rule: Sendable {
+    /// An integration, its validator and the decisions it gave valid cookies this second.
+    final class Rule: Sendable {
         let integration: QueueItIntegration
         let validator: QueueItRequestValidator
+        let memo: QueueItSessionMemo
 
-        init(integration: QueueItIntegration, validator: QueueItRequestValidator) {
+        init(integration: QueueItIntegration, validator: QueueItRequestValidator, memo: QueueItSessionMemo) {
             self.integration = integration
             self.validator = validator
+            self.memo = memo
         }
     }
 
@@ -95,7 +102,7 @@ public struct QueueItGate: GateEngine {
                 layoutName: i.layoutName, culture: i.culture, actionName: i.name, configVersion: configuration.version,
                 cookieDomain: i.cookieDomain, cookieSecure: i.isCookieSecure, cookieHttpOnly: i.isCookieHttpOnly,
                 redirectLogic: i.redirectLogic == "EventTargetUrl" ? .eventTargetURL : .targetURL,
-                enqueueTokenValidity: options.enqueueTokenValidity)))
+                enqueueTokenValidity: options.enqueueTokenValidity)), memo: QueueItSessionMemo(capacity: options.sessionMemoCapacity))
         }
     }
 
@@ -134,25 +141,28 @@ public struct QueueItGate: GateEngine {
             return GateDecision(verdict: .cancel, response: redirect(to: url, isAjax: isAjax, cookies: d.setCookies),
                                 reason: "cancel action '\(integration.name)'", sessionID: d.queueId)
         case .queue:
-            return queue(request, integration: integration, validator: rule.validator, urlWithoutToken: urlWithoutToken,
-                         token: token, isAjax: isAjax, ajax: ajax)
+            return queue(request, rule: rule, urlWithoutToken: urlWithoutToken, token: token, isAjax: isAjax, ajax: ajax)
         }
     }
 
-    func queue(_ request: GateRequest, integration: QueueItIntegration, validator: QueueItRequestValidator,
-               urlWithoutToken: String, token: String?, isAjax: Bool, ajax: String) -> GateDecision {
+    func queue(_ request: GateRequest, rule: Rule, urlWithoutToken: String, token: String?, isAjax: Bool, ajax: String) -> GateDecision {
+        let integration = rule.integration
+        let validator = rule.validator
         let now = options.clock.now()
         let nowEpoch = Int64(now.timeIntervalSince1970.rounded(.down))
         let forced = integration.redirectLogic == "ForcedTargetUrl" ? integration.forcedTargetURL : nil
         let target = forced ?? (isAjax ? QueueItPercent.decode(ajax) : urlWithoutToken)
         let rawCookie = request.cookie(validator.cookieName)
+        // The same valid cookie, from the same address, earlier this second: the same decision.
+        let memoKey = rawCookie.map { QueueItSessionMemo.Key(cookie: $0, clientIP: request.clientIP, isAjax: isAjax) }
+        let remembered = memoKey.flatMap { rule.memo.decision(for: $0, second: nowEpoch) }
         // The session cookie, when it is valid: checked once here, and the validator is then only
         // asked to re-issue it (its step 1) rather than to read it again.
-        let validCookie = rawCookie.flatMap(QueueItAcceptedCookie.parse).flatMap { c in
+        let validCookie = remembered != nil ? nil : rawCookie.flatMap(QueueItAcceptedCookie.parse).flatMap { c in
             (try? c.validate(secretKey: secretKey, eventId: integration.eventId, now: now,
                              cookieValidityMinutes: max(1, integration.cookieValidityMinute), clientIP: request.clientIP)) != nil ? c : nil
         }
-        let cookieValid = validCookie != nil
+        let cookieValid = remembered != nil || validCookie != nil
         // A token is only read when no valid session cookie came with it (KU-JS order).
         if !cookieValid, let token {
             let parsed = QueueItToken(token)
@@ -181,8 +191,11 @@ public struct QueueItGate: GateEngine {
             invitation = given
         }
         let d: QueueItKnownUserDecision
-        if let validCookie {
+        if let remembered {
+            d = remembered
+        } else if let validCookie {
             d = validator.passing(validCookie, isAjax: isAjax, now: now)
+            if let memoKey { rule.memo.remember(d, for: memoKey, second: nowEpoch) }
         } else {
             var url = request.url
             var headers = request.headerPairs
