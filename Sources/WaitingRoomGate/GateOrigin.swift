@@ -26,13 +26,18 @@ public struct GateOrigin: Sendable, Hashable {
     /// length is the one `Content-Length` (nil when absent, repeated or not a number; ``GateLimits``
     /// refuses repeated ones). Nil when no URL can be built: no `publicBaseURL` and no `Host`.
     public func request(method: String, target: String, authority: String?, headers: [GateHeader], peer: String?) -> GateRequest? {
-        let base: String
+        // the URL in one allocation
+        var url = ""
         if let publicBaseURL {
-            base = publicBaseURL
+            url.reserveCapacity(publicBaseURL.utf8.count + target.utf8.count)
+            url.append(publicBaseURL)
         } else {
             guard let authority, !authority.isEmpty else { return nil }
-            base = "http://" + authority
+            url.reserveCapacity(7 + authority.utf8.count + target.utf8.count)
+            url.append("http://")
+            url.append(authority)
         }
+        url.append(target)
         var forwardedFor: [String] = []
         var lengths: [String] = []
         for header in headers {
@@ -42,7 +47,7 @@ public struct GateOrigin: Sendable, Hashable {
                 lengths.append(header.value)
             }
         }
-        return GateRequest(method: method, url: base + target, headers: headers,
+        return GateRequest(method: method, url: url, headers: headers,
                            clientIP: clientIP(peer: peer, forwardedFor: forwardedFor),
                            bodyLength: lengths.count == 1 ? Int(lengths[0]) : nil)
     }

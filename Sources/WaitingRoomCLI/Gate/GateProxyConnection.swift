@@ -442,31 +442,39 @@ final class GateProxyConnection: ChannelDuplexHandler {
         let peer = self.peer
         let trusted = peer.map { settings.origin.trustedProxies.contains($0) } ?? false
         let listed = head.headers.contains(name: "connection") ? GateProxyHeaders.connectionListed(head.headers["connection"]) : []
-        // The visitor's fields are kept in place, those that must go are removed by name (usually
-        // only `Host`): cheaper than adding every kept field to new headers.
-        var headers = head.headers
-        var dropped: [String] = []
-        var forwardedFor: [String] = []
+        // One pass into new headers with room for the gate's own fields: one allocation (removing
+        // fields in place copied the array and then moved it once per removal).
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(head.headers.count + 5)
+        var forwardedFor: String?
+        var forwardedForCount = 0
         var hasProto = false
         var hasHost = false
         var hasLength = false
+        var visitorHost: String?
         for (name, value) in head.headers {
-            if GateProxyHeaders.isHopByHop(name) || (!listed.isEmpty && listed.contains(name.lowercased())) || name.equalsIgnoringASCIICase("host") {
-                dropped.append(name)
-            } else if name.utf8.count >= 15, name.utf8.first == UInt8(ascii: "x") || name.utf8.first == UInt8(ascii: "X") {
+            if name.equalsIgnoringASCIICase("host") {
+                if visitorHost == nil { visitorHost = value }
+                continue
+            }
+            if GateProxyHeaders.isHopByHop(name) || (!listed.isEmpty && listed.contains(name.lowercased())) { continue }
+            if name.utf8.count >= 15, name.utf8.first == UInt8(ascii: "x") || name.utf8.first == UInt8(ascii: "X") {
                 if name.equalsIgnoringASCIICase("x-forwarded-for") {
-                    forwardedFor.append(value)
-                    dropped.append(name)
+                    forwardedForCount += 1
+                    forwardedFor = forwardedForCount == 1 ? value : (forwardedFor ?? "") + "," + value
+                    continue
                 } else if name.equalsIgnoringASCIICase("x-forwarded-proto") {
-                    if trusted { hasProto = true } else { dropped.append(name) }
+                    guard trusted else { continue }
+                    hasProto = true
                 } else if name.equalsIgnoringASCIICase("x-forwarded-host") {
-                    if trusted { hasHost = true } else { dropped.append(name) }
+                    guard trusted else { continue }
+                    hasHost = true
                 }
             } else if name.equalsIgnoringASCIICase("content-length") {
                 hasLength = true
             }
+            headers.add(name: name, value: value)
         }
-        for name in dropped where headers.contains(name: name) { headers.remove(name: name) }
         headers.add(name: "Host", value: settings.upstreamHost)
         if requestChunked {
             headers.add(name: "Transfer-Encoding", value: "chunked")
@@ -475,7 +483,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
         }
         if let value = GateProxyHeaders.forwardedFor(incoming: forwardedFor, peer: peer) { headers.add(name: "X-Forwarded-For", value: value) }
         if !hasProto { headers.add(name: "X-Forwarded-Proto", value: "http") }
-        if !hasHost, let host = head.headers.first(name: "host") { headers.add(name: "X-Forwarded-Host", value: host) }
+        if !hasHost, let visitorHost { headers.add(name: "X-Forwarded-Host", value: visitorHost) }
         return HTTPRequestHead(version: .http1_1, method: head.method, uri: head.uri, headers: headers)
     }
 
@@ -487,19 +495,17 @@ final class GateProxyConnection: ChannelDuplexHandler {
             responseStarted = true
             upstreamKeepAlive = answer.isKeepAlive
             let listed = answer.headers.contains(name: "connection") ? GateProxyHeaders.connectionListed(answer.headers["connection"]) : []
-            // kept in place; the hop-by-hop fields (usually only `Connection`) removed by name
-            var headers = answer.headers
-            var dropped: [String] = []
+            // one pass into new headers with room for the gate's cookie and `Connection`
+            let passHeaders = decision?.passHeaders ?? []
+            var headers = HTTPHeaders()
+            headers.reserveCapacity(answer.headers.count + passHeaders.count + 1)
             var hasLength = false
-            for (name, _) in answer.headers {
-                if GateProxyHeaders.isHopByHop(name) || (!listed.isEmpty && listed.contains(name.lowercased())) {
-                    dropped.append(name)
-                } else if name.equalsIgnoringASCIICase("content-length") {
-                    hasLength = true
-                }
+            for (name, value) in answer.headers {
+                if GateProxyHeaders.isHopByHop(name) || (!listed.isEmpty && listed.contains(name.lowercased())) { continue }
+                if name.equalsIgnoringASCIICase("content-length") { hasLength = true }
+                headers.add(name: name, value: value)
             }
-            for name in dropped where headers.contains(name: name) { headers.remove(name: name) }
-            for field in decision?.passHeaders ?? [] where GateProxyHeaders.isSafeFieldText(field.name) && GateProxyHeaders.isSafeFieldText(field.value) {
+            for field in passHeaders where GateProxyHeaders.isSafeFieldText(field.name) && GateProxyHeaders.isSafeFieldText(field.value) {
                 headers.add(name: field.name, value: field.value)
             }
             // An HTTP/1.0 visitor gets no chunked coding: an answer of unknown length ends with the connection.

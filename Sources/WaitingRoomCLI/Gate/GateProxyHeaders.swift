@@ -41,10 +41,11 @@ enum GateProxyHeaders {
         !text.utf8.contains { $0 == 0x0d || $0 == 0x0a || $0 == 0 }
     }
 
-    /// The `X-Forwarded-For` value to send: the incoming one with the peer appended (as nginx's
-    /// `$proxy_add_x_forwarded_for`), or the peer alone.
-    static func forwardedFor(incoming: [String], peer: String?) -> String? {
-        let previous = incoming.map { trimmed(Substring($0)) }.filter { !$0.isEmpty }
+    /// The `X-Forwarded-For` value to send: the incoming one (several fields joined with `,`)
+    /// with the peer appended (as nginx's `$proxy_add_x_forwarded_for`), or the peer alone.
+    static func forwardedFor(incoming: String?, peer: String?) -> String? {
+        guard let incoming else { return peer }
+        let previous = incoming.split(separator: ",").map { trimmed($0) }.filter { !$0.isEmpty }
         let hops = previous + (peer.map { [$0] } ?? [])
         return hops.isEmpty ? nil : hops.joined(separator: ", ")
     }
