@@ -51,13 +51,14 @@ public actor PostgresThrowawayCluster {
     }
 
     /// A new empty database on the server; returns its URL
-    /// (`postgres://postgres@127.0.0.1:PORT/test_…?sslmode=disable`).
+    /// (`postgres://postgres@127.0.0.1:PORT/test_…?sslmode=disable&connect_timeout=30`: a machine
+    /// busy with a whole test suite has stalled a local connect past the default 10 s).
     public func makeDatabase() async throws -> String {
         let server = try await server()
         let name = "test_" + String(UInt64.random(in: .min ... .max), radix: 16)
         try await Self.run(server.binaries + "/createdb", ["-h", server.directory, "-p", "\(server.port)", "-U", "postgres", name],
                            in: server.directory, what: "createdb \(name)")
-        return "postgres://postgres@127.0.0.1:\(server.port)/\(name)?sslmode=disable"
+        return "postgres://postgres@127.0.0.1:\(server.port)/\(name)?sslmode=disable&connect_timeout=30"
     }
 
     /// Shuts the server down at once (`pg_ctl stop -m immediate`) and removes its folder.

@@ -144,7 +144,10 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
         retryBudget: .seconds(16),
         faultOutcome: { _, _ in .failed(.unavailable, code: 3) })
 
-    static let suite = ConformanceSuite(capabilities: capabilities) { clock in try await start(clock: clock) }
+    /// Any one wait of the suite may take 90 s of real time: a delayed enqueue is five attempts,
+    /// each ending at the 5 s real-time deadline (25 s), and with the suite's default 30 s a CI
+    /// run on two busy cores timed out `errorKinds` and `faults` waiting for their outcome.
+    static let suite = ConformanceSuite(capabilities: capabilities, timeout: .seconds(90)) { clock in try await start(clock: clock) }
 }
 
 @Suite("Queue-it conformance")
