@@ -306,7 +306,9 @@ struct EmulatorMetricsTests {
     static func send(_ request: HTTPRequest, to base: String) async throws -> HTTPResponse {
         var r = request
         r.url = base + r.url
-        r.timeout = .seconds(10)
+        // 30 s: a CI run once froze the whole machine for about 20 s (every test in flight ended
+        // at 20.0–20.4 s) and a 10 s bound failed the first scrape
+        r.timeout = .seconds(30)
         return try await AsyncHTTPTransport.shared.send(r)
     }
 

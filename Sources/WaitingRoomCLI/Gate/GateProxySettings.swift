@@ -6,8 +6,6 @@ import WaitingRoomGate
 /// engine and its bounds, the concurrency slots, the per-loop upstream pools and the timeouts.
 /// Immutable apart from the slots and pools, which guard themselves.
 final class GateProxySettings: Sendable {
-    /// Where requests are forwarded.
-    let upstream: GateUpstreamAddress
     /// How pages and logs name the upstream (`http://host:port` or `unix:path`).
     let upstreamBase: String
     /// The `Host` sent to the upstream.
@@ -28,7 +26,6 @@ final class GateProxySettings: Sendable {
 
     init(upstream: GateUpstreamAddress, engine: any GateEngine, limits: GateLimits, origin: GateOrigin,
          slots: GateProxySlots, pools: GateUpstreamPools, exchangeTimeout: TimeAmount, idleTimeout: TimeAmount, logger: Logger) {
-        self.upstream = upstream
         self.upstreamBase = upstream.description
         self.upstreamHost = upstream.hostHeader
         self.engine = engine

@@ -3,7 +3,7 @@ import Foundation
 /// Where `waitingroom gate` forwards to: a TCP `http://HOST:PORT`, or a Unix-domain socket
 /// `unix:PATH` on the same machine (the app listens on a socket file, as apps behind nginx,
 /// gunicorn or puma commonly do; a loopback TCP hop costs both sides more).
-enum GateUpstreamAddress: Sendable, Equatable {
+enum GateUpstreamAddress: Sendable, Equatable, CustomStringConvertible {
     case tcp(host: String, port: Int)
     case unixSocket(path: String)
 
