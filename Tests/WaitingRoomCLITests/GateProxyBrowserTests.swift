@@ -25,7 +25,7 @@ struct GateProxyBrowserTests {
             func setRate(_ rate: Int) async throws {
                 let answer = try await AsyncHTTPTransport.shared.send(HTTPRequest(
                     method: "POST", url: emulator + "/_emulator/crowdhandler/rooms/demo-queue",
-                    headers: [("Content-Type", "application/json")], body: Array("{\"rate\": \(rate)}".utf8), timeout: .seconds(10)))
+                    headers: [("Content-Type", "application/json")], body: Array("{\"rate\": \(rate)}".utf8), timeout: .seconds(30)))
                 #expect(answer.status == 200, "\(answer.text)")
             }
             try await setRate(0)
@@ -76,7 +76,7 @@ struct GateProxyBrowserTests {
             func setRate(_ rate: Int) async throws {
                 let answer = try await AsyncHTTPTransport.shared.send(HTTPRequest(
                     method: "POST", url: emulator + "/_emulator/queueit/rooms/demo/sale",
-                    headers: [("Content-Type", "application/json")], body: Array("{\"admitPerSecond\": \(rate)}".utf8), timeout: .seconds(10)))
+                    headers: [("Content-Type", "application/json")], body: Array("{\"admitPerSecond\": \(rate)}".utf8), timeout: .seconds(30)))
                 #expect(answer.status == 200, "\(answer.text)")
             }
             func pageLoads() -> Int { upstream.paths.filter { $0.hasPrefix("/shop/tickets") }.count }

@@ -319,7 +319,7 @@ struct GateProxyTests {
             let emulator = try #require(gate.emulatorURL)
             let stop = try await AsyncHTTPTransport.shared.send(HTTPRequest(
                 method: "POST", url: emulator + "/_emulator/crowdhandler/rooms/demo-queue",
-                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(10)))
+                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(30)))
             #expect(stop.status == 200, "\(stop.text)")
             let queued = try await gate.send("/demo-queue")
             #expect(queued.status == 302)
@@ -337,7 +337,7 @@ struct GateProxyTests {
             }
             var recorded = 0
             for _ in 0..<100 where recorded == 0 {
-                let state = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: emulator + "/_emulator/crowdhandler/state", timeout: .seconds(10)))
+                let state = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: emulator + "/_emulator/crowdhandler/state", timeout: .seconds(30)))
                 let parsed = try JSONValue.parse(Data(state.body))
                 recorded = Int(parsed["counters"]?["responsesRecorded"]?.numberValue ?? parsed["responsesRecorded"]?.numberValue ?? 0)
                 if recorded == 0 { try await Task.sleep(for: .milliseconds(50)) }

@@ -28,7 +28,7 @@ struct SameFaultsEverywhereTests {
     func send(_ request: HTTPRequest, to base: String) async throws -> HTTPResponse {
         var r = request
         r.url = base + r.url
-        r.timeout = .seconds(10)
+        r.timeout = .seconds(30)
         return try await AsyncHTTPTransport.shared.send(r)
     }
 

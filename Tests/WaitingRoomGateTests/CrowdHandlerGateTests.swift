@@ -53,7 +53,7 @@ import WaitingRoomHTTP
             // be due. Stop it promoting, so the visitor must wait (keys not given keep their values).
             let stop = try await AsyncHTTPTransport.shared.send(HTTPRequest(
                 method: "POST", url: server.baseURL + "/_emulator/crowdhandler/rooms/demo-queue",
-                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(10)))
+                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(30)))
             #expect(stop.status == 200, "\(stop.text)")
             let r = try await app.send("/site/demo-queue")
             #expect(r.status == 302)

@@ -16,7 +16,7 @@ struct GateMiddlewareBrowserTests {
     static func patchRoom(_ server: EmulatorServer, _ route: String, _ json: String) async throws {
         let answer = try await AsyncHTTPTransport.shared.send(HTTPRequest(
             method: "POST", url: server.baseURL + "/_emulator/" + route, headers: [("Content-Type", "application/json")],
-            body: Array(json.utf8), timeout: .seconds(10)))
+            body: Array(json.utf8), timeout: .seconds(30)))
         #expect(answer.status == 200, "\(route): \(answer.text)")
     }
 

@@ -18,7 +18,7 @@ import WaitingRoomHTTP
     static func post(_ server: EmulatorServer, _ route: String, _ json: String = "{}") async throws {
         let r = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
             method: "POST", url: server.baseURL + route, headers: [("Content-Type", "application/json")], body: Array(json.utf8),
-            timeout: .seconds(10)))
+            timeout: .seconds(30)))
         #expect(r.status == 200, "\(route): \(r.text)")
     }
 

@@ -58,7 +58,7 @@ import WaitingRoomHTTP
             // The demo line promotes 30 a minute: hold it shut so each visitor must wait.
             let stop = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
                 method: "POST", url: pair.server.baseURL + "/_emulator/crowdhandler/rooms/demo-queue",
-                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(10)))
+                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(30)))
             #expect(stop.status == 200, "\(stop.text)")
             var seen: [[GateObservation]] = []
             for app in pair.both {

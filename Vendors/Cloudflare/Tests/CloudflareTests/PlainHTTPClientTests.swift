@@ -23,7 +23,7 @@ struct PlainHTTPClientTests {
             var request = HTTPClientRequest(url: url)
             request.headers.add(name: "Accept", value: "application/json")
             if let cookie { request.headers.add(name: "Cookie", value: cookie) }
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
             let body = try await response.body.collect(upTo: 1 << 20)
             for line in response.headers["Set-Cookie"] where line.hasPrefix("__cfwaitingroom") {
                 cookie = String(line.split(separator: ";")[0])

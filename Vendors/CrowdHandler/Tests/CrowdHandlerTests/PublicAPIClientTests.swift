@@ -20,7 +20,7 @@ struct PublicAPIClientTests {
                 headers.add("Content-Type", "application/json")
                 body = Array(try JSONSerialization.data(withJSONObject: json))
             }
-            let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(method: method, url: base + path, headers: headers, body: body, timeout: .seconds(10)))
+            let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(method: method, url: base + path, headers: headers, body: body, timeout: .seconds(30)))
             let object = (try? JSONSerialization.jsonObject(with: Data(r.body))) as? [String: Any] ?? [:]
             return (r.status, object["result"] as? [String: Any] ?? [:])
         }
@@ -46,7 +46,7 @@ struct PublicAPIClientTests {
             if polls == 3 {
                 _ = try await AsyncHTTPTransport.shared.send(HTTPRequest(
                     method: "POST", url: h.baseURL + "/_emulator/crowdhandler/rooms/line/admit",
-                    headers: [("Content-Type", "application/json")], body: Array(#"{"count": 1}"#.utf8), timeout: .seconds(10)))
+                    headers: [("Content-Type", "application/json")], body: Array(#"{"count": 1}"#.utf8), timeout: .seconds(30)))
             }
             let (s, r) = try await api.call("GET", "/v1/requests/\(token)\(query)")
             #expect(s == 200)
@@ -73,7 +73,7 @@ struct PublicAPIClientTests {
 
     @Test func theWaitingPageIsALivePage() async throws {
         let h = try await EmulatorHarness.start()
-        let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: h.baseURL + "/line?url=x&ch-id=&ch-public-key=k", timeout: .seconds(10)))
+        let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: h.baseURL + "/line?url=x&ch-id=&ch-public-key=k", timeout: .seconds(30)))
         #expect(r.status == 200)
         let html = r.text
         #expect(html.contains("role=\"progressbar\""))
@@ -82,7 +82,7 @@ struct PublicAPIClientTests {
         #expect(html.contains("location.assign"))
         #expect(!html.contains("src=\"http"), "no external assets")
         #expect(!html.contains("http-equiv=\"refresh\""), "no full-page refresh")
-        let missing = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: h.baseURL + "/nowhere", timeout: .seconds(10)))
+        let missing = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: h.baseURL + "/nowhere", timeout: .seconds(30)))
         #expect(missing.status == 404)
         await h.stop()
     }

@@ -75,7 +75,7 @@ struct Harness {
         var headers: HTTPHeaderList = []
         if let host { headers.add("Host", host) }
         let response = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-            url: server.baseURL + "/ts.wseq?" + query, headers: headers, timeout: .seconds(10)))
+            url: server.baseURL + "/ts.wseq?" + query, headers: headers, timeout: .seconds(30)))
         return try NetFUNNELReply.parse(response.body)
     }
 

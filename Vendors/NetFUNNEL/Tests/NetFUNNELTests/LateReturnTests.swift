@@ -84,7 +84,7 @@ struct LateReturnTests {
             let pass = try #require(result.pass)
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .dropConnection, count: 3))
             #expect(try await provider.release(pass).code == 500)
-            #expect(await provider.drainPendingReturns(timeout: .seconds(10)) == 0)
+            #expect(await provider.drainPendingReturns(timeout: .seconds(30)) == 0)
             #expect(provider.environment.pendingReturns.statistics.returnedLate == 1)
             h.expectNoLeaks()
         }

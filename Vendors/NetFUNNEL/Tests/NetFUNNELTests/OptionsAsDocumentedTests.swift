@@ -107,7 +107,7 @@ struct OptionsAsDocumentedTests {
             }
             #expect(error.details["errorUrl"] == settings.errorURL)
             // the page it names exists
-            let errorPage = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: try #require(settings.errorURL), timeout: .seconds(10)))
+            let errorPage = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: try #require(settings.errorURL), timeout: .seconds(30)))
             #expect(errorPage.status == 200 && errorPage.text.contains("could not be reached"))
             // the app's errorUrl wins
             #expect(try h.provider { $0.errorUrl = "https://mine.example/e" }.errorURL == "https://mine.example/e")

@@ -362,11 +362,11 @@ struct WireTests {
         do {
             for (segment, query) in [("act_10", "js=yes"), ("act_8", "")] {
                 let response = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-                    url: server.baseURL + "/ts.wseq?opcode=5101&sid=service_1&aid=\(segment)&\(query)", timeout: .seconds(10)))
+                    url: server.baseURL + "/ts.wseq?opcode=5101&sid=service_1&aid=\(segment)&\(query)", timeout: .seconds(30)))
                 let reply = try NetFUNNELReply.parse(response.body)
                 #expect(reply.code == 200, "\(segment)")
                 let done = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-                    url: server.baseURL + "/ts.wseq?opcode=5004&key=\(reply.key ?? "")&\(query)", timeout: .seconds(10)))
+                    url: server.baseURL + "/ts.wseq?opcode=5004&key=\(reply.key ?? "")&\(query)", timeout: .seconds(30)))
                 #expect(try NetFUNNELReply.parse(done.body).code == 200)
             }
             #expect(emulator.counters().keysNeverReturned == 0)

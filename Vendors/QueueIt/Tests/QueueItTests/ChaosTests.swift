@@ -204,7 +204,7 @@ import WaitingRoomHTTP
         let t = AsyncHTTPTransport.shared
         func post(_ json: String) async throws -> HTTPResponse {
             try await t.send(HTTPRequest(method: "POST", url: h.server.baseURL + "/_emulator/queueit/faults",
-                                         headers: [("Content-Type", "application/json")], body: Array(json.utf8), timeout: .seconds(10)))
+                                         headers: [("Content-Type", "application/json")], body: Array(json.utf8), timeout: .seconds(30)))
         }
         let bad = try await post(#"{"kind":"status","on":"page"}"#)
         #expect(bad.status == 400)
@@ -221,7 +221,7 @@ import WaitingRoomHTTP
         let outcome = await (try p.enqueue(Self.entry("sale"))).outcome()
         #expect(outcome.state == .passed)
         #expect(h.clock.sleepLog.starts(with: [.seconds(1), .seconds(2), .seconds(1)]))
-        let state = try await t.send(HTTPRequest(method: "GET", url: h.server.baseURL + "/_emulator/queueit/state", timeout: .seconds(10)))
+        let state = try await t.send(HTTPRequest(method: "GET", url: h.server.baseURL + "/_emulator/queueit/state", timeout: .seconds(30)))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(state.body)) as? [String: Any])
         #expect(json["faultsInjected"] as? Int == 3)
         #expect((json["faultsInjectedOn"] as? [String: Any])?["queue"] as? Int == 1)

@@ -96,7 +96,7 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
 
     func admin(_ method: String, _ path: String) async throws -> JSONValue {
         let response = try await AsyncHTTPTransport.shared.send(
-            WaitingRoom.HTTPRequest(method: method, url: baseURL + "/_emulator/queueit/" + path, timeout: .seconds(10)))
+            WaitingRoom.HTTPRequest(method: method, url: baseURL + "/_emulator/queueit/" + path, timeout: .seconds(30)))
         return try JSONValue.parse(Data(response.body))
     }
 
