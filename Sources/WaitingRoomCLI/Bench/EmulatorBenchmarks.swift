@@ -217,7 +217,9 @@ enum EmulatorBenchmarks {
             StaticReplyServer.install(replies, on: router)
             let app = Application(router: router, configuration: .init(address: .unixDomainSocket(path: unixSocket), serverName: "waitingroom-emulator"),
                                   logger: EmulatorServer.quietLogger)
-            socketTask = Task { try await app.runService() }
+            // no signal handling of its own: SIGTERM (bench/wrk.sh's cleanup) must still end the
+            // process as it does without the socket (a handler here swallowed it)
+            socketTask = Task { try await app.runService(gracefulShutdownSignals: []) }
         }
         var fields: [String: JSONValue] = ["baseURL": .string(server.baseURL)]
         if let unixSocket { fields["unixSocket"] = .string(unixSocket) }
