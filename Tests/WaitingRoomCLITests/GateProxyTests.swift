@@ -54,10 +54,30 @@ struct GateProxyTests {
         }
     }
 
+    /// Starts `waitingroom gate arguments… --upstream` in front of `upstream`, runs `body`, and
+    /// stops both whatever happens; a gate that saw `body` through must exit 0 on SIGTERM.
+    static func withGate(_ arguments: [String], upstream: GateProxyUpstream, _ body: (RunningGate) async throws -> Void) async throws {
+        let gate: RunningGate
+        do {
+            gate = try await RunningGate.start(arguments + ["--upstream", upstream.baseURL])
+        } catch {
+            await upstream.stop()
+            throw error
+        }
+        do {
+            try await body(gate)
+        } catch {
+            _ = gate.stop()
+            await upstream.stop()
+            throw error
+        }
+        #expect(gate.stop() == 0)
+        await upstream.stop()
+    }
+
     @Test func queueItOpenPathsPassWithForwardedHeadersAndProtectedOnesQueue() async throws {
         let upstream = try await GateProxyUpstream.start()
-        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL])
-        do {
+        try await Self.withGate(["--vendor", "queueit", "--emulator"], upstream: upstream) { gate in
             // Ignored by the integration: straight to the upstream, with X-Forwarded-*.
             let open = try await gate.send("/static/app.js?v=1", headers: [("X-Forwarded-For", "203.0.113.9"), ("Connection", "close, X-Secret"), ("X-Secret", "hop")])
             #expect(open.status == 200 && open.text == "upstream /static/app.js")
@@ -93,13 +113,7 @@ struct GateProxyTests {
             let page = try await gate.send("/shop/cart", headers: [("Cookie", cookie)])
             #expect(page.status == 200 && page.text == "upstream /shop/cart")
             #expect(upstream.paths.last == "/shop/cart")
-        } catch {
-            _ = gate.stop()
-            await upstream.stop()
-            throw error
         }
-        #expect(gate.stop() == 0)
-        await upstream.stop()
     }
 
     /// HTTP/1.1 on one raw connection (the gate serves it without NIO's pipelining helper):
@@ -108,8 +122,7 @@ struct GateProxyTests {
     /// without keep-alive is answered and the connection closed.
     @Test func pipeliningChunkedBodiesHeadAndHTTP10() async throws {
         let upstream = try await GateProxyUpstream.start()
-        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL])
-        do {
+        try await Self.withGate(["--vendor", "queueit", "--emulator"], upstream: upstream) { gate in
             let port = try #require(Int(gate.baseURL.split(separator: ":").last ?? ""))
             // Three requests in one write: through, queued by the gate (302), through.
             let replies = try await OffPool.run { () -> [KeepAliveConnection.Reply] in
@@ -162,13 +175,7 @@ struct GateProxyTests {
             }
             #expect(bad.status == 400 && badClosed)
             #expect(try await gate.send("/static/after").status == 200)
-        } catch {
-            _ = gate.stop()
-            await upstream.stop()
-            throw error
         }
-        #expect(gate.stop() == 0)
-        await upstream.stop()
     }
 
     /// An upstream that closes every connection after one answer without saying so (as one whose
@@ -198,8 +205,7 @@ struct GateProxyTests {
         let socket = folder.appendingPathComponent("app.sock").path
         let upstream = try await GateProxyUpstream.start(unixSocket: socket)
         #expect(upstream.baseURL == "unix:" + socket)
-        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL])
-        do {
+        try await Self.withGate(["--vendor", "queueit", "--emulator"], upstream: upstream) { gate in
             let open = try await gate.send("/static/app.js")
             #expect(open.status == 200 && open.text == "upstream /static/app.js")
             let seen = try #require(upstream.requests.last)
@@ -217,13 +223,7 @@ struct GateProxyTests {
                 let page = try await gate.send("/shop/cart", headers: [("Cookie", cookie)])
                 #expect(page.status == 200 && page.text == "upstream /shop/cart")
             }
-        } catch {
-            _ = gate.stop()
-            await upstream.stop()
-            throw error
         }
-        #expect(gate.stop() == 0)
-        await upstream.stop()
 
         let nobody = folder.appendingPathComponent("nobody.sock").path
         let down = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "unix:" + nobody, "--connect-timeout", "2"])
@@ -260,8 +260,7 @@ struct GateProxyTests {
     /// even on a path the integration lets through (`/static/`).
     @Test func oversizeBodiesAndHeadersAreRefusedBeforeTheUpstream() async throws {
         let upstream = try await GateProxyUpstream.start()
-        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL, "--max-body-bytes", "1024"])
-        do {
+        try await Self.withGate(["--vendor", "queueit", "--emulator", "--max-body-bytes", "1024"], upstream: upstream) { gate in
             let fits = try await gate.send("/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")],
                                            body: [UInt8](repeating: 7, count: 1024))
             #expect(fits.status == 200 && fits.body.count == 1024)
@@ -301,19 +300,12 @@ struct GateProxyTests {
             // The gate still serves after the refusals.
             let after = try await gate.send("/static/page")
             #expect(after.status == 200 && after.text == "upstream /static/page")
-        } catch {
-            _ = gate.stop()
-            await upstream.stop()
-            throw error
         }
-        #expect(gate.stop() == 0)
-        await upstream.stop()
     }
 
     @Test func crowdHandlerQueuesAndPromotes() async throws {
         let upstream = try await GateProxyUpstream.start()
-        let gate = try await RunningGate.start(["--vendor", "crowdhandler", "--emulator", "--upstream", upstream.baseURL])
-        do {
+        try await Self.withGate(["--vendor", "crowdhandler", "--emulator"], upstream: upstream) { gate in
             // The demo line promotes 30 a minute: on a slow machine the first visitor may already
             // be due. Stop it promoting for this check (keys not given keep their values).
             let emulator = try #require(gate.emulatorURL)
@@ -343,13 +335,7 @@ struct GateProxyTests {
                 if recorded == 0 { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect((1...61).contains(recorded), "responses recorded: \(recorded)")
-        } catch {
-            _ = gate.stop()
-            await upstream.stop()
-            throw error
         }
-        #expect(gate.stop() == 0)
-        await upstream.stop()
     }
 
     @Test func badOptionsAreUsageErrors() async throws {
