@@ -11,7 +11,8 @@
 #     to its upstream directly; the figure is gate / upstream (goal ≥ 0.5):
 #       nginx static (the fastest upstream there is), with nginx itself as a reverse proxy in front
 #       of it for reference (what a proxy reaches when wrk, proxy and upstream share the cores);
-#       a Hummingbird app (`bench --serve-static`), the kind of server the gate fronts;
+#       a Hummingbird app (`bench --serve-static`), the kind of server the gate fronts, with
+#       nginx as a reverse proxy in front of it too (the same reference for this row);
 #     each also over a Unix-domain socket (`--upstream unix:PATH`), and the app once more with
 #     `--session-memo 0` (every request's cookie checked and signed afresh)
 # The figures that matter are the ratios emulator / nginx, emulator / Hummingbird static and
@@ -98,6 +99,7 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 for _ in 1 2 3 4 5; do
 NPORT=$((20000 + RANDOM % 20000))
 PPORT=$((NPORT + 1))
+HPORT=$((NPORT + 2))
 cat >"$WORK/nginx.conf" <<NGX
 worker_processes $THREADS;
 pid $WORK/nginx.pid;
@@ -115,7 +117,14 @@ http {
   # nginx as a reverse proxy in front of the server above (keep-alive both ways): what the
   # best-known proxy reaches on this machine, the reference for the gate row
   upstream wr_static { server 127.0.0.1:$NPORT; keepalive 64; }
-  server { listen 127.0.0.1:$PPORT; location / { proxy_pass http://wr_static; proxy_http_version 1.1; proxy_set_header Connection ""; } }
+  # it forwards what the gate forwards: the visitor's cookie (wrk sends the gate row's) and
+  # X-Forwarded-For, -Proto and -Host
+  server { listen 127.0.0.1:$PPORT; location / { proxy_pass http://wr_static; proxy_http_version 1.1; proxy_set_header Connection "";
+    proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for; proxy_set_header X-Forwarded-Proto \$scheme; proxy_set_header X-Forwarded-Host \$http_host; } }
+  # the same proxy in front of the Hummingbird app: the reference for the gate's app row
+  upstream wr_app { server ${HELLO#http://}; keepalive 64; }
+  server { listen 127.0.0.1:$HPORT; location / { proxy_pass http://wr_app; proxy_http_version 1.1; proxy_set_header Connection "";
+    proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for; proxy_set_header X-Forwarded-Proto \$scheme; proxy_set_header X-Forwarded-Host \$http_host; } }
 }
 NGX
 "$NGINX" -e "$WORK/logs/error.log" -c "$WORK/nginx.conf" -p "$WORK" 2>>"$WORK/logs/start.log" && break
@@ -215,6 +224,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
   start_gate "unix:$WORK/hello.sock" GATEHU
   start_gate "$HELLO" GATEHM --session-memo 0
   wrk -t1 -c4 -d2s "http://127.0.0.1:$PPORT/reply.js" >/dev/null
+  wrk -t1 -c4 -d2s "http://127.0.0.1:$HPORT/reply.js" >/dev/null
   G="waitingroom gate (Queue-it cookie) in front of nginx, reply.js"
   GU="waitingroom gate (Queue-it cookie) in front of nginx over a Unix socket, reply.js"
   U="nginx static reply.js, direct (the gate's upstream)"
@@ -223,24 +233,26 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
   GHU="waitingroom gate (Queue-it cookie) in front of the Hummingbird app over a Unix socket, reply.js"
   GHM="waitingroom gate --session-memo 0 (Queue-it cookie) in front of the Hummingbird app, reply.js"
   H="Hummingbird app (bench --serve-static) reply.js, direct"
+  PH="nginx as a reverse proxy in front of the Hummingbird app, reply.js"
   for round in $(seq 1 "$ROUNDS"); do
-    for t in $(order "$round" "gate gateu upstream proxy gateh gatehu gatehm hummingbird"); do
+    for t in $(order "$round" "gate gateu upstream proxy gateh gatehu gatehm proxyh hummingbird"); do
       case $t in
         gate) best "$G" -H "Cookie: $GATE_COOKIE" "$GATE_URL/reply.js" ;;
         gateu) best "$GU" -H "Cookie: $GATEU_COOKIE" "$GATEU_URL/reply.js" ;;
         upstream) best "$U" "$UPSTREAM/reply.js" ;;
-        proxy) best "$P" "http://127.0.0.1:$PPORT/reply.js" ;;
+        proxy) best "$P" -H "Cookie: $GATE_COOKIE" "http://127.0.0.1:$PPORT/reply.js" ;;
         gateh) best "$GH" -H "Cookie: $GATEH_COOKIE" "$GATEH_URL/reply.js" ;;
         gatehu) best "$GHU" -H "Cookie: $GATEHU_COOKIE" "$GATEHU_URL/reply.js" ;;
         gatehm) best "$GHM" -H "Cookie: $GATEHM_COOKIE" "$GATEHM_URL/reply.js" ;;
+        proxyh) best "$PH" -H "Cookie: $GATEH_COOKIE" "http://127.0.0.1:$HPORT/reply.js" ;;
         hummingbird) best "$H" "$HELLO/reply.js" ;;
       esac
     done
   done
   SUMMARY+="gate with a valid Queue-it cookie in front of nginx static: ${BEST[$G]} req/s (over a Unix socket: ${BEST[$GU]}); nginx static directly: ${BEST[$U]} req/s; nginx as a reverse proxy in front of it: ${BEST[$P]} req/s"$'\n'
   SUMMARY+="  gate/upstream $(ratio "${BEST[$G]}" "${BEST[$U]}"), over a Unix socket $(ratio "${BEST[$GU]}" "${BEST[$U]}") (goal ≥ 0.5); nginx proxy/upstream $(ratio "${BEST[$P]}" "${BEST[$U]}") (what a proxy reaches here); gate/nginx proxy $(ratio "${BEST[$G]}" "${BEST[$P]}")"$'\n'
-  SUMMARY+="gate with a valid Queue-it cookie in front of a Hummingbird app: ${BEST[$GH]} req/s (over a Unix socket: ${BEST[$GHU]}; every cookie checked afresh: ${BEST[$GHM]}); the app directly: ${BEST[$H]} req/s"$'\n'
-  SUMMARY+="  gate/upstream $(ratio "${BEST[$GH]}" "${BEST[$H]}"), over a Unix socket $(ratio "${BEST[$GHU]}" "${BEST[$H]}"), every cookie checked $(ratio "${BEST[$GHM]}" "${BEST[$H]}") (goal ≥ 0.5)"$'\n'
+  SUMMARY+="gate with a valid Queue-it cookie in front of a Hummingbird app: ${BEST[$GH]} req/s (over a Unix socket: ${BEST[$GHU]}; every cookie checked afresh: ${BEST[$GHM]}); the app directly: ${BEST[$H]} req/s; nginx as a reverse proxy in front of it: ${BEST[$PH]} req/s"$'\n'
+  SUMMARY+="  gate/upstream $(ratio "${BEST[$GH]}" "${BEST[$H]}"), over a Unix socket $(ratio "${BEST[$GHU]}" "${BEST[$H]}"), every cookie checked $(ratio "${BEST[$GHM]}" "${BEST[$H]}") (goal ≥ 0.5); nginx proxy/upstream $(ratio "${BEST[$PH]}" "${BEST[$H]}"); gate/nginx proxy $(ratio "${BEST[$GH]}" "${BEST[$PH]}")"$'\n'
 fi
 echo
 echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s; best of $ROUNDS runs per target)"
