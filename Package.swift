@@ -7,6 +7,9 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+// NIO's lock (a pthread mutex): where ThreadSanitizer must see a lock, which it cannot for
+// `Synchronization.Mutex` on Linux (README, "Sanitizers").
+let nioConcurrencyHelpers: Target.Dependency = .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
 // The web server is only for the emulators (and the CLI and tests that serve them): behind the
 // `Emulators` trait, on by default. An app that links only the SDK can depend on this package
@@ -119,7 +122,7 @@ let package = Package(
         // emulator is built on it; nothing an app links depends on it.
         .target(
             name: "WaitingRoomEmulatorKit",
-            dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio"), "WaitingRoom", hummingbird, nioCore, httpTypes],
+            dependencies: [nioConcurrencyHelpers, "WaitingRoom", hummingbird, nioCore, httpTypes],
             swiftSettings: strict
         ),
 
@@ -162,7 +165,7 @@ let package = Package(
             name: "QueueIt",
             dependencies: [
                 "WebDriver",
-                "WaitingRoom", crypto, logging,
+                "WaitingRoom", crypto, logging, nioConcurrencyHelpers,
                 // AES-256-CBC of enqueue-token payloads (`AES._CBC`).
                 cryptoExtras,
             ],
@@ -192,7 +195,7 @@ let package = Package(
             name: "CrowdHandlerEmulator",
             dependencies: [
                 "WaitingRoomEmulatorKit",
-                "WaitingRoom", httpTypes, "CrowdHandler", hummingbird, nioCore, logging,
+                "WaitingRoom", httpTypes, "CrowdHandler", hummingbird, nioCore, logging, nioConcurrencyHelpers,
             ],
             path: "Vendors/CrowdHandler/Sources/CrowdHandlerEmulator",
             swiftSettings: strict
@@ -242,7 +245,7 @@ let package = Package(
         .target(
             name: "WaitingRoomGate",
             dependencies: [
-                "WaitingRoom", "QueueIt", "CrowdHandler", logging,
+                "WaitingRoom", "QueueIt", "CrowdHandler", logging, nioConcurrencyHelpers,
             ],
             swiftSettings: strict
         ),
@@ -306,7 +309,7 @@ let package = Package(
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
                 "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", "CEditLine", "CHeapInUse", logging,
                 "WaitingRoomSQLite", "WaitingRoomPostgres", prometheus, coreMetrics, hummingbird,
-                "WaitingRoomGate", nioHTTP1, serviceLifecycle,
+                "WaitingRoomGate", nioHTTP1, serviceLifecycle, nioConcurrencyHelpers,
                 // `bench queueit`'s baseline: a bare HMAC-SHA256, keyed per call
                 crypto,
             ],
@@ -460,7 +463,7 @@ let package = Package(
                 "WebDriver", "WaitingRoomEmulatorKit",
                 "WaitingRoom", "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomEmulators",
                 "WaitingRoomTesting", "WaitingRoomHTTP", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
-                "CrowdHandler", "CrowdHandlerEmulator", hummingbird, serviceLifecycle,
+                "CrowdHandler", "CrowdHandlerEmulator", hummingbird, serviceLifecycle, nioConcurrencyHelpers,
             ],
             swiftSettings: strict
         ),

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Remembers single-use credentials (an accepted `queueittoken`, an enqueue token's id) until
 /// they expire, so a second use is seen. (proposal) The KnownUser connectors accept a token as
@@ -12,7 +12,8 @@ public final class GateReplayLedger: Sendable {
         var insertions = 0
     }
 
-    let state = Mutex(State())
+    /// NIO's lock (a pthread mutex), which ThreadSanitizer sees; it cannot see `Synchronization.Mutex` on Linux.
+    let state = NIOLockedValueBox(State())
     /// The most ids kept; when full, the ones expired are dropped, then the soonest to expire.
     public let capacity: Int
 
@@ -23,7 +24,7 @@ public final class GateReplayLedger: Sendable {
     /// Records `id` as used until `expiresAt` (epoch seconds). Returns false when it was already
     /// recorded and has not expired at `now` (a replay).
     public func use(_ id: String, expiresAt: Int64, now: Int64) -> Bool {
-        state.withLock { s in
+        state.withLockedValue { s in
             if let until = s.expiries[id], until >= now { return false }
             if s.expiries.count >= capacity { Self.prune(&s, now: now, capacity: capacity) }
             s.expiries[id] = expiresAt
@@ -33,11 +34,11 @@ public final class GateReplayLedger: Sendable {
 
     /// Whether `id` was used and has not expired at `now`.
     public func wasUsed(_ id: String, now: Int64) -> Bool {
-        state.withLock { s in s.expiries[id].map { $0 >= now } ?? false }
+        state.withLockedValue { s in s.expiries[id].map { $0 >= now } ?? false }
     }
 
     /// How many ids are kept.
-    public var count: Int { state.withLock { $0.expiries.count } }
+    public var count: Int { state.withLockedValue { $0.expiries.count } }
 
     static func prune(_ s: inout State, now: Int64, capacity: Int) {
         s.expiries = s.expiries.filter { $0.value >= now }

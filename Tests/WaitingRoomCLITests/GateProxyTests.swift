@@ -303,6 +303,64 @@ struct GateProxyTests {
         }
     }
 
+    /// Many visitors at once, spread over four event loops: 32 visitors, each landing with its own
+    /// token (the replay ledger), then sending 15 requests in turn: passes with its cookie (the
+    /// session memo), queue redirects without it and ignored paths. Every answer is the right one,
+    /// every request let through reaches the upstream exactly once and no other does, and with
+    /// `--max-connections 40` no request gets 503 (a slot not given back would show as one).
+    @Test func manyVisitorsAtOnceEachGetTheirOwnAnswers() async throws {
+        let upstream = try await GateProxyUpstream.start()
+        try await Self.withGate(["--vendor", "queueit", "--emulator", "--threads", "4", "--max-connections", "40"], upstream: upstream) { gate in
+            let emulator = try #require(gate.emulatorURL)
+            let visitors = 32, rounds = 15
+            var tokens: [String] = []
+            for _ in 0..<visitors { tokens.append(try await Self.mintToken(emulator)) }
+            let outcomes = try await withThrowingTaskGroup(of: (forwarded: [String], problems: [String]).self) { group in
+                for (visitor, token) in tokens.enumerated() {
+                    group.addTask {
+                        var forwarded: [String] = []
+                        var problems: [String] = []
+                        let landing = try await gate.send("/shop/v\(visitor)?queueittoken=" + QueueItTestPercent.encode(token))
+                        guard landing.status == 302,
+                              let cookie = landing.headers.values(for: "Set-Cookie").first(where: { $0.hasPrefix("QueueITAccepted") })
+                                .map({ String($0.prefix { $0 != ";" }) }) else {
+                            return ([], ["visitor \(visitor): landing \(landing.status)"])
+                        }
+                        // The token again: used once already, so back to the queue (never upstream).
+                        let replay = try await gate.send("/shop/v\(visitor)/again?queueittoken=" + QueueItTestPercent.encode(token))
+                        if replay.status != 302 { problems.append("visitor \(visitor): replayed token \(replay.status)") }
+                        for round in 0..<rounds {
+                            let path: String
+                            switch round % 3 {
+                            case 0:
+                                path = "/shop/v\(visitor)/r\(round)"
+                                let r = try await gate.send(path, headers: [("Cookie", cookie)])
+                                if r.status == 200, r.text == "upstream " + path { forwarded.append(path) } else { problems.append("\(path): \(r.status) \(r.text)") }
+                            case 1:
+                                path = "/shop/v\(visitor)/q\(round)"
+                                let r = try await gate.send(path)
+                                if r.status != 302 { problems.append("\(path) without a cookie: \(r.status)") }
+                            default:
+                                path = "/static/v\(visitor)/s\(round)"
+                                let r = try await gate.send(path)
+                                if r.status == 200, r.text == "upstream " + path { forwarded.append(path) } else { problems.append("\(path): \(r.status) \(r.text)") }
+                            }
+                        }
+                        return (forwarded, problems)
+                    }
+                }
+                var all: [(forwarded: [String], problems: [String])] = []
+                for try await outcome in group { all.append(outcome) }
+                return all
+            }
+            let problems = outcomes.flatMap(\.problems)
+            #expect(problems.isEmpty, "\(problems.count) wrong answers, first: \(problems.prefix(5))")
+            let forwarded = outcomes.flatMap(\.forwarded).sorted()
+            #expect(forwarded.count == visitors * rounds * 2 / 3)
+            #expect(upstream.paths.sorted() == forwarded, "the upstream saw \(upstream.paths.count) requests for \(forwarded.count) let through")
+        }
+    }
+
     @Test func crowdHandlerQueuesAndPromotes() async throws {
         let upstream = try await GateProxyUpstream.start()
         try await Self.withGate(["--vendor", "crowdhandler", "--emulator"], upstream: upstream) { gate in

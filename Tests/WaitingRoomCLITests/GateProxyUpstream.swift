@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import ServiceLifecycle
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The app behind `waitingroom gate` in its tests: a Hummingbird server on 127.0.0.1 port 0 that
 /// answers every GET with `upstream {path}` (after 5 s for a path with `/slow/`), every HEAD with that answer's head, and every POST with its body, and remembers each
@@ -27,7 +27,7 @@ final class GateProxyUpstream: Sendable {
     }
 
     /// The requests that reached it, in order.
-    var requests: [Seen] { log.seen.withLock { $0 } }
+    var requests: [Seen] { log.seen.withLockedValue { $0 } }
     /// The paths that reached it, in order.
     var paths: [String] { requests.map(\.path) }
 
@@ -40,7 +40,7 @@ final class GateProxyUpstream: Sendable {
             for field in request.headers { headers[field.name.canonicalName] = field.value }
             // HTTP/1's `Host` is the request's authority in Hummingbird 2
             if let authority = request.head.authority { headers["host"] = authority }
-            log.seen.withLock { $0.append(Seen(path: request.uri.description, headers: headers)) }
+            log.seen.withLockedValue { $0.append(Seen(path: request.uri.description, headers: headers)) }
         }
         router.on("**", method: .get) { request, _ -> String in
             record(request)
@@ -82,7 +82,7 @@ final class GateProxyUpstream: Sendable {
     }
 }
 
-/// The requests the upstream's router saw.
+/// The requests the upstream's router saw (behind NIO's lock, which ThreadSanitizer sees).
 private final class UpstreamLog: Sendable {
-    let seen = Mutex<[GateProxyUpstream.Seen]>([])
+    let seen = NIOLockedValueBox<[GateProxyUpstream.Seen]>([])
 }

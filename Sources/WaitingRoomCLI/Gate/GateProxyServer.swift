@@ -1,9 +1,9 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
-import Synchronization
 
 /// The listening side of `waitingroom gate`: a NIO HTTP/1.1 server whose connections end in a
 /// ``GateProxyConnection`` each, on the shared event-loop group (its loops also own the upstream
@@ -82,17 +82,18 @@ final class GateProxyServer: Service, Sendable {
     }
 }
 
-/// The visitor connections open now, to close at shutdown.
+/// The visitor connections open now, to close at shutdown. Added and removed on any event loop,
+/// behind NIO's lock (ThreadSanitizer sees it; it cannot see `Synchronization.Mutex` on Linux).
 final class GateProxyConnections: Sendable {
-    private let open = Mutex<[ObjectIdentifier: any Channel]>([:])
+    private let open = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
 
     /// Tracks `channel` until it closes.
     func add(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        open.withLock { $0[id] = channel }
-        channel.closeFuture.whenComplete { [self] _ in _ = open.withLock { $0.removeValue(forKey: id) } }
+        open.withLockedValue { $0[id] = channel }
+        channel.closeFuture.whenComplete { [self] _ in _ = open.withLockedValue { $0.removeValue(forKey: id) } }
     }
 
     /// The open connections.
-    func all() -> [any Channel] { open.withLock { Array($0.values) } }
+    func all() -> [any Channel] { open.withLockedValue { Array($0.values) } }
 }

@@ -11,7 +11,7 @@ extension CrowdHandlerEmulator {
     public func emulatorStatus() -> EmulatorStatus {
         let t = model.now()
         let pendingFaults = model.faults.pending
-        let (rooms, counters, pending) = model.state.withLock { s -> ([EmulatorStatus.Room], CrowdHandlerEmulatorCounters, Int) in
+        let (rooms, counters, pending) = model.state.withLockedValue { s -> ([EmulatorStatus.Room], CrowdHandlerEmulatorCounters, Int) in
             CrowdHandlerEmulatorModel.admitByRate(&s, now: t)
             let key = s.configuration.publicKeys.first ?? CrowdHandlerEmulatorConfiguration.demoPublicKey
             var rooms: [EmulatorStatus.Room] = []

@@ -137,7 +137,7 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
         // parameter name, and the combined emulator serves both vendors on one router.
         router.get("/:prefix") { [self] _, ctx in
             let slug = ctx.parameters.get("prefix") ?? ""
-            guard configuration.rooms[slug] != nil || model.state.withLock({ $0.rooms[slug] != nil }) else {
+            guard configuration.rooms[slug] != nil || model.state.withLockedValue({ $0.rooms[slug] != nil }) else {
                 return Self.response(404, Array("<html><body>No waiting room \(CrowdHandlerWaitingPageHTML.escape(slug))</body></html>".utf8), type: "text/html")
             }
             let message = model.room(slug: slug)?.message ?? configuration.rooms[slug]?.message ?? ""

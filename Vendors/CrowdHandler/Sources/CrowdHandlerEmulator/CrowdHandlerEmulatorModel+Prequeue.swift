@@ -82,7 +82,7 @@ extension CrowdHandlerEmulatorModel {
     /// The arrivals and promotions of `slug` (nil: no such room).
     func admissionRecord(slug: String) -> EmulatorAdmissionRecord? {
         let at = now()
-        return state.withLock { s in
+        return state.withLockedValue { s in
             Self.admitByRate(&s, now: at)
             return s.rooms[slug]?.admissionRecord
         }

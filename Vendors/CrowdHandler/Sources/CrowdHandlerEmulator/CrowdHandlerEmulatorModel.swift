@@ -1,6 +1,6 @@
 import CrowdHandler
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import WaitingRoom
 import WaitingRoomEmulatorKit
 
@@ -90,14 +90,15 @@ final class CrowdHandlerEmulatorModel: Sendable {
         var json: JSONValue
     }
 
-    let state: Mutex<State>
+    /// Behind NIO's lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
+    let state: NIOLockedValueBox<State>
     let now: @Sendable () -> Date
     let signature: CrowdHandlerSignature
     /// The faults (the emulator kit's queue).
     let faults = EmulatorFaultQueue()
 
     init(configuration: CrowdHandlerEmulatorConfiguration, now: @escaping @Sendable () -> Date) {
-        state = Mutex(State(configuration))
+        state = NIOLockedValueBox(State(configuration))
         self.now = now
         signature = CrowdHandlerSignature(privateKey: configuration.privateKey)
     }
@@ -160,7 +161,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
     /// `POST /v1/requests` (token nil) or `GET /v1/requests/{token}`.
     func check(key: String?, token: String?, url: String?) -> Answer {
         let at = now()
-        return state.withLock { s in
+        return state.withLockedValue { s in
             let a = answer(key: key, token: token, url: url, at: at, &s)
             s.counters.replies[Self.replyKind(a), default: 0] += 1
             return a
@@ -242,7 +243,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
 
     /// `PUT /v1/responses/{id}`.
     func recordResponse(key: String?, id: String, body: JSONValue?) -> Answer {
-        state.withLock { s in
+        state.withLockedValue { s in
             guard keyAccepted(key, s) else {
                 s.counters.refused += 1
                 return Self.error(401, "invalid x-api-key")
@@ -258,7 +259,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
 
     /// `GET /v1/rooms`.
     func rooms(key: String?, base: String) -> Answer {
-        state.withLock { s in
+        state.withLockedValue { s in
             guard keyAccepted(key, s) else { return Self.error(401, "invalid x-api-key") }
             let list: [JSONValue] = s.rooms.keys.sorted().compactMap { slug in
                 guard let r = s.rooms[slug]?.room else { return nil }
@@ -274,7 +275,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
     /// Counts a request of kind `target` and takes the next fault for it from the kit's queue.
     func takeFault(for target: CrowdHandlerEmulatorFault.Target) -> EmulatorFault? {
         let fault = faults.take(for: target.rawValue)
-        state.withLock { s in
+        state.withLockedValue { s in
             s.counters.requests[target.rawValue, default: 0] += 1
             if let fault {
                 s.counters.faults[fault.action.name, default: 0] += 1
@@ -286,7 +287,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
 
     func reset() {
         faults.reset()
-        state.withLock { s in s = State(s.configuration) }
+        state.withLockedValue { s in s = State(s.configuration) }
     }
 
     /// Lets `count` users in from the head of `slug`'s line; how many were let in, nil for an
@@ -294,7 +295,7 @@ final class CrowdHandlerEmulatorModel: Sendable {
     @discardableResult
     func admit(slug: String, count: Int) -> Int? {
         let at = now()
-        return state.withLock { s in
+        return state.withLockedValue { s in
             guard var r = s.rooms[slug] else { return nil }
             let n = min(max(0, count), r.line.count)
             let tokens = Array(r.line.prefix(n))
@@ -307,12 +308,12 @@ final class CrowdHandlerEmulatorModel: Sendable {
     }
 
     /// A room's settings now (nil: no such room).
-    func room(slug: String) -> CrowdHandlerEmulatorConfiguration.Room? { state.withLock { $0.rooms[slug]?.room } }
+    func room(slug: String) -> CrowdHandlerEmulatorConfiguration.Room? { state.withLockedValue { $0.rooms[slug]?.room } }
 
     /// Replaces a room's settings (admin); false for an unknown room.
     @discardableResult
     func update(slug: String, _ room: CrowdHandlerEmulatorConfiguration.Room) -> Bool {
-        state.withLock { s in
+        state.withLockedValue { s in
             guard s.rooms[slug] != nil else { return false }
             s.rooms[slug]?.room = room
             s.rooms[slug]?.applyPrequeueSettings(of: room)
@@ -321,14 +322,14 @@ final class CrowdHandlerEmulatorModel: Sendable {
         }
     }
 
-    var counters: CrowdHandlerEmulatorCounters { state.withLock { $0.counters } }
+    var counters: CrowdHandlerEmulatorCounters { state.withLockedValue { $0.counters } }
 
     /// Users in line per room.
-    func waiting() -> [String: Int] { state.withLock { $0.rooms.mapValues { $0.line.count } } }
+    func waiting() -> [String: Int] { state.withLockedValue { $0.rooms.mapValues { $0.line.count } } }
 
     func snapshot() -> JSONValue {
         let at = now()
-        return state.withLock { s in
+        return state.withLockedValue { s in
             Self.admitByRate(&s, now: at)
             var rooms: [String: JSONValue] = [:]
             for (slug, r) in s.rooms {

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// HMAC-SHA256 as Queue-it's KnownUser connectors compute it: key = the customer's secret key
 /// (UTF-8), message = UTF-8 text, result = lower-case hex (docs/queueit-protocol.md §7.3).
@@ -19,13 +19,14 @@ public enum QueueItHash {
 
     /// HMACs already keyed (the key's padding hashed in), by secret: a gate checks every request
     /// with the same few keys, and keying cost as much as the hash itself. At most 64 are kept.
-    private static let keyedCache = Mutex<[String: HMAC<SHA256>]>([:])
+    /// Behind NIO's lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
+    private static let keyedCache = NIOLockedValueBox<[String: HMAC<SHA256>]>([:])
 
     /// An HMAC keyed with `secretKey`, from the cache when it is there.
     static func keyed(_ secretKey: String) -> HMAC<SHA256> {
-        if let cached = keyedCache.withLock({ $0[secretKey] }) { return cached }
+        if let cached = keyedCache.withLockedValue({ $0[secretKey] }) { return cached }
         let mac = HMAC<SHA256>(key: SymmetricKey(data: Array(secretKey.utf8)))
-        keyedCache.withLock { cache in
+        keyedCache.withLockedValue { cache in
             if cache.count >= 64 { cache.removeAll() }
             cache[secretKey] = mac
         }
