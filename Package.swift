@@ -156,7 +156,7 @@ let package = Package(
             name: "NetFUNNELEmulator",
             dependencies: [
                 "WaitingRoomEmulatorKit",
-                "WaitingRoom", httpTypes, serviceLifecycle, "NetFUNNEL", hummingbird, nioCore, logging,
+                "WaitingRoom", httpTypes, serviceLifecycle, "NetFUNNEL", hummingbird, nioCore, logging, nioConcurrencyHelpers,
             ],
             path: "Vendors/NetFUNNEL/Sources/NetFUNNELEmulator",
             swiftSettings: strict
@@ -176,7 +176,7 @@ let package = Package(
             name: "QueueItEmulator",
             dependencies: [
                 "WaitingRoomEmulatorKit",
-                "WaitingRoom", httpTypes, "QueueIt", hummingbird, nioCore, logging, serviceLifecycle,
+                "WaitingRoom", httpTypes, "QueueIt", hummingbird, nioCore, logging, serviceLifecycle, nioConcurrencyHelpers,
             ],
             path: "Vendors/QueueIt/Sources/QueueItEmulator",
             swiftSettings: strict
@@ -204,7 +204,7 @@ let package = Package(
         .target(
             name: "Cloudflare",
             dependencies: [
-                "WaitingRoom", logging,
+                "WaitingRoom", logging, nioConcurrencyHelpers,
             ],
             path: "Vendors/Cloudflare/Sources/Cloudflare",
             swiftSettings: strict
@@ -213,7 +213,7 @@ let package = Package(
             name: "CloudflareEmulator",
             dependencies: [
                 "WaitingRoomEmulatorKit",
-                "WaitingRoom", httpTypes, "Cloudflare", hummingbird, nioCore, logging,
+                "WaitingRoom", httpTypes, "Cloudflare", hummingbird, nioCore, logging, nioConcurrencyHelpers,
             ],
             path: "Vendors/Cloudflare/Sources/CloudflareEmulator",
             swiftSettings: strict
@@ -235,7 +235,7 @@ let package = Package(
                 "WaitingRoomEmulatorKit",
                 logging, nioCore, "WaitingRoom", "WaitingRoomVendors", "NetFUNNEL", "NetFUNNELEmulator",
                 "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", hummingbird,
-                serviceLifecycle, hummingbirdCore, nioHTTPTypes, httpTypes, prometheus,
+                serviceLifecycle, hummingbirdCore, nioHTTPTypes, httpTypes, prometheus, nioConcurrencyHelpers,
             ],
             swiftSettings: strict
         ),
@@ -437,10 +437,20 @@ let package = Package(
             dependencies: ["WaitingRoom", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomVendors", "WebDriver"],
             swiftSettings: strict
         ),
+        // What both gate test targets share (the Queue-it fixture, the upstream counter, the
+        // emulators' admin routes): tests only, no product, nothing shipped imports it.
+        .target(
+            name: "WaitingRoomGateTestSupport",
+            dependencies: [
+                "WaitingRoomGate", "WaitingRoom", "QueueIt", "WaitingRoomEmulators", "WaitingRoomHTTP", nioConcurrencyHelpers,
+            ],
+            path: "Tests/WaitingRoomGateTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "WaitingRoomGateTests",
             dependencies: [
-                "WaitingRoomGate", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
+                "WaitingRoomGateTestSupport", "WaitingRoomGate", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
                 "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", hummingbird, serviceLifecycle,
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
             ],
@@ -451,7 +461,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomGateVaporTests",
             dependencies: [
-                "WaitingRoomGate", "WaitingRoomGateVapor", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "CrowdHandler",
+                "WaitingRoomGateTestSupport", "WaitingRoomGate", "WaitingRoomGateVapor", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "CrowdHandler",
                 "WaitingRoomEmulators", "WaitingRoomHTTP", hummingbird, vapor,
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
             ],

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import WaitingRoom
 
 /// Virtual users that wait in a room, hold their pass for a while and give it back: the crowd in
@@ -111,18 +111,19 @@ struct Crowd: Sendable {
 
 /// The visits of one crowd, as they end; ``all()`` returns once every user has one.
 final class VisitLog: Sendable {
-    private let state: Mutex<(visits: [Crowd.Visit], waiter: CheckedContinuation<[Crowd.Visit], Never>?)>
+    /// Behind NIO's lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
+    private let state: NIOLockedValueBox<(visits: [Crowd.Visit], waiter: CheckedContinuation<[Crowd.Visit], Never>?)>
     private let expected: Int
 
     init(expected: Int) {
         self.expected = expected
         var visits: [Crowd.Visit] = []
         visits.reserveCapacity(expected)
-        state = Mutex((visits, nil))
+        state = NIOLockedValueBox((visits, nil))
     }
 
     func add(_ visit: Crowd.Visit) {
-        let finished = state.withLock { state -> (CheckedContinuation<[Crowd.Visit], Never>, [Crowd.Visit])? in
+        let finished = state.withLockedValue { state -> (CheckedContinuation<[Crowd.Visit], Never>, [Crowd.Visit])? in
             state.visits.append(visit)
             guard state.visits.count == expected, let waiter = state.waiter else { return nil }
             state.waiter = nil
@@ -133,7 +134,7 @@ final class VisitLog: Sendable {
 
     func all() async -> [Crowd.Visit] {
         await withCheckedContinuation { (continuation: CheckedContinuation<[Crowd.Visit], Never>) in
-            let ready = state.withLock { state -> [Crowd.Visit]? in
+            let ready = state.withLockedValue { state -> [Crowd.Visit]? in
                 if state.visits.count >= expected { return state.visits }
                 state.waiter = continuation
                 return nil

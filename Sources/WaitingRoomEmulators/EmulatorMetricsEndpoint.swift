@@ -1,7 +1,7 @@
 import Hummingbird
+import NIOConcurrencyHelpers
 import NIOCore
 import Prometheus
-import Synchronization
 import WaitingRoomEmulatorKit
 
 /// The combined emulator's `GET /metrics`: every vendor's figures (``EmulatedVendor/metrics(into:)``,
@@ -37,7 +37,7 @@ public final class EmulatorMetricsEndpoint: Sendable {
     }
 
     /// The label sets admitted so far, per vendor and family.
-    private let admitted = Mutex<[Family: Set<[String: String]>]>([:])
+    private let admitted = NIOLockedValueBox<[Family: Set<[String: String]>]>([:])
 
     /// An endpoint over `vendors`.
     public init(vendors: [any EmulatedVendor]) {
@@ -112,7 +112,7 @@ public final class EmulatorMetricsEndpoint: Sendable {
 
     /// Keeps at most ``seriesLimit`` label sets per vendor and family (see the type's documentation).
     private func bounded(_ samples: [EmulatorMetricSample]) -> [EmulatorMetricSample] {
-        admitted.withLock { admitted in
+        admitted.withLockedValue { admitted in
             var kept: [EmulatorMetricSample] = []
             var folded: [Family: Int] = [:]
             for sample in samples {

@@ -4,6 +4,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
 
 /// CrowdHandler through the gate, against the project's CrowdHandler emulator: full mode,
@@ -36,7 +37,7 @@ import WaitingRoomHTTP
             // The handler's status and time reach `PUT /v1/responses/{id}` (sampled at 1.0 here).
             var recorded = 0
             for _ in 0..<40 {
-                recorded = Self.counter(try await GateTestApp.emulatorState(server, vendor: "crowdhandler"), "responsesRecorded")
+                recorded = Self.counter(try await EmulatorAdmin.state(server, vendor: "crowdhandler"), "responsesRecorded")
                 if recorded >= 1 { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
@@ -98,12 +99,12 @@ import WaitingRoomHTTP
             #expect(first.status == 200)
             let cookie = try #require(cookiePair(first, named: "crowdhandler"))
             #expect(cookie.split(separator: "~").count == 3, "the cookie keeps the promotion's signature: \(cookie)")
-            let checked = Self.counter(try await GateTestApp.emulatorState(server, vendor: "crowdhandler"), "sessionsChecked")
+            let checked = Self.counter(try await EmulatorAdmin.state(server, vendor: "crowdhandler"), "sessionsChecked")
             for _ in 0..<3 {
                 let answer3 = try await app.send("/site/demo-open", headers: [("Cookie", cookie)])
                 #expect(answer3.status == 200)
             }
-            let after = Self.counter(try await GateTestApp.emulatorState(server, vendor: "crowdhandler"), "sessionsChecked")
+            let after = Self.counter(try await EmulatorAdmin.state(server, vendor: "crowdhandler"), "sessionsChecked")
             #expect(after == checked, "a valid signature needs no API call")
             #expect(upstream.count == 4)
             // A tampered signature is not trusted locally: the API decides, and the blocked room

@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
-import ServiceLifecycle
 import QueueIt
+import ServiceLifecycle
 import Testing
 import WaitingRoomEmulators
 import WaitingRoomGate
 import WaitingRoomGateHummingbird
+import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
 import WebDriver
 
@@ -59,7 +60,7 @@ final class GateBrowserApp: Sendable {
     }
 
     /// How many requests for paths starting with `prefix` reached the handlers.
-    func hits(_ prefix: String) -> Int { upstream.hits.withLock { $0.filter { $0.hasPrefix(prefix) }.count } }
+    func hits(_ prefix: String) -> Int { upstream.paths.filter { $0.hasPrefix(prefix) }.count }
 
     /// Stops the server.
     func stop() async {

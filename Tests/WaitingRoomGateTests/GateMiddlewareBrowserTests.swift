@@ -3,6 +3,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
 import WebDriver
 

@@ -1,19 +1,12 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Synchronization
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
 import WaitingRoomGateHummingbird
+import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
-
-/// Counts the requests that reached the protected handlers (none may, when the gate refuses).
-final class UpstreamCounter: Sendable {
-    let hits = Mutex<[String]>([])
-    func hit(_ path: String) { hits.withLock { $0.append(path) } }
-    var count: Int { hits.withLock { $0.count } }
-}
 
 /// The protected test app: a Hummingbird router with the gate in front of a few handlers, served
 /// over loopback (HummingbirdTesting `.live`), and the project's emulators on 127.0.0.1 port 0.
@@ -49,29 +42,6 @@ enum GateTestApp {
         }
         await server.stop()
     }
-
-    /// POSTs JSON to an emulator admin route and returns the answer's `token`.
-    static func emulatorToken(_ server: EmulatorServer, route: String, _ fields: [String: JSONValue]) async throws -> String {
-        let r = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-            method: "POST", url: server.baseURL + route, headers: [("Content-Type", "application/json")],
-            body: Array(JSONValue.object(fields).jsonText.utf8)))
-        let json = try JSONValue.parse(Data(r.body))
-        guard r.status == 200, let token = json["token"]?.stringValue, !token.isEmpty else {
-            throw GateTestError("the emulator minted no token: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
-        }
-        return token
-    }
-
-    /// The emulator's state document for `vendor`.
-    static func emulatorState(_ server: EmulatorServer, vendor: String) async throws -> JSONValue {
-        let r = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(url: server.baseURL + "/_emulator/\(vendor)/state"))
-        return try JSONValue.parse(Data(r.body))
-    }
-}
-
-struct GateTestError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Sends requests to the protected app over loopback (no redirect is followed).
@@ -82,15 +52,4 @@ struct AppClient: Sendable {
         try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
             method: method, url: "http://localhost:\(port)" + path, headers: HTTPHeaderList(headers), body: body, timeout: .seconds(20)))
     }
-}
-
-extension WaitingRoom.HTTPResponse {
-    var text: String { String(decoding: body, as: UTF8.self) }
-    func value(_ name: String) -> String? { headers.value(for: name) }
-    func values(_ name: String) -> [String] { headers.values(for: name) }
-}
-
-/// `name=value` of the `Set-Cookie` for cookie `name` in `response`, for the next request.
-func cookiePair(_ response: WaitingRoom.HTTPResponse, named name: String) -> String? {
-    response.values("Set-Cookie").first { $0.hasPrefix(name + "=") }.map { String($0.prefix { $0 != ";" }) }
 }

@@ -1,9 +1,10 @@
-import WaitingRoomEmulators
 import Foundation
 import QueueIt
 import Testing
 import WaitingRoom
+import WaitingRoomEmulators
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 
 /// Issue 29 §4 for Queue-it: every abusive request is refused (sent to the queue or answered
 /// 4xx) and never reaches the protected handler.
@@ -102,7 +103,7 @@ import WaitingRoomGate
     @Test func enqueueTokenIdUsedTwiceIsRefused() async throws {
         try await run { s, app, upstream in
             func invitation() async throws -> String {
-                try await GateTestApp.emulatorToken(s.server, route: "/_emulator/queueit/enqueuetokens", [
+                try await EmulatorAdmin.token(s.server, route: "/_emulator/queueit/enqueuetokens", [
                     "customerId": .string("demo"), "waitingRoomId": .string("sale"), "expiresIn": .number(600),
                     "tokenIdentifier": .string("invite-0001"),
                 ])

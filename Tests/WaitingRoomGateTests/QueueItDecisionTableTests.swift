@@ -3,6 +3,7 @@ import QueueIt
 import Testing
 import WaitingRoom
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 
 /// Queue-it's published KnownUser behaviour as a decision table (issue 29, "Done when" bullet 2).
 /// Every row names where the behaviour is published; the gate, in front of a Hummingbird app,

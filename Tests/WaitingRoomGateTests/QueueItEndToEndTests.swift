@@ -3,6 +3,7 @@ import QueueIt
 import Testing
 import WaitingRoom
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
 
 /// The whole AJAX form against real servers: `QueueItHybridClient` calls an API behind the gate,

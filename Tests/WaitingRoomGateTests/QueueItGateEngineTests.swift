@@ -2,6 +2,7 @@ import Foundation
 import QueueIt
 import Testing
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 
 /// The engine alone (no server): redirect logics, the AJAX form of an error, and the decision's
 /// shape that adapters rely on.

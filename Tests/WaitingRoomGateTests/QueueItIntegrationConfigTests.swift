@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 
 /// The integration configuration as Queue-it publishes it, and trigger matching as KU-JS's
 /// `IntegrationEvaluator` does it.

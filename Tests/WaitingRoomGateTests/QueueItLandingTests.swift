@@ -4,6 +4,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
 
 /// The Queue-it emulator's queue landing (`{queueDomain}/?c=&e=&t=…`, where the gate redirects a
@@ -34,7 +35,7 @@ import WaitingRoomHTTP
             #expect(arrived.status == 302 && arrived.value("Cache-Control") == "no-store")
             let page = try #require(arrived.value("Location"))
             #expect(page.hasPrefix(server.baseURL + "/queueit/queue/demo/sale?c=demo&e=sale&q="))
-            let state = try await GateTestApp.emulatorState(server, vendor: "queueit")
+            let state = try await EmulatorAdmin.state(server, vendor: "queueit")
             #expect(state["customers"]?["demo"]?["rooms"]?["sale"]?["waiting"]?.numberValue == 1)
             // Held shut: the page shows the position and refreshes itself.
             let waiting = try await Self.get(page)
@@ -92,7 +93,7 @@ import WaitingRoomHTTP
             // `members` needs an enqueue token (or key): without one it refuses; with one it queues.
             let refused = try await Self.get(base + "/?c=demo&e=members")
             #expect(refused.status == 403 && refused.text.contains("requires a valid enqueue token"))
-            let invitation = try await GateTestApp.emulatorToken(server, route: "/_emulator/queueit/enqueuetokens",
+            let invitation = try await EmulatorAdmin.token(server, route: "/_emulator/queueit/enqueuetokens",
                                                                  ["customerId": .string("demo"), "waitingRoomId": .string("members")])
             let invited = try await Self.get(base + "/?c=demo&e=members&enqueuetoken=" + QueueItPercent.encodeComponent(invitation))
             #expect(invited.status == 302 && invited.value("Location")?.contains("/queueit/queue/demo/members?") == true)

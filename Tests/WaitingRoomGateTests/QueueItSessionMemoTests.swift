@@ -2,8 +2,9 @@ import Foundation
 @testable import QueueIt
 import Testing
 import WaitingRoom
-import WaitingRoomTesting
 @testable import WaitingRoomGate
+import WaitingRoomGateTestSupport
+import WaitingRoomTesting
 
 /// `QueueItGate.Options.sessionMemoCapacity`: a valid cookie's decision reused for the rest of its
 /// second gives exactly the answers a gate without it gives, at the expiry boundary, for an

@@ -4,6 +4,7 @@ import Hummingbird
 import Testing
 import WaitingRoomGate
 import WaitingRoomGateHummingbird
+import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
 
 /// The README's "Protecting a server" example, as written there: compiled with the tests so it

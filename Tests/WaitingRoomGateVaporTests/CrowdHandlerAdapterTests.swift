@@ -5,6 +5,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
 
 /// CrowdHandler's full mode (an API call per request) through both adapters, against the

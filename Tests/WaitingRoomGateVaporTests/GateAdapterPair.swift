@@ -1,22 +1,10 @@
 #if Vapor
 import Foundation
-import Synchronization
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
-
-/// Counts the requests that reached a protected handler (none may, when the gate refuses).
-final class UpstreamCounter: Sendable {
-    let hits = Mutex<[String]>([])
-    func hit(_ path: String) { hits.withLock { $0.append(path) } }
-    var count: Int { hits.withLock { $0.count } }
-}
-
-struct GateTestError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// One protected app over loopback: the adapter's name, its port and its upstream counter.
 struct GateApp: Sendable {
@@ -66,28 +54,5 @@ struct GateAdapterPair: Sendable {
         }
         await server.stop()
     }
-
-    /// POSTs JSON to an emulator admin route and returns the answer's `token`.
-    static func emulatorToken(_ server: EmulatorServer, route: String, _ fields: [String: JSONValue]) async throws -> String {
-        let r = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-            method: "POST", url: server.baseURL + route, headers: [("Content-Type", "application/json")],
-            body: Array(JSONValue.object(fields).jsonText.utf8)))
-        let json = try JSONValue.parse(Data(r.body))
-        guard r.status == 200, let token = json["token"]?.stringValue, !token.isEmpty else {
-            throw GateTestError("the emulator minted no token: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
-        }
-        return token
-    }
-}
-
-extension WaitingRoom.HTTPResponse {
-    var text: String { String(decoding: body, as: UTF8.self) }
-    func value(_ name: String) -> String? { headers.value(for: name) }
-    func values(_ name: String) -> [String] { headers.values(for: name) }
-}
-
-/// `name=value` of the `Set-Cookie` for cookie `name` in `response`, for the next request.
-func cookiePair(_ response: WaitingRoom.HTTPResponse, named name: String) -> String? {
-    response.values("Set-Cookie").first { $0.hasPrefix(name + "=") }.map { String($0.prefix { $0 != ";" }) }
 }
 #endif

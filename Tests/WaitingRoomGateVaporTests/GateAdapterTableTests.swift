@@ -5,6 +5,7 @@ import Testing
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 
 /// One row of the table both adapters are held to: Queue-it's KnownUser rows (their sources are
 /// cited in WaitingRoomGateTests/QueueItDecisionTableTests.swift and docs/queueit-protocol.md

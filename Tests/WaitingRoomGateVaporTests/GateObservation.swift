@@ -1,6 +1,7 @@
 #if Vapor
 import Foundation
 import WaitingRoom
+import WaitingRoomGateTestSupport
 
 /// What a visitor sees of one gated answer, with the parts that differ between two correct runs
 /// (a token's or cookie's fresh value, a timestamp) blanked, so the Hummingbird and Vapor

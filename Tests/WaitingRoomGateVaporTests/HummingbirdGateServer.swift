@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import WaitingRoomGate
 import WaitingRoomGateHummingbird
+import WaitingRoomGateTestSupport
 
 /// The same protected app on Hummingbird: `GateMiddleware` in front of the same paths, served
 /// over real loopback HTTP (HummingbirdTesting `.live`, 127.0.0.1 port 0).

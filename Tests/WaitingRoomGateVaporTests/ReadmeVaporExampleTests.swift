@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Vapor
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 import WaitingRoomGateVapor
 
 /// The README's Vapor example ("Protecting a server"), as written there: compiled with the tests so

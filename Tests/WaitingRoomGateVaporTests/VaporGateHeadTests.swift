@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 import WaitingRoomGateVapor
 
 /// The request head as `VaporGateMiddleware` hands it to the engine, seen over real loopback HTTP

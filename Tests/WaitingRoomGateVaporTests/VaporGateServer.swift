@@ -1,6 +1,7 @@
 #if Vapor
 import Vapor
 import WaitingRoomGate
+import WaitingRoomGateTestSupport
 import WaitingRoomGateVapor
 
 /// The protected app on Vapor: `VaporGateMiddleware` in front of the test paths, served over

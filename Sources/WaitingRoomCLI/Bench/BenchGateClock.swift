@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import WaitingRoom
 
 /// The clock of the core benchmarks: every sleep waits at a gate until ``advance(by:)`` opens it,
@@ -14,20 +14,20 @@ final class BenchGateClock: WaitingRoomClock {
         var opened = false
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     func now() -> Date { Date() }
 
     /// Tasks waiting at the gate.
-    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    var sleeperCount: Int { state.withLockedValue { $0.sleepers.count } }
 
     func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()
-        let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
+        let id = state.withLockedValue { s -> UInt64 in s.nextID += 1; return s.nextID }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // Decided under the lock the cancellation handler takes too: exactly one resume.
-                let action: Int = state.withLock { s in
+                let action: Int = state.withLockedValue { s in
                     if s.opened || duration <= .zero { return 0 }
                     if Task.isCancelled { return 1 }
                     s.sleepers[id] = continuation
@@ -40,7 +40,7 @@ final class BenchGateClock: WaitingRoomClock {
                 }
             }
         } onCancel: {
-            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            let sleeper = state.withLockedValue { $0.sleepers.removeValue(forKey: id) }
             sleeper?.resume(throwing: CancellationError())
         }
     }
@@ -48,7 +48,7 @@ final class BenchGateClock: WaitingRoomClock {
     /// Opens the gate: every sleeper wakes, and later sleeps return at once (`duration` is
     /// ignored; the benchmarks only need "now").
     func advance(by duration: Duration) {
-        let due = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
+        let due = state.withLockedValue { s -> [CheckedContinuation<Void, any Error>] in
             s.opened = true
             defer { s.sleepers.removeAll() }
             return Array(s.sleepers.values)

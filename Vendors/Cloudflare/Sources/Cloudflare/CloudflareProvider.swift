@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import WaitingRoom
 
 /// The Cloudflare Waiting Room backend, in JSON mode: each check requests the protected URL with
@@ -17,8 +17,9 @@ public final class CloudflareProvider: WaitingRoomProvider {
     public let client: CloudflareClient
     let logger: Logger
     let dedup = SessionDeduplicator()
-    /// Cookie jars kept between checks, per room and user (what a browser keeps).
-    let jars = Mutex<[String: CloudflareCookieJar]>([:])
+    /// Cookie jars kept between checks, per room and user (what a browser keeps). Behind NIO's
+    /// lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
+    let jars = NIOLockedValueBox<[String: CloudflareCookieJar]>([:])
 
     public init(configuration: CloudflareConfiguration, environment: ProviderEnvironment) {
         self.configuration = configuration
@@ -39,11 +40,11 @@ public final class CloudflareProvider: WaitingRoomProvider {
     /// The cookie jar kept for `entry` (empty before its first check). An entry may carry a
     /// `Cookie` header value in its attribute `cookie` to resume a visitor's place.
     public func cookieJar(for entry: Entry) -> CloudflareCookieJar {
-        if let kept = jars.withLock({ $0[jarKey(entry)] }) { return kept }
+        if let kept = jars.withLockedValue({ $0[jarKey(entry)] }) { return kept }
         return entry.attributes["cookie"].map { CloudflareCookieJar(cookieHeader: $0) } ?? CloudflareCookieJar()
     }
 
-    func remember(_ jar: CloudflareCookieJar, for entry: Entry) { jars.withLock { $0[jarKey(entry)] = jar } }
+    func remember(_ jar: CloudflareCookieJar, for entry: Entry) { jars.withLockedValue { $0[jarKey(entry)] = jar } }
 
     /// One check with the retry policy: the answer and the jar after it. `onRetry` hears each retry.
     public func check(_ entry: Entry, jar: CloudflareCookieJar,

@@ -45,7 +45,7 @@ extension CloudflareEmulatorModel {
 
     /// The room `key` names: its room name, else the room whose path covers `/{room}`.
     func locate(_ key: RoomKey) -> String? {
-        state.withLock { s in
+        state.withLockedValue { s in
             if s.rooms[key.room] != nil { return key.room }
             return Self.room(for: key.room.hasPrefix("/") ? key.room : "/" + key.room, s)
         }
@@ -54,7 +54,7 @@ extension CloudflareEmulatorModel {
     /// The arrivals and admissions of room `name` up to now (nil: no such room).
     func admissionRecord(room name: String) -> EmulatorAdmissionRecord? {
         let t = now()
-        return state.withLock { s -> EmulatorAdmissionRecord? in
+        return state.withLockedValue { s -> EmulatorAdmissionRecord? in
             Self.tick(name, &s, at: t)
             guard let r = s.rooms[name] else { return nil }
             return r.log.record(startsAt: r.preQueue.startsAt, shuffled: r.preQueue.shuffle)

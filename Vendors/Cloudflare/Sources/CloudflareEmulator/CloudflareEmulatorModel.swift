@@ -1,6 +1,6 @@
 import Cloudflare
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import WaitingRoom
 import WaitingRoomEmulatorKit
 
@@ -72,13 +72,14 @@ final class CloudflareEmulatorModel: Sendable {
         }
     }
 
-    let state: Mutex<State>
+    /// Behind NIO's lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
+    let state: NIOLockedValueBox<State>
     let now: @Sendable () -> Date
     /// The faults (the emulator kit's queue).
     let faults = EmulatorFaultQueue()
 
     init(configuration: CloudflareEmulatorConfiguration, now: @escaping @Sendable () -> Date) {
-        state = Mutex(State(configuration))
+        state = NIOLockedValueBox(State(configuration))
         self.now = now
     }
 
@@ -184,7 +185,7 @@ final class CloudflareEmulatorModel: Sendable {
     /// A request to the protected site at `path` (under the site prefix).
     func request(path: String, query: [String: String], accept: String?, cookieHeader: String?) -> CloudflareEmulatorAnswer {
         let t = now()
-        return state.withLock { s in
+        return state.withLockedValue { s in
             let a = answer(path: path, query: query, accept: accept, cookieHeader: cookieHeader, at: t, &s)
             s.counters.replies[a.kind, default: 0] += 1
             return a
@@ -347,7 +348,7 @@ final class CloudflareEmulatorModel: Sendable {
     /// `GET …/waiting_rooms/{name}/status` in the API's shape (nil: no such room).
     func status(room name: String) -> JSONValue? {
         let t = now()
-        return state.withLock { s -> JSONValue? in
+        return state.withLockedValue { s -> JSONValue? in
             Self.tick(name, &s, at: t)
             guard let r = s.rooms[name] else { return nil }
             let e = Self.effective(r, at: t)
@@ -372,7 +373,7 @@ final class CloudflareEmulatorModel: Sendable {
     /// Counts a request of kind `target` and takes the next fault for it from the kit's queue.
     func takeFault(for target: String) -> EmulatorFault? {
         let fault = faults.take(for: target)
-        state.withLock { s in
+        state.withLockedValue { s in
             s.counters.requests[target, default: 0] += 1
             if let fault {
                 s.counters.faults[fault.action.name, default: 0] += 1
@@ -384,7 +385,7 @@ final class CloudflareEmulatorModel: Sendable {
 
     func reset() {
         faults.reset()
-        state.withLock { s in s = State(s.configuration) }
+        state.withLockedValue { s in s = State(s.configuration) }
     }
 
     /// Lets `count` visitors in from the head of the room's line (the pre-queue too, in its
@@ -392,7 +393,7 @@ final class CloudflareEmulatorModel: Sendable {
     @discardableResult
     func admit(room name: String, count: Int) -> Int? {
         let t = now()
-        return state.withLock { s -> Int? in
+        return state.withLockedValue { s -> Int? in
             Self.tick(name, &s, at: t)
             guard var r = s.rooms[name] else { return nil }
             let e = Self.effective(r, at: t)
@@ -409,12 +410,12 @@ final class CloudflareEmulatorModel: Sendable {
     }
 
     /// A room's settings now (nil: no such room).
-    func room(named name: String) -> Room? { state.withLock { $0.rooms[name]?.room } }
+    func room(named name: String) -> Room? { state.withLockedValue { $0.rooms[name]?.room } }
 
     /// Replaces a room's settings (admin); false for an unknown room.
     @discardableResult
     func update(room name: String, _ room: Room) -> Bool {
-        state.withLock { s in
+        state.withLockedValue { s in
             guard s.rooms[name] != nil else { return false }
             s.rooms[name]?.room = room
             s.configuration.rooms[name] = room
@@ -422,17 +423,17 @@ final class CloudflareEmulatorModel: Sendable {
         }
     }
 
-    var counters: CloudflareEmulatorCounters { state.withLock { $0.counters } }
+    var counters: CloudflareEmulatorCounters { state.withLockedValue { $0.counters } }
 
     /// Visitors waiting per room (line and pre-queue).
-    func waiting() -> [String: Int] { state.withLock { $0.rooms.mapValues(\.waiting) } }
+    func waiting() -> [String: Int] { state.withLockedValue { $0.rooms.mapValues(\.waiting) } }
 
     /// Active sessions per room.
-    func active() -> [String: Int] { state.withLock { $0.rooms.mapValues { $0.active.count } } }
+    func active() -> [String: Int] { state.withLockedValue { $0.rooms.mapValues { $0.active.count } } }
 
     func snapshot() -> JSONValue {
         let t = now()
-        return state.withLock { s in
+        return state.withLockedValue { s in
             var rooms: [String: JSONValue] = [:]
             for name in s.rooms.keys.sorted() {
                 Self.tick(name, &s, at: t)

@@ -7,7 +7,7 @@ import WaitingRoomEmulatorKit
 extension NetFUNNELEmulator: EmulatorFairnessSource {
     public func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord? {
         let now = clock.now()
-        return state.withLock { state -> EmulatorAdmissionRecord? in
+        return state.withLockedValue { state -> EmulatorAdmissionRecord? in
             guard let (project, segment) = Self.locate(room, in: state.configuration) else { return nil }
             state.startScheduledSegments(now: now)
             return state.admissionRecord(project: project, segment: segment)

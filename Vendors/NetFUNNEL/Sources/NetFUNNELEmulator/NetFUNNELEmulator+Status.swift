@@ -8,7 +8,7 @@ extension NetFUNNELEmulator {
     /// change a segment (limit, open, block, deactivate) and add or clear faults.
     public func emulatorStatus() -> EmulatorStatus {
         let now = clock.now()
-        let (figures, counters) = state.withLock { state in
+        let (figures, counters) = state.withLockedValue { state in
             state.sweep(now: now)
             return (state.segmentFigures(now: now), state.counters)
         }

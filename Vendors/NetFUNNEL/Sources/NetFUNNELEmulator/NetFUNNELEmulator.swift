@@ -2,10 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NetFUNNEL
 import ServiceLifecycle
-import Synchronization
 import WaitingRoom
 import WaitingRoomEmulatorKit
 
@@ -19,7 +19,8 @@ import WaitingRoomEmulatorKit
 public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     /// The clock the state machine reads.
     public let clock: any WaitingRoomClock
-    let state: Mutex<NetFUNNELServerState>
+    /// Behind NIO's lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
+    let state: NIOLockedValueBox<NetFUNNELServerState>
     /// The faults (the emulator kit's queue; request kinds are the opcodes).
     public let faultQueue = EmulatorFaultQueue()
     let logger: Logger
@@ -30,7 +31,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
         logger: Logger = Logger(label: "waitingroom.emulator.netfunnel")
     ) {
         self.clock = clock
-        self.state = Mutex(NetFUNNELServerState(configuration: configuration))
+        self.state = NIOLockedValueBox(NetFUNNELServerState(configuration: configuration))
         self.logger = logger
     }
 
@@ -39,20 +40,20 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     /// The counters, after sweeping expired tickets at the clock's current time.
     public func counters() -> NetFUNNELEmulatorCounters {
         let now = clock.now()
-        return state.withLock { state in
+        return state.withLockedValue { state in
             state.sweep(now: now)
             return state.counters
         }
     }
 
     /// The current configuration.
-    public var configuration: NetFUNNELEmulatorConfiguration { state.withLock { $0.configuration } }
+    public var configuration: NetFUNNELEmulatorConfiguration { state.withLockedValue { $0.configuration } }
 
     /// Changes one segment live (created when missing).
     public func updateSegment(
         project: String, segment: String, _ change: (inout NetFUNNELEmulatorConfiguration.Segment) -> Void
     ) {
-        state.withLock { state in
+        state.withLockedValue { state in
             var settings = state.segment(project: project, segment: segment) ?? .init()
             change(&settings)
             state.setSegment(project: project, segment: segment, settings)
@@ -61,7 +62,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
 
     /// Replaces the whole configuration.
     public func setConfiguration(_ configuration: NetFUNNELEmulatorConfiguration) {
-        state.withLock { $0.setConfiguration(configuration) }
+        state.withLockedValue { $0.setConfiguration(configuration) }
     }
 
     /// Adds a fault (NetFUNNEL's older form; ``EmulatorFaultQueue/add(_:)`` takes the kit's).
@@ -72,7 +73,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
 
     /// Forgets tickets, counters and faults.
     public func reset() {
-        state.withLock { $0.reset() }
+        state.withLockedValue { $0.reset() }
         faultQueue.reset()
     }
 
@@ -86,7 +87,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     public static let chaosOpcodes = [5101, 5002, 5004]
     public func stateJSON() -> JSONValue {
         let now = clock.now()
-        return state.withLock { $0.snapshot(now: now) }
+        return state.withLockedValue { $0.snapshot(now: now) }
     }
 
     /// Rooms are `{projectKey}/{segmentKey}` (also served as `segments/{project}/{segment}`).
@@ -98,7 +99,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
         let (project, segment) = (path[0], path[1])
         let reader = try ConfigurationReader(patch, path: "segments.\(project).\(segment)", vendor: Self.vendorID)
         let now = clock.now()
-        return try state.withLock { state -> JSONValue in
+        return try state.withLockedValue { state -> JSONValue in
             let base = state.segment(project: project, segment: segment) ?? .init()
             let settings = try NetFUNNELEmulatorConfiguration.Segment(reader: reader, base: base, now: now)
             state.setSegment(project: project, segment: segment, settings)
@@ -177,7 +178,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
             case .delay, .loseReply: true
             default: false
             }
-            state.withLock { $0.countFault(opcode: opcode, request: !handledLater) }
+            state.withLockedValue { $0.countFault(opcode: opcode, request: !handledLater) }
         }
         return fault
     }
@@ -191,7 +192,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
             return Answer(status: 200, contentType: "text/plain", body: "", drop: true, delay: nil)
         case .loseReply?:
             let now = clock.now()
-            _ = state.withLock { $0.handle(request, now: now) }
+            _ = state.withLockedValue { $0.handle(request, now: now) }
             return Answer(status: 200, contentType: "text/plain", body: "", drop: true, delay: nil)
         case .httpStatus(let status)?:
             let html = "<html><head><title>\(status) Error</title></head><body><h1>\(status)</h1>emulated server error</body></html>"
@@ -219,7 +220,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
         }
         let now = clock.now()
         let opcode = request.opcode, javaScript = request.wantsJavaScript
-        let reply = state.withLock { $0.handle(request, opcode: opcode, javaScript: javaScript, now: now) }
+        let reply = state.withLockedValue { $0.handle(request, opcode: opcode, javaScript: javaScript, now: now) }
         return render(reply, javascript: javaScript, delay: delay)
     }
 
@@ -362,7 +363,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
                 do {
                     try await request.body.consumeWithCancellationOnInboundClose { _ in try await Task.sleep(for: delay) }
                 } catch {
-                    self.state.withLock { $0.countAbandoned(opcode: incoming.opcode) }
+                    self.state.withLockedValue { $0.countAbandoned(opcode: incoming.opcode) }
                     throw error
                 }
                 answer = self.answer(incoming, fault: nil)
@@ -397,7 +398,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
         router.get("/_emulator/netfunnel/segments/:project/:segment") { _, context -> Response in
             let project = context.parameters.get("project") ?? ""
             let segment = context.parameters.get("segment") ?? ""
-            guard let settings = self.state.withLock({ $0.segment(project: project, segment: segment) }) else {
+            guard let settings = self.state.withLockedValue({ $0.segment(project: project, segment: segment) }) else {
                 return Self.text("{\"error\":\"unknown segment \(project)/\(segment)\"}", status: 404, contentType: "application/json")
             }
             return Self.json(settings.json)
@@ -410,7 +411,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
                 let path = "segments.\(project).\(segment)"
                 let reader = try ConfigurationReader(body, path: path, vendor: "netfunnel")
                 let now = self.clock.now()
-                let updated = try self.state.withLock { state -> NetFUNNELEmulatorConfiguration.Segment in
+                let updated = try self.state.withLockedValue { state -> NetFUNNELEmulatorConfiguration.Segment in
                     let base = state.segment(project: project, segment: segment) ?? .init()
                     let settings = try NetFUNNELEmulatorConfiguration.Segment(reader: reader, base: base, now: now)
                     state.setSegment(project: project, segment: segment, settings)
@@ -428,7 +429,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
         router.get("/_emulator/netfunnel/waiting-room.html") { request, _ -> Response in
             let query = Self.decodeQuery(request.uri.query ?? "")
             let project = query["sid"] ?? "", segment = query["aid"] ?? ""
-            let message = self.state.withLock { $0.segment(project: project, segment: segment)?.liveMessage } ?? ""
+            let message = self.state.withLockedValue { $0.segment(project: project, segment: segment)?.liveMessage } ?? ""
             let html = NetFUNNELWaitingRoomHTML.render(project: project, segment: segment, target: query["target"], liveMessage: message)
             return Self.text(html, status: 200, contentType: "text/html; charset=utf-8")
         }

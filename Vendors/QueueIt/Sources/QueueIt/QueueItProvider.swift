@@ -33,7 +33,7 @@ public final class QueueItProvider: WaitingRoomProvider {
     public let observer: QueueItSessionObserver
     let logger: Logger
     let dedup = SessionDeduplicator()
-    let inFlight = Mutex(0)
+    let inFlight = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - driver: how queue pages are waited through; default from `configuration.queuePage`
@@ -62,7 +62,7 @@ public final class QueueItProvider: WaitingRoomProvider {
     }
 
     /// Whether an enqueue call of this provider is running (a real flag, unlike iOS ≥3.1.14).
-    public var isRequestInProgress: Bool { inFlight.withLock { $0 > 0 } }
+    public var isRequestInProgress: Bool { inFlight.load(ordering: .acquiring) > 0 }
 
     var client: QueueItEnqueueClient {
         QueueItEnqueueClient(transport: environment.transport, clock: environment.clock, connectivity: connectivity,
@@ -103,8 +103,8 @@ public final class QueueItProvider: WaitingRoomProvider {
         _ entry: Entry, onRetry: @escaping @Sendable (Int, Duration, WaitingRoomError) -> Void
     ) async throws -> (RoomKey, QueueItEnqueueCall, QueueItEnqueueResponse) {
         let (room, call) = try call(for: entry)
-        inFlight.withLock { $0 += 1 }
-        defer { inFlight.withLock { $0 -= 1 } }
+        inFlight.add(1, ordering: .acquiringAndReleasing)
+        defer { inFlight.subtract(1, ordering: .acquiringAndReleasing) }
         let response = try await client.enqueue(call, onRetry: onRetry)
         return (room, call, response)
     }

@@ -19,7 +19,7 @@ extension QueueItEmulator {
     public static let demoCustomer = "demo"
 
     /// The customers and rooms now (admin changes included).
-    public var configuration: QueueItEmulatorConfiguration { model.state.withLock { $0.configuration } }
+    public var configuration: QueueItEmulatorConfiguration { model.state.withLockedValue { $0.configuration } }
 
     /// The client options for an emulator on `server`: the demo customer, the emulator as the
     /// waiting-room domain, and the queue page followed over HTTP (the emulator's pages can be).

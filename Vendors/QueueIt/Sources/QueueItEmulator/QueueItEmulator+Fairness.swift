@@ -7,7 +7,7 @@ import WaitingRoomEmulatorKit
 extension QueueItEmulator: EmulatorFairnessSource {
     public func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord? {
         let t = model.now()
-        return model.state.withLock { s -> EmulatorAdmissionRecord? in
+        return model.state.withLockedValue { s -> EmulatorAdmissionRecord? in
             guard let (customer, id) = Self.locate(room, in: s) else { return nil }
             guard var r = s.rooms[customer]?[id] else { return nil }
             r.advance(to: t)
@@ -17,7 +17,7 @@ extension QueueItEmulator: EmulatorFairnessSource {
     }
 
     public func scheduleStart(room: RoomKey, at startsAt: Date?, shuffle: Bool, seed: UInt64) throws {
-        guard let (customer, id) = model.state.withLock({ Self.locate(room, in: $0) }) else {
+        guard let (customer, id) = model.state.withLockedValue({ Self.locate(room, in: $0) }) else {
             throw EmulatorRoomError.unknownRoom(room.description)
         }
         let patch: [String: Any] = [

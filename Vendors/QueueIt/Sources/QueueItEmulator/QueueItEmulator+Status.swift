@@ -9,7 +9,7 @@ extension QueueItEmulator {
     /// Queue-it passes hold no key, so `keysNeverReturned` is nil.
     public func emulatorStatus() -> EmulatorStatus {
         let t = model.now()
-        let (rooms, stateCounters) = model.state.withLock { s -> ([EmulatorStatus.Room], QueueItEmulatorCounters) in
+        let (rooms, stateCounters) = model.state.withLockedValue { s -> ([EmulatorStatus.Room], QueueItEmulatorCounters) in
             var rooms: [EmulatorStatus.Room] = []
             for (cid, customerRooms) in s.rooms.sorted(by: { $0.key < $1.key }) {
                 for (rid, var r) in customerRooms.sorted(by: { $0.key < $1.key }) {

@@ -276,7 +276,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         model.admit(customer: customerId, room: waitingRoomId, count: count)
     }
     /// How many enqueue calls were served.
-    public var enqueueCount: Int { model.state.withLock { $0.enqueueCount } }
+    public var enqueueCount: Int { model.state.withLockedValue { $0.enqueueCount } }
 
     /// The counters (the same figures as `GET /_emulator/queueit/state`).
     public var counters: QueueItEmulatorCounters { model.counters() }

@@ -1,6 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
 import QueueIt
-import Synchronization
 import WaitingRoom
 import WaitingRoomEmulatorKit
 
@@ -134,14 +134,15 @@ final class QueueItEmulatorModel: Sendable {
         }
     }
 
-    let state: Mutex<State>
+    /// Behind NIO's lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
+    let state: NIOLockedValueBox<State>
     /// The faults (the emulator kit's queue).
     let faults = EmulatorFaultQueue()
     let now: @Sendable () -> Date
 
     init(configuration: QueueItEmulatorConfiguration, now: @escaping @Sendable () -> Date) {
         self.now = now
-        self.state = Mutex(State(configuration: configuration, now: now()))
+        self.state = NIOLockedValueBox(State(configuration: configuration, now: now()))
     }
 
     /// An HTTP-ish answer of the model.
@@ -153,11 +154,11 @@ final class QueueItEmulatorModel: Sendable {
     }
 
     func secretKey(customer: String) -> String? {
-        state.withLock { $0.configuration.customers[customer]?.secretKey }
+        state.withLockedValue { $0.configuration.customers[customer]?.secretKey }
     }
 
     func room(customer: String, room: String) -> QueueItEmulatorConfiguration.Room? {
-        state.withLock { $0.rooms[customer]?[room]?.config }
+        state.withLockedValue { $0.rooms[customer]?[room]?.config }
     }
 
     /// Whether a fault (or a chaos fault) waits for requests of kind `request` (nothing is taken).
@@ -167,7 +168,7 @@ final class QueueItEmulatorModel: Sendable {
     /// faults added one by one first, then the chaos rotation (the kit's queue).
     func takeFault(for request: QueueItEmulatorFault.Target) -> EmulatorFault? {
         guard let fault = faults.take(for: request.rawValue) else { return nil }
-        state.withLock { s in
+        state.withLockedValue { s in
             if request == .queue { s.faultsInjectedOnQueue += 1 } else { s.faultsInjectedOnEnqueue += 1 }
         }
         return fault
@@ -175,20 +176,20 @@ final class QueueItEmulatorModel: Sendable {
 
     /// The counters, with the faults still pending.
     func counters() -> QueueItEmulatorCounters {
-        var c = state.withLock { $0.counters }
+        var c = state.withLockedValue { $0.counters }
         c.pendingFaults = faults.pending
         return c
     }
 
     /// Queue ids the queue page has handed a `queueittoken`.
     func passedQueueIds() -> Set<String> {
-        state.withLock { s in Set(s.visitors.compactMap { $0.value.tokenIssued ? $0.key : nil }) }
+        state.withLockedValue { s in Set(s.visitors.compactMap { $0.value.tokenIssued ? $0.key : nil }) }
     }
 
     func reset() {
         let t = now()
         faults.reset()
-        state.withLock { s in s = State(configuration: s.configuration, now: t) }
+        state.withLockedValue { s in s = State(configuration: s.configuration, now: t) }
     }
 
     static func json(_ obj: [String: Any]) -> [UInt8] {
@@ -244,7 +245,7 @@ final class QueueItEmulatorModel: Sendable {
             case mint(secret: String, qid: String, redirectType: QueueItRedirectType, target: String, validity: Int, cookieMinutes: Int?, ip: String?)
             case queue(qid: String, queueURL: String, target: String)
         }
-        let decision = state.withLock { s -> Decision in
+        let decision = state.withLockedValue { s -> Decision in
             s.enqueueCount += 1
             guard let customerConfig = s.configuration.customers[customer] else { return .answer(Self.error(404, "unknown customer '\(customer)'")) }
             guard var room = s.rooms[customer]?[roomId] else { return .answer(Self.error(404, "unknown waiting room '\(roomId)' for customer '\(customer)'")) }
@@ -320,7 +321,7 @@ final class QueueItEmulatorModel: Sendable {
     /// (``QueueItEmulatorCounters/passedCount``), whichever of the page or its status route asked.
     func standing(customer: String, room roomId: String, queueId: String) -> VisitorStanding {
         let t = now()
-        return state.withLock { s -> VisitorStanding in
+        return state.withLockedValue { s -> VisitorStanding in
             guard var v = s.visitors[queueId], v.customerId == customer, v.roomId == roomId,
                   let secret = s.configuration.customers[customer]?.secretKey, var room = s.rooms[customer]?[roomId] else {
                 return .unknown
@@ -402,7 +403,7 @@ final class QueueItEmulatorModel: Sendable {
     /// Admits `count` more visitors of a room at once.
     func admit(customer: String, room roomId: String, count: Int) -> Bool {
         let t = now()
-        return state.withLock { s in
+        return state.withLockedValue { s in
             guard var r = s.rooms[customer]?[roomId] else { return false }
             r.admitAtOnce(count, now: t)
             s.rooms[customer]?[roomId] = r
@@ -413,7 +414,7 @@ final class QueueItEmulatorModel: Sendable {
     /// Changes a room's settings (missing keys keep their value).
     func update(customer: String, room roomId: String, patch: [String: Any]) throws(QueueItEmulatorConfigurationError) {
         let t = now()
-        let current: QueueItEmulatorConfiguration.Room? = state.withLock { $0.rooms[customer]?[roomId]?.config }
+        let current: QueueItEmulatorConfiguration.Room? = state.withLockedValue { $0.rooms[customer]?[roomId]?.config }
         guard let current else { throw QueueItEmulatorConfigurationError(field: "\(customer).\(roomId)", message: "unknown room") }
         var merged: [String: Any] = [
             "state": current.state.rawValue, "admitPerSecond": current.admitPerSecond,
@@ -432,7 +433,7 @@ final class QueueItEmulatorModel: Sendable {
             if v is NSNull { merged.removeValue(forKey: k) } else { merged[k] = v }
         }
         let room = try QueueItEmulatorConfiguration.room(merged, path: "\(customer).\(roomId)", id: roomId, now: t)
-        state.withLock { s in
+        state.withLockedValue { s in
             guard var r = s.rooms[customer]?[roomId] else { return }
             r.advance(to: t)
             r.config = room
@@ -444,7 +445,7 @@ final class QueueItEmulatorModel: Sendable {
 
     func snapshot() -> [String: Any] {
         let t = now()
-        return state.withLock { s -> [String: Any] in
+        return state.withLockedValue { s -> [String: Any] in
             var customers: [String: Any] = [:]
             for (cid, rooms) in s.rooms {
                 var rs: [String: Any] = [:]

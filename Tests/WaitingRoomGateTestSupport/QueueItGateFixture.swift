@@ -1,21 +1,20 @@
-#if Vapor
 import Foundation
 import QueueIt
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
 
-/// The Queue-it side of the test apps (a copy of WaitingRoomGateTests's, which this target cannot
-/// import): the emulator's demo customer and an integration configuration in Queue-it's
-/// published form, with one integration per action.
-enum QueueItGateFixture {
-    static let customer = "demo"
-    static let secret = "demo-secret-key-0123456789"
-    static let cookieName = QueueItAcceptedCookie.name(forEvent: "sale")
+/// The Queue-it side of the gate's test apps (the Hummingbird middleware's, and the Vapor and
+/// Hummingbird pair's): the emulator's demo customer and an integration configuration in
+/// Queue-it's published form, with one integration per action.
+public enum QueueItGateFixture {
+    public static let customer = "demo"
+    public static let secret = "demo-secret-key-0123456789"
+    public static let cookieName = QueueItAcceptedCookie.name(forEvent: "sale")
 
     /// Ignore `/static/`, Cancel on `/logout`, queue `/shop/` and `/api/` (AJAX calls) in `sale`,
     /// the way the Go platform publishes it.
-    static func configurationJSON(queueDomain: String) -> String {
+    public static func configurationJSON(queueDomain: String) -> String {
         """
         {
           "Description": "test", "CustomerId": "demo", "AccountId": "demo", "Version": 7, "PublishDate": "2026-11-25T10:00:00Z",
@@ -43,30 +42,29 @@ enum QueueItGateFixture {
     }
 
     /// A gate for the emulator behind `server` (its queue domain is the emulator's base URL).
-    static func gate(_ server: EmulatorServer, options: QueueItGate.Options = QueueItGate.Options()) throws -> QueueItGate {
+    public static func gate(_ server: EmulatorServer, options: QueueItGate.Options = QueueItGate.Options()) throws -> QueueItGate {
         try QueueItGate(customerId: customer, secretKey: secret,
                         configuration: try QueueItIntegrationConfig(json: configurationJSON(queueDomain: server.baseURL)), options: options)
     }
 
     /// A `queueittoken` minted by the emulator (`POST /_emulator/queueit/tokens`).
-    static func token(_ server: EmulatorServer, room: String = "sale", expiresIn: Int = 600, clientIP: String? = nil,
+    public static func token(_ server: EmulatorServer, room: String = "sale", expiresIn: Int = 600, clientIP: String? = nil,
                       secretKey: String? = nil, eventId: String? = nil) async throws -> String {
         var f: [String: JSONValue] = ["customerId": .string(customer), "waitingRoomId": .string(room), "expiresIn": .number(Double(expiresIn)),
                                       "queueId": .string("q-\(UInt32.random(in: 0...UInt32.max))")]
         if let clientIP { f["clientIP"] = .string(clientIP) }
         if let secretKey { f["secretKey"] = .string(secretKey) }
         if let eventId { f["eventId"] = .string(eventId) }
-        return try await GateAdapterPair.emulatorToken(server, route: "/_emulator/queueit/tokens", f)
+        return try await EmulatorAdmin.token(server, route: "/_emulator/queueit/tokens", f)
     }
 
     /// A signed `QueueITAccepted` cookie issued `age` seconds ago.
-    static func cookie(age: Int64, queueId: String = "q-cookie") -> String {
+    public static func cookie(age: Int64, queueId: String = "q-cookie") -> String {
         let issued = Int64(Date().timeIntervalSince1970) - age
         let c = QueueItAcceptedCookie(eventId: "sale", queueId: queueId, fixedValidityMinutes: nil, redirectType: "queue",
                                       issueTime: issued, hashedIP: nil, secretKey: secret)
         return "\(cookieName)=\(c.value)"
     }
 
-    static func encoded(_ s: String) -> String { QueueItPercent.encodeComponent(s) }
+    public static func encoded(_ s: String) -> String { QueueItPercent.encodeComponent(s) }
 }
-#endif
