@@ -89,7 +89,7 @@ let package = Package(
         // pool; no event-loop implementation (NIOPosix) is linked here.
         .target(
             name: "WaitingRoom",
-            dependencies: [logging, nioCore, coreMetrics, tracing],
+            dependencies: [logging, nioCore, coreMetrics, tracing, nioConcurrencyHelpers],
             swiftSettings: strict
         ),
         // The default transport (AsyncHTTPClient); a host app may bring its own instead.
@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "WaitingRoomTesting",
             dependencies: [
-                "WaitingRoom",
+                "WaitingRoom", nioConcurrencyHelpers,
             ],
             swiftSettings: strict
         ),

@@ -1,4 +1,5 @@
 import Dispatch
+import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
 
@@ -91,11 +92,12 @@ private final class PendingTimer: Sendable {
         case finished
     }
 
-    private let state = Mutex<State>(.idle)
+    /// Behind NIO's lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
+    private let state = NIOLockedValueBox<State>(.idle)
 
     /// Schedules the wake-up, or throws at once when cancellation came first.
     func arm(_ continuation: CheckedContinuation<Void, any Error>, on loop: (any EventLoop)?, after delay: Duration) {
-        let cancelledAlready = state.withLock { state -> Bool in
+        let cancelledAlready = state.withLockedValue { state -> Bool in
             guard case .idle = state else { return true }
             let scheduled = EventLoopTimer.schedule(after: delay, on: loop) { self.fire() }
             state = .armed(continuation, scheduled)
@@ -106,7 +108,7 @@ private final class PendingTimer: Sendable {
 
     /// The event loop's side: the timer is due.
     private func fire() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+        let continuation = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
             guard case .armed(let continuation, _) = state else { return nil }
             state = .finished
             return continuation
@@ -116,7 +118,7 @@ private final class PendingTimer: Sendable {
 
     /// The task's side: it was cancelled.
     func cancel() {
-        let armed = state.withLock { state -> (CheckedContinuation<Void, any Error>, TimerCancel)? in
+        let armed = state.withLockedValue { state -> (CheckedContinuation<Void, any Error>, TimerCancel)? in
             switch state {
             case .idle:
                 state = .cancelled
