@@ -92,9 +92,15 @@ struct EmulatorMetricsTests {
         Self.checkMonotonic(from: previous, to: after)
         let counters = try await Self.json(base, "/_emulator/netfunnel/counters")
         let status = try await Self.json(base, "/_emulator/status")
-        #expect(after.value("admitted_total", room) == Double(users))
         #expect(after.value("users_waiting", room) == 0 && after.value("users_inside", room) == 0)
         let requests = try #require(counters["requests"]?.objectValue)
+        // Every user was admitted. The emulator counts admissions per ticket (one 5101 each): a
+        // client retry of a 5101 whose first attempt the emulator had already answered (slow
+        // loopback on a loaded CI machine) is a second ticket, as a real server would count it, so
+        // the bound above is the 5101 requests received.
+        let admitted = after.value("admitted_total", room) ?? 0
+        let tickets = requests["5101"]?.numberValue ?? 0
+        #expect(admitted >= Double(users) && admitted <= tickets, "admitted \(admitted), users \(users), 5101 requests \(tickets)")
         #expect(requests.count >= 2, "\(requests)")
         for (opcode, count) in requests {
             #expect(after.value("requests_total", ["vendor": "netfunnel", "kind": "opcode \(opcode)"]) == count.numberValue, "opcode \(opcode)")
