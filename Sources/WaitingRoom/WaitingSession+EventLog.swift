@@ -102,7 +102,10 @@ extension WaitingSession {
             if let before = delivery.before { instrumentation.observe(before) }
             instrumentation.observe(event)
         }
-        for (waiter, next) in delivery.woken { waiter.resume(returning: next) }
+        if !delivery.woken.isEmpty {
+            _ = parking.load(ordering: .acquiring)  // see `parking`
+            for (waiter, next) in delivery.woken { waiter.resume(returning: next) }
+        }
         guard !delivery.handlers.isEmpty else { return }
         if let reconnected = delivery.reconnected {
             for bound in delivery.handlers where bound.name == nil || bound.name == reconnected.name { bound.handler(reconnected) }

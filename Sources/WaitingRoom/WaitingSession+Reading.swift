@@ -117,6 +117,7 @@ extension WaitingSession {
     func waitForNext(_ id: UInt64) async -> WaitingRoomEvent? {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (waiter: Waiter) in
+                parking.wrappingAdd(1, ordering: .releasing)  // see `parking`
                 let ready: (WaitingRoomEvent?, Bool) = core.withLock { core in
                     guard let index = core.index(of: id) else { return (nil, true) }
                     if let event = core.take(index) { return (event, true) }
@@ -142,7 +143,9 @@ extension WaitingSession {
             core.trimLog()
             return waiter
         }
-        waiter?.resume(returning: nil)
+        guard let waiter else { return }
+        _ = parking.load(ordering: .acquiring)  // see `parking`
+        waiter.resume(returning: nil)
     }
 
     /// Waits for the outcome.

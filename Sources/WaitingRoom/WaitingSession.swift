@@ -39,6 +39,13 @@ public final class WaitingSession: Sendable {
     let core: Mutex<Core>
     /// Metrics and trace (nil when the environment has neither: one reference per session).
     let instrumentation: SessionInstrumentation?
+    /// The hand-off of a parked stream reader's continuation, in a form ThreadSanitizer sees: a
+    /// reader adds to it (releasing) before it parks its continuation in `core`, and whoever takes
+    /// a parked continuation out loads it (acquiring) before resuming it. `core`'s `Mutex` already
+    /// orders the two, but TSan cannot see that `Mutex` on Linux and reported the continuation's
+    /// set-up against its resume. Costs one atomic add per park and one load per wake-up, none on
+    /// an emit that wakes nobody.
+    let parking = Atomic<Int>(0)
 
     typealias Handler = @Sendable (WaitingRoomEvent) -> Void
     typealias Waiter = UnsafeContinuation<WaitingRoomEvent?, Never>
@@ -359,7 +366,9 @@ public final class WaitingSession: Sendable {
             }
             return waiters
         }
-        for waiter in waiters ?? [] { waiter.resume(returning: nil) }
+        guard let waiters, !waiters.isEmpty else { return }
+        _ = parking.load(ordering: .acquiring)  // see `parking`
+        for waiter in waiters { waiter.resume(returning: nil) }
     }
 
     /// A key return the engine handed to the background (see
