@@ -57,7 +57,12 @@ final class EmulatorHarness: Sendable {
     }
 
     /// A client configuration pointing at this emulator (refreshes honoured down to 0.1 s).
-    func configuration(timeout: Duration = .seconds(5), retries: Int = 1, retryDelay: Duration = .milliseconds(100),
+    ///
+    /// A failed attempt is retried at once unless a test asks for a delay: most tests here freeze
+    /// their `VirtualClock`, and a retry spaced on a frozen clock waits for ever (seen under
+    /// ThreadSanitizer, where a loopback request on a loaded machine can outlast its timeout: six
+    /// tests hung, the run never ended).
+    func configuration(timeout: Duration = .seconds(5), retries: Int = 1, retryDelay: Duration = .zero,
                        blockWhenQueueIsFull: Bool = true) throws -> CloudflareConfiguration {
         try CloudflareConfiguration(siteURL: siteURL, timeout: timeout, retries: retries, retryDelay: retryDelay,
                                     minRefreshInterval: .milliseconds(100), blockWhenQueueIsFull: blockWhenQueueIsFull)
