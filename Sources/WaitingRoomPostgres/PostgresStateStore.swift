@@ -126,20 +126,15 @@ public final class PostgresStateStore: StateStore {
     }
 
     /// Runs `body`, or throws `.invalidConfiguration` when it has not finished within `limit`
-    /// (then `body` is cancelled).
+    /// (then `body` is cancelled, and not waited for: ``withDeadline(_:clock:onTimeout:operation:)``).
     private static func withTimeout(
         _ limit: Duration, _ url: PostgresConnectionString, _ body: @escaping @Sendable () async throws -> Void
     ) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { try await body(); return true }
-            group.addTask { try await SystemClock().sleep(for: limit); return false }
-            defer { group.cancelAll() }
-            if try await group.next() != true {
-                throw WaitingRoomError.invalidConfiguration(
-                    field: PostgresConnectionString.field,
-                    "PostgreSQL at \(url.endpoint) did not answer within \(Int(limit.seconds.rounded())) s (connect_timeout)")
-            }
-        }
+        try await withDeadline(limit, clock: SystemClock(), onTimeout: {
+            WaitingRoomError.invalidConfiguration(
+                field: PostgresConnectionString.field,
+                "PostgreSQL at \(url.endpoint) did not answer within \(Int(limit.seconds.rounded())) s (connect_timeout)")
+        }, operation: body)
     }
 
     /// Stops the pool and closes its connections; later calls fail with `.invalidUse`.

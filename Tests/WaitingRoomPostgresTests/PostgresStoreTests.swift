@@ -153,6 +153,51 @@ struct PostgresStoreTests {
         #expect(badPrefix?.kind == .invalidConfiguration)
     }
 
+    /// Another instance holds the schema's lock (a transaction of its own, as while it creates
+    /// the tables): a new store waits for it only until its connect timeout, then gives up with
+    /// a clear error; its half-done transaction is cancelled, nothing hangs.
+    @Test func aSchemaLockHeldElsewhereEndsAtTheConnectTimeout() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let server = try await PostgresTestCluster.shared.server()
+        let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: server.binaries + "/psql")
+        holder.arguments = ["-X", "-q", "-h", "127.0.0.1", "-p", "\(server.port)", "-U", "postgres", "-d", database]
+        let input = Pipe(), output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        holder.standardError = output
+        try holder.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            holder.waitUntilExit()
+        }
+        input.fileHandleForWriting.write(Data("""
+            BEGIN;
+            SELECT pg_advisory_xact_lock(hashtext('waitingroom-schema:waitingroom_'));
+            \\echo holding
+
+            """.utf8))
+        var seen = ""
+        while !seen.contains("holding") {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        try #require(seen.contains("holding"), "psql: \(seen)")
+
+        let timer = ContinuousClock()
+        let started = timer.now
+        let error = await #expect(throws: WaitingRoomError.self) {
+            try await PostgresStateStore.connect(url: url.replacingOccurrences(of: "connect_timeout=30", with: "connect_timeout=2"))
+        }
+        let elapsed = timer.now - started
+        #expect(error?.kind == .invalidConfiguration, "\(String(describing: error))")
+        #expect(error?.message.contains("did not answer within 2 s") == true, "\(String(describing: error))")
+        // Bounded, not a hang: the bound is generous for a loaded CI machine.
+        #expect(elapsed >= .milliseconds(1900) && elapsed < .seconds(30), "took \(elapsed)")
+    }
+
     @Test func aServerThatNeverAnswersTimesOut() async throws {
         let listener = try SilentListener()
         defer { listener.close() }

@@ -1,0 +1,85 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+import WaitingRoom
+import WaitingRoomTesting
+
+/// `withDeadline`: the first of the operation, the deadline and the caller's cancellation
+/// resumes the caller, which never waits for a cancelled operation to end.
+@Suite("withDeadline")
+struct DeadlineTests {
+    struct TimedOut: Error, Equatable {}
+    struct Refused: Error, Equatable {}
+
+    /// An operation that ignores cancellation: it ends only when its own real-time wait does.
+    static func deafWait(_ seconds: Double, cancelled: Cancelled) async -> Int {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.resume() }
+            }
+        } onCancel: {
+            cancelled.mark()
+        }
+        return 1
+    }
+
+    final class Cancelled: Sendable {
+        private let flag = Atomic<Bool>(false)
+        func mark() { flag.store(true, ordering: .releasing) }
+        var value: Bool { flag.load(ordering: .acquiring) }
+    }
+
+    @Test func theOperationsValueOrErrorComesBackWhenItEndsFirst() async throws {
+        let value = try await withDeadline(.seconds(60), clock: SystemClock(), onTimeout: { TimedOut() }) { 42 }
+        #expect(value == 42)
+        await #expect(throws: Refused.self) {
+            try await withDeadline(.seconds(60), clock: SystemClock(), onTimeout: { TimedOut() }) { () async throws -> Int in throw Refused() }
+        }
+    }
+
+    @Test func theDeadlineDoesNotWaitForAnOperationThatIgnoresCancellation() async throws {
+        let cancelled = Cancelled()
+        let timer = ContinuousClock()
+        let started = timer.now
+        await #expect(throws: TimedOut.self) {
+            try await withDeadline(.milliseconds(200), clock: SystemClock(), onTimeout: { TimedOut() }) {
+                await Self.deafWait(10, cancelled: cancelled)
+            }
+        }
+        let elapsed = timer.now - started
+        #expect(cancelled.value, "the operation was cancelled at the deadline")
+        // Not a timing figure: the operation takes 10 s; a task group would have waited for it.
+        #expect(elapsed >= .milliseconds(190) && elapsed < .seconds(8), "took \(elapsed)")
+    }
+
+    @Test func aVirtualDeadlineFiresWhenItsClockMoves() async throws {
+        let clock = VirtualClock()
+        let cancelled = Cancelled()
+        let call = Task {
+            try await withDeadline(.seconds(30), clock: clock, onTimeout: { TimedOut() }) {
+                await Self.deafWait(10, cancelled: cancelled)
+            }
+        }
+        #expect(await clock.advanceToNextWakeup(), "the deadline sleeps on the clock")
+        await #expect(throws: TimedOut.self) { try await call.value }
+        #expect(cancelled.value)
+        #expect(clock.sleepLog == [.seconds(30)])
+    }
+
+    @Test func aCancelledCallerGetsCancellationErrorAtOnceAndCancelsTheOperation() async throws {
+        let cancelled = Cancelled()
+        let timer = ContinuousClock()
+        let started = timer.now
+        let call = Task {
+            try await withDeadline(.seconds(60), clock: SystemClock(), onTimeout: { TimedOut() }) {
+                await Self.deafWait(10, cancelled: cancelled)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        call.cancel()
+        await #expect(throws: CancellationError.self) { try await call.value }
+        #expect(cancelled.value)
+        #expect(timer.now - started < .seconds(8), "took \(timer.now - started)")
+    }
+}
