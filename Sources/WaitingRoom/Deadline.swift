@@ -6,7 +6,8 @@ import Synchronization
 /// is then cancelled), or the caller's own cancellation (the operation is cancelled and the
 /// caller gets `CancellationError` at once). The caller never waits for a cancelled operation to
 /// end: one that does not react to cancellation at once (a driver's clean-up, a blocking call) is
-/// left to end in the background. A task group would wait for it; that held
+/// left to end in the background, and what it returns then is dropped (an operation that opens
+/// something must close it itself when it is cancelled). A task group would wait for it; that held
 /// `PostgresStateStore.connect` past its connect timeout, for ever, under ThreadSanitizer's timing
 /// (a schema transaction cancelled while it waited for a lock another instance held).
 ///
