@@ -141,6 +141,12 @@ public final class KeyJournal: Sendable {
                 lastRenewal = ContinuousClock.now
             } catch {
                 noteFailure("renewing leases", error)
+                // A closed store takes no more writes: renewing again cannot succeed. Stop now;
+                // the leases lapse and the keys are taken over as after a crash.
+                if let failure = error as? WaitingRoomError, failure.kind == .invalidUse {
+                    logger.notice("state store: closed while this process holds keys; their leases lapse and another instance (or `waitingroom returns`) takes them over")
+                    break
+                }
                 // Past the lease, the claims have lapsed and other instances may have taken the
                 // keys over: stop (the next key held starts the heartbeat again).
                 if ContinuousClock.now - lastRenewal > lease {

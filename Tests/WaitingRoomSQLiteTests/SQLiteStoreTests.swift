@@ -173,6 +173,27 @@ struct SQLiteStoreTests {
         }
     }
 
+    @Test func theJournalStopsRenewingOnceItsStoreIsClosed() async throws {
+        try await inTemporaryFolder { _, path in
+            let clock = VirtualClock()
+            let store = try await SQLiteStateStore.open(path: path)
+            let journal = KeyJournal(store: store, clock: clock, lease: .seconds(3), owner: "A")
+            await journal.hold(vendor: "v", room: RoomKey(scope: "s", room: "r"), key: "k")
+            #expect(await clock.waitForSleepers(1))
+            // The process closes its store while it still holds the key (as on a hard shutdown).
+            try await store.close()
+            clock.advance(by: .seconds(1))
+            // One renewal fails and the heartbeat ends: no retry every second until the lease
+            // has passed.
+            for _ in 0..<500 where journal.writeFailures == 0 || clock.sleeperCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(journal.writeFailures == 1)
+            #expect(clock.sleeperCount == 0)
+            clock.advance(by: .seconds(5))
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(journal.writeFailures == 1)
+        }
+    }
+
     @Test func aStoreDroppedWithoutClosingLetsGoOfItsConnection() async throws {
         try await inTemporaryFolder { _, path in
             let clock = VirtualClock()
