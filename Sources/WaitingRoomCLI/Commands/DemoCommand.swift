@@ -60,6 +60,10 @@ struct DemoCommand: CLICommand {
             throw ExitStatus.usage
         }
         let environment = stateOptions.environment(store: store)
+        // The crowd are other visitors: they keep no pass in your store (nor in one they share),
+        // so you never pass on one of theirs. Their keys go back before the demo ends, and the
+        // embedded emulator ends with the process anyway, so they are not journaled.
+        let crowdEnvironment = ProviderEnvironment(passStore: CrowdPasses(), leaseDuration: .milliseconds(Int64(stateOptions.lease * 1000)))
         let suite = DemoRooms.suite()
         let server: EmulatorServer
         do { server = try await suite.start() } catch {
@@ -78,7 +82,7 @@ struct DemoCommand: CLICommand {
             terminal.line("== \(leg.title)")
             let config = defaults[leg.vendor] ?? .object([:])
             let provider: any WaitingRoomProvider
-            do { provider = try registry.makeProvider(vendor: leg.vendor, configuration: config, environment: environment) } catch {
+            do { provider = try registry.makeProvider(vendor: leg.vendor, configuration: config, environment: crowdEnvironment) } catch {
                 terminal.error("waitingroom demo: \(error)")
                 throw ExitStatus.error
             }

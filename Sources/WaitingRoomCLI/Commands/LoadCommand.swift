@@ -161,7 +161,7 @@ struct LoadCommand: CLICommand {
         }
         // Each virtual user is its own visitor: without --state, none takes a pass another stored.
         let environment = store == nil
-            ? ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: LoadVisitorPasses(),
+            ? ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: CrowdPasses(),
                                   leaseDuration: .milliseconds(Int64(stateOptions.lease * 1000)))
             : stateOptions.environment(store: store, transport: AsyncHTTPTransport.shared)
         var faultsInstalled = 0
