@@ -139,6 +139,23 @@ struct LoadOperatorFiguresTests {
 
     // MARK: load --json and --report
 
+    /// Users who arrive after others passed, with a `--state` store, still queue each for
+    /// themselves: the store journals keys and session leases, not passes they could share
+    /// (once, 17 of 20 "passed" on a pass another user had stored, in under a millisecond).
+    @Test func loadWithStateGivesEveryUserItsOwnVisit() async throws {
+        let state = CLIProcess.temporaryDirectory() + "/state.sqlite"
+        let result = try await CLIProcess.run([
+            "load", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "sale", "--users", "8", "--hold", "0",
+            "--arrivals", "uniform:4", "--state", state, "--json",
+        ], timeout: .seconds(90))
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try Self.json(result.stdout)
+        #expect((summary["outcomes"] as? [String: Any])?["passed"] as? Int == 8, "\(summary)")
+        #expect((summary["requests"] as? [String: Any])?["enqueue (served)"] as? Int == 8, "every user enqueued: \(summary)")
+        #expect((summary["replies"] as? [String: Any])?["queueittoken answers"] as? Int == 8, "\(summary)")
+        #expect(FileManager.default.fileExists(atPath: state))
+    }
+
     @Test func queueItLoadReportsFlowsWaitAndAccuracy() async throws {
         let result = try await CLIProcess.run([
             "load", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "sale", "--users", "6", "--hold", "0", "--json",

@@ -129,7 +129,7 @@ struct ScheduledSaleFairnessTests {
             configuration["networkTimeout"] = .number(10_000)
             configuration["retryCount"] = .number(5)
         }
-        let environment = ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: CrowdPasses(), metrics: nil, tracer: nil)
+        let environment = ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: CrowdStore(inner: MemoryPassStore()), metrics: nil, tracer: nil)
         let provider = try VendorRegistry.standard.makeProvider(vendor: sale.vendor, configuration: .object(configuration), environment: environment)
         let crowd = Crowd(provider: provider, room: sale.room, control: .basic, hold: 0...0)
         let origin = Date()

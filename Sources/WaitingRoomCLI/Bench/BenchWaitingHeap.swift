@@ -68,7 +68,7 @@ enum BenchWaitingHeap {
         let server = try await suite.start()
         defer { Task { await server.stop() } }
         let environment = store.map { ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: $0, recoversHeldKeysOnStart: false) }
-            ?? ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: CrowdPasses())
+            ?? ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: CrowdStore(inner: MemoryPassStore()))
         guard let configuration = EmulatorSuite.clientDefaults(for: server)["netfunnel"] else {
             throw Stalled(description: "no NetFUNNEL defaults for the embedded emulator")
         }

@@ -60,10 +60,9 @@ struct DemoCommand: CLICommand {
             throw ExitStatus.usage
         }
         let environment = stateOptions.environment(store: store)
-        // The crowd are other visitors: they keep no pass in your store (nor in one they share),
-        // so you never pass on one of theirs. Their keys go back before the demo ends, and the
-        // embedded emulator ends with the process anyway, so they are not journaled.
-        let crowdEnvironment = ProviderEnvironment(passStore: CrowdPasses(), leaseDuration: .milliseconds(Int64(stateOptions.lease * 1000)))
+        // The crowd are other visitors: they keep no pass (in your store or one they share), so
+        // you never pass on one of theirs; their keys are journaled with yours.
+        let crowdEnvironment = stateOptions.environment(store: CrowdStore(inner: store ?? MemoryPassStore()))
         let suite = DemoRooms.suite()
         let server: EmulatorServer
         do { server = try await suite.start() } catch {

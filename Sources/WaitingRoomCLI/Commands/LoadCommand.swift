@@ -45,8 +45,8 @@ struct LoadCommand: CLICommand {
             shuffle_at_event_start, and NetFUNNEL as a segment with startsAt, its schedule
             reservation, admitting in line order). Against another server --start-at only splits the users into pre- and
             post-start arrivals; schedule the start there yourself (an emulator's admin route, see the
-            vendor's README). Each virtual user is its own visitor: without --state, none takes a pass
-            another user stored. The summary, --json
+            vendor's README). Each virtual user is its own visitor: none takes a pass another user
+            stored (with --state, only their keys and session leases go there). The summary, --json
             and --report then give fairness figures: order violations among post-start arrivals (pairs
             admitted out of arrival order; goal 0), Spearman's rank correlation of the pre-start users'
             admission order with their arrival order (goal about 0) with its 95% confidence interval,
@@ -159,11 +159,9 @@ struct LoadCommand: CLICommand {
             terminal.error("waitingroom load: \(error)")
             throw ExitStatus.usage
         }
-        // Each virtual user is its own visitor: without --state, none takes a pass another stored.
-        let environment = store == nil
-            ? ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: CrowdPasses(),
-                                  leaseDuration: .milliseconds(Int64(stateOptions.lease * 1000)))
-            : stateOptions.environment(store: store, transport: AsyncHTTPTransport.shared)
+        // Each virtual user is its own visitor: none takes a pass another stored; with --state
+        // their keys and session leases are journaled there.
+        let environment = stateOptions.environment(store: CrowdStore(inner: store ?? MemoryPassStore()), transport: AsyncHTTPTransport.shared)
         var faultsInstalled = 0
         do {
             let wanted = try emulatorConfig.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()
