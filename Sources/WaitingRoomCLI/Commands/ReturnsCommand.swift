@@ -24,7 +24,9 @@ struct ReturnsCommand: CLICommand {
             leases still running for up to --wait seconds, and tries each key until --bound
             seconds pass. A key whose server-side timeout has passed is dropped with that reason.
 
-            Exit status 0: nothing left; 4: keys not returned (they stay in the journal).
+            Exit status 0: nothing left; 4: keys not returned (they stay in the journal) or the
+            journal could not be read; 64: bad usage, e.g. no store at the --state path (a file
+            store must exist: a mistyped path is not taken for an empty journal).
             """
     )
 
@@ -46,7 +48,12 @@ struct ReturnsCommand: CLICommand {
 
     func validate() throws(UsageError) {
         try stateOptions.validate()
-        guard stateOptions.state != nil else { throw UsageError("returns needs --state (the store the dead process used)") }
+        guard let state = stateOptions.state else { throw UsageError("returns needs --state (the store the dead process used)") }
+        // A mistyped path would otherwise open a new, empty store and report nothing to return.
+        let lowered = state.lowercased()
+        if !lowered.hasPrefix("postgres://"), !lowered.hasPrefix("postgresql://"), !FileManager.default.fileExists(atPath: state) {
+            throw UsageError("returns: no state store at \(state) (give the file the dead process used)")
+        }
         guard (0...3600).contains(bound), (0...3600).contains(wait) else { throw UsageError("--bound and --wait must be 0…3600 seconds") }
     }
 
@@ -61,7 +68,12 @@ struct ReturnsCommand: CLICommand {
             throw ExitStatus.usage
         }
         if list {
-            let held = (try? await store.heldKeys()) ?? []
+            let held: [HeldKey]
+            do { held = try await store.heldKeys() } catch {
+                terminal.error("waitingroom returns: cannot read the journal: \(error)")
+                try? await store.close()
+                throw ExitStatus.error
+            }
             let environment = stateOptions.environment(store: store)
             if json {
                 terminal.line(JSONValue.array(held.map { key in
@@ -100,7 +112,12 @@ struct ReturnsCommand: CLICommand {
             if !json { terminal.line("waiting \(String(format: "%.1f", untilLapse)) s for \(report.heldByLiveOwners) key(s) whose owner's lease still runs") }
             try? await Task.sleep(for: .milliseconds(Int64(min(untilLapse, 5) * 1000)))
         }
-        let left = ((try? await store.heldKeys()) ?? []).filter { $0.vendor == vendorOptions.vendor }.count
+        // Unknown (nil) when the journal cannot be read now: then the command does not say "nothing left".
+        let left: Int?
+        do { left = try await store.heldKeys().filter { $0.vendor == vendorOptions.vendor }.count } catch {
+            left = nil
+            total.problems.append("cannot read the journal after the returns: \(error)")
+        }
         if let server { await server.stop() }
         try? await store.close()
         let returned = total.count(.returnedLate), gone = total.count(.alreadyGone), gaveUp = total.count(.gaveUp)
@@ -108,7 +125,7 @@ struct ReturnsCommand: CLICommand {
             terminal.line(JSONValue.object([
                 "claimed": .number(Double(total.claimed)), "returned_late": .number(Double(returned)),
                 "already_gone": .number(Double(gone)), "gave_up": .number(Double(gaveUp)),
-                "held_by_live_owners": .number(Double(total.heldByLiveOwners)), "left_in_journal": .number(Double(left)),
+                "held_by_live_owners": .number(Double(total.heldByLiveOwners)), "left_in_journal": left.map { .number(Double($0)) } ?? .null,
                 "problems": .array(total.problems.map { .string($0) }),
                 "keys": .array(total.lines.map { line in
                     .object(["id": .string(environment.redact(line.id)), "room": .string(line.room.description),
@@ -119,7 +136,7 @@ struct ReturnsCommand: CLICommand {
         } else {
             for line in total.lines where line.result == .gaveUp { terminal.line("gave up \(environment.redact(line.id)): \(line.message)") }
             for problem in total.problems { terminal.error("waitingroom returns: \(problem)") }
-            terminal.line("claimed \(total.claimed) · returned late \(returned) · already gone \(gone) · gave up \(gaveUp) · still held by live owners \(total.heldByLiveOwners) · left in the journal \(left)")
+            terminal.line("claimed \(total.claimed) · returned late \(returned) · already gone \(gone) · gave up \(gaveUp) · still held by live owners \(total.heldByLiveOwners) · left in the journal \(left.map(String.init) ?? "unknown")")
         }
         throw (left == 0 && total.problems.isEmpty) ? ExitStatus.passed : ExitStatus.error
     }
