@@ -27,14 +27,19 @@ struct StateOptions: CLIArguments {
         return try await Self.open(state, clock: clock)
     }
 
+    /// Whether `spec` names a PostgreSQL database (`postgres://`, `postgresql://`) rather than a file.
+    static func isDatabaseURL(_ spec: String) -> Bool {
+        let lowered = spec.lowercased()
+        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
+    }
+
     /// Opens `spec`: `postgres://`/`postgresql://` ⇒ PostgreSQL, `*.json` ⇒ ``FilePassStore``,
     /// anything else ⇒ an SQLite file.
     static func open(_ spec: String, clock: any WaitingRoomClock = SystemClock()) async throws -> any StateStore {
-        let lowered = spec.lowercased()
-        if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
+        if isDatabaseURL(spec) {
             return try await PostgresStateStore.connect(url: spec, clock: clock, logger: CLILogging.logger(label: "waitingroom.state"))
         }
-        if lowered.hasSuffix(".json") { return FilePassStore(path: spec, clock: clock, logger: CLILogging.logger(label: "waitingroom.state")) }
+        if spec.lowercased().hasSuffix(".json") { return FilePassStore(path: spec, clock: clock, logger: CLILogging.logger(label: "waitingroom.state")) }
         return try await SQLiteStateStore.open(path: spec, clock: clock, logger: CLILogging.logger(label: "waitingroom.state"))
     }
 

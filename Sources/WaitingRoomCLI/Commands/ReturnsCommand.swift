@@ -50,8 +50,7 @@ struct ReturnsCommand: CLICommand {
         try stateOptions.validate()
         guard let state = stateOptions.state else { throw UsageError("returns needs --state (the store the dead process used)") }
         // A mistyped path would otherwise open a new, empty store and report nothing to return.
-        let lowered = state.lowercased()
-        if !lowered.hasPrefix("postgres://"), !lowered.hasPrefix("postgresql://"), !FileManager.default.fileExists(atPath: state) {
+        if !StateOptions.isDatabaseURL(state), !FileManager.default.fileExists(atPath: state) {
             throw UsageError("returns: no state store at \(state) (give the file the dead process used)")
         }
         guard (0...3600).contains(bound), (0...3600).contains(wait) else { throw UsageError("--bound and --wait must be 0…3600 seconds") }
