@@ -14,7 +14,9 @@
 #       a Hummingbird app (`bench --serve-static`), the kind of server the gate fronts, with
 #       nginx as a reverse proxy in front of it too (the same reference for this row);
 #     each also over a Unix-domain socket (`--upstream unix:PATH`), and the app once more with
-#     `--session-memo 0` (every request's cookie checked and signed afresh)
+#     `--session-memo 0` (every request's cookie checked and signed afresh); for each gate-row
+#     target it also prints the CPU time per request of wrk and of each server process
+#     (`/proc/PID/stat`), and the summary the gate's ÷ the app's and ÷ nginx's proxy's
 # The figures that matter are the ratios emulator / nginx, emulator / Hummingbird static and
 # Hummingbird static / nginx: machines here are noisy. `waitingroom bench emulators` measures the
 # same in process (and `bench all --json` includes it).
@@ -133,17 +135,44 @@ sleep 0.3
 [ -f "$WORK/nginx.pid" ] || { echo "nginx did not start:"; cat "$WORK/logs/start.log"; exit 1; }
 
 rps() { awk '/Requests\/sec/ {print $2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a/b}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b + 0 == 0) printf "n/a"; else printf "%.3f", a/b}'; }
 run() { wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" "$@"; }
+# ticks PID…: the CPU time (user + system, in clock ticks) the processes have used so far, all
+# their threads; a process that is gone counts 0.
+TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
+ticks() { local t=0 pid; for pid in "$@"; do t=$(( t + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0) )); done; echo "$t"; }
 # best LABEL ARGS…: one target's run; prints wrk's output, keeps the best rate in BEST[LABEL].
-declare -A BEST
+# With CPU="NAME:PID[,PID…] …" set, it also prints the CPU time each named process (and wrk
+# itself) spent per request, in µs, and keeps the best run's in CPU_OF[LABEL].
+declare -A BEST CPU_OF
 best() {
   local label=$1; shift
   echo "== $label"
-  local out; out=$(run "$@"); echo "$out"
+  local spec name pids before=() i=0
+  for spec in ${CPU:-}; do pids=${spec#*:}; before[i]=$(ticks ${pids//,/ }); i=$((i + 1)); done
+  local out times; times=$(mktemp "$WORK/time.XXXXXX")
+  out=$( { TIMEFORMAT='%U %S'; time run "$@"; } 2>"$times" ); echo "$out"
   local r; r=$(echo "$out" | rps)
-  BEST[$label]=$(awk -v a="${BEST[$label]:-0}" -v b="${r:-0}" 'BEGIN {print (b > a ? b : a)}')
+  local requests; requests=$(echo "$out" | awk '/requests in/ {print $1}')
+  local cpu=""
+  if [ -n "${CPU:-}" ] && [ "${requests:-0}" -gt 0 ]; then
+    cpu=$(tail -n 1 "$times" | awk -v n="$requests" '{printf "wrk %.1f", ($1 + $2) * 1e6 / n}')
+    i=0
+    for spec in $CPU; do
+      name=${spec%%:*}; pids=${spec#*:}
+      cpu+=$(awk -v a="${before[i]}" -v b="$(ticks ${pids//,/ })" -v us="$TICK_US" -v n="$requests" -v name="$name" 'BEGIN {printf ", %s %.1f", name, (b - a) * us / n}')
+      i=$((i + 1))
+    done
+    echo "CPU per request (µs): $cpu"
+  fi
+  rm -f "$times"
+  if awk -v a="${BEST[$label]:-0}" -v b="${r:-0}" 'BEGIN {exit !(b > a)}'; then
+    BEST[$label]=${r:-0}
+    CPU_OF[$label]=$cpu
+  fi
 }
+# cpu_of LABEL NAME: the µs per request NAME spent in LABEL's best run.
+cpu_of() { echo "${CPU_OF[$1]:-}" | tr ',' '\n' | awk -v n="$2" '$1 == n {print $2}'; }
 # Each target runs ROUNDS times, in the order A B C, then C B A, …: a load that comes and goes on a
 # shared machine hits every target alike; each keeps its best rate.
 echo "warm-up…"
@@ -194,6 +223,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
     # shellcheck disable=SC2086
     "$BIN" gate --vendor queueit --emulator --upstream "$upstream" --listen 127.0.0.1:0 ${GATE_ARGS:-} "$@" >"$out" 2>"$WORK/gate-$name.log" &
     GATE_PIDS="${GATE_PIDS:-} $!"
+    eval "${name}_PID=\$!"
     for _ in $(seq 1 100); do grep -q "listening on" "$out" 2>/dev/null && break; sleep 0.1; done
     local url emu token cookie status
     url=$(sed -n 's/.*listening on \(http:[^,]*\),.*/\1/p' "$out")
@@ -234,18 +264,20 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
   GHM="waitingroom gate --session-memo 0 (Queue-it cookie) in front of the Hummingbird app, reply.js"
   H="Hummingbird app (bench --serve-static) reply.js, direct"
   PH="nginx as a reverse proxy in front of the Hummingbird app, reply.js"
+  # nginx's workers (its static server and its proxy run in the same ones), for the CPU figures
+  NGX=$(awk -v m="$(cat "$WORK/nginx.pid")" '$4 == m {printf "%s%s", (n++ ? "," : ""), $1}' /proc/[0-9]*/stat 2>/dev/null)
   for round in $(seq 1 "$ROUNDS"); do
     for t in $(order "$round" "gate gateu upstream proxy gateh gatehu gatehm proxyh hummingbird"); do
       case $t in
-        gate) best "$G" -H "Cookie: $GATE_COOKIE" "$GATE_URL/reply.js" ;;
-        gateu) best "$GU" -H "Cookie: $GATEU_COOKIE" "$GATEU_URL/reply.js" ;;
-        upstream) best "$U" "$UPSTREAM/reply.js" ;;
-        proxy) best "$P" -H "Cookie: $GATE_COOKIE" "http://127.0.0.1:$PPORT/reply.js" ;;
-        gateh) best "$GH" -H "Cookie: $GATEH_COOKIE" "$GATEH_URL/reply.js" ;;
-        gatehu) best "$GHU" -H "Cookie: $GATEHU_COOKIE" "$GATEHU_URL/reply.js" ;;
-        gatehm) best "$GHM" -H "Cookie: $GATEHM_COOKIE" "$GATEHM_URL/reply.js" ;;
-        proxyh) best "$PH" -H "Cookie: $GATEH_COOKIE" "http://127.0.0.1:$HPORT/reply.js" ;;
-        hummingbird) best "$H" "$HELLO/reply.js" ;;
+        gate) CPU="gate:$GATE_PID nginx:$NGX" best "$G" -H "Cookie: $GATE_COOKIE" "$GATE_URL/reply.js" ;;
+        gateu) CPU="gate:$GATEU_PID nginx:$NGX" best "$GU" -H "Cookie: $GATEU_COOKIE" "$GATEU_URL/reply.js" ;;
+        upstream) CPU="nginx:$NGX" best "$U" "$UPSTREAM/reply.js" ;;
+        proxy) CPU="nginx:$NGX" best "$P" -H "Cookie: $GATE_COOKIE" "http://127.0.0.1:$PPORT/reply.js" ;;
+        gateh) CPU="gate:$GATEH_PID app:$HELLO_PID" best "$GH" -H "Cookie: $GATEH_COOKIE" "$GATEH_URL/reply.js" ;;
+        gatehu) CPU="gate:$GATEHU_PID app:$HELLO_PID" best "$GHU" -H "Cookie: $GATEHU_COOKIE" "$GATEHU_URL/reply.js" ;;
+        gatehm) CPU="gate:$GATEHM_PID app:$HELLO_PID" best "$GHM" -H "Cookie: $GATEHM_COOKIE" "$GATEHM_URL/reply.js" ;;
+        proxyh) CPU="nginx:$NGX app:$HELLO_PID" best "$PH" -H "Cookie: $GATEH_COOKIE" "http://127.0.0.1:$HPORT/reply.js" ;;
+        hummingbird) CPU="app:$HELLO_PID" best "$H" "$HELLO/reply.js" ;;
       esac
     done
   done
@@ -253,6 +285,12 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
   SUMMARY+="  gate/upstream $(ratio "${BEST[$G]}" "${BEST[$U]}"), over a Unix socket $(ratio "${BEST[$GU]}" "${BEST[$U]}") (goal ≥ 0.5); nginx proxy/upstream $(ratio "${BEST[$P]}" "${BEST[$U]}") (what a proxy reaches here); gate/nginx proxy $(ratio "${BEST[$G]}" "${BEST[$P]}")"$'\n'
   SUMMARY+="gate with a valid Queue-it cookie in front of a Hummingbird app: ${BEST[$GH]} req/s (over a Unix socket: ${BEST[$GHU]}; every cookie checked afresh: ${BEST[$GHM]}); the app directly: ${BEST[$H]} req/s; nginx as a reverse proxy in front of it: ${BEST[$PH]} req/s"$'\n'
   SUMMARY+="  gate/upstream $(ratio "${BEST[$GH]}" "${BEST[$H]}"), over a Unix socket $(ratio "${BEST[$GHU]}" "${BEST[$H]}"), every cookie checked $(ratio "${BEST[$GHM]}" "${BEST[$H]}") (goal ≥ 0.5); nginx proxy/upstream $(ratio "${BEST[$PH]}" "${BEST[$H]}"); gate/nginx proxy $(ratio "${BEST[$GH]}" "${BEST[$PH]}")"$'\n'
+  # Where the two cores go, per request (µs of CPU, the best run of each target): on two shared
+  # cores the rate through a proxy is about (wrk + app direct) / (wrk + app behind it + proxy) of
+  # the direct rate, so the gate's own cost per request, next to the app's and nginx's, is the
+  # figure that does not depend on how the cores were shared.
+  SUMMARY+="  CPU per request (µs): app directly: ${CPU_OF[$H]}; through the gate: ${CPU_OF[$GH]}; through nginx's proxy: ${CPU_OF[$PH]}"$'\n'
+  SUMMARY+="  the gate's CPU per request / the app's (direct) $(ratio "$(cpu_of "$GH" gate)" "$(cpu_of "$H" app)"); / nginx proxy's $(ratio "$(cpu_of "$GH" gate)" "$(cpu_of "$PH" nginx)")"$'\n'
 fi
 echo
 echo "== summary ($BUILD build; $(nproc) cores; wrk -t$THREADS -c$CONNS -d${DURATION}s; best of $ROUNDS runs per target)"
