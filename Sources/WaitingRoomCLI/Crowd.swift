@@ -16,12 +16,21 @@ struct Crowd: Sendable {
         /// The first expected wait the vendor showed the user, and when (nil: no progress event
         /// carried an ETA).
         var expectation: ExpectedWait? = nil
+        /// When the vendor first answered the user with a queue page or progress, from the start
+        /// of the run (nil: its outcome was the first answer, or none came).
+        var answered: Duration? = nil
 
         /// When the user arrived (enqueued), in seconds from the start of the run: inflow.
         var enqueuedAt: Double { started.seconds }
         /// When the user reached the outcome, in seconds from the start of the run: for a
         /// passed user, the pass time (outflow).
         var outcomeAt: Double { (started + waited).seconds }
+        /// When the vendor first answered the user, in seconds from the start of the run: its
+        /// first queue page or progress, else its outcome. Users who start together reach the
+        /// vendor in an order of their own (the client's connections and threads decide it), so
+        /// this, not ``enqueuedAt``, is the order the vendor saw them in, as closely as the users
+        /// can tell.
+        var answeredAt: Double { answered?.seconds ?? outcomeAt }
     }
 
     let provider: any WaitingRoomProvider
@@ -58,11 +67,19 @@ struct Crowd: Sendable {
             visits.add(Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin))
             return
         }
-        // The first ETA shown (operators' expected vs actual wait): one atomic word per user.
+        // The first answer and the first ETA shown (the order the vendor saw the users in;
+        // operators' expected vs actual wait): two atomic words per user.
         let probe = ExpectedWaitProbe()
-        session.bind(.progress) { event in
-            if case .progress(let progress, _) = event, let eta = progress.eta {
-                probe.record(eta: eta, shownAt: ContinuousClock.now - origin)
+        session.bind(nil) { event in
+            switch event {
+            case .progress(let progress, _):
+                let now = ContinuousClock.now - origin
+                probe.recordAnswer(at: now)
+                if let eta = progress.eta { probe.record(eta: eta, shownAt: now) }
+            case .queueOpened:
+                probe.recordAnswer(at: ContinuousClock.now - origin)
+            default:
+                break
             }
         }
         // The callback lives as long as the user waits: it keeps the hold range, not the crowd.
@@ -70,7 +87,7 @@ struct Crowd: Sendable {
         session.whenOutcome { outcome in
             let waited = ContinuousClock.now - started
             let visit = Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: false,
-                              started: started - origin, expectation: probe.value)
+                              started: started - origin, expectation: probe.value, answered: probe.firstAnswer)
             guard outcome.pass != nil else {
                 visits.add(visit)
                 return

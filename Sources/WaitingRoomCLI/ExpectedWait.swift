@@ -30,10 +30,29 @@ struct ExpectedWait: Sendable, Equatable {
     }
 }
 
-/// Catches the first ETA a session's progress events show (``ExpectedWait``), from the emitting
-/// task, for ``Crowd``: one atomic word per waiting user, written once.
+/// Catches what a session's vendor showed first, from the emitting task, for ``Crowd``: the first
+/// ETA of its progress events (``ExpectedWait``), and when the vendor first answered the user (its
+/// first queue page or progress event). Two atomic words per waiting user, each written once.
 final class ExpectedWaitProbe: Sendable {
     private let word = Atomic<UInt64>(0)
+    /// Nanoseconds from the run's start to the first answer, plus one (0: none yet).
+    private let answered = Atomic<UInt64>(0)
+
+    /// Records that the vendor answered the user `at` (from the run's start) unless an earlier
+    /// answer was recorded.
+    func recordAnswer(at: Duration) {
+        guard answered.load(ordering: .relaxed) == 0 else { return }
+        let (seconds, attoseconds) = at.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
+        _ = answered.compareExchange(expected: 0, desired: UInt64(nanoseconds) + 1, ordering: .relaxed)
+    }
+
+    /// When the vendor first answered the user, from the run's start (nil: no queue page or
+    /// progress event came).
+    var firstAnswer: Duration? {
+        let value = answered.load(ordering: .relaxed)
+        return value == 0 ? nil : .nanoseconds(Int64(value - 1))
+    }
 
     /// Records `eta` shown at `shownAt` unless an earlier one was recorded.
     func record(eta: Duration, shownAt: Duration) {

@@ -47,6 +47,33 @@ struct LoadFairnessFiguresTests {
         #expect(early.postStartAheadOfPreStart == 2)
     }
 
+    /// Without an emulator's record, a user arrives when the vendor first answers it: users
+    /// started together reach the vendor in an order of their own (in a burst against an
+    /// emulator in another process, 87 % of pairs the other way round from their start).
+    @Test func usersOwnTimesOrderArrivalsByTheVendorsFirstAnswer() {
+        // 5 users started at the same moment; the vendor answered them in reverse and admitted them in that order
+        let visits = (0..<5).map { index in
+            Crowd.Visit(outcome: "passed", code: 200, waited: .seconds(10 + index), completed: true, started: .milliseconds(index),
+                        answered: .milliseconds(500 - 100 * index))
+        }
+        let admittedInAnswerOrder = visits.enumerated().map { index, visit in
+            var reordered = visit
+            reordered.waited = .seconds(20 - index)
+            return reordered
+        }
+        let users = Figures.users(of: admittedInAnswerOrder, startAt: nil)
+        #expect(users.map(\.arrival) == [0.5, 0.4, 0.3, 0.2, 0.1])
+        let figures = Figures(users: users, startAt: nil, rate: .unknown, source: "test")
+        #expect(figures.orderViolations == 0 && figures.postStartPairs == 10, "admitted in the order the vendor answered")
+        // admitted in start order, against the answer order: every pair out of order
+        #expect(Figures(users: Figures.users(of: visits, startAt: nil), startAt: nil, rate: .unknown, source: "test").orderViolations == 10)
+        // a user whose first answer was its outcome (passed at once) arrived then
+        let atOnce = Crowd.Visit(outcome: "passed", code: 200, waited: .milliseconds(30), completed: true, started: .seconds(2))
+        #expect(abs(Figures.users(of: [atOnce], startAt: nil)[0].arrival - 2.03) < 1e-9)
+        // before or after the start goes by when the user started
+        #expect(Figures.users(of: [visits[0]], startAt: 0.2)[0].prequeued, "started at 0 s, first answered at 0.5 s: before a start at 0.2 s")
+    }
+
     @Test func spearmanWithTiesAndFisherInterval() throws {
         let same = Figures.rankCorrelation([1, 2, 3, 4, 5], [10, 20, 30, 40, 50])
         #expect(same.rho == 1 && same.n == 5)

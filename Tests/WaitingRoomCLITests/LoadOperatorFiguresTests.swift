@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaitingRoom
 @testable import WaitingRoomCLI
+import WaitingRoomEmulators
 
 /// Issue 28 §4: `load`'s operators' figures (inflow, outflow, expected vs actual wait, admission
 /// accuracy): the pure functions, then `load --json` and `--report` on the embedded emulator.
@@ -154,6 +155,34 @@ struct LoadOperatorFiguresTests {
         #expect((summary["requests"] as? [String: Any])?["enqueue (served)"] as? Int == 8, "every user enqueued: \(summary)")
         #expect((summary["replies"] as? [String: Any])?["queueittoken answers"] as? Int == 8, "\(summary)")
         #expect(FileManager.default.fileExists(atPath: state))
+    }
+
+    /// Against an emulator that is not embedded (here one in the test's process, reached only
+    /// over loopback), fairness comes from the users' own times. A burst of users started
+    /// together reached it, once, mostly in reverse start order: 87 % of pairs counted as order
+    /// violations when arrival was each user's start. Arrival is now the vendor's first answer,
+    /// and the emulator admits in the order it answered.
+    @Test func aBurstAgainstAnEmulatorElsewhereIsMeasuredInTheOrderTheVendorSawIt() async throws {
+        let suite = try EmulatorSuite(document: .object([:]))
+        let server = try await suite.start(host: "127.0.0.1", port: 0)
+        let defaults = try #require(EmulatorSuite.clientDefaults(for: server)["netfunnel"]?.objectValue)
+        let serverURL = try #require(defaults["serverUrl"]?.stringValue), clientID = try #require(defaults["clientId"]?.stringValue)
+        let result = try await CLIProcess.run([
+            "load", "--vendor", "netfunnel", "--set", "serverUrl=\(serverURL)", "--set", "clientId=\(clientID)",
+            "--set", "networkTimeout=10000", "--set", "retryCount=5",
+            "--scope", "service_1", "--room", "act_10", "--users", "40", "--hold", "0.3", "--json",
+        ], timeout: .seconds(120))
+        await server.stop()
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try Self.json(result.stdout)
+        #expect((summary["outcomes"] as? [String: Any])?["passed"] as? Int == 40, "\(summary)")
+        let fairness = try #require(summary["fairness"] as? [String: Any])
+        #expect((fairness["source"] as? String ?? "").contains("first answered"), "\(fairness)")
+        let post = try #require(fairness["postStart"] as? [String: Any])
+        let pairs = try #require(post["pairs"] as? Int), violations = try #require(post["orderViolations"] as? Int)
+        #expect(pairs == 40 * 39 / 2)
+        // users let in within one poll of each other may see their passes out of order: a bound, not 0
+        #expect(Double(violations) < 0.25 * Double(pairs), "\(violations) of \(pairs) pairs out of order: \(fairness)")
     }
 
     @Test func queueItLoadReportsFlowsWaitAndAccuracy() async throws {

@@ -51,7 +51,8 @@ struct LoadCommand: CLICommand {
             admitted out of arrival order; goal 0), Spearman's rank correlation of the pre-start users'
             admission order with their arrival order (goal about 0) with its 95% confidence interval,
             and admission accuracy per minute from the start. With an embedded emulator they come from
-            its record of who arrived and was admitted when; otherwise from the users' own times.
+            its record of who arrived and was admitted when; otherwise from the users' own times (arrival:
+            the vendor's first answer to each user; admission: when the user saw its pass).
 
             --metrics-port PORT serves the SDK's metrics (Prometheus text) at
             http://127.0.0.1:PORT/metrics while the run lasts (0 picks a free port; the address goes to stderr).
@@ -64,7 +65,7 @@ struct LoadCommand: CLICommand {
                                --set retryCount=3 --set networkTimeout=1000 --chaos 10
               waitingroom load --vendor netfunnel --emulator --faults Scripts/load/faults-netfunnel.json \\
                                --scope service_1 --room segKey_basic --users 20 --set retryCount=3
-              waitingroom load --vendor netfunnel --set serverUrl=http://127.0.0.1:8080 --set clientId=x \\
+              waitingroom load --vendor netfunnel --set serverUrl=http://127.0.0.1:8080 --set clientId=emulator-0000 \\
                                --scope service_1 --room segKey_basic --users 200 --hold 0.05
               waitingroom load --vendor queueit --emulator --scope demo --room sale --users 2000 \\
                                --arrivals uniform:20 --start-at +10 --seed 7
@@ -244,7 +245,7 @@ extension LoadCommand {
         }
         return LoadFairnessFigures(
             users: LoadFairnessFigures.users(of: visits, startAt: startAt), startAt: startAt, rate: rate,
-            source: "the users' own times: arrival at enqueue, admission when the pass was seen")
+            source: "the users' own times: arrival when the vendor first answered, admission when the pass was seen")
     }
 }
 
