@@ -7,6 +7,12 @@
 --      (customer "demo", room "sale"; the emulator serves the protected demo API)
 local function api_url(token)
   local base = (wr.config and wr.config.waitingRoomDomain) or "http://127.0.0.1:8080"
+  -- a bare domain (what --emulator gives, and Queue-it's own "{customer}.queue-it.net"): https,
+  -- plain http on loopback only, as the Queue-it client does
+  if not base:find("://", 1, true) then
+    local loopback = base:match("^127%.") or base:match("^localhost[:/]?") or base:match("^%[::1%]")
+    base = (loopback and "http://" or "https://") .. base
+  end
   local url = base .. "/queueit/api/demo/sale/orders"
   if token then url = url .. "?queueittoken=" .. token end
   return url

@@ -20,11 +20,18 @@ public struct VendorDescriptor: Sendable {
     public var summary: String
     /// Makes a provider from a JSON configuration.
     public var make: @Sendable (JSONValue, ProviderEnvironment) throws -> any WaitingRoomProvider
+    /// What the registry makes of a given configuration before ``make`` sees it (a host's
+    /// defaults filled in, its pinned options set); identity by default.
+    /// ``VendorRegistry/configuration(vendor:given:)`` returns it, so a flow host shows handlers
+    /// the configuration their provider runs with.
+    public var configure: @Sendable (JSONValue) -> JSONValue
 
     /// Creates a descriptor.
-    public init(id: String, summary: String, make: @escaping @Sendable (JSONValue, ProviderEnvironment) throws -> any WaitingRoomProvider) {
+    public init(id: String, summary: String, configure: @escaping @Sendable (JSONValue) -> JSONValue = { $0 },
+                make: @escaping @Sendable (JSONValue, ProviderEnvironment) throws -> any WaitingRoomProvider) {
         self.id = id
         self.summary = summary
+        self.configure = configure
         self.make = make
     }
 }
@@ -69,7 +76,14 @@ public final class VendorRegistry: Sendable {
                 field: "vendor",
                 "no vendor is registered as \"\(id)\"; registered: \(known.isEmpty ? "(none)" : known.joined(separator: ", "))")
         }
-        return try descriptor.make(configuration, environment)
+        return try descriptor.make(descriptor.configure(configuration), environment)
+    }
+
+    /// The configuration a provider of vendor `id` made from `given` runs with
+    /// (``VendorDescriptor/configure``); `given` itself for an unknown id.
+    public func configuration(vendor id: String, given: JSONValue) -> JSONValue {
+        guard let descriptor = vendors.withLock({ $0[id] }) else { return given }
+        return descriptor.configure(given)
     }
 
     /// Makes a provider from a dictionary of plain values (strings, numbers, bools, arrays,

@@ -3,12 +3,20 @@ import WaitingRoom
 import WaitingRoomVendors
 
 /// Per-vendor configuration defaults (for example the embedded emulator's address), merged
-/// under whatever configuration a flow or `wr.open` gives.
+/// under whatever configuration a flow or `wr.open` gives; pinned options (`run --emulator`'s
+/// addresses) are laid over it instead.
 final class VendorDefaults: Sendable {
     private let values = Mutex<[String: JSONValue]>([:])
+    /// Per vendor, the options whose default wins over the given configuration (and that are
+    /// dropped from it when there is no default).
+    private let pinned = Mutex<[String: Set<String>]>([:])
 
-    /// Replaces every default.
-    func set(_ defaults: [String: JSONValue]) { values.withLock { $0 = defaults } }
+    /// Replaces every default; `pinning` names, per vendor, the options whose default wins over
+    /// the configuration a flow gives (none: every default only fills in).
+    func set(_ defaults: [String: JSONValue], pinning: [String: Set<String>] = [:]) {
+        values.withLock { $0 = defaults }
+        pinned.withLock { $0 = pinning }
+    }
 
     /// Lays a configuration document over the defaults: members named after a vendor go to that
     /// vendor; a plain object goes to every vendor.
@@ -27,9 +35,15 @@ final class VendorDefaults: Sendable {
         }
     }
 
-    /// `configuration` with the vendor's defaults filled in where it is silent.
+    /// `configuration` with the vendor's defaults filled in where it is silent, and its pinned
+    /// options set to their defaults (or dropped, without one) whatever it says.
     func apply(vendor: String, to configuration: JSONValue) -> JSONValue {
-        Self.merge(values.withLock { $0[vendor] }, under: configuration)
+        let base = values.withLock { $0[vendor] }
+        let merged = Self.merge(base, under: configuration)
+        guard let keys = pinned.withLock({ $0[vendor] }), !keys.isEmpty, case .object(var members) = merged else { return merged }
+        let defaults = base?.objectValue ?? [:]
+        for key in keys { members[key] = defaults[key] }
+        return .object(members)
     }
 }
 
@@ -42,15 +56,16 @@ extension VendorDefaults {
 }
 
 extension VendorRegistry {
-    /// A registry with the same vendors whose providers take `defaults` under their configuration.
+    /// A registry with the same vendors whose providers take `defaults` under their configuration
+    /// (and its pinned options over it); a flow's `wr.config` shows the result.
     func withDefaults(_ defaults: VendorDefaults) -> VendorRegistry {
         let registry = VendorRegistry()
         for descriptor in descriptors {
-            let make = descriptor.make
+            let configure = descriptor.configure
             let id = descriptor.id
-            registry.register(VendorDescriptor(id: id, summary: descriptor.summary) { json, environment in
-                try make(defaults.apply(vendor: id, to: json), environment)
-            })
+            registry.register(VendorDescriptor(id: id, summary: descriptor.summary,
+                                               configure: { defaults.apply(vendor: id, to: configure($0)) },
+                                               make: descriptor.make))
         }
         return registry
     }

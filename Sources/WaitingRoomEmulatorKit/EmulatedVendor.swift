@@ -32,6 +32,12 @@ public protocol EmulatedVendor: EmulatorStatusSource {
     /// A client configuration (the vendor's JSON options) that points at an emulator served on
     /// `server`: what `waitingroom … --emulator` and the demo use.
     static func clientDefaults(server: EmulatorAddress) -> JSONValue
+    /// The options that say where the vendor's servers are (URLs and domains; not tenant ids or
+    /// timings): `waitingroom run --emulator` gives these the values of ``clientDefaults(server:)``
+    /// over a flow's own configuration, and drops those it has no value for (the client derives
+    /// them from the others), so a flow written for the real service reaches the emulator, never
+    /// the service.
+    static var clientAddressKeys: Set<String> { get }
     /// Its faults.
     var faultQueue: EmulatorFaultQueue { get }
     /// What its faults may say.

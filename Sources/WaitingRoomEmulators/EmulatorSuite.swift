@@ -129,6 +129,14 @@ public struct EmulatorSuite: Sendable {
 
     /// Client configurations pointing at a running suite, per vendor id
     /// (``EmulatedVendor/clientDefaults(server:)``).
+    /// Per vendor id, the client options that say where its servers are
+    /// (``EmulatedVendor/clientAddressKeys``).
+    public static var clientAddressKeys: [String: Set<String>] {
+        var keys: [String: Set<String>] = [:]
+        for type in vendorTypes { keys[type.vendorID] = type.clientAddressKeys }
+        return keys
+    }
+
     public static func clientDefaults(for server: EmulatorServer) -> [String: JSONValue] {
         let address = EmulatorAddress(host: server.host, port: server.port)
         var defaults: [String: JSONValue] = [:]

@@ -129,7 +129,7 @@ extension FlowHost {
             result.outcome = .flowError(LuaError(kind: .invalidFlow, message: "\(file): vendor '\(vendor)': \(error)"))
             return result
         }
-        publish(vendor: vendor, config: config, entry: entry, in: context)
+        publish(vendor: vendor, config: options.registry.configuration(vendor: vendor, given: config), entry: entry, in: context)
         let maxRetries = max(0, spec.maxRetries ?? options.maxRetries)
         let autoComplete = spec.autoComplete ?? options.autoComplete
 

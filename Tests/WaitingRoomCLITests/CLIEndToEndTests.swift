@@ -47,6 +47,44 @@ struct CLIEndToEndTests {
         #expect((last?["completion"] as? [String: Any])?["code"] as? Int == 200)
     }
 
+    /// `run --emulator` points every vendor at the emulator even when the flow names its own
+    /// servers: a flow written for the real service must not reach it (here: port 9 on loopback,
+    /// where nothing listens; before, the flow went there and failed, and both Queue-it example
+    /// flows, which name `wr emulate`'s 127.0.0.1:8080, failed unless one ran there).
+    @Test func runWithTheEmulatorReplacesTheFlowsOwnServerAddresses() async throws {
+        let flows: [(vendor: String, config: String, entry: String)] = [
+            ("netfunnel", #"clientId = "emulator-0000", serverUrl = "http://127.0.0.1:9", settingUrl = "http://127.0.0.1:9/x/nf-setting.json""#,
+             #"scope = "service_1", room = "segKey_basic""#),
+            ("queueit", #"customerId = "demo", waitingRoomDomain = "http://127.0.0.1:9", queuePage = "follow", pollIntervalSeconds = 1"#,
+             #"scope = "demo", room = "open""#),
+            ("crowdhandler", #"publicKey = "demo-public-key", apiURL = "http://127.0.0.1:9", waitURL = "http://127.0.0.1:9", siteURL = "http://127.0.0.1:9/site""#,
+             #"scope = "site", room = "demo-open""#),
+            ("cloudflare", #"siteURL = "http://127.0.0.1:9/cf""#, #"scope = "site", room = "demo-open""#),
+        ]
+        for flow in flows {
+            let path = try write("""
+                return { vendor = "\(flow.vendor)", config = { \(flow.config) }, entry = { \(flow.entry) } }
+                """, name: "elsewhere-\(flow.vendor).lua")
+            let result = try await CLIProcess.run(["run", path, "--emulator"])
+            #expect(result.status == 0, "\(flow.vendor): \(result.stdout) \(result.stderr)")
+            #expect(!(result.stdout + result.stderr).contains("127.0.0.1:9/") && !(result.stdout + result.stderr).contains("127.0.0.1:9 "),
+                    "\(flow.vendor) still reached the flow's own address: \(result.stdout) \(result.stderr)")
+        }
+        // --set still chooses: the flow's address replaced by the one given on the command line
+        let path = try write("""
+            return { vendor = "queueit", config = { customerId = "demo", waitingRoomDomain = "http://127.0.0.1:9" }, entry = { scope = "demo", room = "open" } }
+            """, name: "elsewhere-set.lua")
+        let chosen = try await CLIProcess.run(["run", path, "--emulator", "--set", "queueit.waitingRoomDomain=http://127.0.0.1:7", "--set", "queueit.requestTimeoutSeconds=2"])
+        #expect(chosen.status == 4, "\(chosen.stdout) \(chosen.stderr)")
+        #expect((chosen.stdout + chosen.stderr).contains("127.0.0.1:7"), "\(chosen.stdout) \(chosen.stderr)")
+        // the README's and the flows' own commands
+        for name in ["queueit-token", "hybrid-api"] {
+            let result = try await CLIProcess.run(["run", "Scripts/flows/\(name).lua", "--emulator"])
+            #expect(result.status == 0, "\(name): \(result.stdout) \(result.stderr)")
+            #expect(!result.stdout.contains("127.0.0.1:8080"), "\(name) went to 8080: \(result.stdout)")
+        }
+    }
+
     @Test func runExitStatusesTellTheOutcome() async throws {
         let blocked = try write("""
             return { vendor = "netfunnel", entry = { scope = "service_1", room = "segKey_block" } }

@@ -293,6 +293,33 @@ struct FlowOptionTests {
         #expect(result.actions.first?.payload == .object(["scope": .string("host"), "tryPass": .string("passed")]))
     }
 
+    @Test("wr.config is what the provider runs with: the registry's own configuring included")
+    func registryConfiguring() async throws {
+        var options = scriptedOptions()
+        let plain = options.registry
+        let registry = VendorRegistry()
+        for descriptor in plain.descriptors {
+            // a host that pins one option over the flow's and fills in another (as `run --emulator` does)
+            registry.register(VendorDescriptor(id: descriptor.id, summary: descriptor.summary, configure: { given in
+                guard case .object(var members) = given else { return given }
+                members["steps"] = .array([.object(["outcome": .string("blocked")])])
+                if members["tryPass"] == nil { members["tryPass"] = .string("passed") }
+                return .object(members)
+            }, make: descriptor.make))
+        }
+        options.registry = registry
+        let runtime = try FlowRuntime(source: """
+            return { vendor = "scripted", entry = { scope = "s", room = "r" },
+                     config = { steps = { { outcome = "passed" } } },
+                     on_block = function(e) wr.emit("blocked", { tryPass = wr.config.tryPass, steps = #wr.config.steps }) end }
+            """, name: "configured.lua", options: options)
+        let result = await runtime.run()
+        #expect(result.outcome.name == "blocked", "the provider ran with the pinned steps")
+        #expect(result.actions.first?.payload == .object(["tryPass": .string("passed"), "steps": .number(1)]))
+        #expect(registry.configuration(vendor: "scripted", given: .object([:]))["tryPass"] == .string("passed"))
+        #expect(registry.configuration(vendor: "nobody", given: .object(["a": .number(1)])) == .object(["a": .number(1)]))
+    }
+
     @Test("the event observer sees every event")
     func observer() async throws {
         let seen = Seen()

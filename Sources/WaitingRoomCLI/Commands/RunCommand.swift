@@ -19,7 +19,10 @@ struct RunCommand: CLICommand {
             --config gives the vendor configuration (a JSON object, or a document with a member named
             after the vendor); --set VENDOR.KEY=VALUE sets one option on top of it. Both fill in what the
             flow's own `config` leaves out. --emulator starts the embedded emulator (default rooms) and
-            points the vendors at it. Before exiting, run waits up to --drain-timeout seconds for key
+            points the vendors at it: its addresses (NetFUNNEL's serverUrl, Queue-it's waitingRoomDomain,
+            CrowdHandler's apiURL, waitURL and siteURL, Cloudflare's siteURL) replace the flow's own, so a
+            flow written for the real service never reaches it (NetFUNNEL's settingUrl is dropped and
+            derived; --config and --set still set them). Before exiting, run waits up to --drain-timeout seconds for key
             returns still running in the background.
 
             \(ExitStatus.helpTable) Bypassed counts as passed; aborted as closed.
@@ -71,7 +74,9 @@ struct RunCommand: CLICommand {
                 let suite = try emulatorConfig.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()
                 let started = try await suite.start()
                 server = started
-                defaults.set(EmulatorSuite.clientDefaults(for: started))
+                // the emulator's addresses win over the flow's own: a flow written for the real
+                // service must not reach it when run against the emulator
+                defaults.set(EmulatorSuite.clientDefaults(for: started), pinning: EmulatorSuite.clientAddressKeys)
             }
             let registry = VendorRegistry.standard
             var configured: Set<String> = []

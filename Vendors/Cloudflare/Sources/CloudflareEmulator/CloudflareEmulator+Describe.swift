@@ -9,6 +9,9 @@ extension CloudflareEmulator {
         return CloudflareEmulator(configuration: try CloudflareEmulatorConfiguration(json: section, now: clock.now()), now: { clock.now() })
     }
 
+    /// Where the client is pointed: the options ``clientDefaults(server:)`` gives an address.
+    public static let clientAddressKeys: Set<String> = ["siteURL"]
+
     /// The client options for an emulator on `server`: the emulator's `/cf` as the protected site,
     /// refreshes honoured down to 0.5 s (the demo rooms ask for 2 s), short retries.
     public static func clientDefaults(server: EmulatorAddress) -> JSONValue {

@@ -9,6 +9,9 @@ extension CrowdHandlerEmulator {
         return CrowdHandlerEmulator(configuration: try CrowdHandlerEmulatorConfiguration(json: section, now: clock.now()), now: { clock.now() })
     }
 
+    /// Where the client is pointed: the options ``clientDefaults(server:)`` gives an address.
+    public static let clientAddressKeys: Set<String> = ["apiURL", "waitURL", "siteURL"]
+
     /// The client options for an emulator on `server`: the demo public key, the emulator as API
     /// and waiting room, `/site` as the protected site (rooms guard `/site/{slug}`), 1 s polls.
     public static func clientDefaults(server: EmulatorAddress) -> JSONValue {

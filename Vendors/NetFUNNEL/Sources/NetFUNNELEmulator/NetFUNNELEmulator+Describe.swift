@@ -9,6 +9,10 @@ extension NetFUNNELEmulator {
         return NetFUNNELEmulator(configuration: try NetFUNNELEmulatorConfiguration(json: section, path: vendorID), clock: clock)
     }
 
+    /// Where the client is pointed: `serverUrl`; `settingUrl` has no default, so it is dropped (the
+    /// client derives it from `serverUrl` and `clientId`).
+    public static let clientAddressKeys: Set<String> = ["serverUrl", "settingUrl"]
+
     /// The client options for an emulator on `server`: its default client id (whose settings
     /// document it serves), its address, a 3 s `networkTimeout`.
     public static func clientDefaults(server: EmulatorAddress) -> JSONValue {

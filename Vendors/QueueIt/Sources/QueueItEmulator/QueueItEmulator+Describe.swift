@@ -21,6 +21,9 @@ extension QueueItEmulator {
     /// The customers and rooms now (admin changes included).
     public var configuration: QueueItEmulatorConfiguration { model.state.withLockedValue { $0.configuration } }
 
+    /// Where the client is pointed: the options ``clientDefaults(server:)`` gives an address.
+    public static let clientAddressKeys: Set<String> = ["waitingRoomDomain"]
+
     /// The client options for an emulator on `server`: the demo customer, the emulator as the
     /// waiting-room domain, and the queue page followed over HTTP (the emulator's pages can be).
     public static func clientDefaults(server: EmulatorAddress) -> JSONValue {
