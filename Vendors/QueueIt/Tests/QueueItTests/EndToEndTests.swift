@@ -378,8 +378,10 @@ final class Recorder: QueuePassedDelegate, QueueViewWillOpenDelegate, QueueViewD
     func notifyQueueUrlChanged(_ url: String) { add("urlChanged:\(url)") }
 }
 
-/// Polls a condition with real (short) sleeps; used only to wait for work on other tasks.
-func waitFor(_ timeout: Duration = .seconds(5), line: Int = #line, _ condition: @Sendable () -> Bool) async throws {
+/// Polls `condition` with real (short) sleeps until it holds; used only to wait for work on other
+/// tasks. Throws after `timeout`, which only has to catch a hang: in the full parallel suite on two
+/// cores one wait took over 5 s once (the old default).
+func waitFor(_ timeout: Duration = .seconds(30), line: Int = #line, _ condition: @Sendable () -> Bool) async throws {
     let start = ContinuousClock.now
     while !condition() {
         if ContinuousClock.now - start > timeout { throw WaitingRoomError(.networkTimeout, message: "condition of line \(line) not met in time") }
