@@ -19,6 +19,9 @@ struct Crowd: Sendable {
         /// When the vendor first answered the user with a queue page or progress, from the start
         /// of the run (nil: its outcome was the first answer, or none came).
         var answered: Duration? = nil
+        /// The vendor's message with an outcome other than passed (why the user did not pass);
+        /// nil for a pass, so a passing crowd keeps no text.
+        var message: String? = nil
 
         /// When the user arrived (enqueued), in seconds from the start of the run: inflow.
         var enqueuedAt: Double { started.seconds }
@@ -64,7 +67,8 @@ struct Crowd: Sendable {
     private func start(index: Int, prefix: String, origin: ContinuousClock.Instant, into visits: VisitLog) {
         let started = ContinuousClock.now
         guard let session = enqueue(index: index, prefix: prefix) else {
-            visits.add(Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin))
+            visits.add(Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin,
+                             message: "the provider refused the entry"))
             return
         }
         // The first answer and the first ETA shown (the order the vendor saw the users in;
@@ -87,7 +91,8 @@ struct Crowd: Sendable {
         session.whenOutcome { outcome in
             let waited = ContinuousClock.now - started
             let visit = Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: false,
-                              started: started - origin, expectation: probe.value, answered: probe.firstAnswer)
+                              started: started - origin, expectation: probe.value, answered: probe.firstAnswer,
+                              message: outcome.pass == nil ? outcome.status.message : nil)
             guard outcome.pass != nil else {
                 visits.add(visit)
                 return

@@ -61,6 +61,8 @@ enum LoadReportHTML {
         <section class="tables">
         \(table("Settings", ("setting", "value"), summary.settings))
         \(table("Outcomes", ("outcome", "users"), outcomes))
+        \(summary.notPassed.isEmpty ? "" : table("Not passed, by the vendor's code", ("outcome, code: message", "users"),
+                                                 summary.notPassed.map { ("\($0.outcome) \($0.code)" + ($0.message.isEmpty ? "" : ": \($0.message)"), String($0.users)) }))
         \(table("Time to pass", ("percentile", "seconds"), percentiles))
         \(table("Requests (emulator)", ("request", "count"), summary.requests.map { ($0.0, String($0.1)) }))
         \(table("Replies (emulator)", ("reply", "count"), summary.replies.map { ($0.0, String($0.1)) }))

@@ -185,6 +185,32 @@ struct LoadOperatorFiguresTests {
         #expect(Double(violations) < 0.25 * Double(pairs), "\(violations) of \(pairs) pairs out of order: \(fairness)")
     }
 
+    /// A run whose users do not pass says why: each outcome and vendor code with the vendor's
+    /// message, in the summary, `--json` (`notPassed`) and the report (it said only "failed 2").
+    @Test func usersWhoDoNotPassAreCountedByTheVendorsCodeWithItsMessage() async throws {
+        let report = CLIProcess.temporaryDirectory() + "/not-passed.html"
+        let result = try await CLIProcess.run([
+            "load", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "nosuchroom", "--users", "3", "--hold", "0",
+            "--json", "--report", report,
+        ], timeout: .seconds(90))
+        #expect(result.status == 4, "\(result.stderr)")
+        let summary = try Self.json(result.stdout)
+        let groups = try #require(summary["notPassed"] as? [[String: Any]], "\(summary)")
+        #expect(groups.count == 1, "\(groups)")
+        #expect(groups.first?["outcome"] as? String == "failed" && groups.first?["code"] as? Int == 404 && groups.first?["users"] as? Int == 3)
+        #expect((groups.first?["message"] as? String ?? "").contains("unknown waiting room"), "\(groups)")
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(html.contains("Not passed, by the vendor") && html.contains("unknown waiting room"))
+        let text = try await CLIProcess.run([
+            "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_block", "--users", "2", "--hold", "0",
+        ], timeout: .seconds(90))
+        #expect(text.stdout.contains("blocked 301 ×2: Block"), "\(text.stdout)")
+        let passing = try await CLIProcess.run([
+            "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "act_10", "--users", "2", "--hold", "0", "--json",
+        ], timeout: .seconds(90))
+        #expect((try Self.json(passing.stdout)["notPassed"] as? [Any])?.isEmpty == true, "a run where all pass lists nothing")
+    }
+
     @Test func queueItLoadReportsFlowsWaitAndAccuracy() async throws {
         let result = try await CLIProcess.run([
             "load", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "sale", "--users", "6", "--hold", "0", "--json",

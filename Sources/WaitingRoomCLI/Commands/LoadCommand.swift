@@ -29,6 +29,9 @@ struct LoadCommand: CLICommand {
             backgroundReturnsGivenUp (still failing when their time budget or --drain-timeout ran out)
             and backgroundReturnsKeyGone (the server had already timed the key out).
 
+            Users who do not pass are counted by outcome and the vendor's code, with the vendor's
+            message (the summary, and notPassed in --json).
+
             --report FILE writes a self-contained HTML report: settings, outcomes, the time-to-pass
             histogram and percentiles, users waiting and admissions per second over time, requests
             and replies per request kind, faults and keys never returned, and the operators' view:
@@ -276,6 +279,31 @@ struct LoadSummary {
 
     var failed: Int { outcomes["failed"] ?? 0 }
 
+    /// Users who did not pass, by outcome and the vendor's code, most first, with the vendor's
+    /// message for the first of them: why a run failed, not only that it did.
+    struct NotPassed: Equatable {
+        var outcome: String
+        var code: Int
+        var users: Int
+        var message: String
+    }
+
+    var notPassed: [NotPassed] {
+        var groups: [String: NotPassed] = [:]
+        var order: [String] = []
+        for visit in visits where visit.outcome != "passed" {
+            let key = "\(visit.outcome) \(visit.code)"
+            if groups[key] == nil {
+                groups[key] = NotPassed(outcome: visit.outcome, code: visit.code, users: 0, message: visit.message ?? "")
+                order.append(key)
+            }
+            groups[key]?.users += 1
+        }
+        // most users first; equal counts in the order first seen
+        return order.enumerated().compactMap { index, key in groups[key].map { (index, $0) } }
+            .sorted { ($1.1.users, $0.0) < ($0.1.users, $1.0) }.map(\.1)
+    }
+
     var histogram: LatencyHistogram {
         var histogram = LatencyHistogram()
         for visit in visits where visit.outcome == "passed" { histogram.add(visit.waited) }
@@ -298,6 +326,10 @@ struct LoadSummary {
         var object: [String: JSONValue] = [
             "users": .number(Double(users)), "wall_seconds": .number(wall.seconds),
             "outcomes": .object(outcomes.mapValues { .number(Double($0)) }),
+            "notPassed": .array(notPassed.map {
+                .object(["outcome": .string($0.outcome), "code": .number(Double($0.code)), "users": .number(Double($0.users)),
+                         "message": .string($0.message)])
+            }),
             "p50": .number(histogram.percentile(50)), "p90": .number(histogram.percentile(90)),
             "p99": .number(histogram.percentile(99)),
             "faultsInstalled": .number(Double(faultsInstalled)),
@@ -325,6 +357,10 @@ struct LoadSummary {
     var text: [String] {
         var lines = ["users \(users) · wall \(LatencyHistogram.format(wall.seconds)) · "
             + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " · ")]
+        for group in notPassed {
+            let message = group.message.count > 200 ? String(group.message.prefix(200)) + "…" : group.message
+            lines.append("  \(group.outcome) \(group.code) ×\(group.users)" + (message.isEmpty ? "" : ": \(message)"))
+        }
         lines.append("keys: " + keys.map { "\($0.0) \($0.1)" }.joined(separator: " · ")
             + (faultsInstalled > 0 ? " · faultsInstalled \(faultsInstalled)" : ""))
         lines.append("time to pass:")
