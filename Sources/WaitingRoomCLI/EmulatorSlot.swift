@@ -15,12 +15,15 @@ final class EmulatorSlot: Sendable {
         return (suite, server)
     }
 
-    /// Stops it, if running.
-    func stop() async {
+    /// Stops it, if running; returns whether one was running.
+    @discardableResult
+    func stop() async -> Bool {
         let running = current.withLock { value -> EmulatorServer? in
             defer { value = nil }
             return value?.server
         }
-        await running?.stop()
+        guard let running else { return false }
+        await running.stop()
+        return true
     }
 }

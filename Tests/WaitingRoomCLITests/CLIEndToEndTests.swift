@@ -129,12 +129,15 @@ struct CLIEndToEndTests {
             o.outcome
             s:complete().code
             :emulator stop
+            :emulator stop
             """
         let result = try await CLIProcess.run(["repl", "--history", CLIProcess.temporaryDirectory() + "/h"], input: input + "\n")
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("passed"), "\(result.stdout)\n\(result.stderr)")
         #expect(lines.contains("200"))
+        // the first stop stops it; a second says there is none to stop
+        #expect(lines.filter { $0 == "emulator stopped" }.count == 1 && lines.contains { $0.hasPrefix("no emulator is running") }, "\(result.stdout)")
     }
 
     @Test func demoFinishesAndSummarises() async throws {

@@ -170,9 +170,9 @@ final class ReplSession: Sendable {
                     terminal.error(":emulator start: \(error)")
                 }
             case "stop":
-                await emulator.stop()
+                let stopped = await emulator.stop()
                 defaults.set([:])
-                terminal.line("emulator stopped")
+                terminal.line(stopped ? "emulator stopped" : "no emulator is running (:emulator start starts one)")
             default:
                 terminal.error(":emulator start|stop")
             }
