@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaitingRoomEmulators
 
 /// Every subcommand end to end against the embedded emulator, with its exit statuses.
 @Suite("waitingroom end to end", .serialized, .timeLimit(.minutes(3)))
@@ -83,6 +84,30 @@ struct CLIEndToEndTests {
             #expect(result.status == 0, "\(name): \(result.stdout) \(result.stderr)")
             #expect(!result.stdout.contains("127.0.0.1:8080"), "\(name) went to 8080: \(result.stdout)")
         }
+    }
+
+    /// `--set` gives only part of a flow's vendor options; the flow's `config` gives the rest.
+    /// The options were checked by making a provider from the command line's part alone, which
+    /// logged "no clientId: bypass mode, … never contacted" for a flow that has a clientId and
+    /// did contact the server (and began a settings fetch from that half-made provider).
+    @Test func runWithServerAddressesOnTheCommandLineKeepsTheFlowsOwnOptions() async throws {
+        let suite = try EmulatorSuite(document: .object([:]))
+        let server = try await suite.start(host: "127.0.0.1", port: 0)
+        let serverURL = try #require(EmulatorSuite.clientDefaults(for: server)["netfunnel"]?.objectValue?["serverUrl"]?.stringValue)
+        let path = try write("""
+            return { vendor = "netfunnel", config = { clientId = "emulator-0000" },
+                     entry = { scope = "service_1", room = "segKey_basic" },
+                     on_success = function(event, session) wr.emit("held", { code = event.code }) end }
+            """, name: "half-on-the-command-line.lua")
+        let result = try await CLIProcess.run(["run", path, "--set", "netfunnel.serverUrl=\(serverURL)", "--json"])
+        await server.stop()
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains(#""name":"held""#), "\(result.stdout)")
+        #expect(!result.stderr.contains("bypass mode"), "\(result.stderr)")
+        // a bad option on the command line is still a usage error naming it
+        let bad = try await CLIProcess.run(["run", path, "--set", "netfunnel.networkTimeout=50"])
+        #expect(bad.status == 64, "\(bad.stdout) \(bad.stderr)")
+        #expect(bad.stderr.contains("networkTimeout"), "\(bad.stderr)")
     }
 
     @Test func runExitStatusesTellTheOutcome() async throws {

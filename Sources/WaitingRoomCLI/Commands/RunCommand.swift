@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import WaitingRoom
 import WaitingRoomLua
 import WaitingRoomEmulators
@@ -90,9 +91,15 @@ struct RunCommand: CLICommand {
                 defaults.overlay(document)
                 configured.formUnion(registry.vendorIDs.filter { document[$0] != nil })
             }
-            // A bad setting is a usage error naming the field, found before the flow runs.
+            // A bad setting is a usage error naming the field, found before the flow runs. The
+            // provider made for that is only the command line's half of the configuration (the
+            // flow's own `config` fills in the rest), so it sends nothing (no settings fetch, no
+            // key recovery) and says nothing (a missing clientId is not bypass mode here).
+            let checking = ProviderEnvironment(
+                transport: NoNetworkTransport(), logger: Logger(label: "waitingroom.run", factory: { _ in SwiftLogNoOpLogHandler() }),
+                connectivity: AssumeOnline(), recoversHeldKeysOnStart: false, metrics: nil, tracer: nil)
             for vendor in configured.sorted() {
-                _ = try registry.makeProvider(vendor: vendor, configuration: defaults.apply(vendor: vendor, to: .object([:])))
+                _ = try registry.makeProvider(vendor: vendor, configuration: defaults.apply(vendor: vendor, to: .object([:])), environment: checking)
             }
         } catch {
             terminal.error("waitingroom run: \(error)")
