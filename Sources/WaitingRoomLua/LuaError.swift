@@ -43,7 +43,9 @@ public struct LuaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cancelled: head = "cancelled: "
         case .invalidFlow: head = "invalid flow: "
         }
-        if let traceback, !traceback.isEmpty { return head + message + "\n" + traceback }
-        return head + message
+        // A tripped limit's message already names it ("memory limit exceeded (limit: …)"): not twice.
+        let text = message.hasPrefix(head.dropLast(2)) ? message : head + message
+        if let traceback, !traceback.isEmpty { return text + "\n" + traceback }
+        return text
     }
 }

@@ -87,6 +87,8 @@ struct SandboxTests {
         let error = try #require(failure(await runtime.evaluate("while true do end")))
         #expect(error.kind == .instructionBudget)
         #expect(error.message.contains("instruction budget exceeded"))
+        // the limit is named once (it read "instruction budget exceeded: instruction budget exceeded …")
+        #expect(error.description.ranges(of: "instruction budget exceeded").count == 1, "\(error)")
         #expect(value(await runtime.evaluate("return 2")) == ["2"])
     }
 
@@ -128,6 +130,7 @@ struct SandboxTests {
         let error = try #require(failure(await runtime.evaluate(chunk)))
         #expect(error.kind == .memory, "\(error)")
         #expect(error.message.contains("memory limit exceeded"))
+        #expect(error.description.ranges(of: "memory limit exceeded").count == 1, "\(error)")
         #expect(value(await runtime.evaluate("return #string.rep('y', 1000)")) == ["1000"])
         #expect(await runtime.memoryInUse < testLimits.memoryLimit)
     }
