@@ -242,7 +242,8 @@ function wr.sleep(seconds) end
 function wr.log(level, ...) end
 
 ---Hand an action to the Swift host (FlowResult.actions and FlowRuntime.actions), e.g.
----wr.emit("navigate", { to = "/checkout" }). The payload must convert to JSON.
+---wr.emit("navigate", { to = "/checkout" }). The payload must convert to JSON (see wr.json.encode);
+---one that does not raises an error naming the path.
 ---@param name string
 ---@param payload? any
 function wr.emit(name, payload) end
@@ -280,13 +281,15 @@ wr.json = {}
 ---@type lightuserdata
 wr.json.null = nil
 
----Encode a value: tables with keys 1..n become arrays, others objects.
+---Encode a value: tables with keys 1..n become arrays, others objects. Functions, coroutines,
+---userdata, NaN, infinities, keys that are not strings or numbers, and tables nested more than
+---64 deep (or in a cycle) are refused: nil and a message naming the path.
 ---@param value any
 ---@return string|nil json
 ---@return string? err
 function wr.json.encode(value) end
 
----Decode JSON text.
+---Decode JSON text (arrays and objects nested at most 64 deep).
 ---@param text string
 ---@return any value
 ---@return string? err

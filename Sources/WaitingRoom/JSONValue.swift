@@ -34,8 +34,18 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Parses JSON text; the error says where the text is malformed.
+    /// The deepest nesting ``parse(_:)-(Data)`` accepts: arrays and objects inside each other.
+    /// Vendor answers, configurations and flow data nest a few levels; the bound keeps a hostile
+    /// document cheap (decoding cost grows with the cube of the depth: 500 levels in 1 KB took
+    /// 1.3 s), and matches how deep a Lua table may nest on its way to JSON.
+    public static let maximumDepth = 64
+
+    /// Parses JSON text; the error says where the text is malformed, or that it nests deeper
+    /// than ``maximumDepth``.
     public static func parse(_ data: Data) throws -> JSONValue {
+        if nestsTooDeeply(data) {
+            throw WaitingRoomError(.invalidResponse, message: "not valid JSON: arrays and objects nested more than \(maximumDepth) levels deep")
+        }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
@@ -45,6 +55,32 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Parses JSON text from a string.
     public static func parse(_ text: String) throws -> JSONValue { try parse(Data(text.utf8)) }
+
+    /// Whether `data` opens more than ``maximumDepth`` arrays or objects inside each other
+    /// (brackets inside strings do not count). One pass over the bytes; whether the text is
+    /// otherwise JSON is the decoder's to say.
+    static func nestsTooDeeply(_ data: Data) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in data {
+            if inString {
+                if escaped { escaped = false }
+                else if byte == UInt8(ascii: "\\") { escaped = true }
+                else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > maximumDepth { return true }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return false
+    }
 
     /// Compact JSON text (keys sorted, so output is stable).
     public var jsonText: String {

@@ -396,7 +396,13 @@ extension FlowHost {
         let decodeID = vm.register { vm, L in
             guard let text = vm.string(L, 1) else { return .error("wr.json.decode: expected a string") }
             do {
-                vm.push(L, json: try JSONValue.parse(text))
+                let value = try JSONValue.parse(text)
+                guard vm.push(L, json: value) else {
+                    clua_pop(L, 1)
+                    lua_pushnil(L)
+                    vm.push(L, "invalid JSON: nested too deeply (the Lua stack cannot grow)")
+                    return .values(2)
+                }
                 return .values(1)
             } catch {
                 lua_pushnil(L)

@@ -5,22 +5,34 @@ import WaitingRoom
 extension LuaVM {
     /// The Lua value at `index` as JSON. Tables with keys 1…n become arrays, other tables objects
     /// (keys must be strings or numbers), `wr.json.null` becomes null. Functions, threads,
-    /// userdata and cycles are refused with a message naming the path.
+    /// userdata, NaN, infinities and cycles are refused with a message naming the path.
+    ///
+    /// Each table level holds a key and a value on the Lua stack while its members are read, and
+    /// the stack is grown for them (`lua_checkstack`): Lua promises a C function only
+    /// `LUA_MINSTACK` (20) free slots, and a push past them writes over the heap.
     func json(_ L: OpaquePointer, _ index: Int32, path: String = "value", depth: Int = 0) -> Result<JSONValue, LuaError> {
         let index = lua_absindex(L, index)
-        guard depth < 64 else { return .failure(LuaError(kind: .runtime, message: "\(path): nested too deeply (or a cycle)")) }
+        guard depth < Self.jsonDepthLimit else { return .failure(LuaError(kind: .runtime, message: "\(path): nested too deeply (or a cycle)")) }
         switch lua_type(L, index) {
         case LUA_TNIL, LUA_TNONE:
             return .success(.null)
         case LUA_TBOOLEAN:
             return .success(.bool(lua_toboolean(L, index) != 0))
         case LUA_TNUMBER:
-            return .success(.number(clua_tonumber(L, index)))
+            // JSON has no NaN or infinity (the whole payload was written as null)
+            let number = clua_tonumber(L, index)
+            guard number.isFinite else {
+                return .failure(LuaError(kind: .runtime, message: "\(path): \(number) cannot be converted to JSON (not a finite number)"))
+            }
+            return .success(.number(number))
         case LUA_TSTRING:
             return .success(.string(string(L, index) ?? ""))
         case LUA_TLIGHTUSERDATA where lua_touserdata(L, index) == clua_json_null():
             return .success(.null)
         case LUA_TTABLE:
+            guard lua_checkstack(L, Self.slotsPerLevel) != 0 else {
+                return .failure(LuaError(kind: .runtime, message: "\(path): nested too deeply (the Lua stack cannot grow)"))
+            }
             let length = Int(lua_rawlen(L, index))
             var count = 0
             var object: [String: JSONValue] = [:]
@@ -59,9 +71,32 @@ extension LuaVM {
         }
     }
 
+    /// How deep a Lua value converted to JSON may nest (a cycle ends here too): as deep as
+    /// `JSONValue.parse` reads.
+    static let jsonDepthLimit = JSONValue.maximumDepth
+    /// The most Lua stack slots one level of ``json(_:_:path:depth:)`` or ``push(_:json:inArray:)``
+    /// holds at once (a table, a key and a value or its copy).
+    static let slotsPerLevel: Int32 = 3
+
     /// Push `value`: objects and arrays as tables, null as `wr.json.null` inside arrays (so
     /// positions are kept) and as a missing key inside objects; integral numbers as integers.
-    func push(_ L: OpaquePointer, json value: JSONValue, inArray: Bool = false) {
+    ///
+    /// Each array or object level grows the Lua stack for its table, key and value first
+    /// (`lua_checkstack`; JSON from a file, a vendor or `wr.json.decode` may nest hundreds of
+    /// levels, past the 20 free slots Lua promises). Where the stack cannot grow (the process is
+    /// out of memory), that part is pushed as nil and the result is false.
+    @discardableResult
+    func push(_ L: OpaquePointer, json value: JSONValue, inArray: Bool = false) -> Bool {
+        switch value {
+        case .array, .object:
+            guard lua_checkstack(L, Self.slotsPerLevel) != 0 else {
+                lua_pushnil(L)
+                return false
+            }
+        default:
+            break
+        }
+        var complete = true
         switch value {
         case .null:
             if inArray { lua_pushlightuserdata(L, clua_json_null()) } else { lua_pushnil(L) }
@@ -74,7 +109,7 @@ extension LuaVM {
         case .array(let items):
             lua_createtable(L, Int32(clamping: items.count), 0)
             for (i, item) in items.enumerated() {
-                push(L, json: item, inArray: true)
+                complete = push(L, json: item, inArray: true) && complete
                 lua_rawseti(L, -2, lua_Integer(i + 1))
             }
         case .object(let fields):
@@ -82,9 +117,10 @@ extension LuaVM {
             for (key, item) in fields {
                 if case .null = item { continue }
                 push(L, key)
-                push(L, json: item)
+                complete = push(L, json: item) && complete
                 lua_rawset(L, -3)
             }
         }
+        return complete
     }
 }

@@ -231,7 +231,41 @@ struct FlowTests {
         #expect(value(await runtime.evaluate("return wr.json.encode({ a = 1, b = { true, 'x' } })")) == [#"{"a":1,"b":[true,"x"]}"#])
         #expect(value(await runtime.evaluate("local v = wr.json.decode('{\"k\": [1, null, 2.5]}'); return v.k[1], v.k[2] == wr.json.null, v.k[3]")) == ["1", "true", "2.5"])
         #expect(value(await runtime.evaluate("return wr.json.decode('{')")).map { $0.first } == "nil")
+        // JSON has no NaN or infinity: refused with the path named (the payload was written as null)
+        let nan = value(await runtime.evaluate("return wr.json.encode({ eta = 0/0 })")) ?? []
+        #expect(nan.first == "nil" && nan.last?.contains("value.eta") == true, "\(nan)")
+        let infinite = value(await runtime.evaluate("return pcall(wr.emit, 'eta', { list = { 1, math.huge } })")) ?? []
+        #expect(infinite.first == "false" && infinite.last?.contains("not a finite number") == true, "\(infinite)")
         #expect(value(await runtime.evaluate("local d = wr.retry { after = 3 }; return d.decision, d.after, getmetatable(d)")) == ["retry", "3.0", "wr.decision"])
+    }
+
+    /// Deep tables and deep JSON cross the Lua stack level by level. Lua promises a host
+    /// function only 20 free slots; `wr.emit` of a cycle or of 60 nested tables, and
+    /// `wr.json.decode` of 60 nested arrays, pushed past them and crashed the process (SIGSEGV).
+    @Test("deep tables and deep JSON are converted or refused, never pushed past the Lua stack")
+    func deepNesting() async throws {
+        let runtime = try FlowRuntime(options: scriptedOptions())
+        let nest = "local function nest(n) local t = {} local c = t for i = 1, n - 1 do c.n = {} c = c.n end return t end"
+        let walk = "local function depth(v) local d = 0 while type(v) == 'table' do d = d + 1 v = v[1] or v.n end return d end"
+        for _ in 0..<3 {
+            #expect(value(await runtime.evaluate("\(nest) return #wr.json.encode(nest(64)) > 0")) == ["true"])
+            let deep = value(await runtime.evaluate("\(nest) return wr.json.encode(nest(65))")) ?? []
+            #expect(deep.first == "nil" && deep.last?.contains("nested too deeply") == true, "\(deep)")
+            let cycle = value(await runtime.evaluate("local t = {} t.self = t return pcall(wr.emit, 'cyclic', t)")) ?? []
+            #expect(cycle.first == "false" && cycle.last?.contains("nested too deeply") == true, "\(cycle)")
+            let emitted = value(await runtime.evaluate("\(nest) return pcall(wr.emit, 'deep', nest(100))")) ?? []
+            #expect(emitted.first == "false", "\(emitted)")
+            for levels in [30, 60, JSONValue.maximumDepth] {
+                let text = String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
+                #expect(value(await runtime.evaluate("\(walk) return depth(wr.json.decode('\(text)'))")) == ["\(levels)"])
+            }
+            for levels in [JSONValue.maximumDepth + 1, 5000] {
+                let text = String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
+                let refused = value(await runtime.evaluate("return wr.json.decode('\(text)')")) ?? []
+                #expect(refused.first == "nil" && refused.last?.contains("nested more than") == true, "\(refused)")
+            }
+        }
+        #expect(value(await runtime.evaluate("return 1 + 1")) == ["2"])
     }
 
     @Test("bad flow files are named with what was expected", arguments: [
