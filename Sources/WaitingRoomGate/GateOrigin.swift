@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where visitors reach the protected server and which proxies stand in front of it: what every
 /// adapter (the Hummingbird middleware, the Vapor middleware) needs to turn a server's request
@@ -10,15 +13,36 @@ public struct GateOrigin: Sendable, Hashable {
     /// match, and visitors come back to, URLs built on it.
     public let publicBaseURL: String?
     /// Peers (IP addresses) whose `X-Forwarded-For` names the visitor: the last address in it
-    /// that is not itself a trusted proxy. Empty: the peer is the visitor.
+    /// that is not itself a trusted proxy. Empty: the peer is the visitor. Kept in the form
+    /// ``canonicalIPAddress(_:)`` gives (IPv6 spellings differ: `::1`, `0:0:0:0:0:0:0:1`); an
+    /// entry that is not an IP address (a host name, a CIDR range) is kept as given and matches
+    /// only that exact text.
     public let trustedProxies: Set<String>
 
-    /// `publicBaseURL` loses any trailing `/`.
+    /// `publicBaseURL` loses any trailing `/`; each trusted proxy is written in its canonical
+    /// form.
     public init(publicBaseURL: String? = nil, trustedProxies: Set<String> = []) {
         var base = publicBaseURL
         while base?.hasSuffix("/") == true { base?.removeLast() }
         self.publicBaseURL = base
-        self.trustedProxies = trustedProxies
+        self.trustedProxies = Set(trustedProxies.map { Self.canonicalIPAddress($0) ?? $0 })
+    }
+
+    /// `text` as an IPv4 or IPv6 address in the form the system writes peers' addresses in
+    /// (`inet_ntop`: `::1`, `10.0.0.2`), or nil when it is not one (a host name, a CIDR range,
+    /// `300.1.1.1`). Adapters and `waitingroom gate --trusted-proxy` check their list with it.
+    public static func canonicalIPAddress(_ text: String) -> String? {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            guard inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        } else if inet_pton(AF_INET6, text, &v6) == 1 {
+            guard inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        } else {
+            return nil
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The gate's view of one request head: `target` is the request line's path and query
@@ -57,6 +81,6 @@ public struct GateOrigin: Sendable, Hashable {
     public func clientIP(peer: String?, forwardedFor: [String]) -> String? {
         guard let peer, !trustedProxies.isEmpty, trustedProxies.contains(peer) else { return peer }
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return hops.reversed().first { !trustedProxies.contains($0) } ?? peer
+        return hops.reversed().first { !trustedProxies.contains(Self.canonicalIPAddress($0) ?? $0) } ?? peer
     }
 }

@@ -407,6 +407,11 @@ struct GateProxyTests {
         }
         let badMemo = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--session-memo", "-1"])
         #expect(badMemo.status == 64 && badMemo.stderr.contains("--session-memo"))
+        // a trusted proxy that is no IP address would never match: refused, not ignored
+        for proxy in ["10.0.0.0/8", "300.1.1.1", "proxy.internal"] {
+            let bad = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--trusted-proxy", proxy])
+            #expect(bad.status == 64 && bad.stderr.contains("--trusted-proxy must be an IP address"), "\(proxy): \(bad.stderr)")
+        }
         let noConfig = try await CLIProcess.run(["gate", "--vendor", "queueit", "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"])
         #expect(noConfig.status == 64 && noConfig.stderr.contains("--config"))
     }

@@ -74,7 +74,7 @@ struct GateCommand: CLICommand {
             .option("customer", \.customer, help: "Queue-it customer id (without --emulator)."),
             .option("mode", \.mode, help: "CrowdHandler: full (the API on every request) or hybrid (local signature check first)."),
             .option("public-url", \.publicURL, help: "scheme://host[:port] visitors reach the gate at (default: http:// and the Host header)."),
-            .repeating("trusted-proxy", \.trustedProxies, help: "A proxy's IP whose X-Forwarded-* headers are believed (repeatable)."),
+            .repeating("trusted-proxy", \.trustedProxies, help: "A proxy's IP address whose X-Forwarded-* headers are believed (repeatable; no host names or CIDR ranges)."),
             .option("max-connections", \.maxConnections, help: "Requests in flight at once (more get 503); also the idle upstream connections kept per thread."),
             .option("timeout", \.timeout, help: "Seconds one upstream exchange may take, its body included."),
             .option("connect-timeout", \.connectTimeout, help: "Seconds to connect to the upstream."),
@@ -100,6 +100,9 @@ struct GateCommand: CLICommand {
         guard maxBodyBytes >= 0 else { throw UsageError("--max-body-bytes must be 0 or more") }
         if let threads, !(1...256).contains(threads) { throw UsageError("--threads must be 1…256") }
         guard (0...1_000_000).contains(sessionMemo) else { throw UsageError("--session-memo must be 0…1000000") }
+        for proxy in trustedProxies where GateOrigin.canonicalIPAddress(proxy) == nil {
+            throw UsageError("--trusted-proxy must be an IP address (one proxy; no host names or CIDR ranges), got '\(proxy)'")
+        }
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
             throw UsageError("--public-url must start with http:// or https://")
         }
