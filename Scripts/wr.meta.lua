@@ -253,7 +253,7 @@ function wr.emit(name, payload) end
 ---@field method? string Default "GET".
 ---@field headers? table<string, string>
 ---@field body? string
----@field timeout? number Seconds (default 10).
+---@field timeout? number Seconds, more than 0 (default 10).
 ---@field follow_redirects? boolean Default false.
 
 ---@class wr.HttpResponse

@@ -274,7 +274,7 @@ extension FlowHost {
             }
             return .await(PendingOperation({ () async -> Bool in
                 do {
-                    try await clock.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                    try await clock.sleep(for: .saturating(seconds: seconds))
                     return true
                 } catch {
                     return false
@@ -328,11 +328,14 @@ extension FlowHost {
             }
             clua_pop(L, 1)
             let body = vm.stringField(L, 1, "body").map { Array($0.utf8) }
-            let timeout = vm.numberField(L, 1, "timeout").map { Duration.milliseconds(Int64($0 * 1000)) }
+            let timeout = vm.numberField(L, 1, "timeout")
+            if let timeout, !(timeout > 0 && timeout.isFinite) {
+                return .error("wr.http: request.timeout: expected a number of seconds > 0")
+            }
             var follow = false
             if vm.pushField(L, 1, "follow_redirects") == LUA_TBOOLEAN { follow = lua_toboolean(L, -1) != 0 }
             clua_pop(L, 1)
-            let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: timeout ?? .seconds(10), followRedirects: follow)
+            let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: timeout.map { .saturating(seconds: $0) } ?? .seconds(10), followRedirects: follow)
             return .await(PendingOperation({ await capture { try await transport.send(request) } }, deliver: { vm, L, result in
                 switch result {
                 case .success(let response):

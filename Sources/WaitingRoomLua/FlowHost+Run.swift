@@ -141,7 +141,7 @@ extension FlowHost {
                 if result.attempts <= maxRetries {
                     context.logger.info("retrying in \(after) s (retry \(result.attempts) of \(maxRetries))")
                     do {
-                        try await options.environment.clock.sleep(for: .milliseconds(Int64(after * 1000)))
+                        try await options.environment.clock.sleep(for: .saturating(seconds: after))
                         continue
                     } catch {
                         result.outcome = attempt.outcome.map { .vendor($0) } ?? .aborted(reason: "cancelled", after: nil)

@@ -87,6 +87,16 @@ struct FlowTests {
         #expect(error.kind == .networkTimeout)
         #expect(names(result.actions) == ["error", "error", "error"])
         #expect(clock.sleepLog.filter { $0 == .seconds(5) }.count == 2)
+
+        // a wait past what a duration holds is the longest one (it trapped: SIGILL)
+        let far = VirtualClock(autoAdvance: true)
+        let farRuntime = try FlowRuntime(source: """
+            return { vendor = "scripted", entry = { scope = "s", room = "r" }, max_retries = 1,
+                     config = { steps = { { outcome = "failed", error = "networkTimeout" } } },
+                     on_error = function(event) return wr.retry { after = 1e300 } end }
+            """, name: "far.lua", options: scriptedOptions(clock: far))
+        #expect(await farRuntime.run().attempts == 2)
+        #expect(far.sleepLog.contains(Duration.saturationBound), "\(far.sleepLog)")
     }
 
     @Test("fail-open: bypass after bounded retries on network errors")
@@ -192,6 +202,15 @@ struct FlowTests {
             return b, d, coroutine.status(co)
             """)) == ["2", "done", "dead"])
         #expect(value(await runtime.evaluate("return wr.now()")) == ["1800000002.5"])
+        // seconds past what a duration holds wait the longest duration (10⁹ s), as asked; the
+        // conversion trapped (SIGILL) for 1e300 and math.maxinteger
+        #expect(value(await runtime.evaluate("return wr.sleep(1e300), wr.sleep(math.maxinteger), wr.now()")) == ["true", "true", "3800000002.5"])
+        for bad in ["0/0", "-1", "math.huge"] {
+            let refused = try #require(failure(await runtime.evaluate("return wr.sleep(\(bad))")), "\(bad)")
+            #expect(refused.message.contains("expected a number of seconds >= 0"), "\(bad): \(refused)")
+            let timeout = try #require(failure(await runtime.evaluate("return wr.http({ url = 'http://127.0.0.1:9/', timeout = \(bad) })")), "\(bad)")
+            #expect(timeout.message.contains("request.timeout: expected a number of seconds > 0"), "\(bad): \(timeout)")
+        }
         let failure = try #require(failure(await runtime.evaluate("table.sort({3, 2, 1}, function(a, b) wr.sleep(1) return a < b end)")))
         #expect(failure.message.contains("cannot wait here"))
 
