@@ -102,6 +102,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
     func start(_ request: HTTPRequest, deadline: NIODeadline) throws -> HTTPClient.Task<HTTPClient.Response> {
         let url = request.url
         let limit = maxBodyBytes
+        if let problem = Self.wireProblem(request) { throw problem }
         let outgoing: HTTPClient.Request
         do {
             var headers = HTTPHeaders()
@@ -116,6 +117,35 @@ public struct AsyncHTTPTransport: HTTPTransport {
         let client = request.followRedirects ? Self.following : Self.direct
         return client.execute(
             request: outgoing, delegate: ResponseAccumulator(request: outgoing, maxBodySize: limit), deadline: deadline)
+    }
+
+    /// Why `request` cannot go on the wire as it is, or nil: a method that is not an HTTP token
+    /// (RFC 9110 §5.6.2; AsyncHTTPClient wrote `GET\r\nX: y` as given, a second header line), a
+    /// header name that is not a token, or a value holding CR, LF or NUL. The request is the
+    /// caller's (a flow's `wr.http`), so it is `.invalidConfiguration`, naming the field.
+    static func wireProblem(_ request: HTTPRequest) -> WaitingRoomError? {
+        func isToken(_ text: String) -> Bool {
+            !text.isEmpty && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default:
+                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
+            }
+        }
+        guard isToken(request.method) else {
+            return WaitingRoomError(.invalidConfiguration, message: "\(request.url): the method \(String(reflecting: request.method)) is not an HTTP token", field: "method")
+        }
+        for field in request.headers {
+            guard isToken(field.name) else {
+                return WaitingRoomError(.invalidConfiguration, message: "\(request.url): the header name \(String(reflecting: field.name)) is not an HTTP token", field: "headers")
+            }
+            guard !field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
+                return WaitingRoomError(.invalidConfiguration, message: "\(request.url): the value of header \(field.name) holds CR, LF or NUL", field: "headers")
+            }
+        }
+        return nil
     }
 
     /// The SDK's error for a request that got no complete answer.

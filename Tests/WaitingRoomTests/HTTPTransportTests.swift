@@ -122,6 +122,36 @@ struct HTTPTransportTests {
         #expect(ContinuousClock.now - started < .seconds(2))
     }
 
+    /// A method or header field that would change the request's lines on the wire is the
+    /// caller's error and nothing is sent. AsyncHTTPClient wrote the method `GET\r\nX: y` as
+    /// given (the server read a second header line), and a value holding CR LF was refused as
+    /// `networkOffline`.
+    @Test func requestsThatWouldBreakTheirLinesAreRefusedBeforeSending() async throws {
+        let server = try await LoopbackHTTPServer.start()
+        defer { Task { await server.stop() } }
+        let cases: [(HTTPRequest, field: String)] = [
+            (HTTPRequest(method: "GET\r\nX-Injected: 1", url: server.base + "/ok"), "method"),
+            (HTTPRequest(method: "GET /other", url: server.base + "/ok"), "method"),
+            (HTTPRequest(method: "", url: server.base + "/ok"), "method"),
+            (HTTPRequest(url: server.base + "/ok", headers: [("X-A", "a\r\nX-Injected: 1")]), "headers"),
+            (HTTPRequest(url: server.base + "/ok", headers: [("X-A", "a\u{0}b")]), "headers"),
+            (HTTPRequest(url: server.base + "/ok", headers: [("X-A: b\r\nX-B", "c")]), "headers"),
+            (HTTPRequest(url: server.base + "/ok", headers: [("", "c")]), "headers"),
+        ]
+        for (request, field) in cases {
+            do {
+                _ = try await transport.send(request)
+                Issue.record("sent \(request.method) \(request.headers.fields)")
+            } catch let error as WaitingRoomError {
+                #expect(error.kind == .invalidConfiguration && error.field == field, "\(error)")
+            }
+        }
+        #expect(server.activity.paths.isEmpty, "\(server.activity.paths)")
+        // methods and fields that are tokens still go as given
+        let purge = try await transport.send(HTTPRequest(method: "PURGE", url: server.base + "/ok", headers: [("X-Trace_1", "a b; c=\"d\"")], timeout: .seconds(2)))
+        #expect(purge.status == 200)
+    }
+
     @Test func badURLsAreConfigurationErrors() async throws {
         await #expect { try await transport.send(HTTPRequest(url: "not a url", timeout: .seconds(1))) } throws: {
             let kind = ($0 as? WaitingRoomError)?.kind
