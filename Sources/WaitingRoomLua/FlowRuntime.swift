@@ -106,8 +106,9 @@ public actor FlowRuntime {
 
     /// Evaluate one REPL chunk with `wr` loaded (docs/lua-embedding.md §5.1). Globals persist between calls;
     /// `interrupt.request()` stops a running chunk; cancelling the calling task makes a waiting
-    /// `wr.*` call return `nil, "cancelled"`.
-    public func evaluate(_ text: String) async -> EvaluationResult {
+    /// `wr.*` call return `nil, "cancelled"`. `chunkName` is Lua's (`=stdin` reads "stdin:1:",
+    /// `@flow.lua` reads "flow.lua:1:" in messages and tracebacks).
+    public func evaluate(_ text: String, chunkName: String = "=stdin") async -> EvaluationResult {
         host.runtime = self
         let context: FlowContext
         if let existing = host.replContext {
@@ -120,7 +121,7 @@ public actor FlowRuntime {
             }
             host.replContext = context
         }
-        return await host.vm.evaluate(text, env: context.env, on: self)
+        return await host.vm.evaluate(text, env: context.env, chunkName: chunkName, on: self)
     }
 
     /// Bytes the runtime's Lua heap uses now.

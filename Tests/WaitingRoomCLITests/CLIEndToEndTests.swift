@@ -165,6 +165,23 @@ struct CLIEndToEndTests {
         #expect(lines.filter { $0 == "emulator stopped" }.count == 1 && lines.contains { $0.hasPrefix("no emulator is running") }, "\(result.stdout)")
     }
 
+    /// `:load FILE` runs the file in the REPL's globals, and its errors name the file and line
+    /// (they read "stdin:1:", with the file's name only in front).
+    @Test func replLoadNamesTheFileInErrors() async throws {
+        let good = try write("loaded = 41\nreturn loaded + 1\n", name: "good.lua")
+        let broken = try write("local x = 1\nx = = 2\n", name: "broken-chunk.lua")
+        let failing = try write("local function f() error('boom') end\nf()\n", name: "failing-chunk.lua")
+        let input = ":load \(good)\nloaded\n:load \(broken)\n:load \(failing)\n:load /nonexistent/x.lua\n"
+        let result = try await CLIProcess.run(["repl", "--history", CLIProcess.temporaryDirectory() + "/h-load"], input: input)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("42") && lines.contains("41"), "\(result.stdout)")
+        #expect(result.stderr.contains("broken-chunk.lua:2:"), "\(result.stderr)")
+        #expect(result.stderr.contains("failing-chunk.lua:1: boom"), "\(result.stderr)")
+        #expect(!result.stderr.contains("stdin:"), "\(result.stderr)")
+        #expect(result.stderr.contains(":load: cannot read /nonexistent/x.lua"), "\(result.stderr)")
+    }
+
     @Test func demoFinishesAndSummarises() async throws {
         let result = try await CLIProcess.run(["demo", "--crowd", "6"], timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")

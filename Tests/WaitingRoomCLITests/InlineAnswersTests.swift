@@ -18,7 +18,7 @@ import Glibc
 struct InlineAnswersTests {
     static let document = """
         { "netfunnel": { "projects": { "service_1": { "segments": {
-          "inline": { "control": "basic", "limit": 1, "ttlMin": 1, "ttlMax": 1, "timeoutSec": 60, "retentionSec": 60 } } } } } }
+          "inline": { "control": "basic", "limit": 1, "ttlMin": 1, "ttlMax": 1, "timeoutSec": 60, "retentionSec": 60, "tpsWindowSec": 3600 } } } } } }
         """
 
     static func suite() throws -> EmulatorSuite {

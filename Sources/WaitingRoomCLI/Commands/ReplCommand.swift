@@ -119,9 +119,9 @@ final class ReplSession: Sendable {
     }
 
     /// Evaluates one chunk as a task Ctrl-C can cancel.
-    private func evaluate(_ chunk: String) async -> EvaluationResult {
+    private func evaluate(_ chunk: String, chunkName: String = "=stdin") async -> EvaluationResult {
         let runtime = self.runtime
-        let task = Task { await runtime.evaluate(chunk) }
+        let task = Task { await runtime.evaluate(chunk, chunkName: chunkName) }
         running.withLock { $0 = task }
         let result = await task.value
         running.withLock { $0 = nil }
@@ -153,10 +153,11 @@ final class ReplSession: Sendable {
                 terminal.error(":load: cannot read \(words[1])")
                 return true
             }
-            switch await evaluate(String(decoding: data, as: UTF8.self)) {
+            // named after the file in messages ("big.bin:1:", not "stdin:1:")
+            switch await evaluate(String(decoding: data, as: UTF8.self), chunkName: "@" + words[1]) {
             case .values(let values): if !values.isEmpty { terminal.line(values.joined(separator: "\t")) }
             case .incomplete: terminal.error("\(words[1]): unfinished chunk at end of file")
-            case .failure(let error): terminal.error("\(words[1]): \(error)")
+            case .failure(let error): terminal.error("\(error)")
             }
         case ":emulator":
             switch words.dropFirst().first {
