@@ -149,8 +149,12 @@ extension EmulatedVendor {
         }
         router.post("\(base)/\(room)/admit") { request, context -> Response in
             var count = request.uri.queryParameters["count"].flatMap { Int($0) }
-            if count == nil, let body = try? await EmulatorHTTP.jsonBody(request) {
-                count = body["count"]?.numberValue.map { Int($0) } ?? body["count"]?.stringValue.flatMap { Int($0) }
+            if count == nil, let body = try? await EmulatorHTTP.jsonBody(request), let value = body["count"] {
+                // a whole number (or its text); 1e300 or 2.5 is refused (the conversion trapped)
+                count = value.numberValue.flatMap { Int(exactly: $0) } ?? value.stringValue.flatMap { Int($0) }
+                guard count != nil else {
+                    return EmulatorHTTP.badRequest(.invalidConfiguration(field: "count", "count: expected a whole number, got \(value.jsonText.prefix(40))"))
+                }
             }
             do {
                 let admitted = try self.admit(path(context), count: max(0, min(count ?? 1, 1_000_000)))

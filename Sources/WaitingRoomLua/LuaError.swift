@@ -44,7 +44,8 @@ public struct LuaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidFlow: head = "invalid flow: "
         }
         // A tripped limit's message already names it ("memory limit exceeded (limit: …)"): not twice.
-        let text = message.hasPrefix(head.dropLast(2)) ? message : head + message
+        let isLimit = kind == .instructionBudget || kind == .deadline || kind == .memory
+        let text = isLimit && message.hasPrefix(head.dropLast(2)) ? message : head + message
         if let traceback, !traceback.isEmpty { return text + "\n" + traceback }
         return text
     }

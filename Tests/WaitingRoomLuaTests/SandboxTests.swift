@@ -89,6 +89,9 @@ struct SandboxTests {
         #expect(error.message.contains("instruction budget exceeded"))
         // the limit is named once (it read "instruction budget exceeded: instruction budget exceeded …")
         #expect(error.description.ranges(of: "instruction budget exceeded").count == 1, "\(error)")
+        // a script's own message that starts like a kind keeps the kind in front
+        let own = try #require(failure(await runtime.evaluate("error('error in x', 0)")))
+        #expect(own.description.hasPrefix("error: error in x"), "\(own)")
         #expect(value(await runtime.evaluate("return 2")) == ["2"])
     }
 
