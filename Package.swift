@@ -412,7 +412,8 @@ let package = Package(
         ),
         .testTarget(
             name: "WaitingRoomSQLiteTests",
-            dependencies: ["WaitingRoom", "WaitingRoomSQLite", "WaitingRoomTesting", "WaitingRoomConformance"],
+            dependencies: ["WaitingRoom", "WaitingRoomSQLite", "WaitingRoomTesting", "WaitingRoomConformance", nioPosix,
+                           .product(name: "SQLiteNIO", package: "sqlite-nio")],
             swiftSettings: strict
         ),
         .testTarget(

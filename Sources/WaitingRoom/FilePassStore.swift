@@ -158,11 +158,24 @@ public actor FilePassStore: StateStore {
         var sessions: [SessionLeaseRecord]?
     }
 
-    /// Reads the file once. Missing file: empty store.
+    /// Reads the file now rather than at the first operation: throws when it is not a store
+    /// file (see ``load()``), so a host can refuse a wrong path before it starts.
+    public func open() throws { try load() }
+
+    /// Reads the file once. Missing file: empty store. A file that does not start as a store
+    /// file does (`{"version":`, whitespace aside) holds something else (`--state package.json`):
+    /// damage recovery would move it aside and write a store in its place, so it is refused
+    /// (`.invalidConfiguration`, field `passStore`) and left as it is, at every call.
     private func load() throws {
         guard !loaded else { return }
+        guard let data = FileManager.default.contents(atPath: path) else { loaded = true; return }
+        guard Self.mayBeAStoreFile(data) else {
+            throw WaitingRoomError(
+                .invalidConfiguration,
+                message: "pass store \(path) is not a store file (it does not start with {\"version\":); nothing was changed: give a path of its own, or move the file away",
+                field: "passStore")
+        }
         loaded = true
-        guard let data = FileManager.default.contents(atPath: path) else { return }
         if data.isEmpty { return }
         if let doc = try? Self.decoder().decode(Document.self, from: data) {
             for pass in doc.passes { passes[PassStoreKey(pass.vendor, pass.room)] = pass }
@@ -196,6 +209,21 @@ public actor FilePassStore: StateStore {
         problems.append(problem)
         logger.warning("\(problem)")
         try persist()
+    }
+
+    /// Whether `data` starts as this store writes its file, `{"version":` (ASCII whitespace
+    /// between the parts allowed, for a file someone reformatted), or is cut short before that
+    /// (an empty or truncated file).
+    static func mayBeAStoreFile(_ data: Data) -> Bool {
+        let signature = Array(#"{"version":"#.utf8)
+        var matched = 0
+        for byte in data {
+            if byte == 32 || byte == 9 || byte == 10 || byte == 13 { continue }
+            guard byte == signature[matched] else { return false }
+            matched += 1
+            if matched == signature.count { return true }
+        }
+        return true
     }
 
     /// Writes all passes atomically with mode 0600.

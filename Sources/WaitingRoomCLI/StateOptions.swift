@@ -39,7 +39,11 @@ struct StateOptions: CLIArguments {
         if isDatabaseURL(spec) {
             return try await PostgresStateStore.connect(url: spec, clock: clock, logger: CLILogging.logger(label: "waitingroom.state"))
         }
-        if spec.lowercased().hasSuffix(".json") { return FilePassStore(path: spec, clock: clock, logger: CLILogging.logger(label: "waitingroom.state")) }
+        if spec.lowercased().hasSuffix(".json") {
+            let store = FilePassStore(path: spec, clock: clock, logger: CLILogging.logger(label: "waitingroom.state"))
+            try await store.open()   // a file that is not a store file is refused now, untouched
+            return store
+        }
         return try await SQLiteStateStore.open(path: spec, clock: clock, logger: CLILogging.logger(label: "waitingroom.state"))
     }
 

@@ -28,6 +28,29 @@ enum SQLiteFiles {
         if !ok { throw SQLiteFileError(message: "cannot set mode 0600 on \(path): \(describe(code))") }
     }
 
+    /// What the first bytes of a database file are: SQLite's header string.
+    static let header = Array("SQLite format 3\u{0}".utf8)
+
+    /// Why the file at `path` is not this store's to open, or nil. An existing file that does
+    /// not start as a database does (SQLite's 16-byte header) holds something else (`--state`
+    /// naming a document, `/etc/passwd`): damage recovery would move it aside and put a fresh
+    /// database in its place, so it is refused. A missing or empty file, one that starts with
+    /// the header (sound or damaged), and one whose first 4 KiB are all zero bytes (a file
+    /// zeroed by a crash) are the store's.
+    static func foreignContent(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }   // missing (created later) or unreadable (SQLite says why)
+        defer { closeDescriptor(fd) }
+        var first = [UInt8](repeating: 0, count: 4096)
+        let count = first.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let start = first.prefix(count)
+        if start.starts(with: header) || (count < header.count && header.starts(with: start)) { return nil }
+        if start.allSatisfy({ $0 == 0 }) { return nil }
+        let looksLikeText = start.allSatisfy { $0 == 9 || $0 == 10 || $0 == 13 || (32...126).contains($0) || $0 >= 128 }
+        return looksLikeText ? "it holds text, not a SQLite database" : "it does not start as a SQLite database does"
+    }
+
     /// Moves the database at `path` and its companions aside to `PATH.corrupt-EPOCH` (plus
     /// `-wal` and so on; `-2`, `-3`, … when that name is taken). Returns the new name.
     static func moveAside(_ path: String, now: Date = Date()) throws -> String {

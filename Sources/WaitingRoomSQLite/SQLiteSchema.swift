@@ -69,6 +69,24 @@ enum SQLiteSchema {
         return lines == ["ok"] ? [] : (lines.isEmpty ? ["quick_check returned nothing"] : lines)
     }
 
+    /// The tables of this store.
+    static let tables = ["passes", "held_keys", "sessions"]
+
+    /// Throws when `db` is a database of another application: a file of version 0 (not yet
+    /// this store's) that has tables of its own. Nothing is written to it (no WAL switch, no
+    /// tables); `path` is for the message.
+    static func refuseOtherApplications(_ db: SQLiteConnection, path: String) async throws {
+        guard try await userVersion(db) == 0 else { return }
+        let names = try await db.query("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .compactMap { $0.column("name")?.string }
+            .filter { !tables.contains($0) }
+        guard !names.isEmpty else { return }
+        throw WaitingRoomError(
+            .invalidConfiguration,
+            message: "state store \(path) is another application's SQLite database (tables \(names.prefix(5).joined(separator: ", "))\(names.count > 5 ? ", …" : "")); nothing was changed: give a path of its own",
+            field: "stateStore")
+    }
+
     /// The file's schema version.
     static func userVersion(_ db: SQLiteConnection) async throws -> Int {
         try await db.query("PRAGMA user_version").first?.column("user_version")?.integer.map { Int($0) } ?? 0

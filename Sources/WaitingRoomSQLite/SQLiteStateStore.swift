@@ -35,6 +35,11 @@ import WaitingRoom
 /// another store needs in order to finish and release that lock. Operations of one store run
 /// one at a time, in the order they were asked for.
 ///
+/// **Someone else's file.** A file at `path` that is not a store file is refused
+/// (``WaitingRoomError/Kind/invalidConfiguration``, field `stateStore`) and left as it is: one
+/// that does not start as a SQLite database does (a document, a typo), and a SQLite database
+/// whose tables are not this store's (another application's).
+///
 /// **Damage.** When the file cannot be opened as a database or `PRAGMA quick_check` finds it
 /// damaged (garbage, a truncated file), the store does not fail: it reads every row it can
 /// from each table, moves the file and its log aside as `PATH.corrupt-EPOCH`, creates a fresh
@@ -389,6 +394,8 @@ public actor SQLiteStateStore: StateStore {
             return try await recover(damaged: nil, reason: "\(error)")
         }
         do {
+            // before anything is written (WAL mode is a lasting change to a file)
+            try await SQLiteSchema.refuseOtherApplications(db, path: path)
             try await configure(db)
             let issues = try await SQLiteSchema.quickCheck(db)
             if issues.isEmpty {
@@ -428,6 +435,12 @@ public actor SQLiteStateStore: StateStore {
         if !threadStarted {
             threadPool.start()
             threadStarted = true
+        }
+        if let why = SQLiteFiles.foreignContent(path) {
+            throw WaitingRoomError(
+                .invalidConfiguration,
+                message: "state store \(path) is not a store file (\(why)); nothing was changed: give a path of its own, or move the file away",
+                field: "stateStore")
         }
         do {
             try SQLiteFiles.createIfMissing(path)

@@ -110,6 +110,23 @@ struct CLIEndToEndTests {
         #expect(bad.stderr.contains("networkTimeout"), "\(bad.stderr)")
     }
 
+    /// `--state` naming a file that is not a store file is a usage error and the file is left
+    /// as it is (it was moved aside as damage and a store written in its place).
+    @Test func stateNamingSomeoneElsesFileIsRefusedAndLeftAsItIs() async throws {
+        let folder = CLIProcess.temporaryDirectory() + "/foreign-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (name, content) in [("passwd", "root:x:0:0:root:/root:/bin/bash\n"), ("package.json", #"{"name": "my-app"}"#)] {
+            let path = folder + "/" + name
+            try Data(content.utf8).write(to: URL(fileURLWithPath: path))
+            let result = try await CLIProcess.run(["check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--state", path])
+            #expect(result.status == 64, "\(name): \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.contains("is not a store file") && result.stderr.contains("nothing was changed"), "\(result.stderr)")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == content)
+            let siblings = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
+            #expect(!siblings.contains { $0.hasPrefix(name + ".corrupt-") || $0 == name + "-wal" }, "\(siblings)")
+        }
+    }
+
     @Test func runExitStatusesTellTheOutcome() async throws {
         let blocked = try write("""
             return { vendor = "netfunnel", entry = { scope = "service_1", room = "segKey_block" } }

@@ -1,4 +1,6 @@
 import Foundation
+import NIOPosix
+import SQLiteNIO
 import Testing
 import WaitingRoom
 import WaitingRoomConformance
@@ -31,11 +33,13 @@ struct SQLiteStoreTests {
                 name: "sqlite",
                 open: { clock in try await SQLiteStateStore.open(path: path, clock: clock) },
                 damage: {
-                    // Garbage over the whole file; the log is gone too.
+                    // Garbage over the whole file after SQLite's header (a file without the
+                    // header is someone else's and refused); the log is gone too.
                     var generator = SeededRandom(seed: 7)
                     let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 8192
-                    let garbage = (0..<max(size, 4096)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-                    try Data(garbage).write(to: URL(fileURLWithPath: path))
+                    let header = try Data(contentsOf: URL(fileURLWithPath: path)).prefix(16)
+                    let garbage = (16..<max(size, 4096)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    try (header + Data(garbage)).write(to: URL(fileURLWithPath: path))
                     try? FileManager.default.removeItem(atPath: path + "-wal")
                     try? FileManager.default.removeItem(atPath: path + "-shm")
                 },
@@ -161,6 +165,52 @@ struct SQLiteStoreTests {
             #expect(error?.field == "stateStore")
             let left = try names(in: folder)
             #expect(left.isEmpty)
+        }
+    }
+
+    /// A path that holds something other than a store file is refused and left as it is. Damage
+    /// recovery moved `/etc/passwd` aside and wrote a database in its place when `--state` named it.
+    @Test func someoneElsesFileIsRefusedAndLeftAsItIs() async throws {
+        try await inTemporaryFolder { folder, path in
+            var generator = SeededRandom(seed: 11)
+            let binary = Data((0..<5000).map { _ in UInt8.random(in: 1...255, using: &generator) })
+            for (content, says) in [
+                (Data("root:x:0:0:root:/root:/bin/bash\n".utf8), "it holds text"),
+                (Data(#"{"name": "my-app"}"#.utf8), "it holds text"),
+                (binary, "does not start as a SQLite database does"),
+            ] {
+                try content.write(to: URL(fileURLWithPath: path))
+                let error = await #expect(throws: WaitingRoomError.self) { _ = try await SQLiteStateStore.open(path: path) }
+                #expect(error?.kind == .invalidConfiguration && error?.field == "stateStore")
+                #expect(error?.message.contains(says) == true && error?.message.contains("nothing was changed") == true, "\(String(describing: error))")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
+                #expect(try names(in: folder) == ["state.sqlite"], "nothing moved aside, no log")
+            }
+            try FileManager.default.removeItem(atPath: path)
+
+            // another application's database: not written to (no tables added, no WAL switch)
+            let threads = NIOThreadPool(numberOfThreads: 1)
+            threads.start()
+            let other = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any())
+            _ = try await other.query("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+            _ = try await other.query("INSERT INTO users (name) VALUES ('ada')")
+            try await other.close()
+            try await threads.shutdownGracefully()
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let error = await #expect(throws: WaitingRoomError.self) { _ = try await SQLiteStateStore.open(path: path) }
+            #expect(error?.message.contains("another application's SQLite database (tables users)") == true, "\(String(describing: error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(try names(in: folder) == ["state.sqlite"])
+            try FileManager.default.removeItem(atPath: path)
+
+            // a file zeroed by a crash is the store's own, damaged: recovered as damage
+            try Data(count: 8192).write(to: URL(fileURLWithPath: path))
+            let recovered = try await SQLiteStateStore.open(path: path)
+            #expect(await recovered.problems.count == 1)
+            try await recovered.recordHeldKey(heldKey("after-zeros", at: Date()))
+            #expect(try await recovered.heldKeys().count == 1)
+            try await recovered.close()
+            #expect(try names(in: folder).contains { $0.hasPrefix("state.sqlite.corrupt-") })
         }
     }
 

@@ -70,13 +70,34 @@ struct PassStoreTests {
 
     @Test func garbageInTheFileNeverCrashes() async throws {
         let path = temporaryPath()
-        for garbage in ["", "{", "null", "[1,2,3]", "\u{0}\u{1}binary", "{\"version\":1,\"passes\":[{\"vendor\":1}]}"] {
+        for garbage in ["", "{", " { \"vers", "{\"version\":1,\"passes\":[{\"vendor\":1}]}", "{\"version\": 2, \"passes\": 7}"] {
             try Data(garbage.utf8).write(to: URL(fileURLWithPath: path))
             let store = FilePassStore(path: path, clock: clock)
             #expect(try await store.all().isEmpty)
             try await store.save(pass("x", expiresIn: 5))
             #expect(try await store.all().count == 1)
             try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    /// A file that is not a store file is someone else's: refused at every call, never moved
+    /// aside or written over (`--state package.json` moved it aside as damage and wrote a store
+    /// in its place).
+    @Test func someoneElsesFileIsRefusedAndLeftAsItIs() async throws {
+        let path = temporaryPath()
+        let folder = (path as NSString).deletingLastPathComponent
+        for content in ["null", "[1,2,3]", "\u{0}\u{1}binary", #"{"name": "my-app", "version": "1.0.0"}"#, "root:x:0:0:root:/root:/bin/bash\n"] {
+            try Data(content.utf8).write(to: URL(fileURLWithPath: path))
+            let store = FilePassStore(path: path, clock: clock)
+            for _ in 0..<2 {
+                let error = await #expect(throws: WaitingRoomError.self) { try await store.open() }
+                #expect(error?.kind == .invalidConfiguration && error?.field == "passStore")
+                #expect(error?.message.contains("nothing was changed") == true, "\(String(describing: error))")
+                await #expect(throws: WaitingRoomError.self) { try await store.save(pass("x", expiresIn: 5)) }
+            }
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == content)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["passes.json"], "\(content)")
+            try FileManager.default.removeItem(atPath: path)
         }
     }
 }
