@@ -47,6 +47,19 @@ struct LineReader: Sendable {
         return String(validatingCString: raw) ?? ""
     }
 
+    /// What libedit writes first in a history file.
+    static let historyHeader = Array("_HiStOrY_V2_".utf8)
+
+    /// Whether the REPL may keep its history in `path`: a missing or empty file, or one that
+    /// starts as libedit writes them. Any other file is someone else's (`--history notes.txt`):
+    /// libedit would read its lines as history and write them back reformatted.
+    static func mayKeepHistory(in path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return !FileManager.default.fileExists(atPath: path) }
+        defer { try? handle.close() }
+        let start = Array((try? handle.read(upToCount: historyHeader.count)) ?? Data())
+        return start.isEmpty || start == historyHeader
+    }
+
     /// `~/.waitingroom_history`, or nil when there is no home directory.
     static var defaultHistoryPath: String? {
         guard let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty else { return nil }

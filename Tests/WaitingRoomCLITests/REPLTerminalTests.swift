@@ -121,5 +121,31 @@ struct REPLTerminalTests {
         try await Task.sleep(for: .milliseconds(500))
         let history = (try? String(contentsOfFile: "\(dir)/history", encoding: .utf8)) ?? ""
         #expect(history.contains("sq(12)"))
+        #expect(history.hasPrefix("_HiStOrY_V2_"), "libedit's header, which the REPL looks for: \(history.prefix(40))")
+    }
+
+    /// `--history` naming a file that is not a history file leaves it as it is (libedit read its
+    /// lines as history and wrote them back reformatted, after a header line of its own).
+    @Test(.enabled(if: tmux != nil, "tmux is not installed"))
+    func someoneElsesFileIsNotTakenForHistory() async throws {
+        let dir = CLIProcess.temporaryDirectory()
+        let notes = "\(dir)/notes-\(UInt32.random(in: 0...UInt32.max)).txt"
+        let content = "my notes\nroot:x:0:0:root:/root:/bin/bash\n"
+        try Data(content.utf8).write(to: URL(fileURLWithPath: notes))
+        let session = "wr-repl-\(UInt32.random(in: 0...UInt32.max))"
+        let command = "cd '\(CLIProcess.packageRoot)' && HOME='\(dir)' '\(CLIProcess.binary)' repl --history '\(notes)'"
+        try await Self.tmux(["new-session", "-d", "-s", session, "-x", "160", "-y", "30", command])
+        defer {
+            _ = try? Self.tmuxBlocking(["kill-session", "-t", session])
+            _ = try? Self.tmuxBlocking(["kill-server"])
+        }
+        let screen = try await Self.waitFor("WaitingRoom REPL", session: session)
+        #expect(screen.contains("is not a history file"), "\(screen)")
+        try await Self.tmux(["send-keys", "-t", session, "-l", "6 * 7"])
+        try await Self.tmux(["send-keys", "-t", session, "Enter"])
+        _ = try await Self.waitFor("42", session: session)
+        try await Self.tmux(["send-keys", "-t", session, "C-d"])
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == content)
     }
 }

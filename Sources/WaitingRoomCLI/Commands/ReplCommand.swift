@@ -62,7 +62,12 @@ final class ReplSession: Sendable {
 
     init(terminal: Terminal, historyPath: String?) throws {
         self.terminal = terminal
-        reader = LineReader(interactive: terminal.stdinIsTTY, historyPath: historyPath)
+        var history = historyPath
+        if terminal.stdinIsTTY, let path = historyPath, !LineReader.mayKeepHistory(in: path) {
+            terminal.error("waitingroom repl: \(path) is not a history file (it does not start with _HiStOrY_V2_); it is left as it is and this session's lines are not kept")
+            history = nil
+        }
+        reader = LineReader(interactive: terminal.stdinIsTTY, historyPath: history)
         let printer = terminal
         let options = FlowOptions(
             printHandler: { printer.line($0) },
