@@ -178,6 +178,41 @@ struct GateProxyTests {
         }
     }
 
+    /// Request targets other than a path (RFC 9112 §3.2). An absolute URL was checked as
+    /// `http://HOSThttp://…` (no trigger matched) and forwarded as it was, CONNECT's `host:port`
+    /// and `GET *` went to the app unchecked, and of two Hosts the first was checked.
+    @Test func requestTargetsThatAreNotPathsAreCheckedAsPathsOrRefused() async throws {
+        let upstream = try await GateProxyUpstream.start()
+        try await Self.withGate(["--vendor", "queueit", "--emulator"], upstream: upstream) { gate in
+            let port = try #require(Int(gate.baseURL.split(separator: ":").last ?? ""))
+            func raw(_ text: String, thenClosed: Bool = false) async throws -> (KeepAliveConnection.Reply, closed: Bool) {
+                try await OffPool.run {
+                    let connection = try KeepAliveConnection(port: port)
+                    try connection.send(Array(text.utf8))
+                    let reply = try connection.readReply()
+                    return (reply, thenClosed && (try? connection.readReply()) == nil)
+                }
+            }
+            // an absolute URL is the path it names, on the authority it names
+            let (queued, _) = try await raw("GET http://shop.example/shop/cart?x=1 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+            #expect(queued.status == 302, "\(queued.status)")
+            let location = queued.headers.first { $0.name == "location" }?.value ?? ""
+            #expect(location.contains("t=http%3A%2F%2Fshop.example%2Fshop%2Fcart%3Fx%3D1"), "\(location)")
+            let (open, _) = try await raw("GET http://127.0.0.1:\(port)/static/abs.js HTTP/1.1\r\nHost: elsewhere\r\n\r\n")
+            #expect(open.status == 200 && String(decoding: open.body, as: UTF8.self) == "upstream /static/abs.js")
+            #expect(upstream.requests.last?.path == "/static/abs.js", "\(String(describing: upstream.requests.last))")
+            #expect(upstream.requests.last?.headers["x-forwarded-host"] == "127.0.0.1:\(port)", "the URL's authority, not the Host")
+            let before = upstream.paths.count
+            for text in ["CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n", "GET * HTTP/1.1\r\nHost: x\r\n\r\n",
+                         "GET static/x HTTP/1.1\r\nHost: x\r\n\r\n", "GET /static/x HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n"] {
+                let (refused, closed) = try await raw(text, thenClosed: true)
+                #expect(refused.status == 400 && closed, "\(text): \(refused.status)")
+            }
+            #expect(upstream.paths.count == before, "none reached the app: \(upstream.paths.suffix(3))")
+            #expect(try await gate.send("/static/after").status == 200)
+        }
+    }
+
     /// An upstream that closes every connection after one answer without saying so (as one whose
     /// keep-alive timeout ends while the gate holds the connection in its pool): each request
     /// still gets its answer, on a new connection when the pooled one turns out closed.

@@ -228,6 +228,8 @@ final class KeepAliveConnection {
         var status: Int
         var headerNames: [String]
         var body: [UInt8]
+        /// The header fields, names lower-cased, in order.
+        var headers: [(name: String, value: String)] = []
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -297,18 +299,20 @@ final class KeepAliveConnection {
         guard words.count >= 2, let status = Int(words[1]) else { throw Failure(description: "no status line") }
         var length = 0
         var names: [String] = []
+        var fields: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2 else { continue }
             let name = parts[0].lowercased()
             names.append(name)
+            fields.append((name, parts[1].trimmingCharacters(in: .whitespaces)))
             if name == "content-length" { length = Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0 }
         }
         pending.removeFirst(end + 4)
         while pending.count < length { try fill() }
         let body = Array(pending.prefix(length))
         pending.removeFirst(length)
-        return Reply(status: status, headerNames: names, body: body)
+        return Reply(status: status, headerNames: names, body: body, headers: fields)
     }
 
     private func fill() throws {

@@ -252,10 +252,11 @@ final class GateProxyConnection: ChannelDuplexHandler {
         context.read()
     }
 
-    /// A new request: slot, limits, engine.
+    /// A new request: target, slot, limits, engine.
     private func begin(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         guard phase == .idle else { return }
         lastActivity = .now()
+        var head = head
         self.head = head
         keepAlive = head.isKeepAlive
         requestEnded = false
@@ -266,6 +267,21 @@ final class GateProxyConnection: ChannelDuplexHandler {
         requestChunked = head.headers[canonicalForm: "transfer-encoding"].contains { $0.lowercased() == "chunked" }
         declaredLength = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
         requestHasBody = requestChunked || declaredLength > 0
+        // The request target (RFC 9112 §3.2): a path goes as it is; an absolute URL is checked
+        // and forwarded as its path, its authority the Host; `*` only for OPTIONS. Anything else
+        // (CONNECT's `host:port`, `x/y`) and a second Host (counted below) are refused and end
+        // the connection: the gate's triggers would not match what the app then serves.
+        if !head.uri.hasPrefix("/") {
+            if let (authority, path) = Self.absoluteForm(head.uri) {
+                head.uri = path
+                head.headers.replaceOrAdd(name: "host", value: authority)
+                self.head = head
+            } else if !(head.uri == "*" && head.method == .OPTIONS) {
+                keepAlive = false
+                answer(GateProxyErrorPage.badTarget())
+                return
+            }
+        }
         guard settings.slots.take() else {
             answer(GateProxyErrorPage.busy(limit: settings.slots.limit))
             return
@@ -273,7 +289,17 @@ final class GateProxyConnection: ChannelDuplexHandler {
         holdsSlot = true
         var headers: [GateHeader] = []
         headers.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers { headers.append(GateHeader(name, value)) }
+        var hosts = 0
+        for (name, value) in head.headers {
+            if name.utf8.count == 4, name.equalsIgnoringASCIICase("host") { hosts += 1 }
+            headers.append(GateHeader(name, value))
+        }
+        guard hosts <= 1 else {
+            releaseSlot()
+            keepAlive = false
+            answer(GateProxyErrorPage.twoHosts())
+            return
+        }
         guard let request = settings.origin.request(method: head.method.rawValue, target: head.uri, authority: head.headers.first(name: "host"),
                                                     headers: headers, peer: peer) else {
             releaseSlot()
@@ -292,6 +318,22 @@ final class GateProxyConnection: ChannelDuplexHandler {
                 guard phase == .deciding else { return }
                 apply(decision, to: request)
             }
+    }
+
+    /// `http://host[:port]/path?query` (or `https://`) as its authority and origin-form target
+    /// (`/` when the URL has no path); nil for any other text.
+    static func absoluteForm(_ target: String) -> (authority: String, path: String)? {
+        let lowered = target.prefix(8).lowercased()
+        let schemeLength = lowered.hasPrefix("http://") ? 7 : lowered.hasPrefix("https://") ? 8 : 0
+        guard schemeLength > 0 else { return nil }
+        let rest = target.dropFirst(schemeLength)
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<end]
+        guard !authority.isEmpty, !authority.contains("@") else { return nil }
+        var path = String(rest[end...])
+        if let hash = path.firstIndex(of: "#") { path = String(path[..<hash]) }
+        if !path.hasPrefix("/") { path = "/" + path }
+        return (String(authority), path)
     }
 
     /// A part of the request after its head: kept until the upstream connection is ready, sent on

@@ -36,4 +36,16 @@ enum GateProxyErrorPage {
     static func noHost() -> GateResponse {
         GateResponse.refusal(400, "the request has no Host header")
     }
+
+    /// A 400 for a request with more than one `Host` (RFC 9112 §3.2: which one the gate checked
+    /// and which one the app serves could differ).
+    static func twoHosts() -> GateResponse {
+        GateResponse.refusal(400, "the request has more than one Host header")
+    }
+
+    /// A 400 for a request target that is not a path (`/…`), an `http(s)://` URL, or `*` for
+    /// OPTIONS: CONNECT's `host:port`, `x/y`. It would pass the gate's triggers unmatched.
+    static func badTarget() -> GateResponse {
+        GateResponse.refusal(400, "the request target is not a path")
+    }
 }
