@@ -44,11 +44,22 @@ public enum EmulatorHTTP {
         })
     }
 
+    /// Reads a request's body, at most `limit` bytes. A `Content-Length` over the bound is refused
+    /// at once: reading would wait for bytes a client may never send.
+    /// - Throws: Hummingbird's `HTTPError` 413 (Content Too Large) when the declared or the sent
+    ///   body is longer than `limit` (a route that lets it through answers 413).
+    public static func body(_ request: Request, upTo limit: Int) async throws -> ByteBuffer {
+        if let declared = request.headers[.contentLength], Int(declared).map({ $0 > limit }) ?? true {
+            throw HTTPError(.contentTooLarge, message: "the body is larger than \(limit) bytes")
+        }
+        return try await request.body.collect(upTo: limit)
+    }
+
     /// Reads an admin request's JSON body (at most ``adminBodyLimit`` bytes).
     /// - Throws: `.invalidConfiguration` (field `body`) when it is too large or not JSON.
     public static func jsonBody(_ request: Request) async throws -> JSONValue {
         let buffer: ByteBuffer
-        do { buffer = try await request.body.collect(upTo: adminBodyLimit) } catch {
+        do { buffer = try await body(request, upTo: adminBodyLimit) } catch {
             throw WaitingRoomError.invalidConfiguration(field: "body", "larger than \(adminBodyLimit) bytes")
         }
         do { return try JSONValue.parse(String(buffer: buffer)) } catch {

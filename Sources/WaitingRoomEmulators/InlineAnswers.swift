@@ -144,6 +144,9 @@ final class InlineAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private static func mayAnswer(_ head: HTTPTypes.HTTPRequest) -> Bool {
         if let connection = head.headerFields[.connection], connection.lowercased().contains("close") { return false }
         if head.headerFields[.expect] != nil { return false }
+        // a declared body too large to hold here goes to the router at once (which refuses it),
+        // not after waiting for bytes the client may never send
+        if let length = head.headerFields[.contentLength], Int(length).map({ $0 > bodyLimit }) ?? true { return false }
         return true
     }
 }

@@ -449,6 +449,15 @@ struct GateProxyTests {
         }
         let noConfig = try await CLIProcess.run(["gate", "--vendor", "queueit", "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"])
         #expect(noConfig.status == 64 && noConfig.stderr.contains("--config"))
+        // a --listen address that cannot be bound (taken by a running gate, or no address of this
+        // machine) is a bad value, as for `emulate` and `--metrics-port`
+        let running = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080"])
+        let taken = try #require(URL(string: running.baseURL)?.port)
+        for listen in ["127.0.0.1:\(taken)", "192.0.2.1:0"] {
+            let busy = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--listen", listen])
+            #expect(busy.status == 64 && busy.stderr.contains("cannot listen on \(listen)"), "\(listen): \(busy.status) \(busy.stderr)")
+        }
+        #expect(running.stop() == 0)
     }
 
     /// Every example of `gate --help` runs as written: it starts, serves, and stops on SIGTERM.

@@ -144,9 +144,10 @@ struct GateCommand: CLICommand {
                 terminal.line("waitingroom gate: listening on http://\(host):\(bound), forwarding to \(address.description) (\(vendor)); Ctrl-C to stop.")
             }
         } catch {
+            // a busy or impossible --listen is a bad value, as `emulate` and `--metrics-port` treat it
             terminal.error("waitingroom gate: cannot listen on \(listen): \(error)")
             await started?.server.stop()
-            throw ExitStatus.error
+            throw ExitStatus.usage
         }
         // SIGINT / SIGTERM: graceful shutdown (requests in flight finish)
         let services = ServiceGroup(configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint],

@@ -46,7 +46,7 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
 
     /// Reads a JSON or form body into fields.
     static func fields(_ req: Request) async -> [String: String] {
-        guard let buf = try? await req.body.collect(upTo: 64 * 1024) else { return [:] }
+        guard let buf = try? await EmulatorHTTP.body(req, upTo: 64 * 1024) else { return [:] }
         let bytes = Array(buf.readableBytesView)
         if let json = try? JSONValue.parse(Data(bytes)), let o = json.objectValue {
             return o.compactMapValues { $0.stringValue ?? ($0 == .null ? nil : $0.jsonText) }
@@ -119,7 +119,7 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
         }
         router.put("/v1/responses/:id") { [self] req, ctx in
             if let r = await faulted(.responses) { return r }
-            let buf = try? await req.body.collect(upTo: 64 * 1024)
+            let buf = try? await EmulatorHTTP.body(req, upTo: 64 * 1024)
             let body = buf.flatMap { try? JSONValue.parse(Data($0.readableBytesView)) }
             let a = model.recordResponse(key: Self.key(req), id: ctx.parameters.get("id") ?? "", body: body)
             return Self.response(a.status, a.json)

@@ -113,7 +113,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     }
 
     static func readJSON(_ req: Request) async throws -> [String: Any]? {
-        let buf = try await req.body.collect(upTo: 1 << 20)
+        let buf = try await EmulatorHTTP.body(req, upTo: 1 << 20)
         let bytes = Array(buf.readableBytesView)
         if bytes.isEmpty { return [:] }
         return (try? JSONSerialization.jsonObject(with: Data(bytes), options: [])) as? [String: Any]
@@ -122,7 +122,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     func handleEnqueue(_ req: Request, _ ctx: BasicRequestContext, prefix: String?) async throws -> Response {
         let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
         let bytes: [UInt8]
-        do { bytes = Array(try await req.body.collect(upTo: QueueItEnqueueResponse.maxBodyBytes).readableBytesView) } catch {
+        do { bytes = Array(try await EmulatorHTTP.body(req, upTo: QueueItEnqueueResponse.maxBodyBytes).readableBytesView) } catch {
             return Self.response(413, QueueItEmulatorModel.json(["error": "enqueue body too large"]))
         }
         if let fault = model.takeFault(for: .enqueue), let answer = await Self.apply(fault, on: .enqueue) {
