@@ -114,7 +114,7 @@ http {
   uwsgi_temp_path $WORK/tmp; scgi_temp_path $WORK/tmp;
   types { application/javascript js; application/json json; }
   # a POST to a file is 405 in nginx: answer it with the file, as for a GET
-  # also on a Unix-domain socket, for the gate's `--upstream unix:PATH` row
+  # also on a Unix-domain socket, for the gate's --upstream unix:PATH row
   server { listen 127.0.0.1:$NPORT; listen unix:$WORK/nginx-static.sock; root $WORK/www; error_page 405 =200 \$uri; }
   # nginx as a reverse proxy in front of the server above (keep-alive both ways): what the
   # best-known proxy reaches on this machine, the reference for the gate row

@@ -168,7 +168,19 @@ public actor FilePassStore: StateStore {
     /// (`.invalidConfiguration`, field `passStore`) and left as it is, at every call.
     private func load() throws {
         guard !loaded else { return }
-        guard let data = FileManager.default.contents(atPath: path) else { loaded = true; return }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            // Missing: an empty store. There but not readable (a directory, no permission): the
+            // next save would replace it, so it is refused like someone else's file.
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+                throw WaitingRoomError(
+                    .invalidConfiguration,
+                    message: "pass store \(path) cannot be read (\(isDirectory.boolValue ? "a directory" : "no permission")); nothing was changed: give a path of its own",
+                    field: "passStore")
+            }
+            loaded = true
+            return
+        }
         guard Self.mayBeAStoreFile(data) else {
             throw WaitingRoomError(
                 .invalidConfiguration,

@@ -138,7 +138,7 @@ extension EmulatedVendor {
         }
         let room = roomPathArity == 1 ? "rooms/:room" : "rooms/:scope/:room"
         let path: @Sendable (BasicRequestContext) -> [String] = { context in
-            (self.roomPathArity == 1 ? ["room"] : ["scope", "room"]).map { context.parameters.get($0) ?? "" }
+            (self.roomPathArity == 1 ? ["room"] : ["scope", "room"]).map { EmulatorHTTP.pathParameter(context.parameters, $0) }
         }
         router.post("\(base)/\(room)") { request, context -> Response in
             do {

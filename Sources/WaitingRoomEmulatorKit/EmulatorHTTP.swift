@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -53,6 +54,13 @@ public enum EmulatorHTTP {
             throw HTTPError(.contentTooLarge, message: "the body is larger than \(limit) bytes")
         }
         return try await request.body.collect(upTo: limit)
+    }
+
+    /// The path parameter `name`, percent-decoded (`a%2Fb` is `a/b`, as a client's percent-encoded
+    /// room id was meant); "" when absent, and as it came when its escapes are malformed.
+    public static func pathParameter(_ parameters: Parameters, _ name: String) -> String {
+        guard let raw = parameters.get(name) else { return "" }
+        return raw.removingPercentEncoding ?? String(raw)
     }
 
     /// Reads an admin request's JSON body (at most ``adminBodyLimit`` bytes).

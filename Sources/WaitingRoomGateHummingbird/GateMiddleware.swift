@@ -42,8 +42,10 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// Applies the gate's decision: its answer, or the next responder's with the pass headers.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let gateRequest = gateRequest(request, context: context) else {
-            return Self.response(GateResponse.refusal(400, "the request has no Host header"))
+        let gateRequest: GateRequest
+        switch gateView(request, context: context) {
+        case .success(let built): gateRequest = built
+        case .failure(let refusal): return Self.response(refusal.response)
         }
         let decision = await engine.decide(gateRequest, within: limits)
         logger.debug("gate decision", metadata: [
@@ -65,15 +67,30 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
         return response
     }
 
-    /// The gate's view of a Hummingbird request; nil when no URL can be built (no Host).
-    func gateRequest(_ request: Request, context: Context) -> GateRequest? {
+    /// A request head the gate cannot check: its 400.
+    struct HeadRefusal: Error {
+        let response: GateResponse
+    }
+
+    /// The gate's view of a Hummingbird request, or the 400 for one it cannot check: no Host (no
+    /// URL can be built), or two (RFC 9112 §3.2: the codec made the first the authority and left
+    /// the second among the fields, where the app could read a host the gate did not check).
+    func gateView(_ request: Request, context: Context) -> Result<GateRequest, HeadRefusal> {
         let peer = (context as? any GateClientAddressContext)?.clientAddress
             ?? (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
         var headers: [GateHeader] = []
         headers.reserveCapacity(request.headers.count)
-        for field in request.headers { headers.append(GateHeader(field.name.rawName, field.value)) }
-        return origin.request(method: request.method.rawValue, target: request.uri.description, authority: request.head.authority,
-                              headers: headers, peer: peer)
+        for field in request.headers {
+            if field.name.canonicalName == "host" {
+                return .failure(HeadRefusal(response: .refusal(400, "the request has more than one Host header")))
+            }
+            headers.append(GateHeader(field.name.rawName, field.value))
+        }
+        guard let built = origin.request(method: request.method.rawValue, target: request.uri.description, authority: request.head.authority,
+                                         headers: headers, peer: peer) else {
+            return .failure(HeadRefusal(response: .refusal(400, "the request has no Host header")))
+        }
+        return .success(built)
     }
 
     /// The framework's answer for the gate's.

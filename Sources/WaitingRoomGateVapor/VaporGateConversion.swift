@@ -9,8 +9,8 @@ enum VaporGateHead {
     case refusal(GateResponse)
 
     /// Builds the gate's view of `request` as the Hummingbird middleware builds it: the authority
-    /// is the first `Host`, which is not among the headers (Hummingbird's HTTP/1 codec moves it to
-    /// `:authority`); an absolute-form target counts by its path and query (so does
+    /// is the `Host`, which is not among the headers (Hummingbird's HTTP/1 codec moves it to
+    /// `:authority`), and a second `Host` is refused; an absolute-form target counts by its path and query (so does
     /// Hummingbird's); the peer is the connection's remote address.
     init(_ request: Request, origin: GateOrigin) {
         guard let target = Self.target(request.url) else {
@@ -21,7 +21,15 @@ enum VaporGateHead {
         var headers: [GateHeader] = []
         headers.reserveCapacity(request.headers.count)
         for (name, value) in request.headers {
-            if authority == nil, name.lowercased() == "host" { authority = value; continue }
+            if name.count == 4, name.lowercased() == "host" {
+                // two Host fields (RFC 9112 §3.2): which one the app reads is not the gate's to guess
+                guard authority == nil else {
+                    self = .refusal(.refusal(400, "the request has more than one Host header"))
+                    return
+                }
+                authority = value
+                continue
+            }
             headers.append(GateHeader(name, value))
         }
         guard let built = origin.request(method: request.method.rawValue, target: target, authority: authority, headers: headers,

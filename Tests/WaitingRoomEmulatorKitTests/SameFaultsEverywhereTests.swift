@@ -115,4 +115,24 @@ struct SameFaultsEverywhereTests {
         }
         await server.stop()
     }
+
+    /// Path parameters are percent-decoded, as a client that encodes its ids meant them: `s%61le`
+    /// is room `sale` (it was an unknown room named as it came on the wire), and the URLs the
+    /// emulator builds from ids encode them again.
+    @Test func percentEncodedIdsNameTheirDecodedRooms() async throws {
+        let suite = EmulatorSuite.demo()
+        let server = try await suite.start()
+        let base = server.baseURL
+        for path in ["/_emulator/queueit/rooms/demo/s%61le", "/_emulator/crowdhandler/rooms/demo%2Dqueue", "/_emulator/netfunnel/rooms/service_1/segKey%5Fbasic"] {
+            let r = try await send(HTTPRequest(method: "POST", url: path, body: Array("{}".utf8)), to: base)
+            #expect(r.status == 200, "\(path): \(r.status) \(r.text)")
+        }
+        let enqueued = try await send(HTTPRequest(method: "POST", url: "/api/mobileapp/queue/d%65mo/s%61le/enqueue",
+                                                  body: Array(#"{"userId":"u1","userAgent":"tests/1","sdkVersion":"tests-1"}"#.utf8)), to: base)
+        #expect(enqueued.status == 200, "\(enqueued.text)")
+        #expect(enqueued.text.contains("/queueit/queue/demo/sale") || enqueued.text.contains("queueittoken"), "\(enqueued.text)")
+        let unknown = try await send(HTTPRequest(method: "POST", url: "/_emulator/queueit/rooms/demo/%2e%2e%2Fx", body: Array("{}".utf8)), to: base)
+        #expect(unknown.status == 404 && unknown.text.contains("../x"), "\(unknown.text)")
+        await server.stop()
+    }
 }

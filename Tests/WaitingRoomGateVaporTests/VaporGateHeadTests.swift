@@ -35,6 +35,22 @@ import WaitingRoomGateVapor
         }
     }
 
+    /// Two `Host` fields (RFC 9112 §3.2) are 400 from both adapters, and the app sees nothing: the
+    /// gate would check one host while the app might read the other. One Host still passes.
+    @Test func twoHostsAreRefusedByBothAdapters() async throws {
+        let recorder = RecordingGate()
+        try await GateAdapterPair.run(makeEngine: { _ in recorder }) { pair in
+            for app in pair.both {
+                let two = try await RawExchange.send("GET /shop/cart HTTP/1.1\r\nHost: shop.example\r\nHost: admin.example\r\nConnection: close\r\n\r\n", port: app.port)
+                #expect(two.hasPrefix("HTTP/1.1 400"), "\(app.adapter): \(two.prefix(200))")
+                let one = try await RawExchange.send("GET /shop/cart HTTP/1.1\r\nHost: shop.example\r\nConnection: close\r\n\r\n", port: app.port)
+                #expect(one.hasPrefix("HTTP/1.1 200"), "\(app.adapter): \(one.prefix(200))")
+                #expect(app.upstream.count == 1, "\(app.adapter): only the request with one Host reached the app")
+            }
+            #expect(recorder.requests.count == 2, "the engine saw only the requests with one Host")
+        }
+    }
+
     @Test func anUntrustedPeerIsTheVisitor() {
         let origin = GateOrigin(publicBaseURL: "https://shop.example///", trustedProxies: ["10.0.0.2"])
         #expect(origin.publicBaseURL == "https://shop.example")
@@ -48,6 +64,45 @@ import WaitingRoomGateVapor
                                    headers: [GateHeader("Content-Length", "1"), GateHeader("content-length", "1")], peer: nil)
         #expect(twice?.bodyLength == nil, "repeated lengths are GateLimits' to refuse (400)")
         #expect(GateOrigin().request(method: "GET", target: "/", authority: nil, headers: [], peer: nil) == nil)
+    }
+}
+
+/// One request's bytes written to 127.0.0.1:`port` and everything read back until the server
+/// closes (or 10 s pass), on a thread of its own (the calls block).
+enum RawExchange {
+    static func send(_ request: String, port: Int) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try exchange(Array(request.utf8), port: port) })
+            }
+        }
+    }
+
+    private static func exchange(_ bytes: [UInt8], port: Int) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw GateTestError("socket() failed") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else { throw GateTestError("cannot connect to 127.0.0.1:\(port)") }
+        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+            throw GateTestError("send failed")
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
     }
 }
 #endif

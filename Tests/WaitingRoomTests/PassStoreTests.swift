@@ -99,5 +99,16 @@ struct PassStoreTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["passes.json"], "\(content)")
             try FileManager.default.removeItem(atPath: path)
         }
+        // a path that is there but cannot be read (a directory here; a file without permission
+        // for other users than root) is refused too: it was taken for a missing file, and the
+        // first save replaced it
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: path + "/inside.txt"))
+        let store = FilePassStore(path: path, clock: clock)
+        let error = await #expect(throws: WaitingRoomError.self) { try await store.open() }
+        #expect(error?.kind == .invalidConfiguration && error?.message.contains("cannot be read (a directory)") == true, "\(String(describing: error))")
+        await #expect(throws: WaitingRoomError.self) { try await store.save(pass("x", expiresIn: 5)) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["inside.txt"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["passes.json"])
     }
 }

@@ -53,7 +53,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         router.get("/queueit/queue/:customerId/:waitingRoomId/status", use: status)
         router.get("/:prefix/queueit/queue/:customerId/:waitingRoomId/status", use: status)
         let target: @Sendable (Request, BasicRequestContext) async throws -> Response = { req, ctx in
-            let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+            let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId"), e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
             let token = req.uri.queryParameters["queueittoken"].map(String.init)
             return Self.response(200, Array(QueueItQueuePageHTML.target(customer: c, room: e, token: token).utf8), type: "text/html; charset=utf-8")
         }
@@ -120,7 +120,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     }
 
     func handleEnqueue(_ req: Request, _ ctx: BasicRequestContext, prefix: String?) async throws -> Response {
-        let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId"), e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
         let bytes: [UInt8]
         do { bytes = Array(try await EmulatorHTTP.body(req, upTo: QueueItEnqueueResponse.maxBodyBytes).readableBytesView) } catch {
             return Self.response(413, QueueItEmulatorModel.json(["error": "enqueue body too large"]))
@@ -177,7 +177,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         if let fault = model.takeFault(for: .queue), let answer = await Self.apply(fault, on: .queue) {
             return answer
         }
-        let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId"), e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
         let q = req.uri.queryParameters["q"].map(String.init) ?? ""
         let selfURL = Self.base(req) + (req.uri.description.hasPrefix("/") ? req.uri.description : "/" + req.uri.description)
         return Self.response(model.queuePage(customer: c, room: e, queueId: q, selfURL: selfURL))
@@ -188,14 +188,14 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         if let fault = model.takeFault(for: .queue), let answer = await Self.apply(fault, on: .enqueue) {
             return answer
         }
-        let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
+        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId"), e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
         let q = req.uri.queryParameters["q"].map(String.init) ?? ""
         return Self.response(model.queueStatus(customer: c, room: e, queueId: q))
     }
 
     func handleProtectedAPI(_ req: Request, _ ctx: BasicRequestContext) -> Response {
-        let c = ctx.parameters.get("customerId") ?? "", e = ctx.parameters.get("waitingRoomId") ?? ""
-        let name = ctx.parameters.get("name") ?? ""
+        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId"), e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
+        let name = EmulatorHTTP.pathParameter(ctx.parameters, "name")
         guard let secret = model.secretKey(customer: c), let room = model.room(customer: c, room: e) else {
             return Self.response(404, QueueItEmulatorModel.json(["error": "unknown room \(c)/\(e)"]))
         }

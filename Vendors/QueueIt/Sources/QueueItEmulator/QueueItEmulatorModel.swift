@@ -196,6 +196,13 @@ final class QueueItEmulatorModel: Sendable {
         (try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes])).map { Array($0) } ?? Array("{}".utf8)
     }
 
+    /// `text` percent-encoded for a path segment or a query value (RFC 3986 unreserved kept).
+    static func urlComponent(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     static func error(_ status: Int, _ message: String) -> Answer {
         Answer(status: status, body: json(["error": message]))
     }
@@ -270,7 +277,9 @@ final class QueueItEmulatorModel: Sendable {
                 }
             }
             let pre = prefix.map { "/" + $0 } ?? ""
-            let target = targetOverride ?? cfg.targetUrl ?? "\(base)\(pre)/queueit/target/\(customer)/\(roomId)"
+            // the ids came percent-decoded from the path: encoded again where they go into a URL
+            let c = Self.urlComponent(customer), e = Self.urlComponent(roomId)
+            let target = targetOverride ?? cfg.targetUrl ?? "\(base)\(pre)/queueit/target/\(c)/\(e)"
             let qid = newQueueId(&s)
             let ip = cfg.bindTokenToIP ? clientIP : nil
             if cfg.state != .queue {
@@ -286,7 +295,7 @@ final class QueueItEmulatorModel: Sendable {
             s.visitors[qid] = Visitor(customerId: customer, roomId: roomId, ticket: held ? 0 : room.arrivals, clientIP: ip, targetURL: target,
                                       aheadAtArrival: held ? 0 : max(0, room.arrivals - room.admittedCount - 1))
             s.rooms[customer]?[roomId] = room
-            return .queue(qid: qid, queueURL: "\(base)\(pre)/queueit/queue/\(customer)/\(roomId)?c=\(customer)&e=\(roomId)&q=\(qid)", target: target)
+            return .queue(qid: qid, queueURL: "\(base)\(pre)/queueit/queue/\(c)/\(e)?c=\(c)&e=\(e)&q=\(qid)", target: target)
         }
         switch decision {
         case .answer(let answer):
