@@ -33,9 +33,10 @@ public struct AsyncHTTPTransport: HTTPTransport {
     /// once this transport is bootstrapped as the default.
     public var timerEventLoops: (any EventLoopGroup)? { Self.direct.eventLoopGroup }
 
+    /// The one client. It follows no redirect itself: ``send(_:)`` does (``HTTPRedirect``), so
+    /// every `Location` is checked before a request is built from it (AsyncHTTPClient's own
+    /// following built one from `http://127.0.0.1:99999/` and the process trapped).
     private static let direct = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration(redirects: .disallow))
-    private static let following = HTTPClient(
-        eventLoopGroupProvider: .singleton, configuration: configuration(redirects: .follow(max: 10, allowCycles: false)))
 
     /// Connections kept per host and port (AsyncHTTPClient's default is 8).
     ///
@@ -68,6 +69,17 @@ public struct AsyncHTTPTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let timeout = max(.zero, min(request.timeout ?? defaultTimeout, Self.longestTimeout))
         let deadline = NIODeadline.now() + TimeAmount(timeout)
+        var response = try await exchange(request, timeout: timeout, deadline: deadline)
+        guard request.followRedirects else { return response }
+        var redirect = HTTPRedirect(request)
+        while let next = try redirect.next(after: response) {
+            response = try await exchange(next, timeout: timeout, deadline: deadline)
+        }
+        return response
+    }
+
+    /// One request and its answer, within `deadline` (the whole exchange's, redirects included).
+    private func exchange(_ request: HTTPRequest, timeout: Duration, deadline: NIODeadline) async throws -> HTTPResponse {
         // Building the request and reading the answer are functions of their own: their
         // temporaries stay on the thread's stack, not in this async frame, which lives for as
         // long as the request is in flight (thousands at once under `load`).
@@ -114,12 +126,11 @@ public struct AsyncHTTPTransport: HTTPTransport {
             throw Self.classify(error, url: url, limit: limit)
         }
         try Task.checkCancellation()
-        let client = request.followRedirects ? Self.following : Self.direct
-        return client.execute(
+        return Self.direct.execute(
             request: outgoing, delegate: ResponseAccumulator(request: outgoing, maxBodySize: limit), deadline: deadline)
     }
 
-    /// Why `request` cannot go on the wire as it is, or nil: a method that is not an HTTP token
+    /// Why `request` cannot go on the wire as it is, or nil: a port over 65535, a method that is not an HTTP token
     /// (RFC 9110 §5.6.2; AsyncHTTPClient wrote `GET\r\nX: y` as given, a second header line), a
     /// header name that is not a token, or a value holding CR, LF or NUL. The request is the
     /// caller's (a flow's `wr.http`), so it is `.invalidConfiguration`, naming the field.
@@ -133,6 +144,10 @@ public struct AsyncHTTPTransport: HTTPTransport {
                     return "!#$%&'*+-.^_`|~".utf8.contains(byte)
                 }
             }
+        }
+        // a port NIO cannot hold traps in AsyncHTTPClient (`SocketAddress` for an IP address)
+        if let port = URLComponents(string: request.url)?.port, !(0...65535).contains(port) {
+            return WaitingRoomError(.invalidConfiguration, message: "\(request.url): the port \(port) is not 0…65535", field: "url")
         }
         guard isToken(request.method) else {
             return WaitingRoomError(.invalidConfiguration, message: "\(request.url): the method \(String(reflecting: request.method)) is not an HTTP token", field: "method")

@@ -100,6 +100,56 @@ struct HTTPTransportTests {
         #expect(followed.text == "hello")
     }
 
+    /// Redirects are followed by the transport, each `Location` checked first: a port over 65535
+    /// trapped in AsyncHTTPClient and ended the process (a flow's `wr.http` could not catch it).
+    @Test func redirectsAreCheckedBeforeTheyAreFollowed() async throws {
+        let server = try await LoopbackHTTPServer.start()
+        defer { Task { await server.stop() } }
+        func to(_ status: Int, _ location: String) -> String {
+            server.base + "/to/\(status)/" + (location.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? location)
+        }
+        func follow(_ url: String, method: String = "GET", headers: HTTPHeaderList = [], body: [UInt8]? = nil) async throws -> HTTPResponse {
+            try await transport.send(HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: .seconds(5), followRedirects: true))
+        }
+        for bad in ["http://127.0.0.1:99999/x", "http://127.0.0.1:65536/"] {
+            await #expect { try await follow(to(302, bad)) } throws: {
+                ($0 as? WaitingRoomError)?.kind == .invalidResponse && "\($0)".contains("not 0…65535")
+            }
+        }
+        // the caller's own URL with such a port is the caller's mistake, refused before sending
+        await #expect { try await follow("http://127.0.0.1:70000/ok") } throws: {
+            ($0 as? WaitingRoomError)?.kind == .invalidConfiguration
+        }
+        // a cycle: `/to/302/x` answers `Location: x`, which is itself
+        await #expect { try await follow(server.base + "/to/302/x") } throws: {
+            ($0 as? WaitingRoomError)?.kind == .invalidResponse && "\($0)".contains("cycle")
+        }
+        // more than 10 redirects; 10 are followed
+        var chain = server.base + "/ok"
+        for _ in 0..<11 { chain = to(302, chain) }
+        await #expect { try await follow(chain) } throws: { ($0 as? WaitingRoomError)?.message.contains("more than 10 redirects") == true }
+        var ten = server.base + "/ok"
+        for _ in 0..<10 { ten = to(302, ten) }
+        let followedTen = try await follow(ten)
+        #expect(followedTen.status == 200 && followedTen.text == "hello" && followedTen.url == server.base + "/ok")
+        // relative and absolute locations; the final URL is the answer's
+        let relative = try await follow(to(301, "/ok"))
+        #expect(relative.status == 200 && relative.url == server.base + "/ok")
+        // 303 makes a POST a GET without its body; 307 keeps both
+        let seeOther = try await follow(to(303, "/echo"), method: "POST", headers: [("Content-Type", "text/plain")], body: Array("data".utf8))
+        #expect(seeOther.text.hasPrefix("GET\n") && !seeOther.text.lowercased().contains("content-type"), "\(seeOther.text)")
+        let temporary = try await follow(to(307, "/echo"), method: "POST", headers: [("Content-Type", "text/plain")], body: Array("data".utf8))
+        #expect(temporary.text.hasPrefix("POST\n") && temporary.text.lowercased().contains("content-type: text/plain"), "\(temporary.text)")
+        // the cookie goes along to the same origin only (localhost is another origin than 127.0.0.1)
+        let same = try await follow(to(302, "/echo"), headers: [("Cookie", "a=1")])
+        #expect(same.text.contains("Cookie: a=1"), "\(same.text)")
+        let other = try await follow(to(302, "http://localhost:\(server.port)/echo"), headers: [("Cookie", "a=1")])
+        #expect(other.status == 200 && !other.text.contains("a=1"), "\(other.text)")
+        // another scheme is not followed: the 3xx is the answer
+        let ftp = try await follow(to(302, "ftp://127.0.0.1/x"))
+        #expect(ftp.status == 302)
+    }
+
     @Test func bodiesOverTheLimitAreRefused() async throws {
         let server = try await LoopbackHTTPServer.start()
         defer { Task { await server.stop() } }

@@ -6,7 +6,8 @@ import NIOPosix
 ///
 /// Paths: `/ok` (200 "hello"), `/delay/MS` (200 after MS milliseconds), `/never` (never
 /// answers), `/partial` (the head and 4 of 100 body bytes, then nothing), `/reset` (closes the connection without answering), `/garbage` (bytes that are not
-/// HTTP), `/redirect` (302 to `/ok`), `/big/N` (200 with N bytes).
+/// HTTP), `/redirect` (302 to `/ok`), `/to/STATUS/LOCATION` (that status, `Location` the
+/// percent-decoded rest), `/echo` (the method and header lines received), `/big/N` (200 with N bytes).
 ///
 /// ``activity`` records, on the server's event loop, when requests arrive and when clients
 /// close their connections, so a test can see what the client did without needing a free
@@ -54,7 +55,8 @@ private final class MisbehavingHandler: ChannelInboundHandler, Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
         let text = buffer.readString(length: buffer.readableBytes) ?? ""
-        guard let line = text.split(separator: "\r\n").first else { return }
+        // a read that does not start with a request line is the rest of a body: not a request
+        guard let line = text.split(separator: "\r\n").first, line.hasSuffix(" HTTP/1.1") || line.hasSuffix(" HTTP/1.0") else { return }
         let parts = line.split(separator: " ")
         let path = parts.count > 1 ? String(parts[1]) : "/"
         let channel = context.channel
@@ -80,6 +82,15 @@ private final class MisbehavingHandler: ChannelInboundHandler, Sendable {
             channel.eventLoop.scheduleTask(in: .milliseconds(20)) { channel.close(promise: nil) }
         } else if path == "/redirect" {
             reply("302 Found", "", extra: "Location: /ok\r\n")
+        } else if path.hasPrefix("/to/") {
+            // /to/STATUS/LOCATION (percent-encoded): that status with that Location
+            let rest = path.dropFirst(4).split(separator: "/", maxSplits: 1)
+            let location = rest.count == 2 ? (String(rest[1]).removingPercentEncoding ?? "") : ""
+            reply("\(rest.first ?? "302") Moved", "", extra: "Location: \(location)\r\n")
+        } else if path == "/echo" {
+            // the request's method and header lines, as received
+            let head = text.components(separatedBy: "\r\n\r\n").first ?? ""
+            reply("200 OK", String(parts.first ?? "") + "\n" + head.split(separator: "\r\n").dropFirst().joined(separator: "\n"))
         } else if path.hasPrefix("/big/"), let n = Int(path.dropFirst(5)) {
             reply("200 OK", String(repeating: "x", count: n))
         } else {
