@@ -178,6 +178,15 @@ public actor FilePassStore: StateStore {
                     message: "pass store \(path) cannot be read (\(isDirectory.boolValue ? "a directory" : "no permission")); nothing was changed: give a path of its own",
                     field: "passStore")
             }
+            // Missing, in a folder that is not there: every save would fail (and a held key's
+            // journal entry with it), so the path is refused now.
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty, !(FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue) {
+                throw WaitingRoomError(
+                    .invalidConfiguration,
+                    message: "pass store \(path) cannot be created: the folder \(folder) does not exist",
+                    field: "passStore")
+            }
             loaded = true
             return
         }

@@ -3,7 +3,7 @@ import WaitingRoomEmulatorKit
 
 /// When `waitingroom load`'s users arrive (`--arrivals`): all at once (`burst`, the default),
 /// evenly over a span (`uniform:SECONDS`), or as a Poisson process (`poisson:RATE`: exponential
-/// gaps between arrivals, RATE users a second on average, drawn from `--seed`).
+/// gaps between arrivals, RATE users a second on average (0.001 to 1,000,000), drawn from `--seed`).
 enum LoadArrivals: CLIValue, Equatable {
     /// Every user at the start.
     case burst
@@ -21,7 +21,8 @@ enum LoadArrivals: CLIValue, Equatable {
         guard parts.count == 2, let value = Double(parts[1]), value.isFinite else { return nil }
         switch parts[0] {
         case "uniform" where (0...86_400).contains(value): self = .uniform(seconds: value)
-        case "poisson" where value > 0 && value <= 1_000_000: self = .poisson(perSecond: value)
+        // at least one user in about 17 minutes: a smaller rate put arrivals past what a Duration holds
+        case "poisson" where (0.001...1_000_000).contains(value): self = .poisson(perSecond: value)
         default: return nil
         }
     }

@@ -148,8 +148,14 @@ extension EmulatedVendor {
             }
         }
         router.post("\(base)/\(room)/admit") { request, context -> Response in
-            var count = request.uri.queryParameters["count"].flatMap { Int($0) }
-            if count == nil, let body = try? await EmulatorHTTP.jsonBody(request), let value = body["count"] {
+            var count: Int?
+            if let query = request.uri.queryParameters["count"] {
+                // `?count=abc`, `2.5` or a number past Int admitted 1 without a word
+                guard let value = Int(query) else {
+                    return EmulatorHTTP.badRequest(.invalidConfiguration(field: "count", "count: expected a whole number, got \(String(query.prefix(40)))"))
+                }
+                count = value
+            } else if let body = try? await EmulatorHTTP.jsonBody(request), let value = body["count"] {
                 // a whole number (or its text); 1e300 or 2.5 is refused (the conversion trapped)
                 count = value.numberValue.flatMap { Int(exactly: $0) } ?? value.stringValue.flatMap { Int($0) }
                 guard count != nil else {

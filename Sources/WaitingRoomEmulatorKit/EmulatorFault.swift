@@ -87,8 +87,8 @@ public enum EmulatorFaultBounds {
     public static let count = 1...1_000_000
     /// `delayMs` (10 minutes at most).
     public static let delayMs = 0...600_000
-    /// `status`.
-    public static let status = 100...599
+    /// `status`: a final answer (a 1xx is no answer: 100 broke the HTTP on the wire, 101 hung the client).
+    public static let status = 200...599
     /// `code` of a vendor action.
     public static let code = 100...9999
     /// `body`, in UTF-8 bytes.

@@ -141,6 +141,16 @@ struct CLIEndToEndTests {
             """, name: "abort.lua")
         #expect(try await CLIProcess.run(["run", aborted, "--emulator"]).status == 3)
 
+        // a handler that fails ends with 5 whatever the outcome, which is still printed
+        let failing = try write("""
+            return { vendor = "netfunnel", entry = { scope = "service_1", room = "segKey_basic" },
+                     on_success = function(e) error("boom") end }
+            """, name: "failing-handler.lua")
+        let failed = try await CLIProcess.run(["run", failing, "--emulator", "--json"])
+        #expect(failed.status == 5, "\(failed.stdout) \(failed.stderr)")
+        #expect(failed.stdout.contains(#""outcome":"passed""#) && failed.stdout.contains(#""handler_errors":1"#), "\(failed.stdout)")
+        #expect(failed.stderr.contains("boom"))
+
         let broken = try write("return {", name: "broken.lua")
         let syntax = try await CLIProcess.run(["run", broken])
         #expect(syntax.status == 5)

@@ -116,7 +116,7 @@ struct LoadFairnessFiguresTests {
         #expect(LoadArrivals(commandLineWord: "burst") == .burst)
         #expect(LoadArrivals(commandLineWord: "uniform:10") == .uniform(seconds: 10))
         #expect(LoadArrivals(commandLineWord: "poisson:2.5") == .poisson(perSecond: 2.5))
-        for bad in ["", "uniform", "uniform:-1", "poisson:0", "poisson:x", "steady:3"] {
+        for bad in ["", "uniform", "uniform:-1", "poisson:0", "poisson:x", "steady:3", "poisson:1e-20", "poisson:0.0009", "poisson:nan"] {
             #expect(LoadArrivals(commandLineWord: bad) == nil, "\(bad)")
         }
         #expect(LoadArrivals.burst.offsets(count: 3, seed: 1) == [0, 0, 0])

@@ -61,6 +61,12 @@ struct SameFaultsEverywhereTests {
             let bad = try await send(HTTPRequest(method: "POST", url: path, body: Array(#"[{"action": "drop"}, {"action": "drop", "count": 0}]"#.utf8)), to: base)
             #expect(bad.status == 400 && bad.text.contains("faults[1].count"), "\(vendor): \(bad.text)")
             #expect(try await faults(vendor, base)["faultsPending"] == .number(2))
+            // a 1xx is no final answer (100 broke the HTTP on the wire, 101 hung the client)
+            for status in [100, 101, 199] {
+                let informational = try await send(HTTPRequest(method: "POST", url: path, body: Array(#"{"action": "status", "status": \#(status)}"#.utf8)), to: base)
+                #expect(informational.status == 400 && informational.text.contains("status"), "\(vendor) \(status): \(informational.text)")
+            }
+            #expect(try await faults(vendor, base)["faultsPending"] == .number(2))
             // the state document carries the same counters
             let state = try JSONValue.parse(try await send(HTTPRequest(url: "/_emulator/\(vendor)/state"), to: base).text)
             #expect(state["faultQueue"]?["faultsInjected"] == .number(1))
@@ -111,8 +117,28 @@ struct SameFaultsEverywhereTests {
                     #expect(refused.status == 400 && refused.text.contains(#""field":"count""#), "\(c.vendor) \(count): \(refused.text)")
                 }
                 #expect(try await post(root + c.room + "/admit", #"{"count": "2"}"#).status == 200, "\(c.vendor)")
+                // the query form is checked the same way (`?count=abc` admitted 1)
+                for count in ["abc", "2.5", "99999999999999999999", ""] {
+                    let refused = try await post(root + c.room + "/admit?count=" + count)
+                    #expect(refused.status == 400 && refused.text.contains(#""field":"count""#), "\(c.vendor) ?count=\(count): \(refused.text)")
+                }
             }
         }
+        await server.stop()
+    }
+
+    /// Cloudflare's `cookie_suffix` ends a cookie name: it must be a token (`a=b` made a cookie
+    /// the client never sent back, so each refresh joined the line anew).
+    @Test func aCookieSuffixIsACookieName() async throws {
+        let suite = EmulatorSuite.demo()
+        let server = try await suite.start()
+        let path = "/_emulator/cloudflare/rooms/demo-queue"
+        for bad in [#""a=b""#, #""x;y""#, #""""#, #""caf\u00e9""#, #""a\r\nb""#, "\"" + String(repeating: "s", count: 65) + "\""] {
+            let r = try await send(HTTPRequest(method: "POST", url: path, body: Array(#"{"cookie_suffix": \#(bad)}"#.utf8)), to: server.baseURL)
+            #expect(r.status == 400 && r.text.contains("cookie_suffix"), "\(bad): \(r.text)")
+        }
+        let good = try await send(HTTPRequest(method: "POST", url: path, body: Array(#"{"cookie_suffix": "shop_2"}"#.utf8)), to: server.baseURL)
+        #expect(good.status == 200, "\(good.text)")
         await server.stop()
     }
 

@@ -110,5 +110,10 @@ struct PassStoreTests {
         await #expect(throws: WaitingRoomError.self) { try await store.save(pass("x", expiresIn: 5)) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["inside.txt"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["passes.json"])
+        // in a folder that does not exist, every save (and a held key's journal entry) would
+        // fail after the key was taken: refused at once
+        let nowhere = FilePassStore(path: folder + "/missing/state.json", clock: clock)
+        let missing = await #expect(throws: WaitingRoomError.self) { try await nowhere.open() }
+        #expect(missing?.kind == .invalidConfiguration && missing?.message.contains("does not exist") == true, "\(String(describing: missing))")
     }
 }

@@ -40,7 +40,7 @@ struct LoadCommand: CLICommand {
             rate (n/a where the emulator configures none). --json prints the same figures.
 
             Scheduled sales: --arrivals burst (default: every user at once), uniform:SECONDS (evenly
-            over SECONDS) or poisson:RATE (exponential gaps, RATE users/s, drawn from --seed) says when
+            over SECONDS) or poisson:RATE (exponential gaps, RATE users/s from 0.001, drawn from --seed) says when
             users arrive; --start-at +SECONDS puts the sale's start that many seconds after the run
             starts. With --emulator the room gets that start and a pre-queue: users arriving before it
             are shuffled at the start (seeded by --seed), later ones join first come first served
@@ -202,7 +202,7 @@ struct LoadCommand: CLICommand {
                 throw ExitStatus.usage
             }
         }
-        let arrivalTimes = arrivals.offsets(count: users, seed: UInt64(seed)).map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
+        let arrivalTimes = arrivals.offsets(count: users, seed: UInt64(seed)).map { Duration.saturating(seconds: ($0 * 1000).rounded() / 1000) }
         let visits = await Crowd(provider: provider, room: entry.room, control: entry.control, hold: hold...hold)
             .run(arrivals: arrivalTimes, prefix: "load", origin: started)
         let wall = ContinuousClock.now - started

@@ -25,8 +25,9 @@ struct ReturnsCommand: CLICommand {
             seconds pass. A key whose server-side timeout has passed is dropped with that reason.
 
             Exit status 0: nothing left; 4: keys not returned (they stay in the journal) or the
-            journal could not be read; 64: bad usage, e.g. no store at the --state path (a file
-            store must exist: a mistyped path is not taken for an empty journal).
+            journal could not be read once open; 64: bad usage, e.g. no store at the --state path (a
+            file store must exist: a mistyped path is not taken for an empty journal), or a
+            PostgreSQL URL that cannot be reached or logged into (as for every command's --state).
             """
     )
 

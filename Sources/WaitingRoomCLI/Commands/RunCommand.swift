@@ -159,13 +159,16 @@ struct FlowRunner {
         let left = await options.environment.pendingReturns.drain(timeout: drainTimeout)
         if left > 0 { terminal.error("waitingroom: \(left) key return(s) still failing after the drain timeout; the server keeps those keys until they time out") }
         for error in result.handlerErrors { terminal.error(error.description) }
-        let status = ExitStatus(result.outcome)
+        // A handler that failed ends with 5 (script error), whatever the outcome: the outcome is
+        // still printed, and the failures counted (`handler_errors`).
+        let status = result.handlerErrors.isEmpty ? ExitStatus(result.outcome) : .scriptError
         var fields: [String: JSONValue] = [
             "outcome": .string(result.outcome.name),
             "attempts": .number(Double(result.attempts)),
             "actions": .array(result.actions.map { .object(["name": .string($0.name), "payload": $0.payload]) }),
             "exit_status": .number(Double(status.rawValue)),
         ]
+        if !result.handlerErrors.isEmpty { fields["handler_errors"] = .number(Double(result.handlerErrors.count)) }
         switch result.outcome {
         case .vendor(let outcome): fields.merge(outcome.fields(), uniquingKeysWith: { current, _ in current })
         case .bypassed(let reason, _), .aborted(let reason, _): fields["reason"] = .string(reason)

@@ -226,6 +226,12 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
             }
             for (i, item) in items.enumerated() { events.append(try event(item, path: "\(path).events[\(i)]", now: now)) }
         }
+        // the suffix ends a cookie name, which must be a token (RFC 6265 §4.1.1, RFC 9110 §5.6.2):
+        // `a=b` or `x;y` made a Set-Cookie the client could never send back
+        if let suffix = try x.string("cookie_suffix"), suffix.isEmpty || suffix.utf8.count > 64 || !suffix.utf8.allSatisfy(Self.isTokenByte) {
+            throw WaitingRoomError.invalidConfiguration(field: "\(path).cookie_suffix",
+                                                        "expected 1 to 64 cookie-name characters (letters, digits, !#$%&'*+-.^_`|~), got \(String(reflecting: String(suffix.prefix(80))))", vendor: v)
+        }
         if let p = try x.string("path"), !p.hasPrefix("/") {
             throw WaitingRoomError.invalidConfiguration(field: "\(path).path", "expected a path starting with \"/\", got \"\(p)\"", vendor: v)
         }
@@ -238,6 +244,14 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
             jsonResponseEnabled: try x.bool("json_response_enabled") ?? true,
             enabledOriginCommands: try x.strings("enabled_origin_commands") ?? ["revoke"], cookieSuffix: try x.string("cookie_suffix"),
             refreshIntervalSeconds: try x.int("refresh_interval_seconds", range: 1...3600, unit: "s") ?? 20, events: events)
+    }
+
+    /// Whether `byte` may be part of a token (RFC 9110 §5.6.2).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
     }
 
     /// Reads one event (relative times count from `now`).

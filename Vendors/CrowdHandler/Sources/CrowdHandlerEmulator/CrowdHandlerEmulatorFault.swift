@@ -55,7 +55,7 @@ public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
             on = t
         }
         self.init(kind: kind, on: on, count: try r.int("count", range: 1...1_000_000) ?? 1,
-                  status: try r.int("status", range: 100...599) ?? 503, delayMs: try r.int("delayMs", range: 0...600_000) ?? 2000)
+                  status: try r.int("status", range: 200...599) ?? 503, delayMs: try r.int("delayMs", range: 0...600_000) ?? 2000)
     }
 
     /// The kit's fault this stands for.
