@@ -361,11 +361,19 @@ extension FlowHost {
                 var after: Double?
                 var reason: String?
                 if kind == "retry" {
+                    // `after` is a number or absent (0): `after = "x"` was taken for 0 without a word
+                    let afterType: Int32
                     if lua_type(L, 1) == LUA_TTABLE {
+                        afterType = vm.pushField(L, 1, "after")
+                        clua_pop(L, 1)
                         after = vm.numberField(L, 1, "after")
                         reason = vm.stringField(L, 1, "reason")
                     } else {
+                        afterType = lua_type(L, 1)
                         after = vm.number(L, 1)
+                    }
+                    guard afterType == LUA_TNIL || afterType == LUA_TNONE || afterType == LUA_TNUMBER else {
+                        return .error("wr.retry: 'after' must be a number of seconds >= 0")
                     }
                     if let value = after, value < 0 || !value.isFinite {
                         return .error("wr.retry: 'after' must be a number of seconds >= 0")

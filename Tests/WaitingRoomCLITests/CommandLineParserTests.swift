@@ -72,6 +72,11 @@ struct CommandLineParserTests {
         #expect(run.flow == "--odd-name.lua" && run.json)
         let negative = usageError(["load", "--vendor", "scripted", "--hold", "-1"])
         #expect(negative?.message == "--hold must be 0…600 seconds", "a negative number is a value, and validate refuses it")
+        // a report path that cannot be written is refused before the run, not after it
+        let folder = CLIProcess.temporaryDirectory()
+        #expect(usageError(["load", "--vendor", "scripted", "--report", folder])?.message.contains("is a directory") == true)
+        #expect(usageError(["load", "--vendor", "scripted", "--report", folder + "/missing/r.html"])?.message.contains("does not exist") == true)
+        #expect(usageError(["load", "--vendor", "scripted", "--report", folder + "/r.html"]) == nil)
     }
 
     @Test func badCommandLinesAreTypedUsageErrorsNamingTheWord() {

@@ -256,6 +256,12 @@ struct FlowTests {
         let infinite = value(await runtime.evaluate("return pcall(wr.emit, 'eta', { list = { 1, math.huge } })")) ?? []
         #expect(infinite.first == "false" && infinite.last?.contains("not a finite number") == true, "\(infinite)")
         #expect(value(await runtime.evaluate("local d = wr.retry { after = 3 }; return d.decision, d.after, getmetatable(d)")) == ["retry", "3.0", "wr.decision"])
+        #expect(value(await runtime.evaluate("return wr.retry().after, wr.retry(2).after, wr.retry({}).after")) == ["0.0", "2.0", "0.0"])
+        // an `after` that is not a number was taken for 0 without a word
+        for bad in ["wr.retry { after = 'x' }", "wr.retry { after = {} }", "wr.retry('soon')", "wr.retry { after = -1 }"] {
+            let refused = value(await runtime.evaluate("return pcall(function() return \(bad) end)")) ?? []
+            #expect(refused.first == "false" && refused.last?.contains("'after' must be a number") == true, "\(bad): \(refused)")
+        }
     }
 
     /// Deep tables and deep JSON cross the Lua stack level by level. Lua promises a host

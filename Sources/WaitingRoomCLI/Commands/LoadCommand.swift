@@ -120,6 +120,17 @@ struct LoadCommand: CLICommand {
         guard (0.1...60).contains(chaosDelay) else { throw UsageError("--chaos-delay must be 0.1…60 seconds") }
         guard (0...600).contains(drainTimeout) else { throw UsageError("--drain-timeout must be 0…600 seconds") }
         guard seed >= 0 else { throw UsageError("--seed must be 0 or more") }
+        if let report {
+            // checked before the run, not after it (a whole load run was lost to a typo)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: report, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw UsageError("--report \(report) is a directory: give a file name")
+            }
+            let folder = (report as NSString).deletingLastPathComponent
+            if !folder.isEmpty, !(FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue) {
+                throw UsageError("--report \(report): the folder \(folder) does not exist")
+            }
+        }
         if !vendorOptions.emulator {
             if chaos > 0 || faults != nil { throw UsageError("--chaos and --faults need --emulator (faults are injected into the embedded emulator)") }
             if emulatorConfig != nil { throw UsageError("--emulator-config needs --emulator") }
