@@ -88,6 +88,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
         // rather than the client's response, and failures stay boxed until they are classified.
         let url = request.url
         let answer = task.futureResult.map { Self.answer($0, url: url) }
+        let shown = Self.shown(url)
         do {
             // Cancellation is forwarded to the request at once (on the cancelling thread);
             // `task.cancel()` only marks the request failed and hands the rest to its event loop.
@@ -97,7 +98,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
                 task.cancel()
             }
         } catch {
-            throw Self.thrown(error, url: url, limit: maxBodyBytes, timeout: timeout, deadline: deadline)
+            throw Self.thrown(error, url: shown, limit: maxBodyBytes, timeout: timeout, deadline: deadline)
         }
     }
 
@@ -123,7 +124,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
                 url: url, method: HTTPMethod(rawValue: request.method.uppercased()), headers: headers,
                 body: request.body.map { .bytes($0) })
         } catch {
-            throw Self.classify(error, url: url, limit: limit)
+            throw Self.classify(error, url: Self.shown(url), limit: limit)
         }
         try Task.checkCancellation()
         return Self.direct.execute(
@@ -146,21 +147,34 @@ public struct AsyncHTTPTransport: HTTPTransport {
             }
         }
         // a port NIO cannot hold traps in AsyncHTTPClient (`SocketAddress` for an IP address)
+        let shown = Self.shown(request.url)
         if let port = URLComponents(string: request.url)?.port, !(0...65535).contains(port) {
-            return WaitingRoomError(.invalidConfiguration, message: "\(request.url): the port \(port) is not 0…65535", field: "url")
+            return WaitingRoomError(.invalidConfiguration, message: "\(shown): the port \(port) is not 0…65535", field: "url")
         }
         guard isToken(request.method) else {
-            return WaitingRoomError(.invalidConfiguration, message: "\(request.url): the method \(String(reflecting: request.method)) is not an HTTP token", field: "method")
+            return WaitingRoomError(.invalidConfiguration, message: "\(shown): the method \(String(reflecting: request.method)) is not an HTTP token", field: "method")
         }
         for field in request.headers {
             guard isToken(field.name) else {
-                return WaitingRoomError(.invalidConfiguration, message: "\(request.url): the header name \(String(reflecting: field.name)) is not an HTTP token", field: "headers")
+                return WaitingRoomError(.invalidConfiguration, message: "\(shown): the header name \(String(reflecting: field.name)) is not an HTTP token", field: "headers")
             }
             guard !field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
-                return WaitingRoomError(.invalidConfiguration, message: "\(request.url): the value of header \(field.name) holds CR, LF or NUL", field: "headers")
+                return WaitingRoomError(.invalidConfiguration, message: "\(shown): the value of header \(field.name) holds CR, LF or NUL", field: "headers")
             }
         }
         return nil
+    }
+
+    /// `url` as errors show it: a password in it (`http://user:secret@host/`) as `***`.
+    static func shown(_ url: String) -> String {
+        guard url.contains("@"), let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@") else { return url }
+        let userinfo = authority[..<at]
+        let user = userinfo.prefix { $0 != ":" }
+        let masked = user.count < userinfo.count ? user + ":***" : user
+        return String(url[..<scheme.upperBound]) + masked + String(url[at...])
     }
 
     /// The SDK's error for a request that got no complete answer.

@@ -38,14 +38,14 @@ struct HTTPRedirect {
             return nil
         }
         if let port = resolved.port, !(0...65535).contains(port) {
-            throw WaitingRoomError(.invalidResponse, message: "\(current.url): redirected to \(location), whose port \(port) is not 0…65535")
+            throw WaitingRoomError(.invalidResponse, message: "\(AsyncHTTPTransport.shown(current.url)): redirected to \(AsyncHTTPTransport.shown(location)), whose port \(port) is not 0…65535")
         }
         let target = resolved.absoluteString
         guard visited.count <= Self.limit else {
-            throw WaitingRoomError(.invalidResponse, message: "\(visited[0]): more than \(Self.limit) redirects")
+            throw WaitingRoomError(.invalidResponse, message: "\(AsyncHTTPTransport.shown(visited[0])): more than \(Self.limit) redirects")
         }
         guard !visited.contains(target) else {
-            throw WaitingRoomError(.invalidResponse, message: "\(visited[0]): a redirect cycle back to \(target)")
+            throw WaitingRoomError(.invalidResponse, message: "\(AsyncHTTPTransport.shown(visited[0])): a redirect cycle back to \(AsyncHTTPTransport.shown(target))")
         }
         visited.append(target)
 

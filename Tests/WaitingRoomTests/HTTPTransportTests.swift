@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoom
-import WaitingRoomHTTP
+@testable import WaitingRoomHTTP
 
 /// Serialized: the deadline checks measure milliseconds. The busy-pool check
 /// (`HTTPTransportTests+BusyPool.swift`) takes every cooperative thread, in a child process.
@@ -148,6 +148,20 @@ struct HTTPTransportTests {
         // another scheme is not followed: the 3xx is the answer
         let ftp = try await follow(to(302, "ftp://127.0.0.1/x"))
         #expect(ftp.status == 302)
+    }
+
+    /// A password in a URL is not repeated in errors (they reach logs and a flow's messages).
+    @Test func passwordsInURLsAreMaskedInErrors() async throws {
+        #expect(AsyncHTTPTransport.shown("http://u:p@127.0.0.1:1/x?y=1") == "http://u:***@127.0.0.1:1/x?y=1")
+        #expect(AsyncHTTPTransport.shown("https://token@host/a@b") == "https://token@host/a@b")
+        #expect(AsyncHTTPTransport.shown("http://host/path?mail=a@b") == "http://host/path?mail=a@b")
+        #expect(AsyncHTTPTransport.shown("http://a:b:c@host") == "http://a:***@host")
+        await #expect { try await transport.send(HTTPRequest(url: "http://u:secret@127.0.0.1:1/x", timeout: .seconds(2))) } throws: {
+            "\($0)".contains("u:***@127.0.0.1:1") && !"\($0)".contains("secret")
+        }
+        await #expect { try await transport.send(HTTPRequest(method: "G T", url: "http://u:secret@127.0.0.1:1/x")) } throws: {
+            !"\($0)".contains("secret")
+        }
     }
 
     @Test func bodiesOverTheLimitAreRefused() async throws {
