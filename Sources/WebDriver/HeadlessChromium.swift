@@ -70,6 +70,9 @@ public final class HeadlessChromium: Sendable {
             } catch {
                 last = "chromium did not start: \(error)"
                 await process.stop()
+                // a browser that started but did not answer in time would hold the profile the
+                // next try uses, and outlive chromedriver
+                BrowserReaper.killBrowsers(using: directory)
             }
         }
         try? FileManager.default.removeItem(atPath: directory)
@@ -101,10 +104,12 @@ public final class HeadlessChromium: Sendable {
         return try await condition()
     }
 
-    /// Closes chromium, ends chromedriver, removes the profile.
+    /// Closes chromium, ends chromedriver, ends any browser of this session still running (a
+    /// failed `DELETE /session`), removes the profile.
     public func close() async {
         try? await client.deleteSession(session)
         await process.stop()
+        BrowserReaper.killBrowsers(using: directory)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -34,6 +34,19 @@ final class URLLog: Sendable {
         }
     }
 
+    /// The browsers of Queue-it's driver running now (their `--user-data-dir` is a
+    /// `waitingroom-browser-` directory), by pid: they outlive chromedriver when it is stopped
+    /// before the browser closed.
+    static func driverBrowsers() -> Set<Int32> {
+        let marker = "--user-data-dir=" + FileManager.default.temporaryDirectory.appendingPathComponent("waitingroom-browser-").path
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return Set(entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return arguments.contains { $0.hasPrefix(marker) } ? pid : nil
+        })
+    }
+
     /// The chromedriver children still there after up to 5 s: one that has exited is reaped a
     /// moment after the driver returns (a full run once saw it as a zombie, `Z`, at once).
     static func chromedriverChildrenLeft() async -> [String] {
@@ -128,6 +141,7 @@ final class URLLog: Sendable {
                                     targetURL: try #require(response.eventTargetUrl.flatMap(URL.init(string:))))
         let context = QueuePageContext(transport: AsyncHTTPTransport.shared, clock: SystemClock(),
                                        logger: .init(label: "test"), userAgent: "test", emit: { _ in })
+        let browsersBefore = Self.driverBrowsers()
         let driver = QueueItBrowserDriver(maxWait: .seconds(6))
         let result = await driver.wait(on: page, context: context)
         guard case .failed(let error) = result else { Issue.record("not failed: \(result)"); return }
@@ -141,5 +155,19 @@ final class URLLog: Sendable {
         #expect(await task.value == .closed)
         let leftAfterCancel = await Self.chromedriverChildrenLeft()
         #expect(leftAfterCancel.isEmpty, "\(leftAfterCancel)")
+        // cancelled at once, while the session is starting: no browser outlives the wait (one was
+        // left running, reparented to init, after chromedriver was stopped)
+        for delay in [0, 300, 900] {
+            let early = Task { await driver.wait(on: page, context: context) }
+            try await Task.sleep(for: .milliseconds(delay))
+            early.cancel()
+            _ = await early.value
+        }
+        var browsersLeft = Self.driverBrowsers().subtracting(browsersBefore)
+        for _ in 0..<30 where !browsersLeft.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            browsersLeft = Self.driverBrowsers().subtracting(browsersBefore)
+        }
+        #expect(browsersLeft.isEmpty, "browsers left running: \(browsersLeft.sorted())")
     }
 }

@@ -357,7 +357,8 @@ final class BrowserResources: Sendable {
         await process?.stop()
     }
 
-    /// Deletes the session (closing chromium), ends `chromedriver`, removes the directory.
+    /// Deletes the session (closing chromium), ends `chromedriver` and any browser of the
+    /// directory still running, removes the directory.
     func release(context: QueuePageContext) async {
         let (session, directory): ((id: String, client: WebDriverClient)?, String?) = state.withLock { s in
             defer { s.session = nil; s.directory = nil }
@@ -369,6 +370,11 @@ final class BrowserResources: Sendable {
             }
         }
         await stopProcess()
-        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+        if let directory {
+            // a browser whose session never started (cancelled, timed out) or was not deleted
+            // outlives chromedriver: ended by its profile directory
+            BrowserReaper.killBrowsers(using: directory)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 }
