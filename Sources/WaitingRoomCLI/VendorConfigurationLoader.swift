@@ -56,11 +56,29 @@ enum VendorConfigurationLoader {
         return .string(raw)
     }
 
-    /// Reads and parses a JSON file; errors name the file and say what is wrong.
-    static func readJSON(_ path: String) throws -> JSONValue {
+    /// The most of a JSON file the CLI reads (configurations, fault lists).
+    static let jsonFileLimit = 16 * 1024 * 1024
+
+    /// A file's bytes, at most `limit`: a larger regular file is refused before it is read (a
+    /// 300 MB file was read whole, then refused).
+    /// - Throws: `.invalidConfiguration` naming the file: missing, unreadable or too large.
+    static func contents(_ path: String, limit: Int) throws -> Data {
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path), attributes[.type] as? FileAttributeType == .typeRegular,
+           let size = (attributes[.size] as? NSNumber)?.intValue, size > limit {
+            throw WaitingRoomError.invalidConfiguration(field: path, "the file is \(size) bytes; at most \(limit) are read")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw WaitingRoomError.invalidConfiguration(field: path, "cannot read the file (missing or not readable)")
         }
+        guard data.count <= limit else {
+            throw WaitingRoomError.invalidConfiguration(field: path, "the file is \(data.count) bytes; at most \(limit) are read")
+        }
+        return data
+    }
+
+    /// Reads and parses a JSON file; errors name the file and say what is wrong.
+    static func readJSON(_ path: String) throws -> JSONValue {
+        let data = try contents(path, limit: jsonFileLimit)
         do {
             return try JSONValue.parse(data)
         } catch let error as WaitingRoomError {

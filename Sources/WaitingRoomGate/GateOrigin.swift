@@ -48,7 +48,8 @@ public struct GateOrigin: Sendable, Hashable {
     /// The gate's view of one request head: `target` is the request line's path and query
     /// (`/cart?x=1`), `authority` the `Host`, `peer` the connection's remote IP address. The body
     /// length is the one `Content-Length` (nil when absent, repeated or not a number; ``GateLimits``
-    /// refuses repeated ones). Nil when no URL can be built: no `publicBaseURL` and no `Host`.
+    /// refuses repeated ones). Nil when no URL can be built: no `publicBaseURL`, and no `Host` or
+    /// one that is not `host[:port]` (``isAuthority(_:)``).
     public func request(method: String, target: String, authority: String?, headers: [GateHeader], peer: String?) -> GateRequest? {
         // the URL in one allocation
         var url = ""
@@ -56,7 +57,9 @@ public struct GateOrigin: Sendable, Hashable {
             url.reserveCapacity(publicBaseURL.utf8.count + target.utf8.count)
             url.append(publicBaseURL)
         } else {
-            guard let authority, !authority.isEmpty else { return nil }
+            // `Host: x?` or `x/static/` would change the path the triggers see while the app
+            // serves the request line's: a Host that is not host[:port] is refused
+            guard let authority, Self.isAuthority(authority) else { return nil }
             url.reserveCapacity(7 + authority.utf8.count + target.utf8.count)
             url.append("http://")
             url.append(authority)
@@ -74,6 +77,43 @@ public struct GateOrigin: Sendable, Hashable {
         return GateRequest(method: method, url: url, headers: headers,
                            clientIP: clientIP(peer: peer, forwardedFor: forwardedFor),
                            bodyLength: lengths.count == 1 ? Int(lengths[0]) : nil)
+    }
+
+    /// Whether `text` is a `Host` value, `host[:port]` (RFC 9110 §7.2, RFC 3986 §3.2.2): a
+    /// registered name (letters, digits, `-._~`, `%` escapes, sub-delimiters) or an IP literal in
+    /// brackets, then digits after a colon. Nothing that ends the authority in a URL (`/`, `?`,
+    /// `#`) or changes it (`@`, spaces) can be in it.
+    public static func isAuthority(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        guard !bytes.isEmpty, bytes.count <= 255 + 6 else { return false }
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            let literal = bytes[bytes.index(after: bytes.startIndex)..<close]
+            guard !literal.isEmpty, literal.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else { return false }
+            bytes = bytes[bytes.index(after: close)...]
+        } else {
+            let host = bytes.prefix { $0 != UInt8(ascii: ":") }
+            guard !host.isEmpty, host.allSatisfy(isRegisteredNameByte) else { return false }
+            bytes = bytes[host.endIndex...]
+        }
+        if bytes.isEmpty { return true }
+        guard bytes.first == UInt8(ascii: ":") else { return false }
+        let port = bytes.dropFirst()
+        return port.count <= 5 && port.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
+    }
+
+    private static func isRegisteredNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "-._~%!$&'()*+,;=".utf8.contains(byte)
+        }
     }
 
     /// The visitor's address: the peer, or when the peer is a trusted proxy, the nearest

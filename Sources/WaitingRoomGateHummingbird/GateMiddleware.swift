@@ -88,7 +88,7 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         guard let built = origin.request(method: request.method.rawValue, target: request.uri.description, authority: request.head.authority,
                                          headers: headers, peer: peer) else {
-            return .failure(HeadRefusal(response: .refusal(400, "the request has no Host header")))
+            return .failure(HeadRefusal(response: .refusal(400, "the request has no Host header, or one that is not host[:port]")))
         }
         return .success(built)
     }

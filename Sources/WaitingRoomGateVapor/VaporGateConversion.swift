@@ -34,7 +34,7 @@ enum VaporGateHead {
         }
         guard let built = origin.request(method: request.method.rawValue, target: target, authority: authority, headers: headers,
                                          peer: request.remoteAddress?.ipAddress) else {
-            self = .refusal(.refusal(400, "the request has no Host header"))
+            self = .refusal(.refusal(400, "the request has no Host header, or one that is not host[:port]"))
             return
         }
         self = .request(built)

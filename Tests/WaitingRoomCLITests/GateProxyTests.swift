@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WaitingRoom
 import WaitingRoomHTTP
@@ -209,8 +210,43 @@ struct GateProxyTests {
                 #expect(refused.status == 400 && closed, "\(text): \(refused.status)")
             }
             #expect(upstream.paths.count == before, "none reached the app: \(upstream.paths.suffix(3))")
+            // a Host that is not host[:port] changed the path the triggers saw (`x?` made
+            // `/shop/cart` a query, `x/static/` matched the ignore rule) while the app served the
+            // request line's path: the waiting room was skipped
+            for host in ["x?", "x#", "x/static/", "u@shop.example", "x y", "x:port", "[::1", ""] {
+                let (refused, _) = try await raw("GET /shop/cart HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+                #expect(refused.status == 400, "Host: \(host): \(refused.status)")
+            }
+            for host in ["shop.example", "shop.example:8080", "[::1]:8080", "127.0.0.1"] {
+                let (queued, _) = try await raw("GET /shop/cart HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+                #expect(queued.status == 302, "Host: \(host): \(queued.status)")
+            }
+            #expect(upstream.paths.count == before, "none reached the app: \(upstream.paths.suffix(3))")
             #expect(try await gate.send("/static/after").status == 200)
         }
+    }
+
+    /// A reused upstream connection that closes without answering: a GET is sent again on a new
+    /// connection, a POST is not (it was: the upstream got the same POST twice) and gets 502.
+    @Test func onlyIdempotentRequestsAreSentAgain() async throws {
+        let upstream = try OneShotUpstream(dropsSecondRequest: true)
+        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:\(upstream.port)", "--threads", "1"])
+        let port = try #require(URL(string: gate.baseURL)?.port)
+        let statuses = try await OffPool.run { () throws -> [Int] in
+            let connection = try KeepAliveConnection(port: port)
+            var statuses: [Int] = []
+            // each request first on a fresh pooled connection (answered), then one on it again (dropped)
+            for line in ["GET /static/warm-1", "POST /static/post", "GET /static/warm-2", "GET /static/get"] {
+                statuses.append(try connection.exchange(line).status)
+            }
+            return statuses
+        }
+        #expect(statuses == [200, 502, 200, 200], "\(statuses)")
+        let seen = upstream.requestLines
+        #expect(seen.filter { $0.hasPrefix("POST /static/post") }.count == 1, "\(seen)")
+        #expect(seen.filter { $0.hasPrefix("GET /static/get") }.count == 2, "sent again on a new connection: \(seen)")
+        #expect(gate.stop() == 0)
+        upstream.stop()
     }
 
     /// An upstream that closes every connection after one answer without saying so (as one whose
@@ -449,6 +485,22 @@ struct GateProxyTests {
         }
         let noConfig = try await CLIProcess.run(["gate", "--vendor", "queueit", "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"])
         #expect(noConfig.status == 64 && noConfig.stderr.contains("--config"))
+        // a configuration larger than the bound is refused before it is read (a sparse 5 MB file)
+        let folder = CLIProcess.temporaryDirectory()
+        let large = folder + "/large.json"
+        #expect(FileManager.default.createFile(atPath: large, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: large))
+        try handle.truncate(atOffset: 5 * 1024 * 1024)
+        try handle.close()
+        let oversize = try await CLIProcess.run(["gate", "--vendor", "queueit", "--customer", "demo", "--upstream", "http://127.0.0.1:8080", "--config", large],
+                                                 environment: ["QUEUEIT_SECRET_KEY": "k"])
+        #expect(oversize.status == 64 && oversize.stderr.contains("at most 4194304 are read"), "\(oversize.stderr)")
+        // a vendor API that cannot be reached is no usage error: 4 (it was 64)
+        let unreachable = folder + "/crowdhandler.json"
+        try Data(#"{"publicKey": "k", "apiURL": "http://127.0.0.1:1", "waitURL": "http://127.0.0.1:1"}"#.utf8).write(to: URL(fileURLWithPath: unreachable))
+        let down = try await CLIProcess.run(["gate", "--vendor", "crowdhandler", "--mode", "hybrid", "--config", unreachable,
+                                             "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"])
+        #expect(down.status == 4, "\(down.status) \(down.stderr)")
         // a --listen address that cannot be bound (taken by a running gate, or no address of this
         // machine) is a bad value, as for `emulate` and `--metrics-port`
         let running = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080"])
@@ -502,13 +554,24 @@ struct GateProxyTestError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// The request lines a test server read, shared with its thread.
+final class RequestLineLog: Sendable {
+    let lines = Mutex<[String]>([])
+}
+
 /// A loopback HTTP server on a thread of its own that answers one request per connection with
-/// `200 ok` (keep-alive not refused) and then closes the connection.
+/// `200 ok` (keep-alive not refused) and then closes the connection; with `dropsSecondRequest`
+/// it keeps the connection after that answer, reads the next request and closes without
+/// answering it. The request lines it read are kept, in order.
 final class OneShotUpstream: Sendable {
     let port: Int
     private let fd: Int32
+    private let log = RequestLineLog()
 
-    init() throws {
+    /// The request lines read so far.
+    var requestLines: [String] { log.lines.withLock { $0 } }
+
+    init(dropsSecondRequest: Bool = false) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -526,19 +589,29 @@ final class OneShotUpstream: Sendable {
         }
         port = Int(UInt16(bigEndian: address.sin_port))
         fd = listener
+        let log = self.log
         Thread {
             while true {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { return }
-                var buffer = [UInt8](repeating: 0, count: 8192)
-                var received: [UInt8] = []
-                while !received.isEmpty ? !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") : true {
-                    let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
-                    if n <= 0 { break }
-                    received += buffer[0..<n]
+                // one head (this server's requests have no body), or nil when the client closed
+                func readHead() -> String? {
+                    var buffer = [UInt8](repeating: 0, count: 8192)
+                    var received: [UInt8] = []
+                    while !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
+                        let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                        if n <= 0 { return nil }
+                        received += buffer[0..<n]
+                    }
+                    let head = String(decoding: received, as: UTF8.self)
+                    log.lines.withLock { $0.append(String(head.prefix { $0 != "\r" })) }
+                    return head
                 }
-                let reply = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok".utf8)
-                _ = reply.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if readHead() != nil {
+                    let reply = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok".utf8)
+                    _ = reply.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    if dropsSecondRequest { _ = readHead() }
+                }
                 close(client)
             }
         }.start()

@@ -27,4 +27,19 @@ import WaitingRoomGate
         // no proxies: the peer
         #expect(GateOrigin().clientIP(peer: "::1", forwardedFor: ["198.51.100.7"]) == "::1")
     }
+
+    /// A Host is host[:port]: nothing that ends or changes a URL's authority.
+    @Test func aHostIsHostAndPortOnly() {
+        for good in ["shop.example", "shop.example:8080", "127.0.0.1", "[::1]", "[::1]:8443", "xn--bcher-kva.example", "a_b.example", "%41.example"] {
+            #expect(GateOrigin.isAuthority(good), "\(good)")
+        }
+        for bad in ["", "x?", "x#", "x/static/", "u@x", "x y", "x:port", "x:123456", "[::1", "[]", "[::1]x", ":80", "x\t", "é.example"] {
+            #expect(!GateOrigin.isAuthority(bad), "\(bad)")
+        }
+        let origin = GateOrigin()
+        #expect(origin.request(method: "GET", target: "/secret", authority: "x?", headers: [], peer: nil) == nil)
+        #expect(origin.request(method: "GET", target: "/secret", authority: "x", headers: [], peer: nil)?.url == "http://x/secret")
+        // behind a public URL the Host is not used
+        #expect(GateOrigin(publicBaseURL: "https://shop.example").request(method: "GET", target: "/a", authority: "x?", headers: [], peer: nil)?.url == "https://shop.example/a")
+    }
 }

@@ -80,6 +80,15 @@ import WaitingRoomGateTestSupport
         #expect(throws: QueueItIntegrationConfigError.missingField(integration: "q", field: "QueueDomain")) {
             try QueueItIntegrationConfig(json: #"{"Version":1,"Integrations":[{"Name":"q","ActionType":"Queue","EventId":"e","Triggers":[]}]}"#)
         }
+        // a validity whose seconds overflow read every cookie as expired: refused, naming the field
+        let fixture = QueueItGateFixture.configurationJSON(queueDomain: "demo.queue-it.net")
+        for minutes in ["9223372036854775807", "\(QueueItIntegration.cookieValidityMinuteBound + 1)"] {
+            let huge = fixture.replacingOccurrences(of: #""CookieValidityMinute": 10"#, with: #""CookieValidityMinute": \#(minutes)"#)
+            #expect(huge != fixture)
+            #expect { try QueueItIntegrationConfig(json: huge) } throws: { "\($0)".contains("CookieValidityMinute") }
+        }
+        let longest = fixture.replacingOccurrences(of: #""CookieValidityMinute": 10"#, with: #""CookieValidityMinute": \#(QueueItIntegration.cookieValidityMinuteBound)"#)
+        #expect(try QueueItIntegrationConfig(json: longest).integrations.count == 3)
     }
 
     @Test func aNoTriggerRequestPassesUntouched() async throws {

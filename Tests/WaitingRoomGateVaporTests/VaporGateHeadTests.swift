@@ -36,7 +36,9 @@ import WaitingRoomGateVapor
     }
 
     /// Two `Host` fields (RFC 9112 §3.2) are 400 from both adapters, and the app sees nothing: the
-    /// gate would check one host while the app might read the other. One Host still passes.
+    /// gate would check one host while the app might read the other. One Host still passes. (A
+    /// Host that is not host[:port] is refused by `GateOrigin` when no public URL is set:
+    /// `GateOriginTests`, and the proxy's `GateProxyTests`; these apps have one.)
     @Test func twoHostsAreRefusedByBothAdapters() async throws {
         let recorder = RecordingGate()
         try await GateAdapterPair.run(makeEngine: { _ in recorder }) { pair in

@@ -122,7 +122,8 @@ struct GateCommand: CLICommand {
         } catch let error as WaitingRoomError {
             terminal.error("waitingroom gate: \(error)")
             await started?.server.stop()
-            throw ExitStatus.usage
+            // a bad option or file is usage (64); a vendor API that cannot be reached is not (4)
+            throw error.kind == .invalidConfiguration ? ExitStatus.usage : ExitStatus.error
         }
         if let server = started?.server { terminal.line("emulator: \(server.baseURL) (dashboard \(server.baseURL)/_emulator/)") }
 

@@ -71,9 +71,7 @@ enum GateEngineFactory {
 
     /// Reads a Queue-it integration configuration file; errors name the file.
     static func readIntegrationConfig(_ path: String) throws -> QueueItIntegrationConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw WaitingRoomError.invalidConfiguration(field: path, "cannot read the file")
-        }
+        let data = try VendorConfigurationLoader.contents(path, limit: QueueItIntegrationConfig.maxBytes)
         do {
             return try QueueItIntegrationConfig(json: [UInt8](data))
         } catch {

@@ -16,8 +16,8 @@ import WaitingRoomGate
 /// `-Proto` and `-Host` added, and the upstream's answer is streamed back with the engine's pass
 /// headers (the session cookie) added. An upstream that refuses, resets or does not answer within
 /// the exchange timeout before its answer's head gives a 502 page; after the head, the visitor's
-/// connection is closed (the answer cannot be finished). A request without a body whose reused
-/// connection turns out closed is sent once more on a new one.
+/// connection is closed (the answer cannot be finished). A request without a body and with an
+/// idempotent method whose reused connection turns out closed is sent once more on a new one.
 ///
 /// Back-pressure both ways: the visitor's request is read only while the upstream connection
 /// takes writes, and the upstream's answer only while the visitor's connection does.
@@ -588,7 +588,9 @@ final class GateProxyConnection: ChannelDuplexHandler {
         upstream = nil
         connection.close()
         if !responseStarted {
-            if upstreamReused, !requestHasBody, !retried {
+            // sent again only when sending it twice does no harm: an idempotent method (RFC 9110
+            // §9.2.2; a POST or PATCH the upstream may have acted on before closing is not)
+            if upstreamReused, !requestHasBody, !retried, let head, Self.isIdempotent(head.method) {
                 retried = true
                 phase = .connecting
                 pendingParts = requestEnded ? [.end(nil)] : []
@@ -599,6 +601,14 @@ final class GateProxyConnection: ChannelDuplexHandler {
         } else {
             settings.logger.notice("upstream answer cut short", metadata: ["upstream": "\(settings.upstreamBase)", "error": "\(error.map { "\($0)" } ?? "closed")"])
             abandon()
+        }
+    }
+
+    /// Whether `method` is idempotent (RFC 9110 §9.2.2): GET, HEAD, OPTIONS, TRACE, PUT, DELETE.
+    static func isIdempotent(_ method: HTTPMethod) -> Bool {
+        switch method {
+        case .GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE: true
+        default: false
         }
     }
 

@@ -158,11 +158,20 @@ public struct QueueItIntegration: Sendable, Hashable, Decodable {
         culture = try c.decodeIfPresent(String.self, forKey: .culture)
         extendCookieValidity = try c.decodeIfPresent(Bool.self, forKey: .extendCookieValidity) ?? true
         cookieValidityMinute = try c.decodeIfPresent(Int.self, forKey: .cookieValidityMinute) ?? 10
+        // past the bound, minutes × 60 overflowed and every cookie read as expired: each visitor
+        // was sent back to the queue forever (proposal: Queue-it documents no upper bound)
+        guard cookieValidityMinute <= Self.cookieValidityMinuteBound else {
+            throw DecodingError.dataCorruptedError(forKey: .cookieValidityMinute, in: c,
+                                                   debugDescription: "expected at most \(Self.cookieValidityMinuteBound) minutes (ten years), got \(cookieValidityMinute)")
+        }
         redirectLogic = try c.decodeIfPresent(String.self, forKey: .redirectLogic) ?? "AllowTParameter"
         forcedTargetURL = try c.decodeIfPresent(String.self, forKey: .forcedTargetURL)
         actionType = try c.decodeIfPresent(ActionType.self, forKey: .actionType) ?? .ignore
         triggers = try c.decodeIfPresent([QueueItTrigger].self, forKey: .triggers) ?? []
     }
+
+    /// The largest `CookieValidityMinute` a configuration may give: ten years.
+    public static let cookieValidityMinuteBound = 10 * 365 * 24 * 60
 
     /// `https://{QueueDomain}` (or the domain's own scheme, see ``queueDomain``), without a trailing slash.
     public var queueBaseURL: String {
