@@ -6,7 +6,7 @@ import NIOPosix
 ///
 /// Paths: `/ok` (200 "hello"), `/delay/MS` (200 after MS milliseconds), `/never` (never
 /// answers), `/partial` (the head and 4 of 100 body bytes, then nothing), `/reset` (closes the connection without answering), `/garbage` (bytes that are not
-/// HTTP), `/redirect` (302 to `/ok`), `/to/STATUS/LOCATION` (that status, `Location` the
+/// HTTP), `/redirect` (302 to `/ok`), `/hops/N` (N redirects, then 200), `/to/STATUS/LOCATION` (that status, `Location` the
 /// percent-decoded rest), `/echo` (the method and header lines received), `/big/N` (200 with N bytes).
 ///
 /// ``activity`` records, on the server's event loop, when requests arrive and when clients
@@ -24,7 +24,9 @@ final class LoopbackHTTPServer: Sendable {
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.addHandler(MisbehavingHandler(activity: activity))
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(MisbehavingHandler(activity: activity))
+                }
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
@@ -39,11 +41,16 @@ final class LoopbackHTTPServer: Sendable {
     func stop() async { try? await channel.close() }
 }
 
-private final class MisbehavingHandler: ChannelInboundHandler, Sendable {
+/// One connection's handler, on its event loop only: it gathers bytes until a whole head
+/// (`\r\n\r\n`), answers it, and skips the head's `Content-Length` of body (a head or body
+/// split across reads, or a body read apart from its head, is one request, not several).
+private final class MisbehavingHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     let activity: LoopbackActivity
+    private var pending: [UInt8] = []
+    private var bodyLeft = 0
 
     init(activity: LoopbackActivity) { self.activity = activity }
 
@@ -53,10 +60,29 @@ private final class MisbehavingHandler: ChannelInboundHandler, Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        let text = buffer.readString(length: buffer.readableBytes) ?? ""
-        // a read that does not start with a request line is the rest of a body: not a request
-        guard let line = text.split(separator: "\r\n").first, line.hasSuffix(" HTTP/1.1") || line.hasSuffix(" HTTP/1.0") else { return }
+        let buffer = unwrapInboundIn(data)
+        pending += buffer.readableBytesView
+        let separator: [UInt8] = [13, 10, 13, 10]
+        while true {
+            if bodyLeft > 0 {
+                let skipped = min(bodyLeft, pending.count)
+                pending.removeFirst(skipped)
+                bodyLeft -= skipped
+                if bodyLeft > 0 { return }
+            }
+            guard pending.count >= 4, let end = pending.indices.dropLast(3).first(where: { Array(pending[$0..<$0 + 4]) == separator }) else { return }
+            let head = String(decoding: pending[..<end], as: UTF8.self)
+            pending.removeFirst(end + 4)
+            for field in head.split(separator: "\r\n").dropFirst() where field.lowercased().hasPrefix("content-length:") {
+                bodyLeft = Int(field.dropFirst(15).trimmingCharacters(in: .whitespaces)) ?? 0
+            }
+            answer(head, context: context)
+        }
+    }
+
+    /// Answers the request whose head (without its blank line) is `text`.
+    private func answer(_ text: String, context: ChannelHandlerContext) {
+        guard let line = text.split(separator: "\r\n").first else { return }
         let parts = line.split(separator: " ")
         let path = parts.count > 1 ? String(parts[1]) : "/"
         let channel = context.channel
@@ -82,6 +108,9 @@ private final class MisbehavingHandler: ChannelInboundHandler, Sendable {
             channel.eventLoop.scheduleTask(in: .milliseconds(20)) { channel.close(promise: nil) }
         } else if path == "/redirect" {
             reply("302 Found", "", extra: "Location: /ok\r\n")
+        } else if path.hasPrefix("/hops/"), let n = Int(path.dropFirst(6)) {
+            // N redirects in a row, then 200 "hello"
+            if n > 0 { reply("302 Found", "", extra: "Location: /hops/\(n - 1)\r\n") } else { reply("200 OK", "hello") }
         } else if path.hasPrefix("/to/") {
             // /to/STATUS/LOCATION (percent-encoded): that status with that Location
             let rest = path.dropFirst(4).split(separator: "/", maxSplits: 1)
@@ -89,8 +118,7 @@ private final class MisbehavingHandler: ChannelInboundHandler, Sendable {
             reply("\(rest.first ?? "302") Moved", "", extra: "Location: \(location)\r\n")
         } else if path == "/echo" {
             // the request's method and header lines, as received
-            let head = text.components(separatedBy: "\r\n\r\n").first ?? ""
-            reply("200 OK", String(parts.first ?? "") + "\n" + head.split(separator: "\r\n").dropFirst().joined(separator: "\n"))
+            reply("200 OK", String(parts.first ?? "") + "\n" + text.split(separator: "\r\n").dropFirst().joined(separator: "\n"))
         } else if path.hasPrefix("/big/"), let n = Int(path.dropFirst(5)) {
             reply("200 OK", String(repeating: "x", count: n))
         } else {

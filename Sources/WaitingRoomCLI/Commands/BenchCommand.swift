@@ -18,6 +18,9 @@ struct BenchCommand: CLICommand {
                             and a Hummingbird static route serving the same bytes (needs
                             wrk and nginx: apt-get install wrk nginx-light;
                             WR_BENCH_SECONDS sets each run, default 5)
+              state         journal writes per second of the SQLite and PostgreSQL stores vs
+                            a bare INSERT, memory per waiting user with --state (PostgreSQL:
+                            WR_BENCH_POSTGRES, or a throwaway cluster when it is installed)
               events        an emit with no subscriber, an event delivered to 3 streams
               startup       `waitingroom --help` vs `lua5.4 -e ''`, spawned in turn
               memory        peak RSS of `load` at 1k and 10k users in child processes,
@@ -41,7 +44,7 @@ struct BenchCommand: CLICommand {
 
     static var arguments: [CLIArgument<Self>] {
         [
-            .positional("suite", \.suite, help: "core, lua, netfunnel, queueit, crowdhandler, emulators, events, startup, memory or all.",
+            .positional("suite", \.suite, help: "core, lua, netfunnel, queueit, crowdhandler, emulators, state, events, startup, memory or all.",
                         isRequired: false, completion: .choices(BenchSuites.names + ["all"])),
             .flag("json", \.json, help: "Print figures as JSON."),
             .flag("markdown", \.markdown, help: "Print figures as one Markdown table (suite, figure, value, baseline, ratio, goal, met), as README's."),
