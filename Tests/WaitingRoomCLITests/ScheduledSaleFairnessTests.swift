@@ -127,7 +127,7 @@ struct ScheduledSaleFairnessTests {
         // and a poll that still times out on a loaded machine is retried rather than ending the user
         if sale.vendor == "netfunnel" {
             configuration["networkTimeout"] = .number(10_000)
-            configuration["retryCount"] = .number(5)
+            configuration["retryCount"] = .number(10)
         }
         let environment = ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: CrowdStore(inner: MemoryPassStore()), metrics: nil, tracer: nil)
         let provider = try VendorRegistry.standard.makeProvider(vendor: sale.vendor, configuration: .object(configuration), environment: environment)
@@ -150,7 +150,7 @@ struct ScheduledSaleFairnessTests {
         await server.stop()
 
         #expect(visits.filter { $0.outcome == "passed" }.count == early + late,
-                "every user passes: \(Dictionary(visits.map { ($0.outcome, 1) }, uniquingKeysWith: +))")
+                "every user passes: \(Dictionary(visits.map { ($0.outcome, 1) }, uniquingKeysWith: +)); why not: \(Set(visits.compactMap { visit in visit.message.map { "\(visit.code) \($0.prefix(160))" } }).prefix(5))")
         let rate = sale.perSecond.map { LoadOperatorFigures.RoomRate(perSecond: $0, source: "test") } ?? .unknown
         let figures = LoadCommand.fairness(visits: visits, record: record, origin: origin, startAt: nil, rate: rate)
         let summary = figures.text.joined(separator: "\n")
