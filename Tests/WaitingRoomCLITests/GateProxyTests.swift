@@ -478,6 +478,11 @@ struct GateProxyTests {
         }
         let badMemo = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--session-memo", "-1"])
         #expect(badMemo.status == 64 && badMemo.stderr.contains("--session-memo"))
+        // a public URL is scheme://host[:port]: `http://` alone, a path or a query is refused
+        for url in ["http://", "https:///", "http://shop.example/path", "http://shop.example?x=1", "http://u@shop.example"] {
+            let bad = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--public-url", url])
+            #expect(bad.status == 64 && bad.stderr.contains("--public-url must be"), "\(url): \(bad.stderr)")
+        }
         // a trusted proxy that is no IP address would never match: refused, not ignored
         for proxy in ["10.0.0.0/8", "300.1.1.1", "proxy.internal"] {
             let bad = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--trusted-proxy", proxy])

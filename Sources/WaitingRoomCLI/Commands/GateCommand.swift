@@ -106,6 +106,15 @@ struct GateCommand: CLICommand {
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
             throw UsageError("--public-url must start with http:// or https://")
         }
+        // scheme://host[:port] and nothing else: `http://` alone, a path or a query would make
+        // every trigger see another URL than visitors use
+        if let publicURL, let separator = publicURL.range(of: "://") {
+            var authority = publicURL[separator.upperBound...]
+            while authority.hasSuffix("/") { authority.removeLast() }
+            guard GateOrigin.isAuthority(String(authority)) else {
+                throw UsageError("--public-url must be scheme://host[:port], got \(publicURL)")
+            }
+        }
     }
 
     func run() async throws {

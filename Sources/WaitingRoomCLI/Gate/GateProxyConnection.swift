@@ -682,6 +682,8 @@ final class GateProxyConnection: ChannelDuplexHandler {
     /// A few words for the 502 page: refused, timed out or something else.
     static func describe(_ error: any Error) -> String {
         if let error = error as? ChannelError, case .connectTimeout = error { return "the connection timed out" }
+        // it answered, but not in HTTP (a garbled status line, a head over NIO's bound)
+        if error is HTTPParserError { return "its answer was not valid HTTP" }
         let text = "\(error)".lowercased()
         if text.contains("refused") { return "the connection was refused" }
         if text.contains("timeout") || text.contains("timed out") { return "it did not answer in time" }
