@@ -315,6 +315,20 @@ final class KeepAliveConnection {
         return Reply(status: status, headerNames: names, body: body, headers: fields)
     }
 
+    /// The bytes read until `done` holds for them (or the connection closes, when `orClose`), taken out.
+    func readRaw(orClose: Bool = false, until done: (String) -> Bool) throws -> String {
+        while !done(String(decoding: pending, as: UTF8.self)) {
+            do {
+                try fill()
+            } catch {
+                if orClose { break }
+                throw error
+            }
+        }
+        defer { pending.removeAll() }
+        return String(decoding: pending, as: UTF8.self)
+    }
+
     private func fill() throws {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }

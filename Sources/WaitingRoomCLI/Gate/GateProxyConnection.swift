@@ -28,8 +28,8 @@ import WaitingRoomGate
 /// connection watches both timeouts (``scheduleWatch(short:)``).
 final class GateProxyConnection: ChannelDuplexHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     /// Where the current request is.
     enum Phase {
@@ -69,8 +69,8 @@ final class GateProxyConnection: ChannelDuplexHandler {
     static let drainedBodyBound = 65_536
     /// How long a connection shut after an early answer goes on dropping what the visitor sends.
     static let lingeringTimeout = TimeAmount.seconds(2)
-    /// Request parts read before the upstream connection was ready.
-    private var pendingParts: [HTTPClientRequestPart] = []
+    /// Request bytes (body and its framing) read before the upstream connection was ready.
+    private var pendingParts: [ByteBuffer] = []
     private var holdsSlot = false
     private var decision: GateDecision?
     /// Kept only when the engine wants to hear how the upstream answered.
@@ -79,7 +79,8 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private var upstreamReused = false
     private var retried = false
     private var responseStarted = false
-    private var upstreamKeepAlive = true
+    /// How the forwarded answer's body is framed for the visitor.
+    private var visitorFraming = GateVisitorFraming.asReceived
     private var forwardedAt = ContinuousClock.now
     /// When the exchange in hand times out (checked by the connection's watch, ``scheduleWatch(short:)``).
     private var exchangeDeadline: NIODeadline?
@@ -173,10 +174,23 @@ final class GateProxyConnection: ChannelDuplexHandler {
         case .head(let head):
             begin(head, context: context)
         case .body(let buffer):
-            requestPart(.body(.byteBuffer(buffer)))
+            if requestChunked {
+                guard buffer.readableBytes > 0 else { return }
+                var framed = context.channel.allocator.buffer(capacity: buffer.readableBytes + 12)
+                GateProxyWire.writeChunk(buffer, into: &framed)
+                requestPart(framed)
+            } else {
+                requestPart(buffer)
+            }
         case .end(let trailers):
             requestEnded = true
-            requestPart(.end(trailers))
+            if requestChunked {
+                var last = context.channel.allocator.buffer(capacity: 5)
+                GateProxyWire.writeLastChunk(trailers: trailers, into: &last)
+                requestPart(last)
+            } else {
+                requestPart(nil)
+            }
         }
     }
 
@@ -220,9 +234,9 @@ final class GateProxyConnection: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         settings.logger.debug("visitor connection failed", metadata: ["error": "\(error)"])
         if error is HTTPParserError, phase == .idle || phase == .answered {
-            let headers = HTTPHeaders([("Connection", "close"), ("Content-Length", "0")])
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            var bytes = context.channel.allocator.buffer(capacity: 80)
+            bytes.writeStaticString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+            context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
         }
         phase = .closed
         context.close(promise: nil)
@@ -336,14 +350,14 @@ final class GateProxyConnection: ChannelDuplexHandler {
         return (String(authority), path)
     }
 
-    /// A part of the request after its head: kept until the upstream connection is ready, sent on
-    /// it, or dropped when the gate has answered already.
-    private func requestPart(_ part: HTTPClientRequestPart) {
+    /// Bytes of the request after its head (nil: its end, nothing to send): kept until the
+    /// upstream connection is ready, sent on it, or dropped when the gate has answered already.
+    private func requestPart(_ bytes: ByteBuffer?) {
         switch phase {
         case .deciding, .connecting:
-            pendingParts.append(part)
+            if let bytes { pendingParts.append(bytes) }
         case .forwarding:
-            upstream?.write(part)
+            if let bytes { upstream?.write(bytes) }
         case .answered:
             if requestEnded {
                 phase = .idle
@@ -383,36 +397,37 @@ final class GateProxyConnection: ChannelDuplexHandler {
         // A body the gate will not forward is read and dropped to keep the connection, unless it
         // is long (or of unknown length): then the connection ends with this answer.
         if !requestEnded, requestChunked || declaredLength > Self.drainedBodyBound { keepAlive = false }
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(response.headers.count + 2)
+        let body = response.body.utf8
+        var bytes = context.channel.allocator.buffer(capacity: 256 + body.count)
+        GateProxyWire.writeStatusLine(&bytes, version: head.version, status: response.status)
         for field in response.headers where GateProxyHeaders.isSafeFieldText(field.name) && GateProxyHeaders.isSafeFieldText(field.value) {
-            headers.add(name: field.name, value: field.value)
+            if field.name.equalsIgnoringASCIICase("content-length") || field.name.equalsIgnoringASCIICase("connection") { continue }
+            GateProxyWire.writeField(&bytes, field.name, field.value)
         }
-        let body = context.channel.allocator.buffer(string: response.body)
-        headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
-        markConnection(&headers, version: head.version)
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: response.status),
-                                                             headers: headers))), promise: nil)
-        if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
-        endResponse(nil)
+        GateProxyWire.writeField(&bytes, "Content-Length", String(body.count))
+        if let connection = connectionField(version: head.version) { GateProxyWire.writeField(&bytes, "Connection", connection) }
+        bytes.writeStaticString("\r\n")
+        // an answer to HEAD has no body (RFC 9110 §9.3.2); its Content-Length is the GET's
+        if head.method != .HEAD { bytes.writeString(response.body) }
+        context.write(wrapOutboundOut(bytes), promise: nil)
+        endResponse()
     }
 
-    /// `Connection: close` when the connection ends after this answer; `keep-alive` for an HTTP/1.0 visitor that keeps it.
-    private func markConnection(_ headers: inout HTTPHeaders, version: HTTPVersion) {
-        if !keepAlive {
-            headers.replaceOrAdd(name: "Connection", value: "close")
-        } else if version.major == 1, version.minor == 0 {
-            headers.replaceOrAdd(name: "Connection", value: "keep-alive")
-        }
+    /// The `Connection` value of the answer: `close` when the connection ends after it;
+    /// `keep-alive` for an HTTP/1.0 visitor that keeps it; nil otherwise.
+    private func connectionField(version: HTTPVersion) -> String? {
+        if !keepAlive { return "close" }
+        if version.major == 1, version.minor == 0 { return "keep-alive" }
+        return nil
     }
 
-    /// Ends the answer; closes the connection after it when it is not kept alive.
-    private func endResponse(_ trailers: HTTPHeaders?) {
+    /// Ends the answer (its bytes are written); closes the connection after it when it is not kept alive.
+    private func endResponse() {
         guard let context else { return }
         phase = requestEnded ? .idle : .answered
         lastActivity = .now()
         if keepAlive {
-            context.writeAndFlush(wrapOutboundOut(.end(trailers)), promise: nil)
+            context.flush()
             resumeReading()
             handleQueued()
         } else if phase == .answered {
@@ -423,14 +438,14 @@ final class GateProxyConnection: ChannelDuplexHandler {
             queued.removeAll()
             phase = .lingering
             let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(.end(trailers))).whenComplete { _ in channel.close(mode: .output, promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in channel.close(mode: .output, promise: nil) }
             context.eventLoop.scheduleTask(in: Self.lingeringTimeout) { channel.close(promise: nil) }
         } else {
             // the connection ends with this answer: nothing read after it is handled
             queued.removeAll()
             phase = .closed
             let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(.end(trailers))).whenComplete { _ in channel.close(promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 
@@ -467,10 +482,10 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private func attach(_ connection: GateUpstreamConnection) {
         guard let head else { return }
         upstream = connection
-        connection.exchange = self
+        connection.begin(self, requestIsHead: head.method == .HEAD, dechunk: head.version.major == 1 && head.version.minor == 0)
         phase = .forwarding
         forwardedAt = .now
-        connection.write(.head(outboundHead(head)))
+        connection.write(outboundHead(head))
         for part in pendingParts { connection.write(part) }
         pendingParts.removeAll(keepingCapacity: true)
         connection.flush()
@@ -479,15 +494,17 @@ final class GateProxyConnection: ChannelDuplexHandler {
 
     /// The request head the upstream gets: hop-by-hop fields and those `Connection` names dropped,
     /// `Host` the upstream's, `X-Forwarded-For` extended with the peer, `X-Forwarded-Proto` and
-    /// `-Host` set (kept from a trusted proxy).
-    private func outboundHead(_ head: HTTPRequestHead) -> HTTPRequestHead {
+    /// `-Host` set (kept from a trusted proxy); written as HTTP/1.1 bytes.
+    private func outboundHead(_ head: HTTPRequestHead) -> ByteBuffer {
         let peer = self.peer
         let trusted = peer.map { settings.origin.trustedProxies.contains($0) } ?? false
         let listed = head.headers.contains(name: "connection") ? GateProxyHeaders.connectionListed(head.headers["connection"]) : []
-        // One pass into new headers with room for the gate's own fields: one allocation (removing
-        // fields in place copied the array and then moved it once per removal).
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(head.headers.count + 5)
+        // One pass, written straight into the bytes sent (fields parsed by NIO cannot hold CR, LF or NUL).
+        var bytes = context?.channel.allocator.buffer(capacity: 512) ?? ByteBuffer()
+        bytes.writeString(head.method.rawValue)
+        bytes.writeStaticString(" ")
+        bytes.writeString(head.uri)
+        bytes.writeStaticString(" HTTP/1.1\r\n")
         var forwardedFor: String?
         var forwardedForCount = 0
         var hasProto = false
@@ -515,62 +532,81 @@ final class GateProxyConnection: ChannelDuplexHandler {
             } else if name.equalsIgnoringASCIICase("content-length") {
                 hasLength = true
             }
-            headers.add(name: name, value: value)
+            GateProxyWire.writeField(&bytes, name, value)
         }
-        headers.add(name: "Host", value: settings.upstreamHost)
+        GateProxyWire.writeField(&bytes, "Host", settings.upstreamHost)
         if requestChunked {
-            headers.add(name: "Transfer-Encoding", value: "chunked")
+            // the visitor's codings as sent (`gzip, chunked` stays so: only the chunks are re-made)
+            GateProxyWire.writeField(&bytes, "Transfer-Encoding", head.headers[canonicalForm: "transfer-encoding"].joined(separator: ", "))
         } else if !hasLength, [.POST, .PUT, .PATCH].contains(head.method) {
-            headers.add(name: "Content-Length", value: "0")
+            GateProxyWire.writeField(&bytes, "Content-Length", "0")
         }
-        if let value = GateProxyHeaders.forwardedFor(incoming: forwardedFor, peer: peer) { headers.add(name: "X-Forwarded-For", value: value) }
-        if !hasProto { headers.add(name: "X-Forwarded-Proto", value: "http") }
-        if !hasHost, let visitorHost { headers.add(name: "X-Forwarded-Host", value: visitorHost) }
-        return HTTPRequestHead(version: .http1_1, method: head.method, uri: head.uri, headers: headers)
+        if let value = GateProxyHeaders.forwardedFor(incoming: forwardedFor, peer: peer) { GateProxyWire.writeField(&bytes, "X-Forwarded-For", value) }
+        if !hasProto { GateProxyWire.writeField(&bytes, "X-Forwarded-Proto", "http") }
+        if !hasHost, let visitorHost { GateProxyWire.writeField(&bytes, "X-Forwarded-Host", visitorHost) }
+        bytes.writeStaticString("\r\n")
+        return bytes
     }
 
-    /// A part of the upstream's answer, sent on to the visitor.
-    func upstreamRead(_ part: HTTPClientResponsePart) {
+    /// What the upstream's answer holds now (``GateResponseFramer``), sent on to the visitor.
+    func upstreamEvent(_ event: GateResponseFramer.Event) {
         guard phase == .forwarding, let context, let head else { return }
-        switch part {
+        let isHTTP10 = head.version.major == 1 && head.version.minor == 0
+        switch event {
+        case .informational(let answer):
+            // 100 Continue, 103 Early Hints: an HTTP/1.0 visitor does not expect them (RFC 9110 §15.2)
+            guard !isHTTP10 else { return }
+            let bytes = GateProxyWire.forwardedHead(answer, version: head.version, framing: .asReceived, extra: [], connection: nil,
+                                                    allocator: context.channel.allocator)
+            context.write(wrapOutboundOut(bytes), promise: nil)
         case .head(let answer):
             responseStarted = true
-            upstreamKeepAlive = answer.isKeepAlive
-            let listed = answer.headers.contains(name: "connection") ? GateProxyHeaders.connectionListed(answer.headers["connection"]) : []
-            // one pass into new headers with room for the gate's cookie and `Connection`
-            let passHeaders = decision?.passHeaders ?? []
-            var headers = HTTPHeaders()
-            headers.reserveCapacity(answer.headers.count + passHeaders.count + 1)
-            var hasLength = false
-            for (name, value) in answer.headers {
-                if GateProxyHeaders.isHopByHop(name) || (!listed.isEmpty && listed.contains(name.lowercased())) { continue }
-                if name.equalsIgnoringASCIICase("content-length") { hasLength = true }
-                headers.add(name: name, value: value)
+            switch answer.framing {
+            case .none, .length:
+                visitorFraming = .asReceived
+            case .chunked:
+                // an HTTP/1.0 visitor cannot read chunks: their data, ended by closing
+                visitorFraming = isHTTP10 ? .dechunked : .asReceived
+            case .untilClose:
+                // an HTTP/1.1 visitor's connection is kept: the gate makes the chunks
+                visitorFraming = isHTTP10 ? .untilClose : .chunked(codings: answer.otherCodings)
             }
-            for field in passHeaders where GateProxyHeaders.isSafeFieldText(field.name) && GateProxyHeaders.isSafeFieldText(field.value) {
-                headers.add(name: field.name, value: field.value)
+            if visitorFraming == .dechunked || visitorFraming == .untilClose { keepAlive = false }
+            var passHeaders = decision?.passHeaders ?? []
+            if !passHeaders.isEmpty {
+                passHeaders.removeAll { !GateProxyHeaders.isSafeFieldText($0.name) || !GateProxyHeaders.isSafeFieldText($0.value) }
             }
-            // An HTTP/1.0 visitor gets no chunked coding: an answer of unknown length ends with the connection.
-            if head.version.major == 1, head.version.minor == 0, !hasLength { keepAlive = false }
-            markConnection(&headers, version: head.version)
-            reportHandlerAnswer(status: Int(answer.status.code))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: answer.status, headers: headers))), promise: nil)
+            reportHandlerAnswer(status: answer.status)
+            let bytes = GateProxyWire.forwardedHead(answer, version: head.version, framing: visitorFraming, extra: passHeaders,
+                                                    connection: connectionField(version: head.version), allocator: context.channel.allocator)
+            context.write(wrapOutboundOut(bytes), promise: nil)
         case .body(let buffer):
-            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
-        case .end(let trailers):
+            if case .chunked = visitorFraming {
+                var framed = context.channel.allocator.buffer(capacity: buffer.readableBytes + 12)
+                GateProxyWire.writeChunk(buffer, into: &framed)
+                context.write(wrapOutboundOut(framed), promise: nil)
+            } else {
+                context.write(wrapOutboundOut(buffer), promise: nil)
+            }
+        case .end(let reusable):
             let connection = upstream
             upstream = nil
             cancelTimer()
             if let connection {
                 connection.exchange = nil
-                if upstreamKeepAlive, requestEnded, let pool = settings.pools.pool(on: context.eventLoop) {
+                if reusable, requestEnded, let pool = settings.pools.pool(on: context.eventLoop) {
                     pool.give(connection)
                 } else {
                     connection.close()
                 }
             }
+            if case .chunked = visitorFraming {
+                var last = context.channel.allocator.buffer(capacity: 5)
+                GateProxyWire.writeLastChunk(trailers: nil, into: &last)
+                context.write(wrapOutboundOut(last), promise: nil)
+            }
             releaseSlot()
-            endResponse(trailers)
+            endResponse()
         }
     }
 
@@ -593,7 +629,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
             if upstreamReused, !requestHasBody, !retried, let head, Self.isIdempotent(head.method) {
                 retried = true
                 phase = .connecting
-                pendingParts = requestEnded ? [.end(nil)] : []
+                pendingParts = []
                 connectUpstream(reuse: false)
                 return
             }
@@ -683,7 +719,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
     static func describe(_ error: any Error) -> String {
         if let error = error as? ChannelError, case .connectTimeout = error { return "the connection timed out" }
         // it answered, but not in HTTP (a garbled status line, a head over NIO's bound)
-        if error is HTTPParserError { return "its answer was not valid HTTP" }
+        if error is HTTPParserError || error is GateResponseFramer.Malformed { return "its answer was not valid HTTP" }
         let text = "\(error)".lowercased()
         if text.contains("refused") { return "the connection was refused" }
         if text.contains("timeout") || text.contains("timed out") { return "it did not answer in time" }

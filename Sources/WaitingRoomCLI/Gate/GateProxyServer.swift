@@ -40,11 +40,10 @@ final class GateProxyServer: Service, Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    // Outbound header validation is off: forwarded fields were parsed by NIO (they
-                    // cannot hold CR, LF or NUL) and the gate's own are checked where they are made
-                    // (GateProxyHeaders.isSafeFieldText); it cost 6% of the gate's CPU. Parse errors
-                    // are answered by GateProxyConnection (400, then close).
-                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
+                    // NIO parses the requests (llhttp, with its bounds); the gate writes its answers
+                    // as bytes itself (GateProxyWire), so a forwarded answer passes as it came.
+                    // Parse errors are answered by GateProxyConnection (400, then close).
+                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try sync.addHandler(GateProxyConnection(settings: settings))
                     connections.add(channel)
                 }

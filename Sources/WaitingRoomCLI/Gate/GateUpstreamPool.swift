@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 
 /// The idle keep-alive connections to the upstream on one event loop: an exchange takes one (or
@@ -52,16 +51,14 @@ final class GateUpstreamPool {
         for connection in all { connection.close() }
     }
 
-    /// Opens a new connection on this event loop: an HTTP/1.1 client pipeline ending in a
-    /// ``GateUpstreamConnection`` (``connection(of:)`` finds it).
+    /// Opens a new connection on this event loop, its pipeline a ``GateUpstreamConnection``
+    /// alone (it reads and writes HTTP/1.1 bytes itself; ``connection(of:)`` finds it).
     func connect() -> EventLoopFuture<any Channel> {
         let pool = NIOLoopBound(self, eventLoop: eventLoop)
         var bootstrap = ClientBootstrap(group: eventLoop).connectTimeout(connectTimeout)
         if case .tcp = address { bootstrap = bootstrap.channelOption(.socketOption(.tcp_nodelay), value: 1) }
         bootstrap = bootstrap.channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // no outbound header validation: every field was parsed by NIO from the visitor's request
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
                     try channel.pipeline.syncOperations.addHandler(GateUpstreamConnection(pool: pool.value))
                 }
             }

@@ -1,0 +1,182 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// How `waitingroom gate` passes on answers an upstream frames in every way HTTP/1.1 allows
+/// (RFC 9112 §6.3, §7): chunks with trailers, a body ended by closing, interim answers, fields
+/// that stop at the proxy, and answers that are not valid HTTP. The upstream is a scripted
+/// loopback server (``ScriptedUpstream``) that writes exact bytes; the visitor is a raw socket.
+@Suite("waitingroom gate framing", .serialized, .timeLimit(.minutes(3)))
+struct GateProxyFramingTests {
+    static let chunkedBody = "5\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n"
+    static let answers: [String: (answer: String, thenClose: Bool)] = [
+        "/static/chunked": ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Up: 1\r\n\r\n" + chunkedBody, false),
+        "/static/close": ("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil close", true),
+        "/static/interim": ("HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false),
+        "/static/hop": ("HTTP/1.1 200 OK\r\nConnection: X-Secret\r\nX-Secret: s\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\nok", false),
+        "/static/split": ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged", false),
+        "/static/garbage": ("NOT HTTP AT ALL\r\n\r\n", true),
+        "/static/upgrade": ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n", false),
+        "/static/length": ("HTTP/1.1 200 OK\r\nContent-Length: 5, 7\r\n\r\nhello", true),
+    ]
+
+    @Test func answersPassAsTheUpstreamFramedThem() async throws {
+        let upstream = try ScriptedUpstream(answers: Self.answers)
+        defer { upstream.stop() }
+        let gate = try await GateProxyTests.RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:\(upstream.port)"])
+        defer { _ = gate.stop() }
+        let port = try #require(URL(string: gate.baseURL)?.port)
+        let request: @Sendable (String) -> [UInt8] = { path in KeepAliveConnection.request("GET \(path)", port: port) }
+        try await OffPool.run {
+            let visitor = try KeepAliveConnection(port: port)
+            // chunks and trailers pass byte for byte; the connection is kept
+            try visitor.send(request("/static/chunked"))
+            let chunked = try visitor.readRaw { $0.hasSuffix("0\r\nX-Trailer: t\r\n\r\n") }
+            #expect(chunked.hasPrefix("HTTP/1.1 200 OK\r\n") && chunked.contains("Transfer-Encoding: chunked\r\n") && chunked.contains("X-Up: 1\r\n"))
+            #expect(chunked.hasSuffix("\r\n\r\n" + Self.chunkedBody), "\(chunked)")
+            #expect(try visitor.exchange("GET /static/next").body == Array("default /static/next".utf8))
+
+            // an answer ended by the upstream's close reaches an HTTP/1.1 visitor in chunks the gate makes, the connection kept
+            try visitor.send(request("/static/close"))
+            let closing = try visitor.readRaw { $0.hasSuffix("\r\n0\r\n\r\n") }
+            #expect(closing.contains("Transfer-Encoding: chunked\r\n") && closing.hasSuffix("\r\n\r\nb\r\nuntil close\r\n0\r\n\r\n"), "\(closing)")
+            #expect(try visitor.exchange("GET /static/after-close").status == 200)
+
+            // interim answers go first
+            try visitor.send(request("/static/interim"))
+            let interim = try visitor.readRaw { $0.hasSuffix("\r\n\r\nok") }
+            #expect(interim.hasPrefix("HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\n"), "\(interim)")
+
+            // fields for this hop only stop at the gate, and those `Connection` names
+            let hop = try visitor.exchange("GET /static/hop")
+            #expect(hop.status == 200 && hop.body == Array("ok".utf8))
+            #expect(!hop.headerNames.contains("x-secret") && !hop.headerNames.contains("keep-alive"), "\(hop.headerNames)")
+        }
+
+        // Bytes after an answer (a forged second answer) never reach anyone: the connection is dropped.
+        let split = try await gate.send("/static/split")
+        #expect(split.status == 200 && split.text == "ok")
+        for i in 0..<3 {
+            let after = try await gate.send("/static/after-split-\(i)")
+            #expect(after.text == "default /static/after-split-\(i)", "\(after.text)")
+        }
+
+        // Answers that are not HTTP/1.1 are 502s that say so.
+        for path in ["/static/garbage", "/static/upgrade", "/static/length"] {
+            let bad = try await gate.send(path)
+            #expect(bad.status == 502 && bad.text.contains("not valid HTTP"), "\(path): \(bad.status) \(bad.text)")
+        }
+        #expect(try await gate.send("/static/still-serving").status == 200)
+
+        // An HTTP/1.0 visitor gets the chunks' data, without chunked coding, and the connection ends.
+        let old = try await OffPool.run { () -> String in
+            let visitor = try KeepAliveConnection(port: port)
+            try visitor.send(Array("GET /static/chunked HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nConnection: keep-alive\r\n\r\n".utf8))
+            return try visitor.readRaw(orClose: true) { _ in false }
+        }
+        #expect(old.hasPrefix("HTTP/1.0 200 OK\r\n") && old.hasSuffix("\r\n\r\nhello world"), "\(old)")
+        #expect(!old.lowercased().contains("transfer-encoding") && old.contains("Connection: close\r\n"), "\(old)")
+
+        // A request body in `gzip, chunked` keeps its codings: the gate re-makes the chunks only.
+        let echoed = try await OffPool.run { () -> KeepAliveConnection.Reply in
+            let visitor = try KeepAliveConnection(port: port)
+            try visitor.send(Array("POST /static/upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8))
+            return try visitor.readReply()
+        }
+        #expect(echoed.status == 200)
+        let upload = try #require(upstream.requests.first { $0.hasPrefix("POST /static/upload ") })
+        #expect(upload.contains("\r\nTransfer-Encoding: gzip, chunked\r\n") && upload.hasSuffix("\r\n\r\n3\r\nabc\r\n0\r\n\r\n"), "\(upload)")
+    }
+}
+
+/// A loopback HTTP/1.1 server, a thread per connection, that answers each request with the exact
+/// bytes scripted for its path (`default PATH`, with a length, otherwise), keeps the connection
+/// unless the script closes it, and keeps every request it read (head and body, as sent).
+final class ScriptedUpstream: Sendable {
+    let port: Int
+    private let fd: Int32
+    private let log = RequestLineLog()
+
+    /// The requests read so far, as sent.
+    var requests: [String] { log.lines.withLock { $0 } }
+
+    init(answers: [String: (answer: String, thenClose: Bool)]) throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(listener)
+            throw GateProxyTestError("the scripted upstream could not listen")
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        fd = listener
+        let log = self.log
+        Thread {
+            while true {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { return }
+                Thread { Self.serve(client, answers: answers, log: log) }.start()
+            }
+        }.start()
+    }
+
+    private static func serve(_ client: Int32, answers: [String: (answer: String, thenClose: Bool)], log: RequestLineLog) {
+        defer { close(client) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        func fill() -> Bool {
+            let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return false }
+            received += buffer[0..<n]
+            return true
+        }
+        while true {
+            // the head, then a body by Content-Length or chunks
+            var headEnd: Int?
+            while headEnd == nil {
+                if let range = String(decoding: received, as: UTF8.self).range(of: "\r\n\r\n") {
+                    headEnd = String(decoding: received, as: UTF8.self)[..<range.upperBound].utf8.count
+                } else if !fill() {
+                    return
+                }
+            }
+            guard let headEnd else { return }
+            let head = String(decoding: received[..<headEnd], as: UTF8.self)
+            var requestEnd = headEnd
+            if head.lowercased().contains("transfer-encoding:") {
+                while !String(decoding: received[headEnd...], as: UTF8.self).contains("0\r\n\r\n") {
+                    guard fill() else { return }
+                }
+                let rest = String(decoding: received[headEnd...], as: UTF8.self)
+                requestEnd = headEnd + (rest.range(of: "0\r\n\r\n").map { rest[..<$0.upperBound].utf8.count } ?? 0)
+            } else if let line = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+                      let length = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces)) {
+                while received.count < headEnd + length {
+                    guard fill() else { return }
+                }
+                requestEnd = headEnd + length
+            }
+            log.lines.withLock { $0.append(String(decoding: received[..<requestEnd], as: UTF8.self)) }
+            received.removeFirst(requestEnd)
+            let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+            let script = answers[path] ?? ("HTTP/1.1 200 OK\r\nContent-Length: \("default \(path)".utf8.count)\r\n\r\ndefault \(path)", false)
+            let bytes = Array(script.answer.utf8)
+            _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if script.thenClose { return }
+        }
+    }
+
+    /// Stops accepting (connections open now are served until their peer closes).
+    func stop() {
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
+}
