@@ -18,7 +18,32 @@ struct GateProxyFramingTests {
         "/static/garbage": ("NOT HTTP AT ALL\r\n\r\n", true),
         "/static/upgrade": ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n", false),
         "/static/length": ("HTTP/1.1 200 OK\r\nContent-Length: 5, 7\r\n\r\nhello", true),
+        "/static/big-length": ("HTTP/1.1 200 OK\r\nContent-Length: \(bigBody.utf8.count)\r\n\r\n" + bigBody, false),
+        "/static/big-chunked": ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks(of: bigBody) + "0\r\n\r\n", false),
     ]
+    /// 3 MiB of varied text.
+    static let bigBody: String = {
+        var bytes = [UInt8](repeating: 0, count: 3 * 1024 * 1024)
+        for index in bytes.indices {
+            let code: Int = 33 + (index * 7 + index / 1000) % 90
+            bytes[index] = UInt8(code)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }()
+
+    /// `text` in chunks of sizes from 1 byte to 64 KiB.
+    static func chunks(of text: String) -> String {
+        var bytes = Substring(text)
+        var out = ""
+        var size = 1
+        while !bytes.isEmpty {
+            let piece = bytes.prefix(size)
+            out += String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n"
+            bytes = bytes.dropFirst(piece.count)
+            size = size >= 65_536 ? 1 : size * 3
+        }
+        return out
+    }
 
     @Test func answersPassAsTheUpstreamFramedThem() async throws {
         let upstream = try ScriptedUpstream(answers: Self.answers)
@@ -61,10 +86,29 @@ struct GateProxyFramingTests {
             #expect(after.text == "default /static/after-split-\(i)", "\(after.text)")
         }
 
+        // Big bodies stream through whole, by length and in chunks (the gate reads the upstream
+        // only as fast as the visitor takes the bytes).
+        for path in ["/static/big-length", "/static/big-chunked"] {
+            let big = try await gate.send(path)
+            #expect(big.status == 200 && big.body.count == Self.bigBody.utf8.count && big.body.elementsEqual(Self.bigBody.utf8), "\(path): \(big.body.count) bytes")
+        }
+
+        // An answer of the gate's own to HEAD has no body: the next answer on the connection is read whole.
+        try await OffPool.run {
+            let visitor = try KeepAliveConnection(port: port)
+            try visitor.send(Array("HEAD /shop/cart HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8))
+            let head = try visitor.readRaw { $0.contains("\r\n\r\n") }
+            #expect(head.hasPrefix("HTTP/1.1 302 ") && head.hasSuffix("\r\n\r\n"), "\(head)")
+            let next = try visitor.exchange("GET /static/after-head")
+            #expect(next.status == 200 && next.body == Array("default /static/after-head".utf8))
+        }
+
         // Answers that are not HTTP/1.1 are 502s that say so.
         for path in ["/static/garbage", "/static/upgrade", "/static/length"] {
             let bad = try await gate.send(path)
             #expect(bad.status == 502 && bad.text.contains("not valid HTTP"), "\(path): \(bad.status) \(bad.text)")
+            // an answer that is not HTTP is not a dropped connection: the request is not sent again
+            #expect(upstream.requests.filter { $0.hasPrefix("GET \(path) ") }.count == 1, "\(path) sent twice")
         }
         #expect(try await gate.send("/static/still-serving").status == 200)
 

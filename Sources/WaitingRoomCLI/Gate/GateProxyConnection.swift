@@ -625,8 +625,9 @@ final class GateProxyConnection: ChannelDuplexHandler {
         connection.close()
         if !responseStarted {
             // sent again only when sending it twice does no harm: an idempotent method (RFC 9110
-            // §9.2.2; a POST or PATCH the upstream may have acted on before closing is not)
-            if upstreamReused, !requestHasBody, !retried, let head, Self.isIdempotent(head.method) {
+            // §9.2.2; a POST or PATCH the upstream may have acted on before closing is not), and
+            // only for a connection that closed or failed, not one that answered in something not HTTP
+            if upstreamReused, !requestHasBody, !retried, !(error is GateResponseFramer.Malformed), let head, Self.isIdempotent(head.method) {
                 retried = true
                 phase = .connecting
                 pendingParts = []
