@@ -474,7 +474,7 @@ let package = Package(
                 "WebDriver", "WaitingRoomEmulatorKit",
                 "WaitingRoom", "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomEmulators",
                 "WaitingRoomTesting", "WaitingRoomHTTP", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
-                "CrowdHandler", "CrowdHandlerEmulator", hummingbird, serviceLifecycle, nioConcurrencyHelpers,
+                "CrowdHandler", "CrowdHandlerEmulator", hummingbird, serviceLifecycle, nioConcurrencyHelpers, nioCore,
             ],
             swiftSettings: strict
         ),
