@@ -169,6 +169,14 @@ struct GateResponseFramerTests {
         #expect(throws: GateResponseFramer.Malformed.self) { try idle.next(&stray) }
     }
 
+    @Test func fieldNamesAreTokens() {
+        let specials = Set("!#$%&'*+-.^_`|~".utf8)
+        for byte in UInt8.min...UInt8.max {
+            let alphanumeric = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+            #expect(GateResponseFramer.isTokenByte(byte) == (alphanumeric || specials.contains(byte)), "byte \(byte)")
+        }
+    }
+
     @Test func headsAndTrailersHaveBounds() throws {
         let long = "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: GateResponseFramer.headBound) + "\r\n\r\n"
         #expect(throws: GateResponseFramer.Malformed.self) { try Self.run([long]) }
