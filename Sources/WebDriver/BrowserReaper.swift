@@ -38,4 +38,25 @@ public enum BrowserReaper {
         return 0
         #endif
     }
+
+    /// Ends the browsers of `directory` and removes the directory once none is left, on a thread
+    /// of its own: it finishes even when the caller's task is cancelled (a cancelled task cannot
+    /// wait), and it does not hold a thread of the cooperative pool. A browser still starting when
+    /// it is first looked for (its command line not yet readable), or still exiting, could write
+    /// the directory again after it was removed; so browsers are looked for every 50 ms, and the
+    /// directory goes after 200 ms without any (or after 10 s whatever happens).
+    public static func endBrowsersAndRemove(_ directory: String) {
+        killBrowsers(using: directory)
+        let thread = Thread {
+            let deadline = ContinuousClock.now + .seconds(10)
+            var quiet = 0
+            while quiet < 4, ContinuousClock.now < deadline {
+                quiet = killBrowsers(using: directory) == 0 ? quiet + 1 : 0
+                usleep(50_000)
+            }
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        thread.name = "browser-reaper"
+        thread.start()
+    }
 }

@@ -75,7 +75,7 @@ public final class HeadlessChromium: Sendable {
                 BrowserReaper.killBrowsers(using: directory)
             }
         }
-        try? FileManager.default.removeItem(atPath: directory)
+        BrowserReaper.endBrowsersAndRemove(directory)
         throw WebDriverFailure(error: "session not created", message: last)
     }
 
@@ -109,7 +109,6 @@ public final class HeadlessChromium: Sendable {
     public func close() async {
         try? await client.deleteSession(session)
         await process.stop()
-        BrowserReaper.killBrowsers(using: directory)
-        try? FileManager.default.removeItem(atPath: directory)
+        BrowserReaper.endBrowsersAndRemove(directory)
     }
 }

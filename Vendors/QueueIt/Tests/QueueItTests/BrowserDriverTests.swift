@@ -142,6 +142,7 @@ final class URLLog: Sendable {
         let context = QueuePageContext(transport: AsyncHTTPTransport.shared, clock: SystemClock(),
                                        logger: .init(label: "test"), userAgent: "test", emit: { _ in })
         let browsersBefore = Self.driverBrowsers()
+        let directoriesBefore = Self.driverDirectories()
         let driver = QueueItBrowserDriver(maxWait: .seconds(6))
         let result = await driver.wait(on: page, context: context)
         guard case .failed(let error) = result else { Issue.record("not failed: \(result)"); return }
@@ -169,5 +170,19 @@ final class URLLog: Sendable {
             browsersLeft = Self.driverBrowsers().subtracting(browsersBefore)
         }
         #expect(browsersLeft.isEmpty, "browsers left running: \(browsersLeft.sorted())")
+        // and no profile directory is left behind (one was, written again by a browser that was
+        // still exiting when it was removed)
+        var directoriesLeft = Self.driverDirectories().subtracting(directoriesBefore)
+        for _ in 0..<120 where !directoriesLeft.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            directoriesLeft = Self.driverDirectories().subtracting(directoriesBefore)
+        }
+        #expect(directoriesLeft.isEmpty, "profile directories left: \(directoriesLeft.sorted())")
+    }
+
+    /// The `waitingroom-browser-` directories in the temporary folder now.
+    static func driverDirectories() -> Set<String> {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
+        return Set(entries.filter { $0.hasPrefix("waitingroom-browser-") })
     }
 }

@@ -373,8 +373,7 @@ final class BrowserResources: Sendable {
         if let directory {
             // a browser whose session never started (cancelled, timed out) or was not deleted
             // outlives chromedriver: ended by its profile directory
-            BrowserReaper.killBrowsers(using: directory)
-            try? FileManager.default.removeItem(atPath: directory)
+            BrowserReaper.endBrowsersAndRemove(directory)
         }
     }
 }
