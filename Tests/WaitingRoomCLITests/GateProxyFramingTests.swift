@@ -18,6 +18,8 @@ struct GateProxyFramingTests {
         "/static/garbage": ("NOT HTTP AT ALL\r\n\r\n", true),
         "/static/upgrade": ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n", false),
         "/static/length": ("HTTP/1.1 200 OK\r\nContent-Length: 5, 7\r\n\r\nhello", true),
+        // a malformed chunk in the same write as the head: nothing has reached the visitor yet
+        "/static/bad-chunk": ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n0\r\n\r\n", true),
         "/static/big-length": ("HTTP/1.1 200 OK\r\nContent-Length: \(bigBody.utf8.count)\r\n\r\n" + bigBody, false),
         "/static/big-chunked": ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks(of: bigBody) + "0\r\n\r\n", false),
     ]
@@ -104,13 +106,40 @@ struct GateProxyFramingTests {
         }
 
         // Answers that are not HTTP/1.1 are 502s that say so.
-        for path in ["/static/garbage", "/static/upgrade", "/static/length"] {
+        for path in ["/static/garbage", "/static/upgrade", "/static/length", "/static/bad-chunk"] {
             let bad = try await gate.send(path)
             #expect(bad.status == 502 && bad.text.contains("not valid HTTP"), "\(path): \(bad.status) \(bad.text)")
             // an answer that is not HTTP is not a dropped connection: the request is not sent again
             #expect(upstream.requests.filter { $0.hasPrefix("GET \(path) ") }.count == 1, "\(path) sent twice")
         }
         #expect(try await gate.send("/static/still-serving").status == 200)
+
+        // Bytes after a request that ends the connection, or after pipelined requests, that are
+        // not HTTP: the whole requests before them are answered, in order, then the connection
+        // ends (a 400 when it was to be kept). It closed with no answer at all.
+        let afterClose = try await OffPool.run { () -> [String] in
+            var replies: [String] = []
+            for bytes in [
+                "GET /static/a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nx",
+                "GET /static/a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /static/b HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /static/a HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\nGET /static/b HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n"
+                    + "GET /static/c HTTP/1.0\r\nHost: x\r\n\r\nGET /static/d HTTP/1.0\r\nHost: x\r\n\r\n",
+                "GET /static/a HTTP/1.1\r\nHost: x\r\n\r\nGET /static/b HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP\r\n\r\n",
+            ] {
+                let visitor = try KeepAliveConnection(port: port)
+                try visitor.send(Array(bytes.utf8))
+                replies.append(try visitor.readRaw(orClose: true) { _ in false })
+            }
+            return replies
+        }
+        func answers(_ text: String) -> [String] {
+            text.components(separatedBy: "\r\n\r\n").compactMap { part in part.hasPrefix("default ") ? String(part.prefix(while: { $0 != "H" })) : nil }
+        }
+        #expect(afterClose[0].hasPrefix("HTTP/1.1 200 OK\r\n") && afterClose[0].hasSuffix("default /static/a"), "\(afterClose[0])")
+        #expect(afterClose[1].hasPrefix("HTTP/1.1 200 OK\r\n") && afterClose[1].hasSuffix("default /static/a"), "\(afterClose[1])")
+        #expect(answers(afterClose[2]) == ["default /static/a", "default /static/b", "default /static/c"], "\(afterClose[2])")
+        #expect(answers(afterClose[3]) == ["default /static/a", "default /static/b"], "\(afterClose[3])")
+        #expect(afterClose[3].hasSuffix("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"), "\(afterClose[3])")
 
         // An HTTP/1.0 visitor gets the chunks' data, without chunked coding, and the connection ends.
         let old = try await OffPool.run { () -> String in

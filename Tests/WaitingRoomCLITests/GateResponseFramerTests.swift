@@ -144,6 +144,7 @@ struct GateResponseFramerTests {
             ("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n", "one number"),
             ("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n", "one number"),
             ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n", "101"),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", "not the last"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5z\r\n", "hexadecimal"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\n", "without a size"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokX\r\n", "longer than its size"),

@@ -78,7 +78,17 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private var upstream: GateUpstreamConnection?
     private var upstreamReused = false
     private var retried = false
+    /// Whether bytes of the answer's head have been written to the visitor (after that, a failed
+    /// exchange can only end the connection, not become a 502).
     private var responseStarted = false
+    /// Whether the upstream's answer head has been read (then the request is never sent again).
+    private var answerHeadRead = false
+    /// The answer's head, written with the first body bytes, the end, or at the end of the read
+    /// it came in: a body that turns out malformed in the same read still gets the visitor a 502.
+    private var heldHead: ByteBuffer?
+    /// Bytes after a whole request could not be parsed (a pipelined request, or anything after a
+    /// request that ends the connection): the requests before them are answered, then a 400 ends it.
+    private var inputFailed = false
     /// How the forwarded answer's body is framed for the visitor.
     private var visitorFraming = GateVisitorFraming.asReceived
     private var forwardedAt = ContinuousClock.now
@@ -233,6 +243,20 @@ final class GateProxyConnection: ChannelDuplexHandler {
     /// does the same, but watches every write to do it.)
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         settings.logger.debug("visitor connection failed", metadata: ["error": "\(error)"])
+        // more bytes after the failure (the decoder reports each read): still dropped
+        if inputFailed, error is ByteToMessageDecoderError { return }
+        let inHand = phase == .deciding || phase == .connecting || phase == .forwarding
+        if error is HTTPParserError, (inHand && requestEnded) || !queued.isEmpty {
+            // The bytes after whole requests: those requests are answered first, in order. A
+            // queued request whose end never came is dropped (it cannot be answered).
+            inputFailed = true
+            while let last = queued.last {
+                if case .end = last { break }
+                queued.removeLast()
+            }
+            if !inHand { handleQueued() }
+            return
+        }
         if error is HTTPParserError, phase == .idle || phase == .answered {
             var bytes = context.channel.allocator.buffer(capacity: 80)
             bytes.writeStaticString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
@@ -276,6 +300,8 @@ final class GateProxyConnection: ChannelDuplexHandler {
         requestEnded = false
         retried = false
         responseStarted = false
+        answerHeadRead = false
+        heldHead = nil
         decision = nil
         gateRequest = nil
         requestChunked = head.headers[canonicalForm: "transfer-encoding"].contains { $0.lowercased() == "chunked" }
@@ -430,6 +456,14 @@ final class GateProxyConnection: ChannelDuplexHandler {
             context.flush()
             resumeReading()
             handleQueued()
+            if inputFailed, phase == .idle, queued.isEmpty {
+                // the bytes after the last whole request were not HTTP
+                phase = .closed
+                var bytes = context.channel.allocator.buffer(capacity: 80)
+                bytes.writeStaticString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in channel.close(promise: nil) }
+            }
         } else if phase == .answered {
             // The rest of a long body is not read: the answer goes out, this side of the
             // connection is shut, and the visitor's bytes are dropped until it closes, at most
@@ -560,7 +594,6 @@ final class GateProxyConnection: ChannelDuplexHandler {
                                                     allocator: context.channel.allocator)
             context.write(wrapOutboundOut(bytes), promise: nil)
         case .head(let answer):
-            responseStarted = true
             switch answer.framing {
             case .none, .length:
                 visitorFraming = .asReceived
@@ -577,10 +610,11 @@ final class GateProxyConnection: ChannelDuplexHandler {
                 passHeaders.removeAll { !GateProxyHeaders.isSafeFieldText($0.name) || !GateProxyHeaders.isSafeFieldText($0.value) }
             }
             reportHandlerAnswer(status: answer.status)
-            let bytes = GateProxyWire.forwardedHead(answer, version: head.version, framing: visitorFraming, extra: passHeaders,
-                                                    connection: connectionField(version: head.version), allocator: context.channel.allocator)
-            context.write(wrapOutboundOut(bytes), promise: nil)
+            answerHeadRead = true
+            heldHead = GateProxyWire.forwardedHead(answer, version: head.version, framing: visitorFraming, extra: passHeaders,
+                                                   connection: connectionField(version: head.version), allocator: context.channel.allocator)
         case .body(let buffer):
+            writeHeldHead()
             if case .chunked = visitorFraming {
                 var framed = context.channel.allocator.buffer(capacity: buffer.readableBytes + 12)
                 GateProxyWire.writeChunk(buffer, into: &framed)
@@ -589,6 +623,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
                 context.write(wrapOutboundOut(buffer), promise: nil)
             }
         case .end(let reusable):
+            writeHeldHead()
             let connection = upstream
             upstream = nil
             cancelTimer()
@@ -611,7 +646,17 @@ final class GateProxyConnection: ChannelDuplexHandler {
     }
 
     func upstreamReadComplete() {
-        if phase == .forwarding { context?.flush() }
+        guard phase == .forwarding else { return }
+        writeHeldHead()
+        context?.flush()
+    }
+
+    /// Writes the answer's head when it is still held (``heldHead``).
+    private func writeHeldHead() {
+        guard let bytes = heldHead, let context else { return }
+        heldHead = nil
+        responseStarted = true
+        context.write(wrapOutboundOut(bytes), promise: nil)
     }
 
     func upstreamBecameWritable() { resumeReading() }
@@ -627,7 +672,8 @@ final class GateProxyConnection: ChannelDuplexHandler {
             // sent again only when sending it twice does no harm: an idempotent method (RFC 9110
             // §9.2.2; a POST or PATCH the upstream may have acted on before closing is not), and
             // only for a connection that closed or failed, not one that answered in something not HTTP
-            if upstreamReused, !requestHasBody, !retried, !(error is GateResponseFramer.Malformed), let head, Self.isIdempotent(head.method) {
+            if upstreamReused, !answerHeadRead, !requestHasBody, !retried, !(error is GateResponseFramer.Malformed), let head,
+               Self.isIdempotent(head.method) {
                 retried = true
                 phase = .connecting
                 pendingParts = []
@@ -651,6 +697,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
 
     /// A 502 page for this request (the upstream could not be reached or did not answer).
     private func fail(problem: String, error: (any Error)?) {
+        heldHead = nil
         if let upstream {
             self.upstream = nil
             upstream.close()

@@ -286,6 +286,10 @@ struct GateResponseFramer {
             let list = all.split(separator: ",").map { String($0).trimmingBlanks().lowercased() }.filter { !$0.isEmpty }
             if list.last == "chunked" {
                 head.framing = .chunked
+            } else if list.contains("chunked") {
+                // RFC 9112 §6.3 reads it to the close, but it cannot go on to an HTTP/1.1 visitor
+                // whose connection is kept (chunked would be applied twice, §7)
+                throw Malformed(reason: "chunked is not the last transfer coding")
             } else {
                 head.framing = .untilClose
                 head.otherCodings = list.joined(separator: ", ")
