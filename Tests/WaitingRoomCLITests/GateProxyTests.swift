@@ -577,22 +577,8 @@ final class OneShotUpstream: Sendable {
     var requestLines: [String] { log.lines.withLock { $0 } }
 
     init(dropsSecondRequest: Bool = false) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, $0, &length) == 0
-            }
-        }
-        guard bound else {
-            close(listener)
-            throw GateProxyTestError("the one-shot upstream could not listen")
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let (listener, port) = try Self.listenOnLoopback()
+        self.port = port
         fd = listener
         let log = self.log
         Thread {
@@ -626,5 +612,25 @@ final class OneShotUpstream: Sendable {
     func stop() {
         shutdown(fd, Int32(SHUT_RDWR))
         close(fd)
+    }
+
+    /// A listening TCP socket on 127.0.0.1, on a free port, and that port.
+    static func listenOnLoopback() throws -> (fd: Int32, port: Int) {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(listener)
+            throw GateProxyTestError("a loopback test server could not listen")
+        }
+        return (listener, Int(UInt16(bigEndian: address.sin_port)))
     }
 }
