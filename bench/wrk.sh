@@ -26,7 +26,9 @@
 #   DURATION=5 BUILD=debug bench/wrk.sh
 # Env: BUILD (release|debug), DURATION (s), THREADS, CONNS, ONLY (netfunnel|queueit|gate), SKIP_BUILD=1,
 # GATE_ARGS (more `waitingroom gate` options, e.g. "--threads 1"),
-# ROUNDS (runs per target, default 2, in the order A B C then C B A; each target keeps its best).
+# ROUNDS (runs per target, default 2, in the order A B C then C B A; each target keeps its best),
+# PAIRS (gate row: adjacent app-direct / gate-in-front pairs after the rounds, default 5; the
+# median of their ratios is the figure least moved by a load that drifts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-release}
@@ -34,6 +36,7 @@ DURATION=${DURATION:-10}
 THREADS=${THREADS:-2}
 CONNS=${CONNS:-32}
 ROUNDS=${ROUNDS:-2}
+PAIRS=${PAIRS:-5}
 ONLY=${ONLY:-}
 SCRATCH=.build-$BUILD
 [ "$BUILD" = debug ] && SCRATCH=.build
@@ -281,10 +284,26 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
       esac
     done
   done
+  # The headline figure once more, in adjacent pairs: the app directly and the gate in front of
+  # it, one right after the other (in turn which comes first), PAIRS times; each pair's ratio
+  # sees the same machine, so a load that drifts over the minutes above (this machine's direct
+  # rate moves by a third within a minute) cancels out. The median and the range are reported.
+  PAIR_RATIOS=""
+  for pair in $(seq 1 "$PAIRS"); do
+    for t in $(order "$pair" "hummingbird gateh"); do
+      case $t in
+        hummingbird) PH_R=$(run "$HELLO/reply.js" | rps) ;;
+        gateh) PG_R=$(run -H "Cookie: $GATEH_COOKIE" "$GATEH_URL/reply.js" | rps) ;;
+      esac
+    done
+    echo "== pair $pair: the app directly $PH_R req/s, through the gate $PG_R req/s: $(ratio "$PG_R" "$PH_R")"
+    PAIR_RATIOS+="$(ratio "$PG_R" "$PH_R") "
+  done
   SUMMARY+="gate with a valid Queue-it cookie in front of nginx static: ${BEST[$G]} req/s (over a Unix socket: ${BEST[$GU]}); nginx static directly: ${BEST[$U]} req/s; nginx as a reverse proxy in front of it: ${BEST[$P]} req/s"$'\n'
   SUMMARY+="  gate/upstream $(ratio "${BEST[$G]}" "${BEST[$U]}"), over a Unix socket $(ratio "${BEST[$GU]}" "${BEST[$U]}") (goal ≥ 0.5); nginx proxy/upstream $(ratio "${BEST[$P]}" "${BEST[$U]}") (what a proxy reaches here); gate/nginx proxy $(ratio "${BEST[$G]}" "${BEST[$P]}")"$'\n'
   SUMMARY+="gate with a valid Queue-it cookie in front of a Hummingbird app: ${BEST[$GH]} req/s (over a Unix socket: ${BEST[$GHU]}; every cookie checked afresh: ${BEST[$GHM]}); the app directly: ${BEST[$H]} req/s; nginx as a reverse proxy in front of it: ${BEST[$PH]} req/s"$'\n'
   SUMMARY+="  gate/upstream $(ratio "${BEST[$GH]}" "${BEST[$H]}"), over a Unix socket $(ratio "${BEST[$GHU]}" "${BEST[$H]}"), every cookie checked $(ratio "${BEST[$GHM]}" "${BEST[$H]}") (goal ≥ 0.5); nginx proxy/upstream $(ratio "${BEST[$PH]}" "${BEST[$H]}"); gate/nginx proxy $(ratio "${BEST[$GH]}" "${BEST[$PH]}")"$'\n'
+  SUMMARY+="  in $PAIRS adjacent pairs (app, gate): gate/upstream median $(echo $PAIR_RATIOS | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {printf "%s (%s–%s)", (NR % 2 ? a[(NR+1)/2] : sprintf("%.3f", (a[NR/2]+a[NR/2+1])/2)), a[1], a[NR]}') (goal ≥ 0.5)"$'\n'
   # Where the two cores go, per request (µs of CPU, the best run of each target): on two shared
   # cores the rate through a proxy is about (wrk + app direct) / (wrk + app behind it + proxy) of
   # the direct rate, so the gate's own cost per request, next to the app's and nginx's, is the

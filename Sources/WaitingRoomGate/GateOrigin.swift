@@ -84,35 +84,45 @@ public struct GateOrigin: Sendable, Hashable {
     /// brackets, then digits after a colon. Nothing that ends the authority in a URL (`/`, `?`,
     /// `#`) or changes it (`@`, spaces) can be in it.
     public static func isAuthority(_ text: String) -> Bool {
-        var bytes = text.utf8[...]
-        guard !bytes.isEmpty, bytes.count <= 255 + 6 else { return false }
-        if bytes.first == UInt8(ascii: "[") {
-            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
-            let literal = bytes[bytes.index(after: bytes.startIndex)..<close]
-            guard !literal.isEmpty, literal.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else { return false }
-            bytes = bytes[bytes.index(after: close)...]
-        } else {
-            let host = bytes.prefix { $0 != UInt8(ascii: ":") }
-            guard !host.isEmpty, host.allSatisfy(isRegisteredNameByte) else { return false }
-            bytes = bytes[host.endIndex...]
+        var text = text
+        // on the contiguous UTF-8 in place, one table look-up per byte (asked on every request)
+        return text.withUTF8 { bytes -> Bool in
+            guard !bytes.isEmpty, bytes.count <= 255 + 6 else { return false }
+            var i = 0
+            if bytes[0] == UInt8(ascii: "[") {
+                guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1 else { return false }
+                for j in 1..<close where !isLiteralByte(bytes[j]) { return false }
+                i = close + 1
+            } else {
+                while i < bytes.count, bytes[i] != UInt8(ascii: ":") {
+                    guard registeredNameBytes[Int(bytes[i])] else { return false }
+                    i += 1
+                }
+                guard i > 0 else { return false }
+            }
+            if i == bytes.count { return true }
+            guard bytes[i] == UInt8(ascii: ":"), bytes.count - i - 1 <= 5 else { return false }
+            for j in (i + 1)..<bytes.count where !(bytes[j] >= UInt8(ascii: "0") && bytes[j] <= UInt8(ascii: "9")) { return false }
+            return true
         }
-        if bytes.isEmpty { return true }
-        guard bytes.first == UInt8(ascii: ":") else { return false }
-        let port = bytes.dropFirst()
-        return port.count <= 5 && port.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
+    /// A hex digit, `:` or `.`: what an IP literal in brackets may hold.
+    private static func isLiteralByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+             UInt8(ascii: ":"), UInt8(ascii: "."): true
         default: false
         }
     }
 
-    private static func isRegisteredNameByte(_ byte: UInt8) -> Bool {
+    /// For each byte, whether a registered name may hold it: letters, digits, `-._~`, `%` and the
+    /// sub-delimiters.
+    private static let registeredNameBytes: [Bool] = (0..<256).map { value in
+        let byte = UInt8(value)
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: "-._~%!$&'()*+,;=".utf8.contains(byte)
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        default: return "-._~%!$&'()*+,;=".utf8.contains(byte)
         }
     }
 

@@ -100,6 +100,15 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private var handlingQueued = false
     /// The most queued parts before reading stops.
     static let queuedPartsBound = 64
+    /// The largest body part written in one buffer with its answer's head (copied after it)
+    /// rather than as a second buffer.
+    static let coalescedBodyBound = 16 * 1024
+
+    /// Whether the visitor gets chunks the gate makes.
+    private var isChunkedForVisitor: Bool {
+        if case .chunked = visitorFraming { return true }
+        return false
+    }
     /// When the connection last started or finished a request (for the idle timeout).
     private var lastActivity = NIODeadline.now()
     private var watch: Scheduled<Void>?
@@ -611,9 +620,22 @@ final class GateProxyConnection: ChannelDuplexHandler {
             }
             reportHandlerAnswer(status: answer.status)
             answerHeadRead = true
+            // room for a small body known to follow, so that it joins the head without a copy of the head
+            var bodyRoom = 0
+            if case .length(let length) = answer.framing, visitorFraming == .asReceived { bodyRoom = min(length, Self.coalescedBodyBound) }
             heldHead = GateProxyWire.forwardedHead(answer, version: head.version, framing: visitorFraming, extra: passHeaders,
-                                                   connection: connectionField(version: head.version), allocator: context.channel.allocator)
-        case .body(let buffer):
+                                                   connection: connectionField(version: head.version), bodyRoom: bodyRoom,
+                                                   allocator: context.channel.allocator)
+        case .body(var buffer):
+            // a small body right after its head goes in the same buffer: one write, one system call
+            if var held = heldHead, !isChunkedForVisitor,
+               buffer.readableBytes <= Self.coalescedBodyBound {
+                heldHead = nil
+                responseStarted = true
+                held.writeBuffer(&buffer)
+                context.write(wrapOutboundOut(held), promise: nil)
+                return
+            }
             writeHeldHead()
             if case .chunked = visitorFraming {
                 var framed = context.channel.allocator.buffer(capacity: buffer.readableBytes + 12)

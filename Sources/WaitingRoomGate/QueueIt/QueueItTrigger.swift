@@ -87,51 +87,54 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
         httpHeaderName = try c.decodeIfPresent(String.self, forKey: .httpHeaderName)
     }
 
-    /// Whether this part holds for `request` (URL `url`, without `queueittoken`).
+    /// Whether this part holds for `request` (URL `url`, without `queueittoken`). The value
+    /// compared is a slice of the URL or of a header, never a copy.
     public func matches(_ request: GateRequest, url: String) -> Bool {
-        let value: String
+        let value: Substring
         switch validatorType {
         case "UrlValidator":
             switch urlPart {
-            case "PageUrl": value = url
+            case "PageUrl": value = Substring(url)
             case "PagePath": value = Self.path(of: url)
             case "HostName": value = Self.host(of: url)
             default: value = ""
             }
-        case "CookieValidator": value = cookieName.flatMap { request.cookie($0) } ?? ""
-        case "UserAgentValidator": value = request.header("User-Agent") ?? ""
-        case "HttpHeaderValidator": value = httpHeaderName.flatMap { request.header($0) } ?? ""
+        case "CookieValidator": value = Substring(cookieName.flatMap { request.cookie($0) } ?? "")
+        case "UserAgentValidator": value = Substring(request.header("User-Agent") ?? "")
+        case "HttpHeaderValidator": value = Substring(httpHeaderName.flatMap { request.header($0) } ?? "")
         case "RequestBodyValidator": value = ""
         default: return false
         }
         return compare(value)
     }
 
-    func compare(_ value: String) -> Bool {
+    func compare(_ value: Substring) -> Bool {
         switch comparison {
-        case "Equals": return Self.equals(value, valueToCompare, ignoreCase: isIgnoreCase) != isNegative
-        case "Contains": return Self.contains(value, valueToCompare, ignoreCase: isIgnoreCase) != isNegative
-        case "EqualsAny": return valuesToCompare.contains { Self.equals(value, $0, ignoreCase: isIgnoreCase) } != isNegative
-        case "ContainsAny": return valuesToCompare.contains { Self.contains(value, $0, ignoreCase: isIgnoreCase) } != isNegative
+        case "Equals": return Self.equals(value, Substring(valueToCompare), ignoreCase: isIgnoreCase) != isNegative
+        case "Contains": return Self.contains(value, Substring(valueToCompare), ignoreCase: isIgnoreCase) != isNegative
+        case "EqualsAny": return valuesToCompare.contains { Self.equals(value, Substring($0), ignoreCase: isIgnoreCase) } != isNegative
+        case "ContainsAny": return valuesToCompare.contains { Self.contains(value, Substring($0), ignoreCase: isIgnoreCase) } != isNegative
         default: return false
         }
     }
 
-    static func equals(_ a: String, _ b: String, ignoreCase: Bool) -> Bool {
-        guard ignoreCase else { return a == b }
+    static func equals(_ a: Substring, _ b: Substring, ignoreCase: Bool) -> Bool {
+        guard ignoreCase else { return a.utf8.elementsEqual(b.utf8) }
         // KU-JS upper-cases both; for ASCII that is an ASCII case-insensitive comparison
-        return isASCII(a) && isASCII(b) ? a.equalsIgnoringASCIICase(b) : a.uppercased() == b.uppercased()
+        guard isASCII(a), isASCII(b) else { return a.uppercased() == b.uppercased() }
+        return a.utf8.count == b.utf8.count && find(b, in: a, ignoringASCIICase: true) == 0
     }
 
     /// `*` matches any non-empty value (KU-JS `contains`).
-    static func contains(_ a: String, _ b: String, ignoreCase: Bool) -> Bool {
+    static func contains(_ a: Substring, _ b: Substring, ignoreCase: Bool) -> Bool {
         if b == "*" && !a.isEmpty { return true }
         if b.isEmpty { return true }
         guard ignoreCase else { return find(b, in: a) != nil }
-        return isASCII(a) && isASCII(b) ? find(b, in: a, ignoringASCIICase: true) != nil : find(b.uppercased(), in: a.uppercased()) != nil
+        return isASCII(a) && isASCII(b) ? find(b, in: a, ignoringASCIICase: true) != nil
+            : find(Substring(b.uppercased()), in: Substring(a.uppercased())) != nil
     }
 
-    static func isASCII(_ text: String) -> Bool {
+    static func isASCII(_ text: Substring) -> Bool {
         var text = text
         return text.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } }
     }
@@ -139,7 +142,7 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     /// Where `needle` first occurs in `haystack`, as a UTF-8 offset: a literal search of the code
     /// units, as KU-JS's `indexOf` (no Unicode normalization), or of ASCII letters in either case;
     /// nil when it does not.
-    static func find(_ needle: String, in haystack: String, ignoringASCIICase: Bool = false) -> Int? {
+    static func find(_ needle: Substring, in haystack: Substring, ignoringASCIICase: Bool = false) -> Int? {
         var needle = needle, haystack = haystack
         return needle.withUTF8 { n -> Int? in
             haystack.withUTF8 { h -> Int? in
@@ -160,26 +163,27 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     }
 
     /// The authority of an absolute URL (`host[:port]`), or "".
-    static func host(of url: String) -> String {
+    static func host(of url: String) -> Substring {
         guard let rest = afterScheme(url) else { return "" }
-        return String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
+        // on the UTF-8 bytes: the delimiters are ASCII, so the slice is whole characters
+        return Substring(rest.utf8.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
     }
 
     /// What follows the first `://` of `url`, or nil.
     static func afterScheme(_ url: String) -> Substring? {
-        guard let offset = find("://", in: url) else { return nil }
+        guard let offset = find("://", in: Substring(url)) else { return nil }
         let utf8 = url.utf8
         return Substring(url[utf8.index(utf8.startIndex, offsetBy: offset + 3)...])
     }
 
     /// The path of a URL (before `?` and `#`), or "".
-    static func path(of url: String) -> String {
+    static func path(of url: String) -> Substring {
         // on the UTF-8 bytes: the delimiters are ASCII, so every piece is whole characters
         var rest = Substring(url).utf8[...]
-        if let offset = find("://", in: url) {
+        if let offset = find("://", in: Substring(url)) {
             rest = rest.dropFirst(offset + 3)
             rest = rest.drop { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
         }
-        return String(Substring(rest.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }))
+        return Substring(rest.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
     }
 }
