@@ -245,6 +245,8 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
     wrk -t1 -c4 -d2s -H "Cookie: $cookie" "$url/reply.js" >/dev/null
     eval "${name}_URL=\$url; ${name}_COOKIE=\$cookie"
   }
+  # The direct runs send the same request as the gate's (the cookie included: a visitor's browser
+  # sends it to the app whether or not a gate stands in front), so only the path differs.
   # Each upstream over loopback TCP and over a Unix-domain socket (`--upstream unix:PATH`); and
   # the app over TCP once more with `--session-memo 0`: every request's cookie checked and signed
   # afresh (the other rows send one visitor's cookie, whose decision the gate reuses for the rest
@@ -274,13 +276,13 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
       case $t in
         gate) CPU="gate:$GATE_PID nginx:$NGX" best "$G" -H "Cookie: $GATE_COOKIE" "$GATE_URL/reply.js" ;;
         gateu) CPU="gate:$GATEU_PID nginx:$NGX" best "$GU" -H "Cookie: $GATEU_COOKIE" "$GATEU_URL/reply.js" ;;
-        upstream) CPU="nginx:$NGX" best "$U" "$UPSTREAM/reply.js" ;;
+        upstream) CPU="nginx:$NGX" best "$U" -H "Cookie: $GATE_COOKIE" "$UPSTREAM/reply.js" ;;
         proxy) CPU="nginx:$NGX" best "$P" -H "Cookie: $GATE_COOKIE" "http://127.0.0.1:$PPORT/reply.js" ;;
         gateh) CPU="gate:$GATEH_PID app:$HELLO_PID" best "$GH" -H "Cookie: $GATEH_COOKIE" "$GATEH_URL/reply.js" ;;
         gatehu) CPU="gate:$GATEHU_PID app:$HELLO_PID" best "$GHU" -H "Cookie: $GATEHU_COOKIE" "$GATEHU_URL/reply.js" ;;
         gatehm) CPU="gate:$GATEHM_PID app:$HELLO_PID" best "$GHM" -H "Cookie: $GATEHM_COOKIE" "$GATEHM_URL/reply.js" ;;
         proxyh) CPU="nginx:$NGX app:$HELLO_PID" best "$PH" -H "Cookie: $GATEH_COOKIE" "http://127.0.0.1:$HPORT/reply.js" ;;
-        hummingbird) CPU="app:$HELLO_PID" best "$H" "$HELLO/reply.js" ;;
+        hummingbird) CPU="app:$HELLO_PID" best "$H" -H "Cookie: $GATEH_COOKIE" "$HELLO/reply.js" ;;
       esac
     done
   done
@@ -292,7 +294,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
   for pair in $(seq 1 "$PAIRS"); do
     for t in $(order "$pair" "hummingbird gateh"); do
       case $t in
-        hummingbird) PH_R=$(run "$HELLO/reply.js" | rps) ;;
+        hummingbird) PH_R=$(run -H "Cookie: $GATEH_COOKIE" "$HELLO/reply.js" | rps) ;;
         gateh) PG_R=$(run -H "Cookie: $GATEH_COOKIE" "$GATEH_URL/reply.js" | rps) ;;
       esac
     done

@@ -20,6 +20,10 @@ struct GateProxyFramingTests {
         "/static/length": ("HTTP/1.1 200 OK\r\nContent-Length: 5, 7\r\n\r\nhello", true),
         // a malformed chunk in the same write as the head: nothing has reached the visitor yet
         "/static/bad-chunk": ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n0\r\n\r\n", true),
+        // framing fields a 204 and an interim answer must not carry (RFC 9110 §8.6)
+        "/static/no-content": ("HTTP/1.1 204 No Content\r\nContent-Length: 3\r\nX-A: 1\r\n\r\n", false),
+        "/static/interim-length": ("HTTP/1.1 103 Early Hints\r\nContent-Length: 0\r\nLink: </b.css>; rel=preload\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false),
         "/static/big-length": ("HTTP/1.1 200 OK\r\nContent-Length: \(bigBody.utf8.count)\r\n\r\n" + bigBody, false),
         "/static/big-chunked": ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks(of: bigBody) + "0\r\n\r\n", false),
     ]
@@ -164,6 +168,30 @@ struct GateProxyFramingTests {
         #expect(echoed.status == 200)
         let upload = try #require(upstream.requests.first { $0.hasPrefix("POST /static/upload ") })
         #expect(upload.contains("\r\nTransfer-Encoding: gzip, chunked\r\n") && upload.hasSuffix("\r\n\r\n3\r\nabc\r\n0\r\n\r\n"), "\(upload)")
+
+        // A 204 and an interim answer reach the visitor without the framing fields the upstream
+        // gave them (they have no body; a length there misleads a client); the connection goes on.
+        try await OffPool.run {
+            let visitor = try KeepAliveConnection(port: port)
+            try visitor.send(request("/static/no-content"))
+            let none = try visitor.readRaw { $0.hasSuffix("\r\n\r\n") }
+            #expect(none.hasPrefix("HTTP/1.1 204 No Content\r\n") && none.contains("X-A: 1\r\n"), "\(none)")
+            #expect(!none.lowercased().contains("content-length"), "\(none)")
+            try visitor.send(request("/static/interim-length"))
+            let interim = try visitor.readRaw { $0.hasSuffix("\r\n\r\nok") }
+            #expect(interim.hasPrefix("HTTP/1.1 103 Early Hints\r\nLink: </b.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\n"), "\(interim)")
+            #expect(try visitor.exchange("GET /static/after-no-content").status == 200)
+        }
+
+        // A request body with a malformed chunk, before any answer to it began: 400, and the
+        // connection ends (it closed without a word).
+        let badBody = try await OffPool.run { () -> String in
+            let visitor = try KeepAliveConnection(port: port)
+            try visitor.send(Array("POST /static/bad-upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n".utf8))
+            return try visitor.readRaw(orClose: true) { _ in false }
+        }
+        #expect(badBody == "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", "\(badBody)")
+        #expect(try await gate.send("/static/after-bad-upload").status == 200)
     }
 }
 

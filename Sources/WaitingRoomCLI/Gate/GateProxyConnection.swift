@@ -266,6 +266,24 @@ final class GateProxyConnection: ChannelDuplexHandler {
             if !inHand { handleQueued() }
             return
         }
+        if error is HTTPParserError, !requestEnded, inHand, !responseStarted, heldHead == nil {
+            // A request whose body turned out malformed (a bad chunk size) before any answer to
+            // it began: 400, and the connection ends; so does the upstream's, which got part of it.
+            if let upstream {
+                self.upstream = nil
+                upstream.exchange = nil
+                upstream.close()
+            }
+            cancelTimer()
+            pendingParts.removeAll()
+            releaseSlot()
+            var bytes = context.channel.allocator.buffer(capacity: 80)
+            bytes.writeStaticString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+            context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+            phase = .closed
+            context.close(promise: nil)
+            return
+        }
         if error is HTTPParserError, phase == .idle || phase == .answered {
             var bytes = context.channel.allocator.buffer(capacity: 80)
             bytes.writeStaticString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")

@@ -24,7 +24,8 @@ enum GateProxyWire {
     }
 
     /// The head of a forwarded answer for the visitor: the upstream's status and fields, minus
-    /// the hop-by-hop ones and the framing fields the gate writes for `framing`, plus `extra`
+    /// the hop-by-hop ones, the framing fields the gate writes for `framing` (and any on a 1xx or
+    /// 204, which must not carry them), plus `extra`
     /// (the engine's pass headers, already checked) and `connection` (`close`, `keep-alive` or nil);
     /// `bodyRoom` more bytes of capacity for a body that will be written after it.
     static func forwardedHead(_ head: GateUpstreamHead, version: HTTPVersion, framing: GateVisitorFraming,
@@ -40,6 +41,8 @@ enum GateProxyWire {
         case .chunked, .dechunked, .untilClose: keepsLength = false
         }
         let keepsCodings = framing == .asReceived
+        // a 1xx or 204 has no body and carries no framing fields (RFC 9110 §8.6, RFC 9112 §6.1)
+        let hasNoFraming = head.status == 204 || (100..<200).contains(head.status)
         head.bytes.withUnsafeReadableBytes { raw in
             buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[head.reason]))
             buffer.writeStaticString("\r\n")
@@ -47,8 +50,8 @@ enum GateProxyWire {
                 switch field.kind {
                 case .plain: break
                 case .hopByHop: continue
-                case .contentLength: if !keepsLength { continue }
-                case .transferEncoding: if !keepsCodings { continue }
+                case .contentLength: if !keepsLength || hasNoFraming { continue }
+                case .transferEncoding: if !keepsCodings || hasNoFraming { continue }
                 }
                 buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[field.name]))
                 buffer.writeStaticString(": ")
