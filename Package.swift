@@ -16,6 +16,8 @@ let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-h
 // with `traits: []` and then resolves no web server at all (Scripts/check-library-shape).
 let emulatorsTrait: Set<String> = ["Emulators"]
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: emulatorsTrait))
+// The signals `waitingroom gate` watches itself (a second Ctrl-C cuts its drain short).
+let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: emulatorsTrait))
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: emulatorsTrait))
 let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: emulatorsTrait))
 // Vapor is only for its gate middleware (WaitingRoomGateVapor) and that module's tests: behind the
@@ -309,7 +311,7 @@ let package = Package(
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
                 "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", "CEditLine", "CHeapInUse", logging,
                 "WaitingRoomSQLite", "WaitingRoomPostgres", prometheus, coreMetrics, hummingbird,
-                "WaitingRoomGate", nioHTTP1, serviceLifecycle, nioConcurrencyHelpers,
+                "WaitingRoomGate", nioHTTP1, serviceLifecycle, unixSignals, nioConcurrencyHelpers,
                 // `bench queueit`'s baseline: a bare HMAC-SHA256, keyed per call
                 crypto,
             ],

@@ -303,6 +303,40 @@ struct GateProxyTests {
         #expect(down.stop() == 0)
     }
 
+    /// SIGTERM stops the gate gracefully: a request in flight is answered, then it exits 0. A
+    /// second SIGTERM during that drain stops it at once, the request cut (it used to wait for
+    /// the drain whatever came).
+    @Test func aSecondSignalCutsTheDrainShort() async throws {
+        let upstream = try await GateProxyUpstream.start()
+        for signals in [1, 2] {
+            let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", upstream.baseURL])
+            let path = "/static/slow/signals-\(signals)"
+            let reply = Task { try await gate.send(path) }
+            // in flight: the upstream has it (and answers it 5 s later)
+            let deadline = ContinuousClock.now + .seconds(15)
+            while !upstream.paths.contains(path), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(upstream.paths.contains(path))
+            gate.process.terminate()
+            if signals == 2 {
+                // the first signal has been taken (two at once may be delivered as one)
+                let said = await CLIProcess.read(gate.process) { $0.contains("stopping;") }
+                #expect(said.contains("a second Ctrl-C stops at once"), "\(said)")
+                gate.process.terminate()
+            }
+            let process = gate.process
+            let status = await DedicatedThread.run(name: "gate.wait") { process.waitForExit() }
+            if let out = gate.process.stdout { close(out) }
+            let answer = try? await reply.value
+            #expect(status == 0)
+            if signals == 1 {
+                #expect(answer?.status == 200 && answer?.text == "upstream \(path)", "the drain let it finish")
+            } else {
+                #expect(answer?.status != 200, "the second signal cut it: \(String(describing: answer?.status))")
+            }
+        }
+        await upstream.stop()
+    }
+
     @Test func anUpstreamThatIsDownGives502() async throws {
         // Port 1 on loopback: nothing listens, the connection is refused.
         let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:1", "--connect-timeout", "2"])

@@ -6,6 +6,7 @@ import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomGate
 import ServiceLifecycle
+import UnixSignals
 
 /// `waitingroom gate`: a reverse proxy that puts a vendor's server-side check (Queue-it's
 /// KnownUser flow, CrowdHandler's gatekeeper) in front of any HTTP app, until SIGINT or SIGTERM.
@@ -159,15 +160,36 @@ struct GateCommand: CLICommand {
             await started?.server.stop()
             throw ExitStatus.usage
         }
-        // SIGINT / SIGTERM: graceful shutdown (requests in flight finish)
-        let services = ServiceGroup(configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint],
+        // SIGINT / SIGTERM: graceful shutdown (requests in flight finish, within the exchange
+        // timeout); a second one stops at once, cutting them. Watched here rather than by the
+        // service group, which cannot take the same signal for both.
+        let services = ServiceGroup(configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [],
                                                          logger: CLILogging.logger(label: "waitingroom.gate.server")))
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let running = Task { try await services.run() }
+        let watcher = Task {
+            var seen = 0
+            for await _ in signals {
+                seen += 1
+                if seen == 1 {
+                    terminal.line("waitingroom gate: stopping; requests in flight finish (a second Ctrl-C stops at once)")
+                    await services.triggerGracefulShutdown()
+                } else {
+                    terminal.line("waitingroom gate: stopping at once; requests in flight are cut")
+                    running.cancel()
+                    return
+                }
+            }
+        }
         var failure: (any Error)?
         do {
-            try await services.run()
+            try await running.value
+        } catch is CancellationError {
+            // the second signal: the drain was cut short, as asked
         } catch {
             failure = error
         }
+        watcher.cancel()
         await started?.server.stop()
         try? await ownGroup?.shutdownGracefully()
         if let failure {

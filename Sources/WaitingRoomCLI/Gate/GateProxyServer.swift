@@ -68,10 +68,11 @@ final class GateProxyServer: Service, Sendable {
     }
 
     /// After the listener closed: waits for the requests in flight (at most the exchange timeout
-    /// and a second), then closes every visitor connection and the pooled upstream ones.
+    /// and a second, and not once the task is cancelled: a second signal), then closes every
+    /// visitor connection and the pooled upstream ones.
     func drain() async {
         let bound = ContinuousClock.now + .nanoseconds(settings.exchangeTimeout.nanoseconds) + .seconds(1)
-        while settings.slots.count > 0, ContinuousClock.now < bound {
+        while settings.slots.count > 0, ContinuousClock.now < bound, !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(20))
         }
         for channel in connections.all() {
