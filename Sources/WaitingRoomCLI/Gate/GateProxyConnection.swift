@@ -633,9 +633,9 @@ final class GateProxyConnection: ChannelDuplexHandler {
             }
             if visitorFraming == .dechunked || visitorFraming == .untilClose { keepAlive = false }
             var passHeaders = decision?.passHeaders ?? []
-            if !passHeaders.isEmpty {
-                passHeaders.removeAll { !GateProxyHeaders.isSafeFieldText($0.name) || !GateProxyHeaders.isSafeFieldText($0.value) }
-            }
+            let isUnsafe = { (field: GateHeader) in !GateProxyHeaders.isSafeFieldText(field.name) || !GateProxyHeaders.isSafeFieldText(field.value) }
+            // (removing copies the decision's array: only when there is something to remove)
+            if passHeaders.contains(where: isUnsafe) { passHeaders.removeAll(where: isUnsafe) }
             reportHandlerAnswer(status: answer.status)
             answerHeadRead = true
             // room for a small body known to follow, so that it joins the head without a copy of the head

@@ -38,7 +38,9 @@ enum GateProxyHeaders {
     /// Whether `text` may stand in a header field: no CR, LF or NUL (the gate's own answers carry
     /// URLs and cookies built from the request; forwarded fields were parsed, so they cannot hold these).
     static func isSafeFieldText(_ text: String) -> Bool {
-        !text.utf8.contains { $0 == 0x0d || $0 == 0x0a || $0 == 0 }
+        var text = text
+        // on the contiguous UTF-8 in place (a pass header is checked on every forwarded answer)
+        return text.withUTF8 { bytes in !bytes.contains { $0 == 0x0d || $0 == 0x0a || $0 == 0 } }
     }
 
     /// The `X-Forwarded-For` value to send: the incoming one (several fields joined with `,`)

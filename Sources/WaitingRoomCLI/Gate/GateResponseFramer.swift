@@ -1,4 +1,7 @@
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads an upstream's HTTP/1.x answers from the raw bytes of its connection, for
 /// `waitingroom gate`: it parses each head (``GateUpstreamHead``) and finds where the body ends
@@ -198,7 +201,9 @@ struct GateResponseFramer {
             // The next line from `cursor`, without its CR LF (takeHead ended the bytes with an empty line).
             var cursor = 0
             func nextLine() -> Range<Int>? {
-                guard cursor < raw.count, let lf = raw[cursor...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+                guard cursor < raw.count, let base = raw.baseAddress,
+                      let found = memchr(base + cursor, Int32(UInt8(ascii: "\n")), raw.count - cursor) else { return nil }
+                let lf = cursor + (UnsafeRawPointer(found) - (base + cursor))
                 var end = lf
                 if end > cursor, raw[end - 1] == UInt8(ascii: "\r") { end -= 1 }
                 defer { cursor = lf + 1 }

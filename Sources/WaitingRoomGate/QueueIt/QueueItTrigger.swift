@@ -164,26 +164,56 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
 
     /// The authority of an absolute URL (`host[:port]`), or "".
     static func host(of url: String) -> Substring {
-        guard let rest = afterScheme(url) else { return "" }
-        // on the UTF-8 bytes: the delimiters are ASCII, so the slice is whole characters
-        return Substring(rest.utf8.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
-    }
-
-    /// What follows the first `://` of `url`, or nil.
-    static func afterScheme(_ url: String) -> Substring? {
-        guard let offset = find("://", in: Substring(url)) else { return nil }
-        let utf8 = url.utf8
-        return Substring(url[utf8.index(utf8.startIndex, offsetBy: offset + 3)...])
+        let (start, end) = authorityBounds(of: url)
+        return slice(of: url, start, end)
     }
 
     /// The path of a URL (before `?` and `#`), or "".
     static func path(of url: String) -> Substring {
-        // on the UTF-8 bytes: the delimiters are ASCII, so every piece is whole characters
-        var rest = Substring(url).utf8[...]
-        if let offset = find("://", in: Substring(url)) {
-            rest = rest.dropFirst(offset + 3)
-            rest = rest.drop { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        var text = url
+        // on the UTF-8 bytes in place: the delimiters are ASCII, so every piece is whole characters
+        let (start, end) = text.withUTF8 { bytes -> (Int, Int) in
+            var start = 0
+            if let scheme = schemeEnd(bytes) {
+                start = scheme
+                while start < bytes.count, !isAuthorityEnd(bytes[start]) { start += 1 }
+            }
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
+            return (start, end)
         }
-        return Substring(rest.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
+        return slice(of: url, start, end)
+    }
+
+    /// Where the authority of `url` starts (after the first `://`) and ends (at `/`, `?`, `#` or
+    /// the end); (0, 0) without `://`.
+    static func authorityBounds(of url: String) -> (Int, Int) {
+        var text = url
+        return text.withUTF8 { bytes -> (Int, Int) in
+            guard let start = schemeEnd(bytes) else { return (0, 0) }
+            var end = start
+            while end < bytes.count, !isAuthorityEnd(bytes[end]) { end += 1 }
+            return (start, end)
+        }
+    }
+
+    /// The offset just after the first `://`, or nil.
+    private static func schemeEnd(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count >= 3 else { return nil }
+        for i in 0...(bytes.count - 3) where bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/") {
+            return i + 3
+        }
+        return nil
+    }
+
+    private static func isAuthorityEnd(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+    }
+
+    /// The UTF-8 offsets `start..<end` of `text` as a slice (they fall on ASCII delimiters).
+    private static func slice(of text: String, _ start: Int, _ end: Int) -> Substring {
+        let utf8 = text.utf8
+        let from = utf8.index(utf8.startIndex, offsetBy: start)
+        return text[from..<utf8.index(from, offsetBy: end - start)]
     }
 }
