@@ -77,6 +77,11 @@ import WaitingRoomGateTestSupport
         #expect(config.match(GateRequest(url: "https://s/home"), urlWithoutToken: "https://s/home") == nil)
         #expect(throws: QueueItIntegrationConfigError.missingVersion) { try QueueItIntegrationConfig(json: #"{"Integrations":[]}"#) }
         #expect(throws: QueueItIntegrationConfigError.self) { try QueueItIntegrationConfig(json: "not json") }
+        // a Version that is not a whole number names the field (it read as "not valid JSON")
+        #expect { try QueueItIntegrationConfig(json: #"{"Version": 3.5, "Integrations": []}"#) } throws: {
+            "\($0)".contains("Version") && "\($0)".contains("whole number") && !"\($0)".contains("not valid JSON")
+        }
+        #expect(try QueueItIntegrationConfig(json: #"{"Version": 4.0, "Integrations": []}"#).version == 4)
         #expect(throws: QueueItIntegrationConfigError.missingField(integration: "q", field: "QueueDomain")) {
             try QueueItIntegrationConfig(json: #"{"Version":1,"Integrations":[{"Name":"q","ActionType":"Queue","EventId":"e","Triggers":[]}]}"#)
         }

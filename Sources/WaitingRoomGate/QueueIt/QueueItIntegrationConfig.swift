@@ -22,7 +22,15 @@ public struct QueueItIntegrationConfig: Sendable, Hashable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        version = try c.decodeIfPresent(Int.self, forKey: .version) ?? 0
+        // a number that is not whole (3.5) fails in Foundation as "not valid JSON", without a path
+        if let number = try c.decodeIfPresent(Double.self, forKey: .version) {
+            guard number.rounded() == number, let whole = Int(exactly: number) else {
+                throw DecodingError.dataCorruptedError(forKey: .version, in: c, debugDescription: "Version must be a whole number, not \(number)")
+            }
+            version = whole
+        } else {
+            version = 0
+        }
         integrations = try c.decodeIfPresent([QueueItIntegration].self, forKey: .integrations) ?? []
     }
 

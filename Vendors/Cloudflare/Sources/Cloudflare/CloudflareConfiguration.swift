@@ -70,6 +70,10 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
         guard let u = URL(string: siteURL), let scheme = u.scheme, ["http", "https"].contains(scheme), u.host != nil else {
             throw .invalidConfiguration(field: "siteURL", "expected an http(s) URL, got \"\(siteURL)\"", vendor: v)
         }
+        // rooms are paths appended to it: a query or fragment would end up in the middle
+        guard u.query == nil, u.fragment == nil else {
+            throw .invalidConfiguration(field: "siteURL", "expected scheme, host and at most a path (rooms are paths under it), got \"\(siteURL)\"", vendor: v)
+        }
         guard ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].contains(method) else {
             throw .invalidConfiguration(field: "method", "expected GET, HEAD, POST, PUT, PATCH or DELETE, got \"\(method)\"", vendor: v)
         }

@@ -213,6 +213,16 @@ struct CloudflareProviderTests {
             #expect(e.field == "retrys")
         }
         #expect(throws: WaitingRoomError.self) { try CloudflareConfiguration(json: .object(["siteURL": .string("ftp://x")])) }
+        // rooms are paths under the site URL: a query or fragment there is refused, naming the field
+        for bad in ["https://a.example/shop?x=1", "https://a.example/#top", "https://a.example?"] {
+            do {
+                _ = try CloudflareConfiguration(json: .object(["siteURL": .string(bad)]))
+                Issue.record("\(bad) was accepted")
+            } catch let e as WaitingRoomError {
+                #expect(e.field == "siteURL", "\(bad)")
+            }
+        }
+        #expect(try CloudflareConfiguration(json: .object(["siteURL": .string("https://a.example/shop/")])).siteURL == "https://a.example/shop")
         #expect(throws: WaitingRoomError.self) { try CloudflareEmulatorConfiguration(json: .object(["rooms": .object(["r": .object(["queueing_status_code": .number(201)])])])) }
     }
 }
