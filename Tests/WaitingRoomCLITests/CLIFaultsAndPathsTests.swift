@@ -85,6 +85,17 @@ struct CLIFaultsAndPathsTests {
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("faults.netfunnel[0]"), "\(refused.stderr)")
 
+        // faults only for another vendor: the run goes on, but says it meets none of them (it was silent)
+        let other = dir + "/other-vendor.json"
+        try Data(#"{"queueit": [{"action": "status", "status": 503, "on": "enqueue"}]}"#.utf8).write(to: URL(fileURLWithPath: other))
+        let elsewhere = try await CLIProcess.run([
+            "load", "--vendor", "netfunnel", "--emulator", "--faults", other, "--scope", "service_1", "--room", "segKey_basic",
+            "--users", "2", "--hold", "0",
+        ], timeout: .seconds(120))
+        #expect(elsewhere.status == 0, "\(elsewhere.stderr)")
+        #expect(elsewhere.stderr.contains("has no faults for netfunnel (only for queueit)"), "\(elsewhere.stderr)")
+        #expect(!ok.stderr.contains("has no faults for"), "\(ok.stderr)")
+
         let noEmulator = try await CLIProcess.run(["load", "--vendor", "netfunnel", "--chaos", "1", "--scope", "s", "--room", "r"])
         #expect(noEmulator.status == 64)
         #expect(noEmulator.stderr.contains("--emulator"))

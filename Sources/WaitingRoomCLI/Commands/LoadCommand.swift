@@ -191,7 +191,14 @@ struct LoadCommand: CLICommand {
             if let suite {
                 faultsInstalled += try suite.installChaos(
                     vendor: vendor, perKind: chaos, delay: .milliseconds(Int64(chaosDelay * 1000)))
-                if let faults { faultsInstalled += try suite.installFaults(VendorConfigurationLoader.readJSON(faults), vendor: vendor) }
+                if let faults {
+                    let document = try VendorConfigurationLoader.readJSON(faults)
+                    faultsInstalled += try suite.installFaults(document, vendor: vendor)
+                    // an object of sections that names only other vendors: installed, but this run never meets them
+                    if case .object(let sections) = document, sections[vendor] == nil {
+                        terminal.error("waitingroom load: warning: \(faults) has no faults for \(vendor) (only for \(sections.keys.sorted().joined(separator: ", "))); this run meets none of them")
+                    }
+                }
             }
         } catch {
             terminal.error("waitingroom load: \(error)")
