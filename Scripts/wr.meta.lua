@@ -236,7 +236,8 @@ function wr.off(id) end
 ---@return string? err "cancelled"
 function wr.sleep(seconds) end
 
----Log through the host logger (label waitingroom.lua, metadata flow=<name>).
+---Log through the host logger (label waitingroom.lua, metadata flow=<name>). The level comes
+---first and is required (anything else is an error); the rest are joined as the message.
 ---@param level "trace"|"debug"|"info"|"notice"|"warning"|"error"|"critical"
 ---@param ... any
 function wr.log(level, ...) end
@@ -311,11 +312,13 @@ function wr.json.decode(text) end
 function wr.retry(options) end
 
 ---Let the user through without a pass (fail-open). FlowResult.outcome = bypassed(reason).
+---A reason that is not a string (or nil) is an error.
 ---@param reason? string
 ---@return wr.Decision
 function wr.bypass(reason) end
 
 ---Stop: the session is cancelled (a held key returned). FlowResult.outcome = aborted(reason).
+---A reason that is not a string (or nil) is an error.
 ---@param reason? string
 ---@return wr.Decision
 function wr.abort(reason) end

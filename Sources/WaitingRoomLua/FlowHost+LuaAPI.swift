@@ -290,7 +290,10 @@ extension FlowHost {
             }))
         }))
         functions.append(("log", { vm, L in
-            let levelName = vm.string(L, 1) ?? "info"
+            // the level comes first and is named: `wr.log()` logged an empty line and `wr.log(5)` dropped the 5
+            guard let levelName = vm.string(L, 1) else {
+                return .error("wr.log: the first argument is the level (trace, debug, info, notice, warning, error or critical), not a \(String(cString: clua_typename_at(L, 1)))")
+            }
             guard let level = Logger.Level(rawValue: levelName) else {
                 return .error("wr.log: unknown level \"\(levelName)\"; expected trace, debug, info, notice, warning, error or critical")
             }
@@ -379,6 +382,11 @@ extension FlowHost {
                         return .error("wr.retry: 'after' must be a number of seconds >= 0")
                     }
                 } else {
+                    // a reason is text or absent: `wr.bypass(5)` and `wr.abort({})` gave an empty one without a word
+                    let type = lua_type(L, 1)
+                    guard type == LUA_TSTRING || type == LUA_TNIL || type == LUA_TNONE else {
+                        return .error("wr.\(kind): 'reason' must be a string, not a \(String(cString: clua_typename_at(L, 1)))")
+                    }
                     reason = vm.string(L, 1)
                 }
                 lua_createtable(L, 0, 3)

@@ -262,6 +262,18 @@ struct FlowTests {
             let refused = value(await runtime.evaluate("return pcall(function() return \(bad) end)")) ?? []
             #expect(refused.first == "false" && refused.last?.contains("'after' must be a number") == true, "\(bad): \(refused)")
         }
+        // a reason is text or absent: these gave an empty reason without a word
+        #expect(value(await runtime.evaluate("return wr.bypass('down').reason, wr.abort().reason, wr.bypass(nil).decision")) == ["down", "nil", "bypass"])
+        for bad in ["wr.bypass(5)", "wr.abort({})", "wr.bypass(true)"] {
+            let refused = value(await runtime.evaluate("return pcall(function() return \(bad) end)")) ?? []
+            #expect(refused.first == "false" && refused.last?.contains("'reason' must be a string") == true, "\(bad): \(refused)")
+        }
+        // wr.log names its level first: wr.log() logged an empty line, wr.log(5) dropped the 5
+        for bad in ["wr.log()", "wr.log(5, 'x')"] {
+            let refused = value(await runtime.evaluate("return pcall(function() return \(bad) end)")) ?? []
+            #expect(refused.first == "false" && refused.last?.contains("the first argument is the level") == true, "\(bad): \(refused)")
+        }
+        #expect(value(await runtime.evaluate("return pcall(wr.log, 'debug', 'fine')")) == ["true"])
     }
 
     /// Deep tables and deep JSON cross the Lua stack level by level. Lua promises a host
