@@ -6,13 +6,17 @@ import WaitingRoomTesting
 import WaitingRoom
 
 /// Every fault kind on each request kind, with `trustOnFail` true and false, with and without a
-/// safety-net room. Delays are 10 s against a 3 s deadline (generous both ways on a loaded machine).
+/// safety-net room. Delays are 15 s against a 6 s deadline (generous both ways on a loaded machine).
 @Suite("CrowdHandler faults and the failure policy", .timeLimit(.minutes(4)))
 struct FaultTests {
     static let kinds = CrowdHandlerEmulatorFault.Kind.allCases
+    /// The request deadline: well below a delay fault's pause, well above a loaded machine's
+    /// loopback answer (3 s read a `garbage` fault as a timeout twice in CI, with the whole suite
+    /// running in parallel on two cores).
+    static let deadline = Duration.seconds(6)
 
     func fault(_ kind: CrowdHandlerEmulatorFault.Kind, on: CrowdHandlerEmulatorFault.Target = .requestsPost) -> CrowdHandlerEmulatorFault {
-        CrowdHandlerEmulatorFault(kind: kind, on: on, count: 1, status: 503, delayMs: 10_000)
+        CrowdHandlerEmulatorFault(kind: kind, on: on, count: 1, status: 503, delayMs: 15_000)
     }
 
     @Test(arguments: kinds)
@@ -20,7 +24,7 @@ struct FaultTests {
         let h = try await EmulatorHarness.start()
         h.emulator.inject(fault(kind))
         let store = MemoryPassStore()
-        let p = h.provider(try h.configuration(timeout: .seconds(3), trustOnFail: true), passStore: store)
+        let p = h.provider(try h.configuration(timeout: Self.deadline, trustOnFail: true), passStore: store)
         let outcome = try await p.enqueue(Entry(room: RoomKey(scope: "", room: "line"))).outcome()
         guard case .passed(let pass, let status) = outcome else { Issue.record("\(kind): expected passed, got \(outcome)"); return }
         #expect(status.code == CrowdHandlerCode.checkFailed.rawValue)
@@ -41,7 +45,7 @@ struct FaultTests {
     func withoutTrustNorSafetyNetTheSessionFails(_ kind: CrowdHandlerEmulatorFault.Kind) async throws {
         let h = try await EmulatorHarness.start()
         h.emulator.inject(fault(kind))
-        let p = h.provider(try h.configuration(timeout: .seconds(3), trustOnFail: false))
+        let p = h.provider(try h.configuration(timeout: Self.deadline, trustOnFail: false))
         let outcome = try await p.enqueue(Entry(room: RoomKey(scope: "", room: "open"))).outcome()
         guard case .failed(let error) = outcome else { Issue.record("\(kind): expected failed, got \(outcome)"); return }
         #expect(error.kind == .unavailable)
@@ -54,7 +58,7 @@ struct FaultTests {
     func safetyNetRoomThenRecovery(_ kind: CrowdHandlerEmulatorFault.Kind) async throws {
         let h = try await EmulatorHarness.start()
         h.emulator.inject(fault(kind))
-        let p = h.provider(try h.configuration(timeout: .seconds(3), trustOnFail: false, safetyNetSlug: "safety"))
+        let p = h.provider(try h.configuration(timeout: Self.deadline, trustOnFail: false, safetyNetSlug: "safety"))
         let session = try p.enqueue(Entry(room: RoomKey(scope: "", room: "open")))
         let events = Events(session)
         let outcome = await session.outcome()
@@ -63,7 +67,7 @@ struct FaultTests {
         let opened = events.all.compactMap { e -> (QueuePage, VendorStatus)? in if case .queueOpened(let q, let s) = e { return (q, s) } else { return nil } }
         #expect(opened.first?.0.queueURL.hasPrefix(h.baseURL + "/safety?") == true, "\(kind): sent to the safety-net room first")
         #expect(opened.first?.1.code == CrowdHandlerCode.safetyNet.rawValue)
-        let t = try await h.provider(try h.configuration(timeout: .seconds(3), trustOnFail: false, safetyNetSlug: "safety"))
+        let t = try await h.provider(try h.configuration(timeout: Self.deadline, trustOnFail: false, safetyNetSlug: "safety"))
             .tryPassAfter(fault: fault(kind), on: h.emulator)
         #expect(t.disposition == .queue)
         #expect(t.queuePage?.queueURL.contains("/safety?") == true)
@@ -73,7 +77,7 @@ struct FaultTests {
     @Test(arguments: kinds)
     func faultWhileWaitingFollowsThePolicy(_ kind: CrowdHandlerEmulatorFault.Kind) async throws {
         let h = try await EmulatorHarness.start()
-        let p = h.provider(try h.configuration(timeout: .seconds(3), trustOnFail: false))
+        let p = h.provider(try h.configuration(timeout: Self.deadline, trustOnFail: false))
         let session = try p.enqueue(Entry(room: RoomKey(scope: "", room: "line")))
         let events = Events(session)
         #expect(await eventually { events.all.contains { $0.name == .progress } })

@@ -18,9 +18,10 @@ import WaitingRoomHTTP
     /// Real-time figures of the `delay` kind: the pause is well past the request deadline.
     /// The request deadline for `delay` cases: well below the fault's delay, well above a loaded
     /// machine's loopback answer (400 ms gave spurious timeouts with three cold builds running;
-    /// 1.5 s timed out the enqueue itself once at a load average of 15, so the visitor enqueued twice).
-    static let shortTimeout = Duration.milliseconds(3_000)
-    static let longDelayMs = 8_000
+    /// 1.5 s timed out the enqueue itself once at a load average of 15, so the visitor enqueued twice;
+    /// 3 s timed out two answers of one run in a full parallel `swift test` on two cores).
+    static let shortTimeout = Duration.milliseconds(6_000)
+    static let longDelayMs = 15_000
 
     /// Enqueue: 4 retries after 1, 2, 4, 8 s (docs/queueit-protocol.md §3.2).
     static let enqueueDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8)]
