@@ -39,8 +39,10 @@ struct TwoInstancesTests {
     @Test func aUserIsEnqueuedOnceAndPassesOnceAcrossInstances() async throws {
         let url = try await PostgresTestCluster.shared.makeDatabase()
         let (emulator, server) = try await Self.emulator(limit: 1)
-        let (one, storeOne) = try await Self.instance(url: url, server: server)
-        let (two, storeTwo) = try await Self.instance(url: url, server: server)
+        // A lease longer than a loaded machine's stalls: one of 3 s ran out under a full parallel
+        // run, and the follower, taking it over as it should, enqueued alice a second time.
+        let (one, storeOne) = try await Self.instance(url: url, server: server, lease: .seconds(20))
+        let (two, storeTwo) = try await Self.instance(url: url, server: server, lease: .seconds(20))
         // Someone holds the only slot, so alice has to wait in line.
         let holder = try one.enqueue(Entry(room: Self.room, userId: "holder"))
         guard case .passed = await holder.outcome() else { Issue.record("holder did not pass"); return }

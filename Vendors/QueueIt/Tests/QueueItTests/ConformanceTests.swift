@@ -18,8 +18,11 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
     /// like the CrowdHandler adapter: with 1 s, a CI run on 2 busy cores timed out all five
     /// enqueue attempts of the block and duplicate-reject promises (code 3 instead of 403 and a
     /// place in line).
-    static let requestTimeout: Duration = .seconds(5)
-    static let delayMs = 8000
+    /// A request's deadline and a delay fault's pause: well above a loaded machine's loopback
+    /// answer (5 s expired on an ordinary answer in a full parallel run on two cores), well below
+    /// the pause.
+    static let requestTimeout: Duration = .seconds(8)
+    static let delayMs = 15_000
 
     let emulator: QueueItEmulator
     let port: Int
