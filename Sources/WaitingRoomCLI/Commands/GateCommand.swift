@@ -22,7 +22,7 @@ struct GateCommand: CLICommand {
             X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host, bodies streamed both ways. An
             upstream that refuses or does not answer in --timeout gives a 502 page; over
             --max-connections requests in flight get 503. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM:
-            requests in flight are finished first.
+            requests in flight are finished first (within --timeout); a second one stops at once.
 
             --config FILE holds, for queueit: the integration configuration JSON as Queue-it's platform
             publishes it (https://{customer}.queue-it.net/status/integrationconfig/{customer});
