@@ -277,20 +277,19 @@ final class GateProxyConnection: ChannelDuplexHandler {
             cancelTimer()
             pendingParts.removeAll()
             releaseSlot()
-            var bytes = context.channel.allocator.buffer(capacity: 80)
-            bytes.writeStaticString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
-            context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
-            phase = .closed
-            context.close(promise: nil)
-            return
-        }
-        if error is HTTPParserError, phase == .idle || phase == .answered {
-            var bytes = context.channel.allocator.buffer(capacity: 80)
-            bytes.writeStaticString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
-            context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+            writeBadRequest(context: context)
+        } else if error is HTTPParserError, phase == .idle || phase == .answered {
+            writeBadRequest(context: context)
         }
         phase = .closed
         context.close(promise: nil)
+    }
+
+    /// The 400 for a request that cannot be parsed; the connection ends after it.
+    private func writeBadRequest(context: ChannelHandlerContext) {
+        var bytes = context.channel.allocator.buffer(capacity: 80)
+        bytes.writeStaticString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
     }
 
     /// Reads only while what is read can go on: not while the engine decides or a connection is
