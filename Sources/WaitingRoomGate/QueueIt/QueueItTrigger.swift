@@ -87,8 +87,8 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
         httpHeaderName = try c.decodeIfPresent(String.self, forKey: .httpHeaderName)
     }
 
-    /// Whether this part holds for `request` (URL `url`, without `queueittoken`). The value
-    /// compared is a slice of the URL or of a header, never a copy.
+    /// Whether this part holds for `request` (URL `url`, without `queueittoken`). A part of the
+    /// URL is compared as a slice of it, not a copy.
     public func matches(_ request: GateRequest, url: String) -> Bool {
         let value: Substring
         switch validatorType {
