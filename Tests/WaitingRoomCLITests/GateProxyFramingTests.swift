@@ -21,6 +21,8 @@ struct GateProxyFramingTests {
         // a malformed chunk in the same write as the head: nothing has reached the visitor yet
         "/static/bad-chunk": ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n0\r\n\r\n", true),
         // framing fields a 204 and an interim answer must not carry (RFC 9110 §8.6)
+        // an HTTP/1.0 answer with Transfer-Encoding: faulty framing (RFC 9112 §6.1)
+        "/static/old-chunked": ("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody, true),
         "/static/no-content": ("HTTP/1.1 204 No Content\r\nContent-Length: 3\r\nX-A: 1\r\n\r\n", false),
         "/static/interim-length": ("HTTP/1.1 103 Early Hints\r\nContent-Length: 0\r\nLink: </b.css>; rel=preload\r\n\r\n"
             + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false),
@@ -115,7 +117,7 @@ struct GateProxyFramingTests {
         }
 
         // Answers that are not HTTP/1.1 are 502s that say so.
-        for path in ["/static/garbage", "/static/upgrade", "/static/length", "/static/bad-chunk"] {
+        for path in ["/static/garbage", "/static/upgrade", "/static/length", "/static/bad-chunk", "/static/old-chunked"] {
             let bad = try await gate.send(path)
             #expect(bad.status == 502 && bad.text.contains("not valid HTTP"), "\(path): \(bad.status) \(bad.text)")
             // an answer that is not HTTP is not a dropped connection: the request is not sent again

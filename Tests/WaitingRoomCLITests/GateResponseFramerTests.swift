@@ -145,6 +145,8 @@ struct GateResponseFramerTests {
             ("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n", "one number"),
             ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n", "101"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", "not the last"),
+            ("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", "HTTP/1.0 answer with Transfer-Encoding"),
+            ("HTTP/1.0 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 5\r\n\r\nhello", "HTTP/1.0 answer with Transfer-Encoding"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5z\r\n", "hexadecimal"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\n", "without a size"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokX\r\n", "longer than its size"),

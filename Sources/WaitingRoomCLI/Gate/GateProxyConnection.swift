@@ -654,7 +654,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
                 return
             }
             writeHeldHead()
-            if case .chunked = visitorFraming {
+            if isChunkedForVisitor {
                 var framed = context.channel.allocator.buffer(capacity: buffer.readableBytes + 12)
                 GateProxyWire.writeChunk(buffer, into: &framed)
                 context.write(wrapOutboundOut(framed), promise: nil)
@@ -674,7 +674,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
                     connection.close()
                 }
             }
-            if case .chunked = visitorFraming {
+            if isChunkedForVisitor {
                 var last = context.channel.allocator.buffer(capacity: 5)
                 GateProxyWire.writeLastChunk(trailers: nil, into: &last)
                 context.write(wrapOutboundOut(last), promise: nil)

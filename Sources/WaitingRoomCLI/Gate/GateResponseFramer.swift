@@ -277,6 +277,9 @@ struct GateResponseFramer {
         }
         if let failure { throw failure }
         if head.status == 101 { throw Malformed(reason: "101 Switching Protocols, but the gate asked for no upgrade") }
+        // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding is treated as if its framing
+        // were faulty, even with a Content-Length (a proxy closes and answers 502, §6.3)
+        if !head.isHTTP11, !codings.isEmpty { throw Malformed(reason: "an HTTP/1.0 answer with Transfer-Encoding") }
         // fields a `Connection` field names stop here too
         if !listed.isEmpty {
             for index in head.fields.indices where head.fields[index].kind == .plain && listed.contains(head.text(head.fields[index].name).lowercased()) {
