@@ -62,7 +62,7 @@ final class EmulatorHarness: Sendable {
     /// their `VirtualClock`, and a retry spaced on a frozen clock waits for ever (seen under
     /// ThreadSanitizer, where a loopback request on a loaded machine can outlast its timeout: six
     /// tests hung, the run never ended).
-    func configuration(timeout: Duration = .seconds(5), retries: Int = 1, retryDelay: Duration = .zero,
+    func configuration(timeout: Duration = .seconds(15), retries: Int = 1, retryDelay: Duration = .zero,
                        blockWhenQueueIsFull: Bool = true) throws -> CloudflareConfiguration {
         try CloudflareConfiguration(siteURL: siteURL, timeout: timeout, retries: retries, retryDelay: retryDelay,
                                     minRefreshInterval: .milliseconds(100), blockWhenQueueIsFull: blockWhenQueueIsFull)

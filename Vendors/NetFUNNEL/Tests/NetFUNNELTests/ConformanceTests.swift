@@ -10,10 +10,10 @@ import WaitingRoomTesting
 /// project, one per room behaviour. Public API only.
 final class NetFUNNELConformanceEmulator: ConformanceEmulator {
     static let project = "conformance"
-    /// The client's deadline for one request (real time; 5 s like the harness, so a loaded machine
+    /// The client's deadline for one request (real time; 10 s like the harness, so a loaded machine
     /// cannot time out a loopback answer) and the injected delay beyond it.
-    static let networkTimeout = 5000
-    static let delay: Duration = .milliseconds(7000)
+    static let networkTimeout = 10000
+    static let delay: Duration = .milliseconds(15000)
 
     let emulator: NetFUNNELEmulator
     let server: NetFUNNELRunningServer

@@ -24,7 +24,7 @@ struct CrashRecoveryTests {
         let directory: URL
 
         func configuration() -> NetFUNNELConfiguration {
-            NetFUNNELConfiguration(clientId: "emulator-0000", serverUrl: server.baseURL, networkTimeout: 5000)
+            NetFUNNELConfiguration(clientId: "emulator-0000", serverUrl: server.baseURL, networkTimeout: 10000)
         }
 
         func provider(clock: VirtualClock, lease: Duration = .seconds(10), recoverOnStart: Bool = false) throws -> NetFUNNELProvider {

@@ -150,7 +150,7 @@ struct DocumentedBehaviourTests {
     /// Recovery mode: the key is kept through an outage; when the server has dropped it, a new
     /// key is taken — more than once in one wait, up to `recoveryReissueLimit` (proposal).
     @Test func recoveryModeReissuesAfterEachLongOutage() async throws {
-        // Lenient keys and the harness's 5 s deadline, as in recoveryModeLongOutageGetsNewKey: a
+        // Lenient keys and the harness's 10 s deadline, as in recoveryModeLongOutageGetsNewKey: a
         // reply lost to a loaded machine's late answer must not pass for an outage.
         try await Harness.run(segments: ["seg": Harness.segment { $0.retentionSeconds = 5 }], emulator: { $0.strictKeys = false }) { h in
             let provider = try h.provider { $0.useNetworkRecoveryMode = true; $0.retryCount = 2 }

@@ -53,11 +53,11 @@ struct Harness {
         await server.shutdown()
     }
 
-    /// A 5 s `networkTimeout` (real time: the transport's deadline is on the event loop) so a
+    /// A 10 s `networkTimeout`, the vendor's largest (real time: the transport's deadline is on the event loop) so a
     /// loaded CI machine running the whole suite in parallel cannot time out a loopback answer;
     /// tests of the timeout itself set their own.
     func configuration(_ tweak: (inout NetFUNNELConfiguration) -> Void = { _ in }) -> NetFUNNELConfiguration {
-        var c = NetFUNNELConfiguration(clientId: "emulator-0000", serverUrl: server.baseURL, networkTimeout: 5000)
+        var c = NetFUNNELConfiguration(clientId: "emulator-0000", serverUrl: server.baseURL, networkTimeout: 10000)
         tweak(&c)
         return c
     }
