@@ -35,14 +35,14 @@ enum GateProxyWire {
         buffer.writeStaticString(version.minor == 0 ? "HTTP/1.0 " : "HTTP/1.1 ")
         buffer.writeString(String(head.status))
         buffer.writeStaticString(" ")
+        // a 1xx or 204 has no body and carries no framing fields (RFC 9110 §8.6, RFC 9112 §6.1)
+        let mayFrame = head.status != 204 && !(100..<200).contains(head.status)
         let keepsLength: Bool
         switch framing {
-        case .asReceived: keepsLength = head.framing != .chunked
+        case .asReceived: keepsLength = mayFrame && head.framing != .chunked
         case .chunked, .dechunked, .untilClose: keepsLength = false
         }
-        let keepsCodings = framing == .asReceived
-        // a 1xx or 204 has no body and carries no framing fields (RFC 9110 §8.6, RFC 9112 §6.1)
-        let hasNoFraming = head.status == 204 || (100..<200).contains(head.status)
+        let keepsCodings = mayFrame && framing == .asReceived
         head.bytes.withUnsafeReadableBytes { raw in
             buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[head.reason]))
             buffer.writeStaticString("\r\n")
@@ -50,8 +50,8 @@ enum GateProxyWire {
                 switch field.kind {
                 case .plain: break
                 case .hopByHop: continue
-                case .contentLength: if !keepsLength || hasNoFraming { continue }
-                case .transferEncoding: if !keepsCodings || hasNoFraming { continue }
+                case .contentLength: if !keepsLength { continue }
+                case .transferEncoding: if !keepsCodings { continue }
                 }
                 buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[field.name]))
                 buffer.writeStaticString(": ")

@@ -173,11 +173,8 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
         var text = url
         // on the UTF-8 bytes in place: the delimiters are ASCII, so every piece is whole characters
         let (start, end) = text.withUTF8 { bytes -> (Int, Int) in
-            var start = 0
-            if let scheme = schemeEnd(bytes) {
-                start = scheme
-                while start < bytes.count, !isAuthorityEnd(bytes[start]) { start += 1 }
-            }
+            // from the authority's end (0 without `://`)
+            let start = authorityBounds(bytes).1
             var end = start
             while end < bytes.count, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
             return (start, end)
@@ -189,12 +186,14 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     /// the end); (0, 0) without `://`.
     static func authorityBounds(of url: String) -> (Int, Int) {
         var text = url
-        return text.withUTF8 { bytes -> (Int, Int) in
-            guard let start = schemeEnd(bytes) else { return (0, 0) }
-            var end = start
-            while end < bytes.count, !isAuthorityEnd(bytes[end]) { end += 1 }
-            return (start, end)
-        }
+        return text.withUTF8(authorityBounds)
+    }
+
+    private static func authorityBounds(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
+        guard let start = schemeEnd(bytes) else { return (0, 0) }
+        var end = start
+        while end < bytes.count, !isAuthorityEnd(bytes[end]) { end += 1 }
+        return (start, end)
     }
 
     /// The offset just after the first `://`, or nil.
