@@ -459,6 +459,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The gate attacked from outside: raw bytes over loopback sockets to the reverse proxy
+        // (the real binary), the Hummingbird middleware and the Vapor one (`#if Vapor`), each in
+        // front of an app that records what reached it; the attack classes and a seeded fuzz run.
+        .testTarget(
+            name: "WaitingRoomGateSecurityTests",
+            dependencies: [
+                "WaitingRoomGateTestSupport", "WaitingRoomGate", "WaitingRoomGateHummingbird", "WaitingRoomGateVapor", "WaitingRoom", "QueueIt",
+                "WaitingRoomTesting", "WebDriver", hummingbird, serviceLifecycle, vapor, nioConcurrencyHelpers,
+            ],
+            swiftSettings: strict
+        ),
         // The Vapor middleware against the Hummingbird one, both over loopback in front of the
         // emulators (`#if Vapor`: empty with the trait off).
         .testTarget(

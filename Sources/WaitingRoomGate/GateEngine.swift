@@ -15,6 +15,11 @@ public protocol GateEngine: Sendable {
     /// without leaving the loop. Must equal what ``decide(_:)`` would return. Default: nil.
     func immediateDecision(_ request: GateRequest) -> GateDecision?
 
+    /// The request header names (any case) this engine's decisions read beyond the ones every
+    /// gate reads (`Cookie`, `User-Agent`, …): a proxy must not let a visitor have them dropped
+    /// on the way to the app (a `Connection` header naming them). Default: none.
+    var consultedHeaderNames: Set<String> { get }
+
     /// Told when the protected handler has answered a request this engine let through: its status
     /// and how long it took (CrowdHandler records it with `PUT /v1/responses`). Default: nothing.
     func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async
@@ -24,6 +29,8 @@ extension GateEngine {
     public func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async {}
 
     public func immediateDecision(_ request: GateRequest) -> GateDecision? { nil }
+
+    public var consultedHeaderNames: Set<String> { [] }
 }
 
 extension GateEngine {

@@ -19,13 +19,30 @@ public struct GateOrigin: Sendable, Hashable {
     /// only that exact text.
     public let trustedProxies: Set<String>
 
+    /// The `Host` values (`host` or `host:port`, compared without case) this server answers to
+    /// when there is no ``publicBaseURL``: a request for any other host is refused (400), so a
+    /// visitor cannot choose the host a `HostName` trigger reads. Empty: any well-formed host
+    /// (only safe when no trigger reads the host; `waitingroom gate` will not start so).
+    public let allowedHosts: Set<String>
+
     /// `publicBaseURL` loses any trailing `/`; each trusted proxy is written in its canonical
-    /// form.
-    public init(publicBaseURL: String? = nil, trustedProxies: Set<String> = []) {
+    /// form; allowed hosts are kept in lower case.
+    public init(publicBaseURL: String? = nil, trustedProxies: Set<String> = [], allowedHosts: Set<String> = []) {
         var base = publicBaseURL
         while base?.hasSuffix("/") == true { base?.removeLast() }
         self.publicBaseURL = base
         self.trustedProxies = Set(trustedProxies.map { Self.canonicalIPAddress($0) ?? $0 })
+        self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
+    }
+
+    /// Why a request head cannot be gated, with the answer it gets (400).
+    public struct HeadRefusal: Error, Sendable, Hashable {
+        /// What was wrong, for the visitor and the log.
+        public let reason: String
+        /// The 400 the adapter sends.
+        public var response: GateResponse { .refusal(400, reason) }
+
+        public init(_ reason: String) { self.reason = reason }
     }
 
     /// `text` as an IPv4 or IPv6 address in the form the system writes peers' addresses in
@@ -46,11 +63,24 @@ public struct GateOrigin: Sendable, Hashable {
     }
 
     /// The gate's view of one request head: `target` is the request line's path and query
-    /// (`/cart?x=1`), `authority` the `Host`, `peer` the connection's remote IP address. The body
-    /// length is the one `Content-Length` (nil when absent, repeated or not a number; ``GateLimits``
-    /// refuses repeated ones). Nil when no URL can be built: no `publicBaseURL`, and no `Host` or
-    /// one that is not `host[:port]` (``isAuthority(_:)``).
-    public func request(method: String, target: String, authority: String?, headers: [GateHeader], peer: String?) -> GateRequest? {
+    /// (`/cart?x=1`), `authority` the `Host`, `peer` the connection's remote IP address. The
+    /// target is taken in its canonical form (``GateTarget/canonical(_:)``; the request's
+    /// ``GateRequest/target``, which the adapter must hand the app). The body length is the one
+    /// `Content-Length` (nil when absent, repeated or not a number; ``GateLimits`` refuses
+    /// repeated ones). Throws when the target has no canonical form, or no URL can be built: no
+    /// `publicBaseURL`, and no `Host`, one that is not `host[:port]` (``isAuthority(_:)``) or one
+    /// not among ``allowedHosts``.
+    public func request(method: String, target rawTarget: String, authority: String?, headers: [GateHeader],
+                        peer: String?) throws(HeadRefusal) -> GateRequest {
+        let target: String
+        if rawTarget == "*", method == "OPTIONS" {
+            target = rawTarget
+        } else {
+            switch GateTarget.canonical(rawTarget) {
+            case .success(let canonical): target = canonical
+            case .failure(let refusal): throw HeadRefusal(refusal.description)
+            }
+        }
         // the URL in one allocation
         var url = ""
         if let publicBaseURL {
@@ -59,7 +89,12 @@ public struct GateOrigin: Sendable, Hashable {
         } else {
             // `Host: x?` or `x/static/` would change the path the triggers see while the app
             // serves the request line's: a Host that is not host[:port] is refused
-            guard let authority, Self.isAuthority(authority) else { return nil }
+            guard let authority, Self.isAuthority(authority) else {
+                throw HeadRefusal("the request has no Host header, or one that is not host[:port]")
+            }
+            if !allowedHosts.isEmpty, !allowedHosts.contains(authority.lowercased()) {
+                throw HeadRefusal("this server does not answer for host \(authority)")
+            }
             url.reserveCapacity(7 + authority.utf8.count + target.utf8.count)
             url.append("http://")
             url.append(authority)
@@ -74,9 +109,11 @@ public struct GateOrigin: Sendable, Hashable {
                 lengths.append(header.value)
             }
         }
-        return GateRequest(method: method, url: url, headers: headers,
-                           clientIP: clientIP(peer: peer, forwardedFor: forwardedFor),
-                           bodyLength: lengths.count == 1 ? Int(lengths[0]) : nil)
+        var request = GateRequest(method: method, url: url, headers: headers,
+                                  clientIP: clientIP(peer: peer, forwardedFor: forwardedFor),
+                                  bodyLength: lengths.count == 1 ? Int(lengths[0]) : nil)
+        request.target = target
+        return request
     }
 
     /// Whether `text` is a `Host` value, `host[:port]` (RFC 9110 §7.2, RFC 3986 §3.2.2): a

@@ -15,6 +15,11 @@ public struct GateRequest: Sendable, Hashable {
     public var clientIP: String?
     /// The body's declared length (`Content-Length`), when known; nil for none or streamed.
     public var bodyLength: Int?
+    /// The request target the decision was made on, in origin form (`/cart?x=1`): the canonical
+    /// one (``GateTarget``) when built by ``GateOrigin``. An adapter hands the app exactly this
+    /// target (the proxy forwards it; a middleware redirects a visitor whose target differs).
+    /// Nil for a request built by hand.
+    public var target: String?
 
     public init(method: String = "GET", url: String, headers: [GateHeader] = [], clientIP: String? = nil, bodyLength: Int? = nil) {
         self.method = method

@@ -26,6 +26,13 @@ public struct GateResponse: Sendable, Hashable {
         GateResponse(status: 302, headers: extra + [GateHeader("Location", location)] + noCacheHeaders)
     }
 
+    /// A 308 to `target`, the canonical form of the request's target (``GateTarget``): a
+    /// middleware's answer to a path the framework would serve under a form the gate did not
+    /// decide on. 308 keeps the method and body (RFC 9110 §15.4.9).
+    public static func canonicalRedirect(to target: String) -> GateResponse {
+        GateResponse(status: 308, headers: [GateHeader("Location", target)] + noCacheHeaders)
+    }
+
     /// A refusal: `status` (4xx) with a plain-text reason that says what was wrong.
     public static func refusal(_ status: Int, _ reason: String, extra: [GateHeader] = []) -> GateResponse {
         GateResponse(status: status, headers: extra + [GateHeader("Content-Type", "text/plain; charset=utf-8")] + noCacheHeaders,

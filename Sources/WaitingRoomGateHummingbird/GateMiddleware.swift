@@ -33,10 +33,11 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// A middleware that asks `engine` about every request it sees, after `limits`.
     public init(engine: any GateEngine, limits: GateLimits = .standard, publicBaseURL: String? = nil,
-                trustedProxies: Set<String> = [], logger: Logger = Logger(label: "waitingroom.gate")) {
+                trustedProxies: Set<String> = [], allowedHosts: Set<String> = [],
+                logger: Logger = Logger(label: "waitingroom.gate")) {
         self.engine = engine
         self.limits = limits
-        self.origin = GateOrigin(publicBaseURL: publicBaseURL, trustedProxies: trustedProxies)
+        self.origin = GateOrigin(publicBaseURL: publicBaseURL, trustedProxies: trustedProxies, allowedHosts: allowedHosts)
         self.logger = logger
     }
 
@@ -72,8 +73,9 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
         let response: GateResponse
     }
 
-    /// The gate's view of a Hummingbird request, or the 400 for one it cannot check: no Host (no
-    /// URL can be built), or two (RFC 9112 §3.2: the codec made the first the authority and left
+    /// The gate's view of a Hummingbird request, or the answer for one it cannot check as it is: a
+    /// 308 to the canonical target (``GateTarget``), a 400 for a target with no canonical form,
+    /// no Host (no URL can be built), one not allowed, or two (RFC 9112 §3.2: the codec made the first the authority and left
     /// the second among the fields, where the app could read a host the gate did not check).
     func gateView(_ request: Request, context: Context) -> Result<GateRequest, HeadRefusal> {
         let peer = (context as? any GateClientAddressContext)?.clientAddress
@@ -86,9 +88,18 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             headers.append(GateHeader(field.name.rawName, field.value))
         }
-        guard let built = origin.request(method: request.method.rawValue, target: request.uri.description, authority: request.head.authority,
-                                         headers: headers, peer: peer) else {
-            return .failure(HeadRefusal(response: .refusal(400, "the request has no Host header, or one that is not host[:port]")))
+        let raw = request.uri.description
+        let built: GateRequest
+        do {
+            built = try origin.request(method: request.method.rawValue, target: raw, authority: request.head.authority,
+                                       headers: headers, peer: peer)
+        } catch {
+            return .failure(HeadRefusal(response: error.response))
+        }
+        // The router has resolved the raw path already: a visitor whose path is not canonical is
+        // sent to the canonical one, so the app only ever serves what the gate decided on.
+        if let target = built.target, target != raw {
+            return .failure(HeadRefusal(response: .canonicalRedirect(to: target)))
         }
         return .success(built)
     }

@@ -32,9 +32,18 @@ enum VaporGateHead {
             }
             headers.append(GateHeader(name, value))
         }
-        guard let built = origin.request(method: request.method.rawValue, target: target, authority: authority, headers: headers,
-                                         peer: request.remoteAddress?.ipAddress) else {
-            self = .refusal(.refusal(400, "the request has no Host header, or one that is not host[:port]"))
+        let built: GateRequest
+        do {
+            built = try origin.request(method: request.method.rawValue, target: target, authority: authority, headers: headers,
+                                       peer: request.remoteAddress?.ipAddress)
+        } catch {
+            self = .refusal(error.response)
+            return
+        }
+        // Vapor routed the raw path before any middleware ran: a visitor whose path is not
+        // canonical is sent to the canonical one, so the app only serves what the gate decided on.
+        if let canonical = built.target, canonical != target {
+            self = .refusal(.canonicalRedirect(to: canonical))
             return
         }
         self = .request(built)

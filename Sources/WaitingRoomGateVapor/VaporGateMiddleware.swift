@@ -36,10 +36,11 @@ public struct VaporGateMiddleware: AsyncMiddleware {
     /// the request's `Host`; a request without one is refused with 400); `trustedProxies` are the
     /// peers whose `X-Forwarded-For` names the visitor.
     public init(engine: any GateEngine, limits: GateLimits = .standard, publicBaseURL: String? = nil,
-                trustedProxies: Set<String> = [], logger: Logger = Logger(label: "waitingroom.gate")) {
+                trustedProxies: Set<String> = [], allowedHosts: Set<String> = [],
+                logger: Logger = Logger(label: "waitingroom.gate")) {
         self.engine = engine
         self.limits = limits
-        self.origin = GateOrigin(publicBaseURL: publicBaseURL, trustedProxies: trustedProxies)
+        self.origin = GateOrigin(publicBaseURL: publicBaseURL, trustedProxies: trustedProxies, allowedHosts: allowedHosts)
         self.logger = logger
     }
 

@@ -107,6 +107,11 @@ import WaitingRoomHTTP
             let after = Self.counter(try await EmulatorAdmin.state(server, vendor: "crowdhandler"), "sessionsChecked")
             #expect(after == checked, "a valid signature needs no API call")
             #expect(upstream.count == 4)
+            // A promotion signed for demo-open vouches for demo-open only: on a URL another room
+            // guards, the API decides (and the blocked room lets no one in).
+            let crossRoom = try await app.send("/site/demo-blocked", headers: [("Cookie", cookie)])
+            #expect(crossRoom.status != 200, "a signature for another room of the feed opens nothing here")
+            #expect(upstream.count == 4)
             // A tampered signature is not trusted locally: the API decides, and the blocked room
             // never lets anyone in (the queue room promotes over time, so it could let a slow run in).
             let parts = cookie.dropFirst("crowdhandler=".count).split(separator: "~").map(String.init)

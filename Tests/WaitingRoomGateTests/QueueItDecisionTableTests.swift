@@ -30,7 +30,7 @@ enum KnownUserRow: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .ajaxForm:
             return "../shared/reference/queueit-protocol.md §7.1 steps 1–2 (x-queueit-ajaxpageurl ⇒ 200 with x-queueit-redirect, encodeURIComponent, Access-Control-Expose-Headers, no-cache)"
         case .cancelAction:
-            return "../shared/reference/queueit-protocol.md §7.2 (cancel redirect {queueDomain}/cancel/{c}/{e}[/{queueId}]/?…&r={target}); https://github.com/queueit/KnownUser.V3.Javascript/blob/master/src/UserInQueueService.ts (validateCancelRequest cancels the cookie)"
+            return "../shared/reference/queueit-protocol.md §7.2 (cancel redirect {queueDomain}/cancel/{c}/{e}[/{queueId}]?…&r={target}; KU-JS, KU-Java, KU-.NET, KU-PHP, KU-Python validateCancelRequest and its unit test: no / before ?); https://github.com/queueit/KnownUser.V3.Javascript/blob/master/src/UserInQueueService.ts (validateCancelRequest cancels the cookie)"
         case .ignoreAction:
             return "https://github.com/queueit/KnownUser.V3.Javascript/blob/master/src/KnownUser.ts (handleIgnoreAction: getIgnoreResult, no redirect, no cookie); src/IntegrationConfig/IntegrationConfigModel.ts (ActionType Ignore)"
         case .noSession:
@@ -106,7 +106,7 @@ enum KnownUserRow: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 #expect(none.status == 200, "without a session cookie the cancel action lets the request on")
                 let r = try await app.send("/logout", headers: [("Cookie", QueueItGateFixture.cookie(age: 30, queueId: "q-77"))])
                 #expect(r.status == 302, "\(row.source)")
-                #expect(r.value("Location")?.hasPrefix("\(base)/cancel/demo/sale/q-77/?c=demo&e=sale&ver=v3-swift-1.0.0&cver=7&man=logout&r=") == true)
+                #expect(r.value("Location")?.hasPrefix("\(base)/cancel/demo/sale/q-77?c=demo&e=sale&ver=v3-swift-1.0.0&cver=7&man=logout&r=") == true)
                 #expect(r.values("Set-Cookie").contains { $0.hasPrefix(QueueItGateFixture.cookieName + "=;") })
                 #expect(upstream.count == 1)
             case .ignoreAction:

@@ -52,4 +52,37 @@ import WaitingRoomGateTestSupport
         #expect(d.passHeaders.contains { $0.name == "Set-Cookie" && $0.value.hasPrefix(QueueItGateFixture.cookieName + "=EventId=sale&QueueId=q2") })
         #expect(gate.decideNow(request).verdict == .queue, "the same token a second time, without the cookie")
     }
+
+    /// `Contains "*"` holds for any non-empty value before `IsNegative` (every connector's
+    /// `ComparisonOperatorHelper.contains` returns early: KU-JS
+    /// `src/IntegrationConfig/IntegrationConfigHelpers.ts`, KU-Java `ComparisonOperatorHelper.contains`).
+    @Test func containsStarHoldsBeforeNegation() throws {
+        let negated = QueueItTriggerPart(validatorType: "CookieValidator", comparison: "Contains", valueToCompare: "*", isNegative: true,
+                                         cookieName: "member_session")
+        #expect(negated.matches(GateRequest(url: "https://shop.example/", headers: [GateHeader("Cookie", "member_session=abc")]), url: "https://shop.example/"))
+        #expect(negated.matches(GateRequest(url: "https://shop.example/"), url: "https://shop.example/"), "no cookie: \"\" does not contain *")
+        let plain = QueueItTriggerPart(validatorType: "CookieValidator", comparison: "Contains", valueToCompare: "*", cookieName: "member_session")
+        #expect(!plain.matches(GateRequest(url: "https://shop.example/"), url: "https://shop.example/"))
+    }
+
+    /// The cancel URL has no `/` before `?`, and a cookie bound to another address is not
+    /// cancelled (KU-JS `validateCancelRequest`, `UserInQueueStateCookieRepository.getState` with the client IP).
+    @Test func cancelChecksTheAddressAndHasNoSlashBeforeTheQuery() throws {
+        let json = """
+        {"Version": 3, "Integrations": [{"Name": "logout", "ActionType": "Cancel", "EventId": "sale", "QueueDomain": "demo.queue-it.net",
+          "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
+            {"ValidatorType": "UrlValidator", "UrlPart": "PagePath", "Operator": "Equals", "ValueToCompare": "/logout"}]}]}]}
+        """
+        let gate = try QueueItGate(customerId: "demo", secretKey: QueueItGateFixture.secret, configuration: try QueueItIntegrationConfig(json: json))
+        let issued = Int64(Date().timeIntervalSince1970) - 30
+        let bound = QueueItAcceptedCookie(eventId: "sale", queueId: "q-9", fixedValidityMinutes: nil, redirectType: "queue", issueTime: issued,
+                                          hashedIP: QueueItHash.hmacHex(secretKey: QueueItGateFixture.secret, message: "192.0.2.1"),
+                                          secretKey: QueueItGateFixture.secret)
+        let cookie = GateHeader("Cookie", "\(QueueItGateFixture.cookieName)=\(bound.value)")
+        let mine = gate.decideNow(GateRequest(url: "https://shop.example/logout", headers: [cookie], clientIP: "192.0.2.1"))
+        #expect(mine.verdict == .cancel && mine.response?.status == 302)
+        #expect(mine.response?.header("Location")?.hasPrefix("https://demo.queue-it.net/cancel/demo/sale/q-9?c=demo&e=sale&") == true)
+        let other = gate.decideNow(GateRequest(url: "https://shop.example/logout", headers: [cookie], clientIP: "198.51.100.7"))
+        #expect(other.reachesHandler && other.passHeaders.isEmpty, "a cookie bound to another address is left alone")
+    }
 }

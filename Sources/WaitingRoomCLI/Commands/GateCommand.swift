@@ -19,7 +19,15 @@ struct GateCommand: CLICommand {
             to the waiting room (302, never cached) or is refused (4xx), and never reaches the upstream;
             the rest are forwarded to --upstream (http://HOST:PORT, or unix:PATH for an app listening on a
             Unix-domain socket on this machine, which costs less than a loopback TCP hop) with their headers (minus hop-by-hop ones), plus
-            X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host, bodies streamed both ways. An
+            X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host, bodies streamed both ways. The
+            request target is decided on and forwarded in its canonical form (percent-escapes of
+            unreserved characters decoded, dot segments and repeated slashes removed; an encoded / or
+            backslash, a raw backslash or an encoded NUL gets 400); Connection cannot drop the framing,
+            Host, Cookie or what a trigger reads; X-Forwarded-For, Forwarded and X-Real-IP come through
+            only from a --trusted-proxy, X-Original-URL, X-Rewrite-URL and X-Original-URI never; a
+            request with Upgrade is answered as a plain request and ends its connection. Without
+            --emulator, give --public-url or --allowed-host: the Host a visitor sends must not choose
+            the URL the triggers read. An
             upstream that refuses or does not answer in --timeout gives a 502 page; over
             --max-connections requests in flight get 503. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM:
             requests in flight are finished first (within --timeout); a second one stops at once.
@@ -56,6 +64,7 @@ struct GateCommand: CLICommand {
     var mode = "full"
     var publicURL: String?
     var trustedProxies: [String] = []
+    var allowedHosts: [String] = []
     var maxConnections = 512
     var timeout = 60
     var connectTimeout = 5
@@ -75,6 +84,7 @@ struct GateCommand: CLICommand {
             .option("customer", \.customer, help: "Queue-it customer id (without --emulator)."),
             .option("mode", \.mode, help: "CrowdHandler: full (the API on every request) or hybrid (local signature check first)."),
             .option("public-url", \.publicURL, help: "scheme://host[:port] visitors reach the gate at (default: http:// and the Host header)."),
+            .repeating("allowed-host", \.allowedHosts, help: "A Host (host or host:port) the gate answers for when --public-url is not given; others get 400 (repeatable)."),
             .repeating("trusted-proxy", \.trustedProxies, help: "A proxy's IP address whose X-Forwarded-* headers are believed (repeatable; no host names or CIDR ranges)."),
             .option("max-connections", \.maxConnections, help: "Requests in flight at once (more get 503); also the idle upstream connections kept per thread."),
             .option("timeout", \.timeout, help: "Seconds one upstream exchange may take, its body included."),
@@ -101,6 +111,9 @@ struct GateCommand: CLICommand {
         guard maxBodyBytes >= 0 else { throw UsageError("--max-body-bytes must be 0 or more") }
         if let threads, !(1...256).contains(threads) { throw UsageError("--threads must be 1…256") }
         guard (0...1_000_000).contains(sessionMemo) else { throw UsageError("--session-memo must be 0…1000000") }
+        for host in allowedHosts where !GateOrigin.isAuthority(host) {
+            throw UsageError("--allowed-host must be host or host:port, got '\(host)'")
+        }
         for proxy in trustedProxies where GateOrigin.canonicalIPAddress(proxy) == nil {
             throw UsageError("--trusted-proxy must be an IP address (one proxy; no host names or CIDR ranges), got '\(proxy)'")
         }
@@ -135,7 +148,17 @@ struct GateCommand: CLICommand {
             // a bad option or file is usage (64); a vendor API that cannot be reached is not (4)
             throw error.kind == .invalidConfiguration ? ExitStatus.usage : ExitStatus.error
         }
-        if let server = started?.server { terminal.line("emulator: \(server.baseURL) (dashboard \(server.baseURL)/_emulator/)") }
+        // Without a public URL the URL the triggers read is built on the visitor's Host: only
+        // hosts named with --allowed-host may be used then (the demo emulator excepted).
+        if publicURL == nil, allowedHosts.isEmpty, started == nil {
+            terminal.error("waitingroom gate: give --public-url (or --allowed-host for each host visitors use): without them the Host a visitor sends would decide which triggers match")
+            throw ExitStatus.usage
+        }
+        if let server = started?.server {
+            terminal.line("emulator: \(server.baseURL) (dashboard \(server.baseURL)/_emulator/)")
+            // the emulator hands out passes to anyone who asks: loud, on stderr too
+            terminal.error("waitingroom gate: DEMO ONLY — the embedded emulator mints passes for anyone (POST \(server.baseURL)/_emulator/queueit/tokens); this gate protects nothing. Never expose it; see SECURITY.md.")
+        }
 
         let logger = CLILogging.logger(label: "waitingroom.gate")
         // Its own event-loop threads with --threads; NIO's shared group (one per core) otherwise.
@@ -143,7 +166,7 @@ struct GateCommand: CLICommand {
         let group: any EventLoopGroup = ownGroup ?? MultiThreadedEventLoopGroup.singleton
         let settings = GateProxySettings(
             upstream: address, engine: engine,
-            limits: GateLimits(maxBodyBytes: maxBodyBytes), origin: GateOrigin(publicBaseURL: publicURL, trustedProxies: Set(trustedProxies)),
+            limits: GateLimits(maxBodyBytes: maxBodyBytes), origin: GateOrigin(publicBaseURL: publicURL, trustedProxies: Set(trustedProxies), allowedHosts: Set(allowedHosts)),
             slots: GateProxySlots(limit: maxConnections),
             pools: GateUpstreamPools(group: group, address: address, connectTimeout: .seconds(Int64(connectTimeout)),
                                      maxIdlePerLoop: maxConnections),

@@ -366,12 +366,25 @@ final class GateProxyConnection: ChannelDuplexHandler {
             answer(GateProxyErrorPage.twoHosts())
             return
         }
-        guard let request = settings.origin.request(method: head.method.rawValue, target: head.uri, authority: head.headers.first(name: "host"),
-                                                    headers: headers, peer: peer) else {
+        let request: GateRequest
+        do {
+            request = try settings.origin.request(method: head.method.rawValue, target: head.uri, authority: head.headers.first(name: "host"),
+                                                  headers: headers, peer: peer)
+        } catch {
             releaseSlot()
-            answer(GateProxyErrorPage.noHost())
+            answer(error.response)
             return
         }
+        // the app gets the target the decision was made on
+        if let target = request.target, target != head.uri {
+            head.uri = target
+            self.head = head
+        }
+        // After a head that asks to switch protocols, NIO's parser reads no more of the
+        // connection: the gate does not switch (RFC 9110 §7.8 lets a server ignore `Upgrade`), it
+        // answers this request and ends the connection; what is sent meanwhile is bounded by the
+        // decoder's buffer (GateProxyServer).
+        if head.headers.contains(name: "upgrade") { keepAlive = false }
         if let decision = settings.engine.immediateDecision(request, within: settings.limits) {
             apply(decision, to: request)
             return
@@ -558,7 +571,10 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private func outboundHead(_ head: HTTPRequestHead) -> ByteBuffer {
         let peer = self.peer
         let trusted = peer.map { settings.origin.trustedProxies.contains($0) } ?? false
-        let listed = head.headers.contains(name: "connection") ? GateProxyHeaders.connectionListed(head.headers["connection"]) : []
+        // `Connection` may name fields to drop, never the framing, the host or what decides
+        // (GateProxyHeaders.neverDropped; the gate writes the framing it parsed itself)
+        let listed = head.headers.contains(name: "connection")
+            ? GateProxyHeaders.connectionListed(head.headers["connection"]).subtracting(settings.keptFieldNames) : []
         // One pass, written straight into the bytes sent (fields parsed by NIO cannot hold CR, LF or NUL).
         var bytes = context?.channel.allocator.buffer(capacity: 512) ?? ByteBuffer()
         bytes.writeString(head.method.rawValue)
@@ -569,7 +585,6 @@ final class GateProxyConnection: ChannelDuplexHandler {
         var forwardedForCount = 0
         var hasProto = false
         var hasHost = false
-        var hasLength = false
         var visitorHost: String?
         for (name, value) in head.headers {
             if name.equalsIgnoringASCIICase("host") {
@@ -577,6 +592,8 @@ final class GateProxyConnection: ChannelDuplexHandler {
                 continue
             }
             if GateProxyHeaders.isHopByHop(name) || (!listed.isEmpty && listed.contains(name.lowercased())) { continue }
+            if GateProxyHeaders.isNeverForwarded(name) { continue }
+            if !trusted, GateProxyHeaders.isClientAddressField(name) { continue }
             if name.utf8.count >= 15, name.utf8.first == UInt8(ascii: "x") || name.utf8.first == UInt8(ascii: "X") {
                 if name.equalsIgnoringASCIICase("x-forwarded-for") {
                     forwardedForCount += 1
@@ -589,8 +606,9 @@ final class GateProxyConnection: ChannelDuplexHandler {
                     guard trusted else { continue }
                     hasHost = true
                 }
-            } else if name.equalsIgnoringASCIICase("content-length") {
-                hasLength = true
+            } else if name.utf8.count == 14, name.equalsIgnoringASCIICase("content-length") {
+                // the framing is the gate's to write: the length NIO's parser framed the body by
+                continue
             }
             GateProxyWire.writeField(&bytes, name, value)
         }
@@ -598,8 +616,8 @@ final class GateProxyConnection: ChannelDuplexHandler {
         if requestChunked {
             // the visitor's codings as sent (`gzip, chunked` stays so: only the chunks are re-made)
             GateProxyWire.writeField(&bytes, "Transfer-Encoding", head.headers[canonicalForm: "transfer-encoding"].joined(separator: ", "))
-        } else if !hasLength, [.POST, .PUT, .PATCH].contains(head.method) {
-            GateProxyWire.writeField(&bytes, "Content-Length", "0")
+        } else if declaredLength > 0 || [.POST, .PUT, .PATCH].contains(head.method) {
+            GateProxyWire.writeField(&bytes, "Content-Length", String(declaredLength))
         }
         if let value = GateProxyHeaders.forwardedFor(incoming: forwardedFor, peer: peer) { GateProxyWire.writeField(&bytes, "X-Forwarded-For", value) }
         if !hasProto { GateProxyWire.writeField(&bytes, "X-Forwarded-Proto", "http") }

@@ -12,6 +12,43 @@ enum GateProxyHeaders {
         "transfer-encoding", "upgrade",
     ]
 
+    /// Fields a `Connection` header may name but the gate never drops (lowercase): the framing
+    /// (which the gate writes itself from what it parsed, RFC 9112 §6), `Host`, and what a
+    /// decision reads (`Cookie`, `Authorization`, the Queue-it token and AJAX headers, the client
+    /// address and language). A visitor who names `Content-Length` in `Connection` would
+    /// otherwise have the body re-framed into a second request the gate never checked; one who
+    /// names `Cookie` would strip the app's session. The engine adds the fields its triggers read
+    /// (``GateEngine/consultedHeaderNames``).
+    static let neverDropped: Set<String> = [
+        "content-length", "transfer-encoding", "host", "cookie", "authorization", "user-agent", "accept-language",
+        "x-queueittoken", "x-queueit-ajaxpageurl", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip",
+    ]
+
+    /// Fields some servers and frameworks read as the request's real target (IIS and Symfony's
+    /// `X-Original-URL`/`X-Rewrite-URL`, nginx's `X-Original-URI`): the app would serve another
+    /// path than the one the gate decided on, so they never reach it.
+    static let neverForwarded: Set<String> = ["x-original-url", "x-rewrite-url", "x-original-uri"]
+
+    /// Whether `name` is one of ``neverForwarded`` (any case).
+    static func isNeverForwarded(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 13, 14: return neverForwarded.contains { name.equalsIgnoringASCIICase($0) }
+        default: return false
+        }
+    }
+
+    /// Fields that name the client's address (lowercase): taken from a trusted proxy only; from
+    /// anyone else they are dropped (`X-Forwarded-For` is then the peer alone).
+    static let clientAddressFields: Set<String> = ["x-forwarded-for", "forwarded", "x-real-ip"]
+
+    /// Whether `name` is one of ``clientAddressFields`` (any case).
+    static func isClientAddressField(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 9, 15: return clientAddressFields.contains { name.equalsIgnoringASCIICase($0) }
+        default: return false
+        }
+    }
+
     /// Whether `name` is a hop-by-hop field (any case), without allocating.
     static func isHopByHop(_ name: String) -> Bool {
         switch name.utf8.count {

@@ -43,7 +43,11 @@ final class GateProxyServer: Service, Sendable {
                     // NIO parses the requests (llhttp, with its bounds); the gate writes its answers
                     // as bytes itself (GateProxyWire), so a forwarded answer passes as it came.
                     // Parse errors are answered by GateProxyConnection (400, then close).
-                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    // The decoder keeps at most `decoderBufferBound` bytes it has not parsed (a
+                    // head in progress, or all a visitor sends after an `Upgrade` head, which NIO
+                    // does not parse): over it the connection fails, it never grows with the input.
+                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes),
+                                                             maximumBufferSize: Self.decoderBufferBound))
                     try sync.addHandler(GateProxyConnection(settings: settings))
                     connections.add(channel)
                 }
@@ -52,6 +56,10 @@ final class GateProxyServer: Service, Sendable {
             .get()
         return GateProxyServer(settings: settings, listener: listener, connections: connections, onRunning: onRunning)
     }
+
+    /// The most request bytes the HTTP decoder holds unparsed: above NIO's 80 KiB head bound, so
+    /// every head NIO accepts fits.
+    static let decoderBufferBound = 128 * 1024
 
     /// The port it listens on.
     var port: Int? { listener.localAddress?.port }

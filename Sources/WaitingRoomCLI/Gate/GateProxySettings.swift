@@ -21,6 +21,9 @@ final class GateProxySettings: Sendable {
     /// How long a visitor's connection may sit idle between requests before it is closed.
     let idleTimeout: TimeAmount
     let logger: Logger
+    /// Fields a visitor's `Connection` header cannot have dropped (lowercase):
+    /// ``GateProxyHeaders/neverDropped`` and the ones the engine reads.
+    let keptFieldNames: Set<String>
     /// Whether each decision is logged (the logger is at `debug` or finer), read once.
     let logsDecisions: Bool
 
@@ -37,5 +40,6 @@ final class GateProxySettings: Sendable {
         self.idleTimeout = idleTimeout
         self.logger = logger
         self.logsDecisions = logger.logLevel <= .debug
+        self.keptFieldNames = GateProxyHeaders.neverDropped.union(engine.consultedHeaderNames.map { $0.lowercased() })
     }
 }

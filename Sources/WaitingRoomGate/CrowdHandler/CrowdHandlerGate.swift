@@ -91,9 +91,11 @@ public struct CrowdHandlerGate: GateEngine {
         // Hybrid: a signature that comes back from the room, or the one the gate's cookie keeps.
         if mode == .hybrid, let signature, let token {
             let fresh = request.queryParameter("ch-id-signature").flatMap { sig in request.queryParameter("ch-requested").map { (sig, $0) } }
-            for (sig, requested) in [fresh, cookie?.signed].compactMap({ $0 }) {
-                if let room = rooms.first(where: { signature.validate(signature: sig, token: token, requested: requested, room: $0,
-                                                                     now: options.clock.now()) == .valid }) {
+            // Only the room that guards this URL can vouch for it: a promotion signed for another
+            // room of the feed (a room with no queue, say) opens nothing here.
+            if let room = Self.room(guarding: url, in: rooms) {
+                for (sig, requested) in [fresh, cookie?.signed].compactMap({ $0 })
+                where signature.validate(signature: sig, token: token, requested: requested, room: room, now: options.clock.now()) == .valid {
                     let kept = GateSessionCookie(token: token, signed: (sig, requested))
                     return .pass("signature valid (\(room.slug)), no API call", headers: [setCookie(kept)], sessionID: token)
                 }
@@ -135,6 +137,48 @@ public struct CrowdHandlerGate: GateEngine {
         }
         // Not promoted, yet no room named: nothing guards this URL (proposal: pass).
         return .pass("no room guards this URL", headers: cookies, sessionID: r.token)
+    }
+
+    /// The first room of the feed, in the feed's order, that guards `url`, as CrowdHandler's
+    /// JavaScript and .NET SDKs choose it (`configParse.ts` `parse`, `GK.cs` `MatchRoom`): its
+    /// `domain` (when the feed gives one) is the URL's host, and its `urlPattern` matches the
+    /// path and query by its `patternType` (`regex`, `contains`, `all`; another type matches
+    /// nothing). Nil when none does.
+    static func room(guarding url: String, in rooms: [CrowdHandlerRoom]) -> CrowdHandlerRoom? {
+        let pathAndQuery = Self.pathAndQuery(of: url)
+        return rooms.first { room in
+            if let domain = room.domain, !domain.isEmpty, !Self.hasOrigin(url, domain) { return false }
+            let pattern = room.urlPattern ?? ""
+            switch (room.patternType ?? "contains").lowercased() {
+            case "all": return true
+            case "regex":
+                guard let regex = try? NSRegularExpression(pattern: pattern) else { return false }
+                return regex.firstMatch(in: pathAndQuery, range: NSRange(pathAndQuery.startIndex..., in: pathAndQuery)) != nil
+            case "contains":
+                return !pattern.isEmpty && pathAndQuery.contains(pattern)
+            default:
+                return false
+            }
+        }
+    }
+
+    /// `/path?query` of an absolute URL (without its fragment).
+    static func pathAndQuery(of url: String) -> String {
+        var rest = Substring(url)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        let tail = rest[slash...].prefix { $0 != "#" }
+        return tail.hasPrefix("?") ? "/" + tail : String(tail)
+    }
+
+    /// Whether `url` is on `domain` (`https://shop.example` or a bare host), compared without case.
+    static func hasOrigin(_ url: String, _ domain: String) -> Bool {
+        let host = { (text: String) -> String in
+            var rest = Substring(text.lowercased())
+            if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+            return String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
+        }
+        return host(url) == host(domain)
     }
 
     public func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async {

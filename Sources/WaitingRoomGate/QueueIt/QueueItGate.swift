@@ -56,6 +56,11 @@ public struct QueueItGate: GateEngine {
     public static let redirectHeader = "x-queueit-redirect"
 
     public var vendorID: String { QueueItConfiguration.vendorID }
+
+    /// The header names the configuration's `HttpHeaderValidator` triggers read.
+    public var consultedHeaderNames: Set<String> {
+        Set(configuration.integrations.flatMap { $0.triggers.flatMap { $0.parts.compactMap(\.httpHeaderName) } })
+    }
     /// The Queue-it customer id (`c`).
     public let customerId: String
     /// The published integration configuration.

@@ -111,7 +111,11 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     func compare(_ value: Substring) -> Bool {
         switch comparison {
         case "Equals": return Self.equals(value, Substring(valueToCompare), ignoreCase: isIgnoreCase) != isNegative
-        case "Contains": return Self.contains(value, Substring(valueToCompare), ignoreCase: isIgnoreCase) != isNegative
+        case "Contains":
+            // `*` holds for any non-empty value before `IsNegative` is looked at (every connector's
+            // `ComparisonOperatorHelper.contains` returns early): "does not contain *" matches too
+            if valueToCompare == "*", !value.isEmpty { return true }
+            return Self.contains(value, Substring(valueToCompare), ignoreCase: isIgnoreCase) != isNegative
         case "EqualsAny": return valuesToCompare.contains { Self.equals(value, Substring($0), ignoreCase: isIgnoreCase) } != isNegative
         case "ContainsAny": return valuesToCompare.contains { Self.contains(value, Substring($0), ignoreCase: isIgnoreCase) } != isNegative
         default: return false

@@ -263,7 +263,9 @@ final class CrowdHandlerEmulatorModel: Sendable {
             guard keyAccepted(key, s) else { return Self.error(401, "invalid x-api-key") }
             let list: [JSONValue] = s.rooms.keys.sorted().compactMap { slug in
                 guard let r = s.rooms[slug]?.room else { return nil }
-                return CrowdHandlerRoom(slug: slug, domain: base, urlPattern: r.urlPattern ?? "/\(slug)", patternType: "contains",
+                // (proposal) no `domain`: the emulator's rooms guard whatever site a test puts in
+                // front of them (CrowdHandler's feed names the protected site's `https://host`)
+                return CrowdHandlerRoom(slug: slug, domain: nil, urlPattern: r.urlPattern ?? "/\(slug)", patternType: "contains",
                                         queueActivatesOn: r.queueActivatesOn, timeout: r.timeout).json
             }
             return Answer(status: 200, json: .object(["result": .array(list)]))

@@ -15,7 +15,7 @@ import WaitingRoomEmulatorKit
 ///   signed with the customer's secret key. An event that does not queue (safety net, disabled,
 ///   idle, after the event) sends the visitor to `t` with its token at once.
 /// - `GET /error/{code}/?c=…&e=…[&t=…]…`: a refused token or cookie: queued again the same way.
-/// - `GET /cancel/{c}/{e}[/{queueId}]/?…[&r={target}]`: the session was cancelled; back to `r`.
+/// - `GET /cancel/{c}/{e}[/{queueId}]?…[&r={target}]`: the session was cancelled; back to `r`.
 ///
 /// Which parts are Queue-it's and which are the emulator's (proposals) is in `Vendors/QueueIt/README.md`.
 extension QueueItEmulator {

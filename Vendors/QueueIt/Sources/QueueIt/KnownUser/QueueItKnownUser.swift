@@ -321,9 +321,12 @@ public struct QueueItRequestValidator: Sendable {
     }
 
     /// The cancel action (KU-JS `validateCancelRequest`): with a `QueueITAccepted` cookie whose hash
-    /// and event are good (its age does not matter), the cookie is cancelled and the visitor is sent
-    /// to `{base}/cancel/{c}/{e}[/{queueId}]/?c=…&e=…&ver=…&cver=…&man=…[&r={target}]`; without one
-    /// nothing happens (`isPassed`, no redirect).
+    /// and event are good and, when it is bound to an address, from that address (KU-JS
+    /// `UserInQueueStateCookieRepository.getState` checks `hip` for the cancel too; its age does not
+    /// matter), the cookie is cancelled and the visitor is sent to
+    /// `{base}/cancel/{c}/{e}[/{queueId}]?c=…&e=…&ver=…&cver=…&man=…[&r={target}]` (no `/` before
+    /// `?`: every connector's `validateCancelRequest` and its unit test); without one nothing
+    /// happens (`isPassed`, no redirect, the cookie left alone).
     public func cancel(url: String, headers: [(String, String)], clientIP: String?, now: Date) -> QueueItKnownUserDecision {
         let s = settings
         let ajaxHeader = headers.first(where: { $0.0.lowercased() == "x-queueit-ajaxpageurl" })?.1 ?? ""
@@ -334,7 +337,7 @@ public struct QueueItRequestValidator: Sendable {
                                                 queueId: nil, redirectType: nil, setCookies: [])
         guard let raw = Self.cookie(named: cookieName, in: headers), let c = QueueItAcceptedCookie.parse(raw),
               (try? c.validate(secretKey: s.secretKey, eventId: s.eventId, now: Date(timeIntervalSince1970: TimeInterval(c.issueTime)),
-                               cookieValidityMinutes: s.cookieValidityMinutes, clientIP: nil)) != nil else {
+                               cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP)) != nil else {
             return decision
         }
         var query = "c=\(enc(s.customerId))&e=\(enc(s.eventId))&ver=\(enc(QueueItKnownUserSettings.connectorVersion))&cver=\(s.configVersion)&man=\(enc(s.actionName))"
@@ -343,7 +346,7 @@ public struct QueueItRequestValidator: Sendable {
         decision.isPassed = false
         decision.queueId = c.queueId
         decision.redirectType = c.redirectType
-        decision.redirectURL = "\(s.queueBaseURL)/cancel/\(enc(s.customerId))/\(enc(s.eventId))\(queuePart)/?\(query)"
+        decision.redirectURL = "\(s.queueBaseURL)/cancel/\(enc(s.customerId))/\(enc(s.eventId))\(queuePart)?\(query)"
         decision.setCookies = [cancelCookie(name: cookieName)]
         return decision
     }

@@ -1,0 +1,249 @@
+import Foundation
+import Hummingbird
+import ServiceLifecycle
+import WaitingRoomGate
+import WaitingRoomGateHummingbird
+import WaitingRoomGateTestSupport
+import WaitingRoomTesting
+import WebDriver
+#if Vapor
+import Vapor
+import WaitingRoomGateVapor
+#endif
+
+/// The one Queue-it configuration every front is attacked with: `/static/` is let through (an
+/// Ignore action) and every other path queues in `sale`. The attacker never holds a pass, so any
+/// request that reaches the app outside `/static/` got past the gate.
+enum AttackConfiguration {
+    static let openPrefix = "/static/"
+    static let customer = "demo"
+    static let secret = "attack-secret-key-0123456789"
+    static let host = "shop.example"
+    static let json = """
+        {"Description": "attacks", "CustomerId": "demo", "AccountId": "demo", "Version": 3, "PublishDate": "2026-11-27T10:00:00Z",
+         "Integrations": [
+           {"Name": "static", "ActionType": "Ignore", "EventId": "", "QueueDomain": "",
+            "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
+              {"ValidatorType": "UrlValidator", "UrlPart": "PagePath", "Operator": "Contains", "ValueToCompare": "/static/",
+               "IsNegative": false, "IsIgnoreCase": false}]}]},
+           {"Name": "all", "ActionType": "Queue", "EventId": "sale", "QueueDomain": "queue.example", "CookieValidityMinute": 10,
+            "RedirectLogic": "AllowTParameter",
+            "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
+              {"ValidatorType": "UrlValidator", "UrlPart": "PagePath", "Operator": "Contains", "ValueToCompare": "/",
+               "IsNegative": false, "IsIgnoreCase": false}]}]}
+         ]}
+        """
+
+    static func engine() throws -> QueueItGate {
+        try QueueItGate(customerId: customer, secretKey: secret, configuration: try QueueItIntegrationConfig(json: json))
+    }
+}
+
+/// One way the gate stands in front of an app: the reverse proxy (`waitingroom gate`, the real
+/// binary, in front of a Hummingbird app), the Hummingbird middleware, or the Vapor middleware.
+/// The app records what reached it (``AppLog``).
+enum GateFrontKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case proxy, hummingbird, vapor
+    var description: String { rawValue }
+
+    /// The fronts this build has (Vapor's behind its trait).
+    static var available: [GateFrontKind] {
+        #if Vapor
+        [.proxy, .hummingbird, .vapor]
+        #else
+        [.proxy, .hummingbird]
+        #endif
+    }
+}
+
+/// A running front: where to send bytes, and what reached the app.
+struct GateFront: Sendable {
+    let kind: GateFrontKind
+    let port: Int
+    let log: AppLog
+    /// The gate's process (the proxy), for its memory.
+    let process: SpawnedProcess?
+
+    /// Runs `body` with a fresh front of `kind`; everything is stopped however `body` ends.
+    static func with(_ kind: GateFrontKind, _ body: @Sendable (GateFront) async throws -> Void) async throws {
+        let log = AppLog()
+        switch kind {
+        case .proxy:
+            try await RecordingApp.serve(log: log, middleware: nil) { upstreamPort in
+                let process = try ProxyProcess.start(upstreamPort: upstreamPort)
+                do {
+                    let port = try await ProxyProcess.port(of: process)
+                    try await body(GateFront(kind: kind, port: port, log: log, process: process))
+                } catch {
+                    ProxyProcess.stop(process)
+                    throw error
+                }
+                ProxyProcess.stop(process)
+            }
+        case .hummingbird:
+            let middleware = GateMiddleware<GateRequestContext>(engine: try AttackConfiguration.engine(), allowedHosts: [AttackConfiguration.host])
+            try await RecordingApp.serve(log: log, middleware: middleware) { port in
+                try await body(GateFront(kind: kind, port: port, log: log, process: nil))
+            }
+        case .vapor:
+            #if Vapor
+            try await VaporRecordingApp.serve(log: log) { port in
+                try await body(GateFront(kind: kind, port: port, log: log, process: nil))
+            }
+            #endif
+        }
+    }
+
+    /// Sends `text` (a whole exchange, pipelined requests included) and returns the answer text.
+    func send(_ text: String, readTimeout: Double = 2) async throws -> String {
+        try await RawHTTP.exchange(port: port, text, readTimeout: readTimeout)
+    }
+
+    func send(_ bytes: [UInt8], readTimeout: Double = 2) async throws -> String {
+        try await RawHTTP.exchange(port: port, bytes, readTimeout: readTimeout)
+    }
+}
+
+/// The app: a Hummingbird server on 127.0.0.1 port 0 whose every route records the request and
+/// answers `app {path}`; POST bodies are read and dropped. With `middleware`, the gate's
+/// Hummingbird middleware stands in front of the routes.
+enum RecordingApp {
+    static func serve(log: AppLog, middleware: GateMiddleware<GateRequestContext>?, _ body: @Sendable (Int) async throws -> Void) async throws {
+        let router = Router(context: GateRequestContext.self)
+        if let middleware { router.add(middleware: middleware) }
+        let record: @Sendable (Request) -> Void = { request in
+            var headers: [(String, String)] = []
+            for field in request.headers { headers.append((field.name.canonicalName, field.value)) }
+            if let authority = request.head.authority { headers.append(("host", authority)) }
+            log.record(request.uri.description, headers: headers)
+        }
+        for method in [HTTPRequest.Method.get, .post, .put, .delete, .options, .patch, .head] {
+            router.on("**", method: method) { request, _ -> String in
+                record(request)
+                for try await _ in request.body {}
+                return "app \(request.uri.path)"
+            }
+        }
+        let ports = AsyncStream<Int>.makeStream()
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in
+                                  ports.continuation.yield(channel.localAddress?.port ?? 0)
+                                  ports.continuation.finish()
+                              })
+        // stopped gracefully, never by cancelling its task (swift-nio #3481)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
+        let task = Task { try await group.run() }
+        var port = 0
+        for await p in ports.stream { port = p }
+        do {
+            try await body(port)
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = await task.result
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        _ = await task.result
+    }
+}
+
+#if Vapor
+/// The app on Vapor, behind `VaporGateMiddleware`: every path and method recorded.
+enum VaporRecordingApp {
+    static func serve(log: AppLog, _ body: @Sendable (Int) async throws -> Void) async throws {
+        let app = try await Vapor.Application.make(.testing)
+        app.logger.logLevel = .critical
+        do {
+            let gated = app.grouped(VaporGateMiddleware(engine: try AttackConfiguration.engine(), allowedHosts: [AttackConfiguration.host]))
+            for method in [Vapor.HTTPMethod.GET, .POST, .PUT, .DELETE, .OPTIONS, .PATCH] {
+                gated.on(method, "**", body: .collect(maxSize: "1mb")) { request -> String in
+                    log.record(request.url.string, headers: request.headers.map { ($0.name.lowercased(), $0.value) })
+                    return "app \(request.url.path)"
+                }
+            }
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+            guard let port = app.http.server.shared.localAddress?.port else { throw GateTestError("the Vapor server has no port") }
+            try await body(port)
+        } catch {
+            await app.server.shutdown()
+            try await app.asyncShutdown()
+            throw error
+        }
+        await app.server.shutdown()
+        try await app.asyncShutdown()
+    }
+}
+#endif
+
+/// `waitingroom gate` as an operator runs it, with the attack configuration.
+enum ProxyProcess {
+    /// The `waitingroom` executable next to the test bundle (or the package's debug build).
+    static var binary: String {
+        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? "")
+        for _ in 0..<4 {
+            dir = dir.deletingLastPathComponent()
+            let candidate = dir.appendingPathComponent("waitingroom").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return packageRoot + "/.build/debug/waitingroom"
+    }
+
+    static var packageRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    static func start(upstreamPort: Int) throws -> SpawnedProcess {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gate-attack-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let config = folder.appendingPathComponent("integrationconfig.json")
+        try Data(AttackConfiguration.json.utf8).write(to: config)
+        var environment = ProcessInfo.processInfo.environment
+        environment["QUEUEIT_SECRET_KEY"] = AttackConfiguration.secret
+        return try SpawnedProcess.spawn(binary, arguments: [
+            "gate", "--vendor", "queueit", "--customer", AttackConfiguration.customer, "--config", config.path,
+            "--upstream", "http://127.0.0.1:\(upstreamPort)", "--listen", "127.0.0.1:0", "--allowed-host", AttackConfiguration.host,
+            "--max-connections", "64",
+        ], environment: environment, directory: packageRoot, stdin: .discard, stdout: .pipe, stderr: .discard)
+    }
+
+    /// The port the gate printed it listens on.
+    static func port(of process: SpawnedProcess) async throws -> Int {
+        let watchdog = Task.detached {
+            try await Task.sleep(for: .seconds(30))
+            if process.isRunning { process.terminate() }
+        }
+        defer { watchdog.cancel() }
+        let text = await DedicatedThread.run(name: "gate.stdout") { () -> String in
+            var data = [UInt8]()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            guard let fd = process.stdout else { return "" }
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 { break }
+                data.append(contentsOf: buffer[0..<n])
+                let text = String(decoding: data, as: UTF8.self)
+                if text.contains("listening on"), text.hasSuffix("\n") { break }
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+        guard let range = text.range(of: "listening on http://127.0.0.1:"),
+              let port = Int(text[range.upperBound...].prefix { $0.isNumber }) else {
+            throw GateTestError("the gate printed no address: \(text)")
+        }
+        return port
+    }
+
+    static func stop(_ process: SpawnedProcess) {
+        process.terminate()
+        _ = process.waitForExit()
+        if let out = process.stdout { close(out) }
+    }
+
+    /// The process's resident set in bytes (`VmRSS`), or nil once it is gone.
+    static func residentBytes(_ process: SpawnedProcess) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+        return kib * 1024
+    }
+}
