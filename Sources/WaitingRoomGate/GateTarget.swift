@@ -13,8 +13,9 @@
 ///    escape encoded twice (`%25` and two hex digits: `%252e` is `.` to an app that decodes twice);
 /// 3. dot segments are removed (RFC 3986 §5.2.4), and runs of `/` become one (nginx's
 ///    `merge_slashes`, on by default, and most routers serve `//sale` as `/sale`);
-/// 4. in the query, escapes of unreserved characters are decoded too (an equivalent URI, RFC
-///    3986 §6.2.2.2), everything else is kept as sent.
+/// 4. the query is kept as sent: apps and tokens read it decoded anyway, and re-spelling it would
+///    send visitors whose encoder escapes `~` (Java's `URLEncoder`, old PHP) through a redirect on
+///    every request. (A `PageUrl` trigger on query text therefore sees the query as sent.)
 ///
 /// An app behind the reverse proxy receives the canonical target; the middlewares, which cannot
 /// change what the framework already routed, send a visitor whose target is not canonical to the
@@ -62,7 +63,8 @@ public enum GateTarget {
         for i in 0..<bytes.count {
             let byte = bytes[i]
             switch byte {
-            case UInt8(ascii: "%"), UInt8(ascii: "#"): return true
+            case UInt8(ascii: "#"): return true
+            case UInt8(ascii: "%"): if inPath { return true }
             case UInt8(ascii: "?"): inPath = false
             case UInt8(ascii: "\\"): if inPath { return true }
             case UInt8(ascii: "/"): if inPath, previous == UInt8(ascii: "/") { return true }
@@ -113,21 +115,8 @@ public enum GateTarget {
             i += 3
         }
         var result = removingDotSegments(path)
-        if queryStart < end {
-            result.append(UInt8(ascii: "?"))
-            var j = queryStart + 1
-            while j < end {
-                let byte = bytes[j]
-                if byte == UInt8(ascii: "%"), j + 2 < end, let high = hexValue(bytes[j + 1]), let low = hexValue(bytes[j + 2]),
-                   isUnreserved(high << 4 | low) {
-                    result.append(high << 4 | low)
-                    j += 3
-                } else {
-                    result.append(byte)
-                    j += 1
-                }
-            }
-        }
+        // the query as sent (its `?` included)
+        if queryStart < end { result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[queryStart..<end])) }
         return .success(String(decoding: result, as: UTF8.self))
     }
 

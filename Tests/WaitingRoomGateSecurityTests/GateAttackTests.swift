@@ -60,7 +60,8 @@ struct GateAttackTests {
             ]
             for target in targets {
                 let answer = try await front.send(Self.head("GET", target, ["Connection: close"]))
-                #expect(!answer.isEmpty, "\(kind): \(target) got no answer")
+                // (a framework may close on a target it cannot parse without a word; the gate answers)
+                #expect(!answer.isEmpty || kind != .proxy, "\(kind): \(target) got no answer")
             }
             #expect(front.log.unchecked.isEmpty, "\(kind): reached the app unchecked: \(front.log.unchecked)")
             // the open prefix itself still works, under its canonical spelling: the proxy forwards
@@ -81,7 +82,9 @@ struct GateAttackTests {
             for fields in [["Host: evil.example"], ["Host: \(Self.host)", "Host: evil.example"], ["Host: evil.example/static/"], []] {
                 let text = "GET /static/x HTTP/1.1\r\n" + fields.map { $0 + "\r\n" }.joined() + "Connection: close\r\n\r\n"
                 let answer = try await front.send(text)
-                #expect(RawHTTP.statuses(answer).first == 400, "\(kind) \(fields): \(answer.prefix(120))")
+                let status = RawHTTP.statuses(answer).first
+                // 400 from the gate, or (a middleware's framework) the connection closed without a word
+                #expect(status == 400 || (status == nil && kind != .proxy), "\(kind) \(fields): \(answer.prefix(120))")
             }
             // an absolute-form target names its own host: it must be a configured one too
             let absolute = try await front.send("GET http://evil.example/static/x HTTP/1.1\r\nHost: \(Self.host)\r\nConnection: close\r\n\r\n")

@@ -137,4 +137,38 @@ import WaitingRoomHTTP
             #expect(upstream.count == 0)
         }
     }
+
+    /// Where the gate follows CrowdHandler's SDKs (Vendors/CrowdHandler/README.md, "The gate and
+    /// the SDKs"): static assets pass without an API call, `+` in the visitor's URL comes back as
+    /// `+` (`%2B` in the waiting room's `url`), no empty `ch-id=`, and the PHP SDK's `ch-id`
+    /// cookie keeps the visitor's token.
+    @Test func staticAssetsPlusSignsAndThePHPCookieAsTheSDKsHaveThem() async throws {
+        try await GateTestApp.run(makeEngine: { try Self.fullGate($0) }) { server, app, upstream in
+            let calls = { () async throws -> Int in
+                let state = try await EmulatorAdmin.state(server, vendor: "crowdhandler")
+                return Self.counter(state, "sessionsChecked") + Self.counter(state, "sessionsCreated")
+            }
+            let before = try await calls()
+            let asset = try await app.send("/static/app.js")
+            #expect(asset.status == 200 && cookiePair(asset, named: "crowdhandler") == nil)
+            let after = try await calls()
+            #expect(after == before, "a static asset costs no API call")
+            let versioned = try await app.send("/static/app.js?v=3")
+            #expect(versioned.status == 200)
+            let checked = try await calls()
+            #expect(checked > after, "with a query it is no static asset to the SDKs: the API is asked")
+            let stop = try await AsyncHTTPTransport.shared.send(HTTPRequest(
+                method: "POST", url: server.baseURL + "/_emulator/crowdhandler/rooms/demo-queue",
+                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(30)))
+            #expect(stop.status == 200)
+            let waiting = try await app.send("/site/demo-queue?q=a+b")
+            let location = try #require(waiting.value("Location"))
+            #expect(location.contains("url=http%3A%2F%2Fshop.example%2Fsite%2Fdemo-queue%3Fq%3Da%2Bb&"), "\(location)")
+            let first = try await app.send("/site/demo-open")
+            let token = try #require(cookiePair(first, named: "crowdhandler")).dropFirst("crowdhandler=".count)
+            let viaPHPCookie = try await app.send("/site/demo-open", headers: [("Cookie", "ch-id=\(token)")])
+            #expect(cookiePair(viaPHPCookie, named: "crowdhandler") == "crowdhandler=\(token)", "the same token, kept")
+            #expect(upstream.count == 4)
+        }
+    }
 }

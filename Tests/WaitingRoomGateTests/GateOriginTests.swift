@@ -61,7 +61,7 @@ import WaitingRoomGate
             ("/./sale", "/sale"), ("/sale/.", "/sale/"), ("/sale/..", "/"), ("/../../sale", "/sale"), ("/a/b/../../sale/x", "/sale/x"),
             ("/a/.b/c", "/a/.b/c"), ("/a/..b/c", "/a/..b/c"), ("/a/b..", "/a/b.."), ("/.well-known/x", "/.well-known/x"),
             ("/a%20b", "/a%20b"), ("/a%3fb", "/a%3Fb"), ("/%7euser", "/~user"), ("/%E2%82%AC", "/%E2%82%AC"), ("/%e2%82%ac", "/%E2%82%AC"),
-            ("/sale?q=%73&r=%2F", "/sale?q=s&r=%2F"), ("/sale?next=/../x", "/sale?next=/../x"), ("/sale#queueittoken=x", "/sale"),
+            ("/sale?q=%73&r=%2F", "/sale?q=%73&r=%2F"), ("/%73ale?q=%7e", "/sale?q=%7e"), ("/sale?next=/../x", "/sale?next=/../x"), ("/sale#queueittoken=x", "/sale"),
             ("/sale?a=1#frag", "/sale?a=1"), ("/100%25", "/100%25"), ("/100%25-off", "/100%25-off"), ("/a?b=%252e", "/a?b=%252e"),
         ]
         for (raw, canonical) in same {

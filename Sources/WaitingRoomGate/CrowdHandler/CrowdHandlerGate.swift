@@ -32,14 +32,20 @@ public struct CrowdHandlerGate: GateEngine {
         public var responseSampleRate: Double
         /// The time signatures are checked against.
         public var clock: any WaitingRoomClock
+        /// Requests whose path and query match it pass with no API call and no cookie (static
+        /// assets); nil: none. Default: the pattern the PHP, JavaScript and .NET SDKs share
+        /// (``defaultIgnorePattern``).
+        public var ignorePattern: String?
 
         public init(cookieName: String = "crowdhandler", cookieMaxAge: Int? = nil, cookieSecure: Bool = false,
-                    responseSampleRate: Double = 0.2, clock: any WaitingRoomClock = SystemClock()) {
+                    responseSampleRate: Double = 0.2, clock: any WaitingRoomClock = SystemClock(),
+                    ignorePattern: String? = CrowdHandlerGate.defaultIgnorePattern) {
             self.cookieName = cookieName
             self.cookieMaxAge = cookieMaxAge
             self.cookieSecure = cookieSecure
             self.responseSampleRate = responseSampleRate
             self.clock = clock
+            self.ignorePattern = ignorePattern
         }
     }
 
@@ -54,6 +60,8 @@ public struct CrowdHandlerGate: GateEngine {
     public let options: Options
     let transport: any HTTPTransport
     let signature: CrowdHandlerSignature?
+    /// ``Options/ignorePattern``, compiled once (nil when none, or when it is not a valid pattern).
+    let ignoreExpression: NSRegularExpression?
 
     /// - Parameters:
     ///   - mode: `.hybrid` needs `configuration.privateKey` and `rooms` (``CrowdHandlerClient/rooms()``).
@@ -68,6 +76,15 @@ public struct CrowdHandlerGate: GateEngine {
         self.options = options
         self.transport = transport
         self.signature = configuration.privateKey.map(CrowdHandlerSignature.init(privateKey:))
+        if let pattern = options.ignorePattern {
+            guard let compiled = try? NSRegularExpression(pattern: pattern) else {
+                throw .invalidConfiguration(field: "ignorePattern", "not a valid regular expression: \(pattern)",
+                                            vendor: CrowdHandlerConfiguration.vendorID)
+            }
+            self.ignoreExpression = compiled
+        } else {
+            self.ignoreExpression = nil
+        }
     }
 
     /// A gate whose room feed is read from the API now (for hybrid mode).
@@ -81,9 +98,22 @@ public struct CrowdHandlerGate: GateEngine {
     /// the URL the API is asked about and the visitor is sent back to.
     public static let parameterNames: Set<String> = ["ch-code", "ch-fresh", "ch-id", "ch-id-signature", "ch-public-key", "ch-requested"]
 
+    /// Static assets: a path and query with no `?` that ends in one of these extensions (the
+    /// PHP SDK's `GateKeeper::$ignore`, the JavaScript SDK's `gk.ts` `ignore`, the .NET SDK's
+    /// `Exclusions`, which has `ICO` in capitals).
+    public static let defaultIgnorePattern =
+        #"^((?!.*\?).*(\.(avi|css|eot|gif|ico|jpg|jpeg|js|json|mov|mp4|mpeg|mpg|ogg|ogv|pdf|png|svg|ttf|txt|wmv|woff|woff2|xml))$)"#
+
     public func decide(_ request: GateRequest) async -> GateDecision {
+        if let ignore = ignoreExpression {
+            let pathAndQuery = Self.pathAndQuery(of: request.url)
+            if ignore.firstMatch(in: pathAndQuery, range: NSRange(pathAndQuery.startIndex..., in: pathAndQuery)) != nil {
+                return .pass("a static asset (ignore pattern), no API call")
+            }
+        }
         let url = Self.removingParameters(request.url)
-        let cookie = request.cookie(options.cookieName).map(GateSessionCookie.init(value:))
+        // the gate's cookie, or the PHP SDK's (`ch-id`): a visitor keeps their place either way
+        let cookie = (request.cookie(options.cookieName) ?? request.cookie("ch-id")).map(GateSessionCookie.init(value:))
         let token = request.queryParameter("ch-id").flatMap { $0.isEmpty ? nil : $0 } ?? cookie?.token
         if let token, token.utf8.count > 512 || token.contains(where: { $0 == ";" || $0 == "," || $0 == " " }) {
             return .refuse(400, "the CrowdHandler token is malformed")

@@ -122,13 +122,33 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
         return base + "/" + (r.hasPrefix("/") ? String(r.dropFirst()) : r)
     }
 
-    /// The waiting-room page for `slug`: `{waitURL}/{slug}?url=…&ch-code=&ch-id=…&ch-public-key=…`.
+    /// The waiting-room page for `slug`: `{waitURL}/{slug}?url=…&ch-code=&ch-id=…&ch-public-key=…`
+    /// (the JavaScript SDK's `getRedirectUrl`; `ch-id` left out when there is no token, as the PHP
+    /// SDK does). Values are encoded as `encodeURIComponent` does (the JavaScript SDK; PHP's
+    /// `urlencode` and .NET's `EscapeDataString` agree on `+` → `%2B`), so the visitor comes back
+    /// to the very URL they asked for.
     public func waitingRoomURL(slug: String, targetURL: String, token: String?) -> String {
-        var c = URLComponents(string: waitURL + "/" + slug)
-        c?.queryItems = [
-            URLQueryItem(name: "url", value: targetURL), URLQueryItem(name: "ch-code", value: ""),
-            URLQueryItem(name: "ch-id", value: token ?? ""), URLQueryItem(name: "ch-public-key", value: publicKey),
-        ]
-        return c?.string ?? waitURL + "/" + slug
+        var url = waitURL + "/" + Self.encodeComponent(slug) + "?url=" + Self.encodeComponent(targetURL) + "&ch-code="
+        if let token, !token.isEmpty { url += "&ch-id=" + Self.encodeComponent(token) }
+        return url + "&ch-public-key=" + Self.encodeComponent(publicKey)
+    }
+
+    /// `text` percent-encoded as JavaScript's `encodeURIComponent`: everything but letters, digits
+    /// and `-_.!~*'()`.
+    public static func encodeComponent(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"), UInt8(ascii: "*"),
+                 UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+            }
+        }
+        return out
     }
 }
