@@ -24,6 +24,13 @@ public struct GateDecision: Sendable, Hashable {
         self.sessionID = sessionID
     }
 
+    /// Adds a `Set-Cookie` with `value` to what the visitor gets: the gate's answer, or the
+    /// handler's (the pass headers).
+    public mutating func addCookie(_ value: String) {
+        let header = GateHeader("Set-Cookie", value)
+        if response != nil { response?.headers.insert(header, at: 0) } else { passHeaders.append(header) }
+    }
+
     /// Whether the request goes on to the protected handler.
     public var reachesHandler: Bool { response == nil }
 

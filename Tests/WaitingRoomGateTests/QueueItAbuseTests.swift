@@ -90,7 +90,9 @@ import WaitingRoomGateTestSupport
             #expect(own.status == 200)
             #expect(upstream.count == 1)
             let copied = try await app.send("/shop/cart", headers: [("Cookie", cookie), ("X-Forwarded-For", "198.51.100.9")])
-            #expect(copied.status == 302 && copied.value("Location")?.hasPrefix(s.server.baseURL + "/?c=demo&e=sale") == true)
+            // KU-JS `validateQueueRequest`: Queue-it's session-state error page, with the binding in `icr`
+            #expect(copied.status == 302 && copied.value("Location")?.hasPrefix(s.server.baseURL + "/error/connector/sessionstate/?c=demo&e=sale") == true)
+            #expect(copied.value("Location")?.contains("&icr=ip%2Ccip%3A3139382e35312e3130302e39%2Chip%3A") == true, "\(copied.value("Location") ?? "")")
             #expect(copied.values("Set-Cookie").contains { $0.hasPrefix(QueueItGateFixture.cookieName + "=;") })
             // The token itself, from the other address.
             let other = try await QueueItGateFixture.token(s.server, clientIP: visitor)

@@ -85,4 +85,77 @@ import WaitingRoomGateTestSupport
         let other = gate.decideNow(GateRequest(url: "https://shop.example/logout", headers: [cookie], clientIP: "198.51.100.7"))
         #expect(other.reachesHandler && other.passHeaders.isEmpty, "a cookie bound to another address is left alone")
     }
+
+    /// A configuration with an Ignore on /static/, a Queue on /shop/ and an integration whose
+    /// `ActionType` is none Queue-it knows.
+    static func parityGate(options: QueueItGate.Options = QueueItGate.Options()) throws -> QueueItGate {
+        let json = """
+        {"Version": 4, "Integrations": [
+          {"Name": "static", "ActionType": "Ignore", "EventId": "", "QueueDomain": "",
+           "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
+             {"ValidatorType": "UrlValidator", "UrlPart": "PagePath", "Operator": "Contains", "ValueToCompare": "/static/"}]}]},
+          {"Name": "future", "ActionType": "Redirect", "EventId": "sale", "QueueDomain": "demo.queue-it.net",
+           "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
+             {"ValidatorType": "UrlValidator", "UrlPart": "PagePath", "Operator": "Contains", "ValueToCompare": "/future/"}]}]},
+          {"Name": "shop", "ActionType": "Queue", "EventId": "sale", "QueueDomain": "demo.queue-it.net",
+           "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
+             {"ValidatorType": "UrlValidator", "UrlPart": "PagePath", "Operator": "Contains", "ValueToCompare": "/shop/"}]}]}]}
+        """
+        return try QueueItGate(customerId: "demo", secretKey: QueueItGateFixture.secret, configuration: try QueueItIntegrationConfig(json: json),
+                               options: options)
+    }
+
+    static func token(_ type: QueueItRedirectType = .queue, expiresIn: Int64 = 60, queueId: String = "q-p") throws -> String {
+        try QueueItTokenMinter(secretKey: QueueItGateFixture.secret).mint(eventId: "sale", queueId: queueId,
+                                                                          expiresAt: Int64(Date().timeIntervalSince1970) + expiresIn, redirectType: type)
+    }
+
+    /// The edge connectors' `x-queueittoken` header stands in for a missing query token; `OPTIONS`
+    /// is not gated by default (KU-JS sample, Queue-it's edge connectors); the gate's answers name
+    /// the connector (`x-queueit-connector`, KU-JS sample); SameSite is an option.
+    @Test func tokenHeaderOptionsAndConnectorHeader() throws {
+        let gate = try Self.parityGate(options: .init(cookieSameSite: "Lax"))
+        let viaHeader = gate.decideNow(GateRequest(url: "https://shop.example/shop/cart", headers: [GateHeader("x-queueittoken", try Self.token())]))
+        #expect(viaHeader.verdict == .pass && viaHeader.reachesHandler, "\(viaHeader.reason)")
+        let cookie = try #require(viaHeader.passHeaders.first { $0.value.hasPrefix(QueueItGateFixture.cookieName + "=") })
+        #expect(cookie.value.hasSuffix("; SameSite=Lax"))
+        let queued = gate.decideNow(GateRequest(url: "https://shop.example/shop/cart"))
+        #expect(queued.response?.header("x-queueit-connector") == "swift")
+        #expect(gate.decideNow(GateRequest(method: "OPTIONS", url: "https://shop.example/shop/cart")).reachesHandler)
+        let strict = try Self.parityGate(options: .init(ignoresOptionsRequests: false))
+        #expect(strict.decideNow(GateRequest(method: "OPTIONS", url: "https://shop.example/shop/cart")).verdict == .queue)
+    }
+
+    /// A debug token is verified before the triggers, on any request (KU-JS
+    /// `KnownUser.validateRequestByIntegrationConfig`, `ConnectorDiagnostics.verify`): a bad one goes
+    /// to the diagnostics page and never touches the session cookie; a good one writes
+    /// `queueitdebug` whatever the decision (Ignore, no trigger, a valid cookie).
+    @Test func debugTokensComeFirstAndTheirCookieAlways() throws {
+        let gate = try Self.parityGate()
+        let session = QueueItGateFixture.cookie(age: 30)
+        let expired = try Self.token(.debug, expiresIn: -10)
+        for path in ["/static/a.js", "/nothing", "/shop/cart"] {
+            let bad = gate.decideNow(GateRequest(url: "https://shop.example\(path)?queueittoken=\(expired)", headers: [GateHeader("Cookie", session)]))
+            #expect(bad.response?.header("Location")?.contains("diagnostics/connector/error/?code=timestamp") == true, "\(path): \(bad.reason)")
+            #expect(!(bad.response?.headers.contains { $0.name == "Set-Cookie" } ?? true), "\(path): the session cookie is left alone")
+        }
+        let good = try Self.token(.debug)
+        for path in ["/static/a.js", "/nothing"] {
+            let d = gate.decideNow(GateRequest(url: "https://shop.example\(path)?queueittoken=\(good)"))
+            #expect(d.reachesHandler && d.passHeaders.filter { $0.value.hasPrefix("queueitdebug=") }.count == 1, "\(path): \(d)")
+        }
+        let withCookie = gate.decideNow(GateRequest(url: "https://shop.example/shop/cart?queueittoken=\(good)", headers: [GateHeader("Cookie", session)]))
+        // (a page load with a token is sent on to the URL without it: the cookie comes with that answer)
+        let answered = (withCookie.response?.headers ?? []) + withCookie.passHeaders
+        #expect(withCookie.verdict == .pass && answered.filter { $0.value.hasPrefix("queueitdebug=") }.count == 1, "\(withCookie)")
+    }
+
+    /// An unknown `ActionType` acts as Ignore (KU-JS `default:`), and is logged and counted.
+    @Test func anUnknownActionTypeIsCounted() throws {
+        let gate = try Self.parityGate()
+        #expect(gate.configuration.integrations[1].unknownActionType == "Redirect")
+        let d = gate.decideNow(GateRequest(url: "https://shop.example/future/x"))
+        #expect(d.verdict == .ignore && d.reachesHandler && d.reason.contains("unknown action type"))
+        #expect(gate.unknownActionCount == 1)
+    }
 }

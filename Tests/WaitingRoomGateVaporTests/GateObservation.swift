@@ -37,7 +37,7 @@ struct GateObservation: Equatable, CustomStringConvertible {
     /// percent-encoded).
     static func blankVolatile(_ url: String) -> String {
         var s = url
-        for pattern in ["(ts(=|%3D))[0-9]+", "(ch-id(=|%3D))[^&%]+"] {
+        for pattern in ["(ts(=|%3D))[0-9]+", "(ch-id(=|%3D))[^&%]+", "(st(:|%3A))[0-9]+"] {
             s = s.replacingOccurrences(of: pattern, with: "$1_", options: .regularExpression)
         }
         return s

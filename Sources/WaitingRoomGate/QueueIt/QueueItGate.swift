@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import QueueIt
+import Synchronization
 import WaitingRoom
 
 /// Queue-it's KnownUser flow on the server (docs/queueit-protocol.md §7; KU-JS `KnownUser`,
@@ -35,16 +37,34 @@ public struct QueueItGate: GateEngine {
         /// rest of the second it was made in (a page's burst of requests checks the cookie once;
         /// the answers are the same as without it). 0: every request is checked afresh.
         public var sessionMemoCapacity: Int
+        /// Lets `OPTIONS` requests (CORS preflights, which carry no cookie) through unchecked, as
+        /// KU-JS's sample and Queue-it's edge connectors do. Default true.
+        public var ignoresOptionsRequests: Bool
+        /// What a request gets when the gate cannot decide (a validator that gives neither a pass
+        /// nor a redirect): `true` (default, the connectors' samples) lets it through with
+        /// `x-queueit-failed: true` on the answer and an error logged; `false` answers 503.
+        public var failsOpen: Bool
+        /// `SameSite` of the session cookie (`Lax`, `Strict`, `None`); nil: none, as every
+        /// connector writes it. `HttpOnly` and `Secure` come from the integration
+        /// (`IsCookieHttpOnly`, `IsCookieSecure`).
+        public var cookieSameSite: String?
+        /// Where failures and unknown action types are logged.
+        public var logger: Logger
 
         public init(platformVersion: String = QueueItGate.defaultPlatformVersion, redirectsAfterToken: Bool = true,
                     ledger: GateReplayLedger? = GateReplayLedger(), enqueueTokenValidity: Duration? = nil,
-                    clock: any WaitingRoomClock = SystemClock(), sessionMemoCapacity: Int = 10_000) {
+                    clock: any WaitingRoomClock = SystemClock(), sessionMemoCapacity: Int = 10_000, ignoresOptionsRequests: Bool = true,
+                    failsOpen: Bool = true, cookieSameSite: String? = nil, logger: Logger = Logger(label: "waitingroom.gate.queueit")) {
             self.platformVersion = platformVersion
             self.redirectsAfterToken = redirectsAfterToken
             self.ledger = ledger
             self.enqueueTokenValidity = enqueueTokenValidity
             self.clock = clock
             self.sessionMemoCapacity = sessionMemoCapacity
+            self.ignoresOptionsRequests = ignoresOptionsRequests
+            self.failsOpen = failsOpen
+            self.cookieSameSite = cookieSameSite
+            self.logger = logger
         }
     }
 
@@ -54,6 +74,13 @@ public struct QueueItGate: GateEngine {
     public static let ajaxHeader = "x-queueit-ajaxpageurl"
     /// The AJAX answer's header with the (encoded) redirect URL.
     public static let redirectHeader = "x-queueit-redirect"
+    /// The request header a token may come in when the query has none (Queue-it's edge
+    /// connectors, e.g. Cloudflare's `QUEUEIT_TOKEN_HEADER`).
+    public static let tokenHeader = "x-queueittoken"
+    /// The header naming the connector on the gate's own answers (KU-JS sample: `nodejs`).
+    public static let connectorHeader = GateHeader("x-queueit-connector", "swift")
+    /// The header on an answer the gate let through because it could not decide (KU-JS sample).
+    public static let failedHeader = GateHeader("x-queueit-failed", "true")
 
     public var vendorID: String { QueueItConfiguration.vendorID }
 
@@ -71,6 +98,23 @@ public struct QueueItGate: GateEngine {
     /// Each integration with its validator, in the configuration's order, shared (a request walks them without copying the
     /// integrations' strings).
     private let rules: [Rule]
+
+    /// Requests let through by an integration whose `ActionType` is unknown (each also logged).
+    private let unknownActions = Counter()
+    /// Requests let through, or refused, because the gate could not decide.
+    private let failures = Counter()
+
+    /// How many requests an integration with an unknown `ActionType` let through (it acts as Ignore).
+    public var unknownActionCount: Int { unknownActions.value }
+    /// How many requests the gate could not decide (``Options/failsOpen``).
+    public var failureCount: Int { failures.value }
+
+    /// A count many requests add to at once.
+    final class Counter: Sendable {
+        private let count = Atomic<Int>(0)
+        func add() { count.add(1, ordering: .relaxed) }
+        var value: Int { count.load(ordering: .relaxed) }
+    }
 
     /// An integration, its validator and the decisions it gave valid cookies this second.
     final class Rule: Sendable {
@@ -107,7 +151,15 @@ public struct QueueItGate: GateEngine {
                 layoutName: i.layoutName, culture: i.culture, actionName: i.name, configVersion: configuration.version,
                 cookieDomain: i.cookieDomain, cookieSecure: i.isCookieSecure, cookieHttpOnly: i.isCookieHttpOnly,
                 redirectLogic: i.redirectLogic == "EventTargetUrl" ? .eventTargetURL : .targetURL,
-                enqueueTokenValidity: options.enqueueTokenValidity)), memo: QueueItSessionMemo(capacity: options.sessionMemoCapacity))
+                enqueueTokenValidity: options.enqueueTokenValidity, cookieSameSite: options.cookieSameSite)),
+                 memo: QueueItSessionMemo(capacity: options.sessionMemoCapacity))
+        }
+        for integration in configuration.integrations {
+            if let action = integration.unknownActionType {
+                options.logger.warning("Queue-it integration has an unknown ActionType; it acts as Ignore", metadata: [
+                    "integration": "\(integration.name)", "actionType": "\(action)",
+                ])
+            }
         }
     }
 
@@ -122,7 +174,45 @@ public struct QueueItGate: GateEngine {
 
     /// The decision, synchronously (nothing here waits on the network).
     public func decideNow(_ request: GateRequest) -> GateDecision {
-        let (urlWithoutToken, token) = QueueItRequestValidator.splitToken(request.url)
+        if options.ignoresOptionsRequests, request.method == "OPTIONS" { return .pass("OPTIONS is not gated") }
+        var (urlWithoutToken, token) = QueueItRequestValidator.splitToken(request.url)
+        var request = request
+        // no token in the query: the edge connectors' header (then read as if it were in the query)
+        var tokenInQuery = token != nil
+        if token == nil, let header = request.header(Self.tokenHeader), !header.isEmpty {
+            token = header
+            tokenInQuery = false
+            request.url = urlWithoutToken + (urlWithoutToken.contains("?") ? "&" : "?") + "queueittoken=" + QueueItPercent.encodeComponent(header)
+        }
+        // A debug token is verified first, on every request that carries one, whatever matches
+        // (KU-JS `KnownUser.validateRequestByIntegrationConfig` runs `ConnectorDiagnostics.verify`
+        // before the triggers): a bad one goes to Queue-it's diagnostics page and leaves the
+        // session cookie alone; a good one turns on the `queueitdebug` cookie for this answer.
+        var diagnostics: String?
+        if let token, QueueItToken(token).redirectTypeField == "debug", let first = rules.first {
+            let eventId = QueueItToken(token).eventId ?? ""
+            do throws(QueueItValidationError) {
+                try QueueItTokenValidator(secretKey: secretKey, eventId: eventId).validate(token, now: options.clock.now(), clientIP: nil)
+                diagnostics = first.validator.debugCookie(token: token, url: request.url, now: options.clock.now())
+            } catch where error == .hash || error == .timestamp {
+                return GateDecision(verdict: .queue, response: .redirect(to: first.validator.diagnosticsURL(code: error), extra: [Self.connectorHeader]),
+                                    reason: "debug token: \(error.rawValue)")
+            } catch {
+                diagnostics = first.validator.debugCookie(token: token, url: request.url, now: options.clock.now())
+            }
+        }
+        var decision = decideOnTriggers(request, urlWithoutToken: urlWithoutToken, token: token, tokenInQuery: tokenInQuery)
+        if let diagnostics {
+            // one `queueitdebug` cookie, whichever path the decision took (the validator writes its own on a token it checks)
+            let isDebugCookie = { (h: GateHeader) in h.name == "Set-Cookie" && h.value.hasPrefix(QueueItRequestValidator.debugCookieName + "=") }
+            decision.passHeaders.removeAll(where: isDebugCookie)
+            decision.response?.headers.removeAll(where: isDebugCookie)
+            decision.addCookie(diagnostics)
+        }
+        return decision
+    }
+
+    func decideOnTriggers(_ request: GateRequest, urlWithoutToken: String, token: String?, tokenInQuery: Bool) -> GateDecision {
         guard let rule = rules.first(where: { rule in
             rule.integration.triggers.contains { $0.matches(request, url: urlWithoutToken) }
         }) else {
@@ -136,6 +226,13 @@ public struct QueueItGate: GateEngine {
         }
         switch integration.actionType {
         case .ignore:
+            if let action = integration.unknownActionType {
+                unknownActions.add()
+                options.logger.warning("request let through by an integration with an unknown ActionType", metadata: [
+                    "integration": "\(integration.name)", "actionType": "\(action)",
+                ])
+                return GateDecision(verdict: .ignore, reason: "unknown action type '\(action)' of '\(integration.name)' acts as Ignore")
+            }
             return GateDecision(verdict: .ignore, reason: "ignore action '\(integration.name)'")
         case .cancel:
             let d = rule.validator.cancel(url: request.url, headers: request.headerPairs, clientIP: request.clientIP,
@@ -146,11 +243,12 @@ public struct QueueItGate: GateEngine {
             return GateDecision(verdict: .cancel, response: redirect(to: url, isAjax: isAjax, cookies: d.setCookies),
                                 reason: "cancel action '\(integration.name)'", sessionID: d.queueId)
         case .queue:
-            return queue(request, rule: rule, urlWithoutToken: urlWithoutToken, token: token, isAjax: isAjax, ajax: ajax)
+            return queue(request, rule: rule, urlWithoutToken: urlWithoutToken, token: token, tokenInQuery: tokenInQuery, isAjax: isAjax, ajax: ajax)
         }
     }
 
-    func queue(_ request: GateRequest, rule: Rule, urlWithoutToken: String, token: String?, isAjax: Bool, ajax: String) -> GateDecision {
+    func queue(_ request: GateRequest, rule: Rule, urlWithoutToken: String, token: String?, tokenInQuery: Bool, isAjax: Bool,
+               ajax: String) -> GateDecision {
         let integration = rule.integration
         let validator = rule.validator
         let now = options.clock.now()
@@ -216,7 +314,7 @@ public struct QueueItGate: GateEngine {
             if !cookieValid, let token, let ledger = options.ledger, let h = QueueItToken(token).hash {
                 _ = ledger.use(h, expiresAt: QueueItToken(token).expiresAtEpoch ?? nowEpoch + 600, now: nowEpoch)
             }
-            if token != nil, !isAjax, options.redirectsAfterToken, request.method == "GET" || request.method == "HEAD" {
+            if tokenInQuery, !isAjax, options.redirectsAfterToken, request.method == "GET" || request.method == "HEAD" {
                 reason += ": redirect to the URL without queueittoken"
                 return GateDecision(verdict: .pass, response: .redirect(to: urlWithoutToken, extra: cookies), reason: reason,
                                     sessionID: d.queueId)
@@ -224,10 +322,12 @@ public struct QueueItGate: GateEngine {
             return .pass(reason, headers: cookies, sessionID: d.queueId)
         }
         guard var redirectURL = d.redirectURL else {
-            return .pass("no redirect", headers: cookies)
+            return cannotDecide("the validator gave neither a pass nor a redirect", integration: integration, cookies: cookies)
         }
         let reason: String
-        if let rejection = d.rejection {
+        if d.rejection == .sessionState, token == nil {
+            reason = "cookie: bound to another address"
+        } else if let rejection = d.rejection {
             reason = "token: \(rejection.rawValue)"
         } else {
             if let invitation { redirectURL = validator.queueURL(target: target, enqueueToken: invitation) }
@@ -235,6 +335,20 @@ public struct QueueItGate: GateEngine {
             reason = rawCookie == nil ? "no session" : "cookie refused"
         }
         return GateDecision(verdict: .queue, response: redirect(to: redirectURL, isAjax: isAjax, cookies: d.setCookies), reason: reason)
+    }
+
+    /// A request the gate cannot decide: let through with `x-queueit-failed: true` (fail open, the
+    /// connectors' samples) or answered 503 (``Options/failsOpen`` false); logged and counted.
+    func cannotDecide(_ problem: String, integration: QueueItIntegration, cookies: [GateHeader]) -> GateDecision {
+        failures.add()
+        options.logger.error("Queue-it gate could not decide", metadata: [
+            "integration": "\(integration.name)", "problem": "\(problem)", "failsOpen": "\(options.failsOpen)",
+        ])
+        guard options.failsOpen else {
+            return GateDecision(verdict: .refuse, response: .refusal(503, "the waiting room check failed; try again in a minute",
+                                                                     extra: [Self.failedHeader]), reason: "failed closed: \(problem)")
+        }
+        return .pass("failed open: \(problem)", headers: cookies + [Self.failedHeader])
     }
 
     /// Back to the queue without reading the token any further.
@@ -252,7 +366,7 @@ public struct QueueItGate: GateEngine {
     /// A page load: 302 with `Location`. An AJAX call: 200 with `x-queueit-redirect` (the URL,
     /// encoded like KU-JS), exposed to scripts by `Access-Control-Expose-Headers`. Both no-cache.
     func redirect(to url: String, isAjax: Bool, cookies: [String]) -> GateResponse {
-        let setCookies = cookies.map { GateHeader("Set-Cookie", $0) }
+        let setCookies = cookies.map { GateHeader("Set-Cookie", $0) } + [Self.connectorHeader]
         guard isAjax else { return .redirect(to: url, extra: setCookies) }
         return GateResponse(status: 200, headers: setCookies + [
             GateHeader(Self.redirectHeader, QueueItPercent.encodeComponent(url)),

@@ -126,6 +126,10 @@ public struct QueueItIntegration: Sendable, Hashable, Decodable {
     public var actionType: ActionType
     /// `Triggers`: any one matching selects this integration.
     public var triggers: [QueueItTrigger]
+    /// The `ActionType` text when it is none of `Queue`, `Cancel`, `Ignore` (or absent: `""`); the
+    /// integration then acts as Ignore (KU-JS `default:`; KU-Java, -.NET and -PHP queue instead,
+    /// KU-Python throws), and ``QueueItGate`` logs and counts every request it lets through so.
+    public var unknownActionType: String?
 
     public init(name: String, eventId: String, queueDomain: String, actionType: ActionType = .queue, triggers: [QueueItTrigger],
                 cookieDomain: String? = nil, isCookieHttpOnly: Bool = false, isCookieSecure: Bool = false, layoutName: String? = nil,
@@ -174,7 +178,9 @@ public struct QueueItIntegration: Sendable, Hashable, Decodable {
         }
         redirectLogic = try c.decodeIfPresent(String.self, forKey: .redirectLogic) ?? "AllowTParameter"
         forcedTargetURL = try c.decodeIfPresent(String.self, forKey: .forcedTargetURL)
-        actionType = try c.decodeIfPresent(ActionType.self, forKey: .actionType) ?? .ignore
+        let action = try c.decodeIfPresent(String.self, forKey: .actionType)
+        actionType = action.flatMap(ActionType.init(rawValue:)) ?? .ignore
+        unknownActionType = action.flatMap(ActionType.init(rawValue:)) == nil ? (action ?? "") : nil
         triggers = try c.decodeIfPresent([QueueItTrigger].self, forKey: .triggers) ?? []
     }
 

@@ -35,20 +35,50 @@ struct KnownUserFidelityTests {
         #expect(e.redirectURL == "https://acme.queue-it.net/?c=acme&e=sale&ver=v3-swift-1.0.0&cver=1&man=Queue")
     }
 
-    @Test func errorRedirectNamesTheRefusedCookie() throws {
+    /// `icr` never names a refused cookie on a token error (KU-JS `UserInQueueService.validateToken`
+    /// sets it only for the token's IP binding); a cookie bound to another address, with no token,
+    /// goes to `error/connector/sessionstate/` with `icr=ip,cip:{hex},hip:{Hip},st:{ms}` (KU-JS
+    /// `validateQueueRequest`, `SessionValidationResult.setIpBindingValidationDetails`).
+    @Test func errorRedirectsReportOnlyIPBindings() throws {
         let v = validator()
         let cookie = QueueItAcceptedCookie(eventId: "sale", queueId: "q-1", fixedValidityMinutes: nil, redirectType: "queue",
                                            issueTime: 1_600_000_000, hashedIP: nil, secretKey: secret)
         let headers = [("Cookie", "QueueITAccepted-SDFrts345E-V3_sale=\(cookie.value)")]
         let d = v.validate(url: "https://shop.acme.com/cart?queueittoken=garbage", headers: headers, clientIP: nil, now: now)
         #expect(d.rejection == .hash)
-        #expect(d.redirectURL?.contains("&icr=timestamp&queueittoken=garbage&ts=1700000000&t=") == true, "\(d.redirectURL ?? "nil")")
-        // An unreadable cookie: connector/sessionstate.
-        let junk = v.validate(url: "https://shop.acme.com/cart?queueittoken=garbage", headers: [("Cookie", "QueueITAccepted-SDFrts345E-V3_sale=x")],
-                              clientIP: nil, now: now)
-        #expect(query(junk.redirectURL)["icr"] == "connector/sessionstate")
+        #expect(query(d.redirectURL)["icr"] == nil, "\(d.redirectURL ?? "nil")")
+        #expect(d.redirectURL?.contains("/error/hash/?") == true && d.redirectURL?.contains("&queueittoken=garbage&ts=1700000000&t=") == true)
+        // A token bound to another address: icr=ip,cip:{hex of the client IP},hip:{token hip}.
+        let bound = try QueueItTokenMinter(secretKey: secret).mint(eventId: "sale", queueId: "q-2", expiresAt: 1_700_000_300,
+                                                                   redirectType: .queue, clientIP: "10.0.0.1")
+        let other = v.validate(url: "https://shop.acme.com/cart?queueittoken=\(bound)", headers: [], clientIP: "10.0.0.2", now: now)
+        #expect(other.rejection == .ip)
+        let hip = try #require(QueueItToken(bound).hashedIP)
+        #expect(query(other.redirectURL)["icr"] == "ip,cip:31302e302e302e32,hip:\(hip)")
+        // A cookie bound to another address and no token: the session-state page, the cookie cleared.
+        let boundCookie = QueueItAcceptedCookie(eventId: "sale", queueId: "q-3", fixedValidityMinutes: nil, redirectType: "queue",
+                                                issueTime: 1_700_000_000 - 30, hashedIP: QueueItHash.hmacHex(secretKey: secret, message: "10.0.0.1"),
+                                                secretKey: secret)
+        let moved = v.validate(url: "https://shop.acme.com/cart", headers: [("Cookie", "QueueITAccepted-SDFrts345E-V3_sale=\(boundCookie.value)")],
+                               clientIP: "10.0.0.2", now: now)
+        #expect(moved.redirectURL?.hasPrefix("https://acme.queue-it.net/error/connector/sessionstate/?c=acme&e=sale&") == true, "\(moved.redirectURL ?? "nil")")
+        #expect(query(moved.redirectURL)["icr"] == "ip,cip:31302e302e302e32,hip:\(boundCookie.hashedIP ?? ""),st:1700000000000")
+        #expect(query(moved.redirectURL)["ts"] == "1700000000")
+        #expect(moved.setCookies.contains { $0.hasPrefix("QueueITAccepted-SDFrts345E-V3_sale=;") })
         // No cookie: no icr.
         #expect(query(v.validate(url: "https://shop.acme.com/cart?queueittoken=garbage", headers: [], clientIP: nil, now: now).redirectURL)["icr"] == nil)
+    }
+
+    /// `cv_0` in a token is no fixed validity (KU-JS `UserInQueueService.getValidTokenResult`): the
+    /// cookie has no `FixedValidityMins` and is extended like any other.
+    @Test func cvZeroIsNoFixedValidity() throws {
+        let token = try QueueItTokenMinter(secretKey: secret).mint(eventId: "sale", queueId: "q-4", expiresAt: 1_700_000_300,
+                                                                   redirectType: .queue, cookieValidityMinutes: 0)
+        #expect(token.contains("~cv_0~"))
+        let d = validator().validate(url: "https://shop.acme.com/?queueittoken=\(token)", headers: [], clientIP: nil, now: now)
+        #expect(d.isPassed)
+        let cookie = try #require(d.setCookies.first { $0.hasPrefix("QueueITAccepted-SDFrts345E-V3_sale=") })
+        #expect(!cookie.contains("FixedValidityMins"), "\(cookie)")
     }
 
     @Test func debugTokensUseTheDiagnosticsPagesAndCookie() throws {

@@ -67,8 +67,12 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
     public var configVersion: Int
     /// `Domain` attribute of the cookie.
     public var cookieDomain: String?
+    /// `Secure` on the cookie (the integration's `IsCookieSecure`).
     public var cookieSecure: Bool
+    /// `HttpOnly` on the cookie (the integration's `IsCookieHttpOnly`).
     public var cookieHttpOnly: Bool
+    /// `SameSite` on the cookie (`Lax`, `Strict`, `None`); nil: none (no connector writes one).
+    public var cookieSameSite: String?
     /// Where the queue sends the visitor afterwards (the action's redirect logic): the request's
     /// URL (`t` in the redirect) or the waiting room's own event target URL (`t` omitted; KU-JS).
     public var redirectLogic: QueueItRedirectLogic
@@ -84,7 +88,7 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
                 cookieValidityMinutes: Int = 20, extendCookieValidity: Bool = true,
                 layoutName: String? = nil, culture: String? = nil, actionName: String = "Queue",
                 configVersion: Int = 1, cookieDomain: String? = nil, cookieSecure: Bool = false, cookieHttpOnly: Bool = false,
-                redirectLogic: QueueItRedirectLogic = .targetURL, enqueueTokenValidity: Duration? = nil) {
+                redirectLogic: QueueItRedirectLogic = .targetURL, enqueueTokenValidity: Duration? = nil, cookieSameSite: String? = nil) {
         self.customerId = customerId
         self.secretKey = secretKey
         self.eventId = eventId
@@ -102,6 +106,7 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
         self.cookieHttpOnly = cookieHttpOnly
         self.redirectLogic = redirectLogic
         self.enqueueTokenValidity = enqueueTokenValidity
+        self.cookieSameSite = cookieSameSite
     }
 }
 
@@ -191,8 +196,9 @@ public struct QueueItRequestValidator: Sendable {
         var setCookies: [String] = []
         var decision = QueueItKnownUserDecision(isPassed: false, redirectURL: nil, isAjax: isAjax, rejection: nil,
                                                 queueId: nil, redirectType: nil, setCookies: [])
-        // Why a cookie that was found was not accepted (`icr` of the error redirect).
+        // Why a cookie that was found was not accepted.
         var cookieRejection: QueueItValidationError?
+        var rejectedCookie: QueueItAcceptedCookie?
         // 1. A valid cookie lets the request through.
         if let raw = cookieRaw, !raw.isEmpty {
             if let c = QueueItAcceptedCookie.parse(raw),
@@ -202,6 +208,7 @@ public struct QueueItRequestValidator: Sendable {
             }
             // Found but invalid: cancel it (unless a valid token replaces it below).
             if let c = QueueItAcceptedCookie.parse(raw) {
+                rejectedCookie = c
                 do throws(QueueItValidationError) {
                     try c.validate(secretKey: s.secretKey, eventId: s.eventId, now: now,
                                    cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP)
@@ -235,7 +242,9 @@ public struct QueueItRequestValidator: Sendable {
             do {
                 let t = try tokenValidator.validate(token, now: now, clientIP: clientIP)
                 let rt = t.redirectTypeField ?? "queue"
-                let cookie = QueueItAcceptedCookie(eventId: s.eventId, queueId: t.queueId ?? "", fixedValidityMinutes: t.cookieValidityMinutes,
+                // `cv_0` is no fixed validity (KU-JS `getValidTokenResult` keeps a fixed validity only when > 0)
+                let fixed = t.cookieValidityMinutes.flatMap { $0 > 0 ? $0 : nil }
+                let cookie = QueueItAcceptedCookie(eventId: s.eventId, queueId: t.queueId ?? "", fixedValidityMinutes: fixed,
                                                    redirectType: rt, issueTime: nowEpoch, hashedIP: t.hashedIP, secretKey: s.secretKey)
                 decision.isPassed = true
                 decision.queueId = t.queueId
@@ -245,13 +254,24 @@ public struct QueueItRequestValidator: Sendable {
                 return decision
             } catch {
                 decision.rejection = error
-                decision.redirectURL = errorURL(code: error, token: token, target: targetURL, now: nowEpoch,
-                                                invalidCookieReason: cookieRejection)
+                // `icr` only says why the token's IP binding failed (KU-JS `validateToken`); the
+                // cookie's reason is never reported on a token error
+                let icr = error == .ip ? ipBindingReason(clientIP: clientIP, hashedIP: QueueItToken(token).hashedIP, now: now, withTime: false) : nil
+                decision.redirectURL = errorURL(code: error, token: token, target: targetURL, now: nowEpoch, bindingReason: icr)
                 decision.setCookies = setCookies
                 return decision
             }
         }
-        // 3. Queue.
+        // 3. A cookie bound to another address, and no token: Queue-it's session-state error page
+        // (KU-JS `UserInQueueService.validateQueueRequest`), the cookie cleared.
+        if cookieRejection == .ip, let c = rejectedCookie {
+            decision.rejection = .sessionState
+            decision.redirectURL = "\(s.queueBaseURL)/error/connector/sessionstate/?\(commonQuery())"
+                + "&icr=\(enc(ipBindingReason(clientIP: clientIP, hashedIP: c.hashedIP, now: now)))&ts=\(nowEpoch)" + targetParameter("t", targetURL)
+            decision.setCookies = setCookies
+            return decision
+        }
+        // 4. Queue.
         decision.redirectURL = queueURL(target: targetURL, enqueueToken: enqueueToken(clientIP: clientIP, now: now))
         decision.setCookies = setCookies
         return decision
@@ -278,14 +298,23 @@ public struct QueueItRequestValidator: Sendable {
     }
 
     /// `{base}/error/{code}/?c=…[&icr={reason}]&queueittoken={token}&ts={now}[&t={target}]` (KU-JS
-    /// `getErrorResult`). `icr` names why a cookie that came with the request was refused;
-    /// (proposal) its value is our validation code of the cookie (`hash`, `eventid`,
-    /// `timestamp`, `ip`, `connector/sessionstate`).
+    /// `getErrorResult`). `icr` is there only for a token bound to another address
+    /// (``ipBindingReason(clientIP:hashedIP:now:)``), as in KU-JS `validateToken`.
     public func errorURL(code: QueueItValidationError, token: String, target: String, now: Int64,
-                         invalidCookieReason: QueueItValidationError? = nil) -> String {
+                         bindingReason: String? = nil) -> String {
         "\(settings.queueBaseURL)/error/\(code.rawValue)/?\(commonQuery())"
-            + (invalidCookieReason.map { "&icr=\(enc($0.rawValue))" } ?? "")
+            + (bindingReason.map { "&icr=\(enc($0))" } ?? "")
             + "&queueittoken=\(enc(token))&ts=\(now)" + targetParameter("t", target)
+    }
+
+    /// KU-JS's IP-binding reason: `ip,cip:{the client IP's characters in hex},hip:{hip}`, and for
+    /// the session-state error `,st:{now in milliseconds}` (`SessionValidationResult`,
+    /// `CookieStateInfo`; the token's `ip` error carries no `st`).
+    public func ipBindingReason(clientIP: String?, hashedIP: String?, now: Date, withTime: Bool = true) -> String {
+        let hex = (clientIP ?? "").utf8.map { String(format: "%02x", $0) }.joined()
+        var reason = "ip,cip:\(hex),hip:\(hashedIP ?? "")"
+        if withTime { reason += ",st:\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))" }
+        return reason
     }
 
     /// The enqueue token a queue redirect carries, when ``QueueItKnownUserSettings/enqueueTokenValidity`` is set.
@@ -311,7 +340,7 @@ public struct QueueItRequestValidator: Sendable {
 
     /// `queueitdebug={values}`: (proposal) `|`-separated `key=value` pairs of what was validated,
     /// each value percent-encoded (KU-JS writes its own diagnostics list; its content is not a contract).
-    func debugCookie(token: String, url: String, now: Date) -> String {
+    public func debugCookie(token: String, url: String, now: Date) -> String {
         let pairs = [("SdkVersion", QueueItKnownUserSettings.connectorVersion), ("Runtime", "swift"),
                      ("QueueitToken", token), ("OriginalUrl", url), ("Now", "\(Int64(now.timeIntervalSince1970))")]
         let value = pairs.map { "\($0.0)=\(enc($0.1))" }.joined(separator: "|")
@@ -374,6 +403,7 @@ public struct QueueItRequestValidator: Sendable {
         if let d = settings.cookieDomain, !d.isEmpty { c += "; Domain=\(d)" }
         if settings.cookieSecure { c += "; Secure" }
         if settings.cookieHttpOnly { c += "; HttpOnly" }
+        if let sameSite = settings.cookieSameSite, !sameSite.isEmpty { c += "; SameSite=\(sameSite)" }
         return c
     }
 
