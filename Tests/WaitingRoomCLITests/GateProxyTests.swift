@@ -571,7 +571,7 @@ struct GateProxyTests {
     /// A `queueittoken` for room `sale` of customer `demo`, minted by the emulator.
     static func mintToken(_ emulator: String) async throws -> String {
         let fields: [String: JSONValue] = ["customerId": .string("demo"), "waitingRoomId": .string("sale"), "expiresIn": .number(600),
-                                           "queueId": .string("q-gate-\(UInt32.random(in: 0...UInt32.max))")]
+                                           "queueId": .string(UUID().uuidString.lowercased())]
         let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(
             method: "POST", url: emulator + "/_emulator/queueit/tokens", headers: [("Content-Type", "application/json")],
             body: Array(JSONValue.object(fields).jsonText.utf8), timeout: .seconds(20)))

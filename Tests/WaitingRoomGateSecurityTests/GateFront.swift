@@ -115,7 +115,7 @@ enum RecordingApp {
             var headers: [(String, String)] = []
             for field in request.headers { headers.append((field.name.canonicalName, field.value)) }
             if let authority = request.head.authority { headers.append(("host", authority)) }
-            log.record(request.uri.description, headers: headers)
+            log.record(request.method.rawValue, request.uri.description, headers: headers)
         }
         for method in [HTTPRequest.Method.get, .post, .put, .delete, .options, .patch, .head] {
             router.on("**", method: method) { request, _ -> String in
@@ -157,7 +157,7 @@ enum VaporRecordingApp {
             let gated = app.grouped(VaporGateMiddleware(engine: try AttackConfiguration.engine(), allowedHosts: [AttackConfiguration.host]))
             for method in [Vapor.HTTPMethod.GET, .POST, .PUT, .DELETE, .OPTIONS, .PATCH] {
                 gated.on(method, "**", body: .collect(maxSize: "1mb")) { request -> String in
-                    log.record(request.url.string, headers: request.headers.map { ($0.name.lowercased(), $0.value) })
+                    log.record(request.method.rawValue, request.url.string, headers: request.headers.map { ($0.name.lowercased(), $0.value) })
                     return "app \(request.url.path)"
                 }
             }

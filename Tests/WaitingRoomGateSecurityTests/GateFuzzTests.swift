@@ -34,8 +34,8 @@ struct GateFuzzTests {
                 }
                 return answered
             }
-            let unchecked = front.log.all.filter { !AppPathReading.isOpen($0.target) }
-            let culprits = unchecked.map { "#\($0.header("x-fuzz-id").first ?? "?") \($0.target)" }
+            let unchecked = front.log.uncheckedRequests
+            let culprits = unchecked.map { "#\($0.header("x-fuzz-id").first ?? "?") \($0.method) \($0.target)" }
             #expect(unchecked.isEmpty, "\(kind), seed \(Self.seed): reached the app unchecked: \(culprits.prefix(10))")
             // (Vapor closes many malformed requests without a word; the others answer nearly all)
             #expect(answered > Self.requests / 5, "\(kind): only \(answered) of \(Self.requests) got an answer")

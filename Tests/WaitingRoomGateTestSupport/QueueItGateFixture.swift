@@ -51,7 +51,7 @@ public enum QueueItGateFixture {
     public static func token(_ server: EmulatorServer, room: String = "sale", expiresIn: Int = 600, clientIP: String? = nil,
                       secretKey: String? = nil, eventId: String? = nil) async throws -> String {
         var f: [String: JSONValue] = ["customerId": .string(customer), "waitingRoomId": .string(room), "expiresIn": .number(Double(expiresIn)),
-                                      "queueId": .string("q-\(UInt32.random(in: 0...UInt32.max))")]
+                                      "queueId": .string(UUID().uuidString.lowercased())]
         if let clientIP { f["clientIP"] = .string(clientIP) }
         if let secretKey { f["secretKey"] = .string(secretKey) }
         if let eventId { f["eventId"] = .string(eventId) }
@@ -59,7 +59,7 @@ public enum QueueItGateFixture {
     }
 
     /// A signed `QueueITAccepted` cookie issued `age` seconds ago.
-    public static func cookie(age: Int64, queueId: String = "q-cookie") -> String {
+    public static func cookie(age: Int64, queueId: String = "00000000-0000-4000-8000-00000000c00c") -> String {
         let issued = Int64(Date().timeIntervalSince1970) - age
         let c = QueueItAcceptedCookie(eventId: "sale", queueId: queueId, fixedValidityMinutes: nil, redirectType: "queue",
                                       issueTime: issued, hashedIP: nil, secretKey: secret)

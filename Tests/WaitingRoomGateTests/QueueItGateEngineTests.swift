@@ -75,13 +75,13 @@ import WaitingRoomGateTestSupport
         """
         let gate = try QueueItGate(customerId: "demo", secretKey: QueueItGateFixture.secret, configuration: try QueueItIntegrationConfig(json: json))
         let issued = Int64(Date().timeIntervalSince1970) - 30
-        let bound = QueueItAcceptedCookie(eventId: "sale", queueId: "q-9", fixedValidityMinutes: nil, redirectType: "queue", issueTime: issued,
+        let bound = QueueItAcceptedCookie(eventId: "sale", queueId: "00000000-0000-4000-8000-000000000009", fixedValidityMinutes: nil, redirectType: "queue", issueTime: issued,
                                           hashedIP: QueueItHash.hmacHex(secretKey: QueueItGateFixture.secret, message: "192.0.2.1"),
                                           secretKey: QueueItGateFixture.secret)
         let cookie = GateHeader("Cookie", "\(QueueItGateFixture.cookieName)=\(bound.value)")
         let mine = gate.decideNow(GateRequest(url: "https://shop.example/logout", headers: [cookie], clientIP: "192.0.2.1"))
         #expect(mine.verdict == .cancel && mine.response?.status == 302)
-        #expect(mine.response?.header("Location")?.hasPrefix("https://demo.queue-it.net/cancel/demo/sale/q-9?c=demo&e=sale&") == true)
+        #expect(mine.response?.header("Location")?.hasPrefix("https://demo.queue-it.net/cancel/demo/sale/00000000-0000-4000-8000-000000000009?c=demo&e=sale&") == true)
         let other = gate.decideNow(GateRequest(url: "https://shop.example/logout", headers: [cookie], clientIP: "198.51.100.7"))
         #expect(other.reachesHandler && other.passHeaders.isEmpty, "a cookie bound to another address is left alone")
     }
@@ -105,7 +105,7 @@ import WaitingRoomGateTestSupport
                                options: options)
     }
 
-    static func token(_ type: QueueItRedirectType = .queue, expiresIn: Int64 = 60, queueId: String = "q-p") throws -> String {
+    static func token(_ type: QueueItRedirectType = .queue, expiresIn: Int64 = 60, queueId: String = "00000000-0000-4000-8000-00000000000f") throws -> String {
         try QueueItTokenMinter(secretKey: QueueItGateFixture.secret).mint(eventId: "sale", queueId: queueId,
                                                                           expiresAt: Int64(Date().timeIntervalSince1970) + expiresIn, redirectType: type)
     }

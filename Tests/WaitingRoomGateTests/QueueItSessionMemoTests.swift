@@ -24,7 +24,7 @@ import WaitingRoomTesting
                                options: QueueItGate.Options(ledger: nil, clock: clock, sessionMemoCapacity: memo))
     }
 
-    static func cookie(issuedAt issueTime: Int64, queueId: String = "q-memo", boundTo ip: String? = nil, fixed: Int? = nil) -> String {
+    static func cookie(issuedAt issueTime: Int64, queueId: String = "00000000-0000-4000-8000-0000000000aa", boundTo ip: String? = nil, fixed: Int? = nil) -> String {
         QueueItAcceptedCookie(eventId: event, queueId: queueId, fixedValidityMinutes: fixed, redirectType: "queue", issueTime: issueTime,
                               hashedIP: ip.map { QueueItHash.hmacHex(secretKey: secret, message: $0) }, secretKey: secret).value
     }
@@ -45,7 +45,7 @@ import WaitingRoomTesting
         let checking = try Self.gate(clock: clock, memo: 0)
         let now: Int64 = 1_800_000_000
         let good = Self.cookie(issuedAt: now - 30)
-        let tampered = good.replacingOccurrences(of: "q-memo", with: "q-other")
+        let tampered = good.replacingOccurrences(of: "0000000000aa", with: "0000000000bb")
         let requests = [
             Self.request(good), Self.request(good, path: "/shop/other?x=1"), Self.request(good, ajax: true),
             Self.request(good, ip: "203.0.113.1"), Self.request(Self.cookie(issuedAt: now - 30, boundTo: "198.51.100.7")),
@@ -115,7 +115,7 @@ import WaitingRoomTesting
     @Test func concurrentCallersGetTheCheckedAnswers() async throws {
         let clock = VirtualClock(start: Date(timeIntervalSince1970: 1_800_000_000.5))
         let gate = try Self.gate(clock: clock, validityMinutes: 20)
-        let requests = (0..<64).map { Self.request(Self.cookie(issuedAt: 1_800_000_000 - 60, queueId: "q-\($0 % 16)")) }
+        let requests = (0..<64).map { Self.request(Self.cookie(issuedAt: 1_800_000_000 - 60, queueId: "00000000-0000-4000-8000-0000000000" + String($0 % 16 + 16, radix: 16))) }
         let verdicts = await withTaskGroup(of: [GateVerdict].self) { group in
             for worker in 0..<8 {
                 group.addTask { (0..<400).map { gate.decideNow(requests[($0 + worker) % requests.count]).verdict } }

@@ -61,7 +61,7 @@ enum GateTableRow: String, CaseIterable, Sendable, CustomTestStringConvertible {
             #expect(reached == 0)
         case .cancelAction:
             #expect(seen[0].status == 200 && seen[0].reachedHandler, "no session: the cancel action lets the request on")
-            #expect(seen[1].status == 302 && seen[1].location?.hasPrefix("\(base)/cancel/demo/sale/q-77?c=demo&e=sale") == true)
+            #expect(seen[1].status == 302 && seen[1].location?.hasPrefix("\(base)/cancel/demo/sale/00000000-0000-4000-8000-000000000077?c=demo&e=sale") == true)
             #expect(seen[1].cookies.contains { $0.hasPrefix(cookie + "=(empty)") })
             #expect(reached == 1)
         case .ignoreAction:
@@ -112,7 +112,7 @@ enum GateTableRow: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return [GateObservation(try await app.send("/api/data", headers: [("x-queueit-ajaxpageurl", page)]))]
         case .cancelAction:
             return [GateObservation(try await app.send("/logout")),
-                    GateObservation(try await app.send("/logout", headers: [("Cookie", QueueItGateFixture.cookie(age: 30, queueId: "q-77"))]))]
+                    GateObservation(try await app.send("/logout", headers: [("Cookie", QueueItGateFixture.cookie(age: 30, queueId: "00000000-0000-4000-8000-000000000077"))]))]
         case .ignoreAction:
             return [GateObservation(try await app.send("/static/app.js?queueittoken=\(t)", headers: [("Cookie", QueueItGateFixture.cookie(age: 3600))]))]
         case .noSession:

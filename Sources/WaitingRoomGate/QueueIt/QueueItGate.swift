@@ -50,11 +50,16 @@ public struct QueueItGate: GateEngine {
         public var cookieSameSite: String?
         /// Where failures and unknown action types are logged.
         public var logger: Logger
+        /// Refuse session cookies whose queue id and `Hip` are not in the forms Queue-it issues
+        /// (``QueueItAcceptedCookie/hasIssuedForm``): their fields cannot be re-split under a
+        /// valid hash. Default true (proposal; the connectors do not check).
+        public var requiresIssuedCookieForm: Bool
 
         public init(platformVersion: String = QueueItGate.defaultPlatformVersion, redirectsAfterToken: Bool = true,
                     ledger: GateReplayLedger? = GateReplayLedger(), enqueueTokenValidity: Duration? = nil,
                     clock: any WaitingRoomClock = SystemClock(), sessionMemoCapacity: Int = 10_000, ignoresOptionsRequests: Bool = true,
-                    failsOpen: Bool = true, cookieSameSite: String? = nil, logger: Logger = Logger(label: "waitingroom.gate.queueit")) {
+                    failsOpen: Bool = true, cookieSameSite: String? = nil, requiresIssuedCookieForm: Bool = true,
+                    logger: Logger = Logger(label: "waitingroom.gate.queueit")) {
             self.platformVersion = platformVersion
             self.redirectsAfterToken = redirectsAfterToken
             self.ledger = ledger
@@ -64,6 +69,7 @@ public struct QueueItGate: GateEngine {
             self.ignoresOptionsRequests = ignoresOptionsRequests
             self.failsOpen = failsOpen
             self.cookieSameSite = cookieSameSite
+            self.requiresIssuedCookieForm = requiresIssuedCookieForm
             self.logger = logger
         }
     }
@@ -151,7 +157,8 @@ public struct QueueItGate: GateEngine {
                 layoutName: i.layoutName, culture: i.culture, actionName: i.name, configVersion: configuration.version,
                 cookieDomain: i.cookieDomain, cookieSecure: i.isCookieSecure, cookieHttpOnly: i.isCookieHttpOnly,
                 redirectLogic: i.redirectLogic == "EventTargetUrl" ? .eventTargetURL : .targetURL,
-                enqueueTokenValidity: options.enqueueTokenValidity, cookieSameSite: options.cookieSameSite)),
+                enqueueTokenValidity: options.enqueueTokenValidity, cookieSameSite: options.cookieSameSite,
+                requiresIssuedCookieForm: options.requiresIssuedCookieForm)),
                  memo: QueueItSessionMemo(capacity: options.sessionMemoCapacity))
         }
         for integration in configuration.integrations {
@@ -263,7 +270,8 @@ public struct QueueItGate: GateEngine {
         // asked to re-issue it (its step 1) rather than to read it again.
         let validCookie = remembered != nil ? nil : rawCookie.flatMap(QueueItAcceptedCookie.parse).flatMap { c in
             (try? c.validate(secretKey: secretKey, eventId: integration.eventId, now: now,
-                             cookieValidityMinutes: max(1, integration.cookieValidityMinute), clientIP: request.clientIP)) != nil ? c : nil
+                             cookieValidityMinutes: max(1, integration.cookieValidityMinute), clientIP: request.clientIP,
+                             requiringIssuedForm: options.requiresIssuedCookieForm)) != nil ? c : nil
         }
         let cookieValid = remembered != nil || validCookie != nil
         // A token is only read when no valid session cookie came with it (KU-JS order).

@@ -225,7 +225,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         let rt = QueueItRedirectType(rawValue: (obj["redirectType"] as? String) ?? "queue")
         do {
             let token = try QueueItTokenMinter(secretKey: (obj["secretKey"] as? String) ?? secret).mint(
-                eventId: (obj["eventId"] as? String) ?? e, queueId: (obj["queueId"] as? String) ?? "emulator-minted",
+                eventId: (obj["eventId"] as? String) ?? e, queueId: (obj["queueId"] as? String) ?? QueueItEmulatorModel.queueId(number: 0, random: UInt64.random(in: 0...UInt64.max)),
                 expiresAt: Int64(model.now().timeIntervalSince1970) + Int64(expiresIn), redirectType: rt,
                 cookieValidityMinutes: QueueItJSON.int(obj["cookieValidityMinutes"]), clientIP: obj["clientIP"] as? String)
             return Self.response(200, QueueItEmulatorModel.json(["token": token]))

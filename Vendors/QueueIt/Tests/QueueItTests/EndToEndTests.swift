@@ -299,7 +299,8 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         let good = try await mint("")
         #expect(try await call(good).1 == nil)
         let h0 = QueueItToken(good).hash ?? ""
-        let tampered = good.replacingOccurrences(of: "q_emulator-minted", with: "q_emulator-mintee")
+        let minted = QueueItToken(good).value("q") ?? ""
+        let tampered = good.replacingOccurrences(of: "q_" + minted, with: "q_" + minted.dropLast() + (minted.hasSuffix("0") ? "1" : "0"))
         let cases: [(String, String?, String)] = [
             (tampered, nil, "hash"),
             (good.replacingOccurrences(of: h0, with: String(h0.reversed())), nil, "hash"),

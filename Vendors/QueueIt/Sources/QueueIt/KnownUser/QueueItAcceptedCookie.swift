@@ -45,6 +45,27 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
         self.hash = hash
     }
 
+    /// Whether the fields that border each other in the hashed text have the forms Queue-it issues:
+    /// the queue id a GUID (`8-4-4-4-12` hex digits, as in KU-JS's test fixtures' `q_{guid}`) or
+    /// this package's emulator's `8-4-12` form, and `Hip`, when present, 64 hex digits. Any digit
+    /// moved across a field boundary breaks one of these lengths.
+    public var hasIssuedForm: Bool {
+        Self.isIssuedQueueId(queueId) && (hashedIP.map { $0.utf8.count == 64 && $0.utf8.allSatisfy(Self.isHexDigit) } ?? true)
+    }
+
+    /// `8-4-4-4-12` or `8-4-12` hex digits.
+    public static func isIssuedQueueId(_ id: String) -> Bool {
+        let groups = id.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        let lengths = groups.map(\.count)
+        guard lengths == [8, 4, 4, 4, 12] || lengths == [8, 4, 12] else { return false }
+        return groups.allSatisfy { $0.allSatisfy(isHexDigit) }
+    }
+
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
+    }
+
     /// The hashed text's HMAC.
     public func computeHash(secretKey: String) -> String {
         var text: [UInt8] = []
@@ -158,9 +179,15 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     /// Validates in the connector's order: hash → EventId (case-insensitive) → time → IP.
     /// - Parameters:
     ///   - cookieValidityMinutes: used when the cookie has no `FixedValidityMins`.
+    ///   - requiringIssuedForm: also refuse (`connector/sessionstate`) a cookie whose fields are not
+    ///     in the forms Queue-it issues them in (``hasIssuedForm``): the hash joins the fields
+    ///     without separators, so without this check a cookie's digits can be moved from one field
+    ///     to the next (`QueueId=…fe1d` → `QueueId=…&FixedValidityMins=…`, `EventId=sale` →
+    ///     `EventId=sale0`) and keep a valid hash. The connectors do not check (proposal).
     public func validate(secretKey: String, eventId expected: String, now: Date,
-                         cookieValidityMinutes: Int, clientIP: String?) throws(QueueItValidationError) {
+                         cookieValidityMinutes: Int, clientIP: String?, requiringIssuedForm: Bool = false) throws(QueueItValidationError) {
         guard QueueItHash.constantTimeEquals(computeHash(secretKey: secretKey), hash) else { throw .hash }
+        if requiringIssuedForm, !hasIssuedForm { throw .sessionState }
         guard Self.equalIgnoringCase(eventId, expected) else { throw .eventId }
         let minutes = Int64(fixedValidityMinutes ?? cookieValidityMinutes)
         let (validity, o1) = minutes.multipliedReportingOverflow(by: 60)

@@ -73,6 +73,9 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
     public var cookieHttpOnly: Bool
     /// `SameSite` on the cookie (`Lax`, `Strict`, `None`); nil: none (no connector writes one).
     public var cookieSameSite: String?
+    /// Refuse session cookies whose fields are not in the forms Queue-it issues
+    /// (``QueueItAcceptedCookie/hasIssuedForm``). Default false, as the connectors; the gate sets it.
+    public var requiresIssuedCookieForm: Bool
     /// Where the queue sends the visitor afterwards (the action's redirect logic): the request's
     /// URL (`t` in the redirect) or the waiting room's own event target URL (`t` omitted; KU-JS).
     public var redirectLogic: QueueItRedirectLogic
@@ -88,7 +91,8 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
                 cookieValidityMinutes: Int = 20, extendCookieValidity: Bool = true,
                 layoutName: String? = nil, culture: String? = nil, actionName: String = "Queue",
                 configVersion: Int = 1, cookieDomain: String? = nil, cookieSecure: Bool = false, cookieHttpOnly: Bool = false,
-                redirectLogic: QueueItRedirectLogic = .targetURL, enqueueTokenValidity: Duration? = nil, cookieSameSite: String? = nil) {
+                redirectLogic: QueueItRedirectLogic = .targetURL, enqueueTokenValidity: Duration? = nil, cookieSameSite: String? = nil,
+                requiresIssuedCookieForm: Bool = false) {
         self.customerId = customerId
         self.secretKey = secretKey
         self.eventId = eventId
@@ -107,6 +111,7 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
         self.redirectLogic = redirectLogic
         self.enqueueTokenValidity = enqueueTokenValidity
         self.cookieSameSite = cookieSameSite
+        self.requiresIssuedCookieForm = requiresIssuedCookieForm
     }
 }
 
@@ -203,7 +208,8 @@ public struct QueueItRequestValidator: Sendable {
         if let raw = cookieRaw, !raw.isEmpty {
             if let c = QueueItAcceptedCookie.parse(raw),
                (try? c.validate(secretKey: s.secretKey, eventId: s.eventId, now: now,
-                                cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP)) != nil {
+                                cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP,
+                                requiringIssuedForm: s.requiresIssuedCookieForm)) != nil {
                 return passing(c, isAjax: isAjax, now: now)
             }
             // Found but invalid: cancel it (unless a valid token replaces it below).
@@ -211,7 +217,8 @@ public struct QueueItRequestValidator: Sendable {
                 rejectedCookie = c
                 do throws(QueueItValidationError) {
                     try c.validate(secretKey: s.secretKey, eventId: s.eventId, now: now,
-                                   cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP)
+                                   cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP,
+                                requiringIssuedForm: s.requiresIssuedCookieForm)
                 } catch { cookieRejection = error }
             } else {
                 cookieRejection = .sessionState
@@ -366,7 +373,8 @@ public struct QueueItRequestValidator: Sendable {
                                                 queueId: nil, redirectType: nil, setCookies: [])
         guard let raw = Self.cookie(named: cookieName, in: headers), let c = QueueItAcceptedCookie.parse(raw),
               (try? c.validate(secretKey: s.secretKey, eventId: s.eventId, now: Date(timeIntervalSince1970: TimeInterval(c.issueTime)),
-                               cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP)) != nil else {
+                               cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP,
+                                requiringIssuedForm: s.requiresIssuedCookieForm)) != nil else {
             return decision
         }
         var query = "c=\(enc(s.customerId))&e=\(enc(s.eventId))&ver=\(enc(QueueItKnownUserSettings.connectorVersion))&cver=\(s.configVersion)&man=\(enc(s.actionName))"
