@@ -1,5 +1,9 @@
 import Foundation
 import Testing
+import WaitingRoomTesting
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Every attack class of issue 48, as raw bytes over a socket, against the reverse proxy and
 /// both middlewares. The attacker never holds a pass: the assertion is always that nothing
@@ -135,6 +139,38 @@ struct GateAttackTests {
             let answer = try await front.send(upgrade + Self.hidden + Self.head("GET", "/sale/after-upgrade"))
             #expect(!RawHTTP.statuses(answer).contains(101), "\(kind): \(answer.prefix(200))")
             #expect(front.log.unchecked.isEmpty, "\(kind): \(front.log.unchecked)")
+        }
+    }
+
+    /// Slow uploads cannot hold the gate: one address holds at most `--max-connections-per-client`
+    /// connections (more get 503), and a body slower than `--body-timeout` gets 408 and frees its slot.
+    @Test func slowUploadsAreBoundedPerClientAndInTime() async throws {
+        try await GateFront.with(.proxy) { front in
+            let limit = ProxyProcess.maxPerClient
+            var held: [Int32] = []
+            defer { for fd in held { close(fd) } }
+            for _ in 0..<limit {
+                let fd = try RawHTTP.connect(port: front.port)
+                RawHTTP.send(fd, Array(Self.head("POST", "/static/upload", ["Content-Length: 100000"]).utf8) + [UInt8](repeating: 0x61, count: 10))
+                held.append(fd)
+            }
+            // the bound is counted when a connection is accepted: give the gate a moment to see them all
+            try await Task.sleep(for: .milliseconds(300))
+            let refused = try await front.send(Self.head("GET", "/static/x", ["Connection: close"]))
+            #expect(RawHTTP.statuses(refused).first == 503 && refused.contains("too many connections"), "\(refused.prefix(200))")
+            // the slow bodies time out (2 s): each gets 408, the connections end
+            let answers = try await withThrowingTaskGroup(of: String.self) { group in
+                for fd in held { group.addTask { await DedicatedThread.run { String(decoding: RawHTTP.readAll(fd, timeout: 8), as: UTF8.self) } } }
+                var all: [String] = []
+                for try await answer in group { all.append(answer) }
+                return all
+            }
+            #expect(answers.allSatisfy { RawHTTP.statuses($0).first == 408 }, "\(answers.map { $0.prefix(40) })")
+            for fd in held { close(fd) }
+            held = []
+            try await Task.sleep(for: .milliseconds(300))
+            let after = try await front.send(Self.head("GET", "/static/x", ["Connection: close"]))
+            #expect(RawHTTP.statuses(after).first == 200, "\(after.prefix(200))")
         }
     }
 }

@@ -192,6 +192,10 @@ enum ProxyProcess {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
+    /// The per-address connection bound the proxy is started with (the attacks need more than
+    /// the fuzz's 16 at once; the slow-upload test fills it).
+    static let maxPerClient = 24
+
     static func start(upstreamPort: Int) throws -> SpawnedProcess {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gate-attack-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -202,7 +206,7 @@ enum ProxyProcess {
         return try SpawnedProcess.spawn(binary, arguments: [
             "gate", "--vendor", "queueit", "--customer", AttackConfiguration.customer, "--config", config.path,
             "--upstream", "http://127.0.0.1:\(upstreamPort)", "--listen", "127.0.0.1:0", "--allowed-host", AttackConfiguration.host,
-            "--max-connections", "64",
+            "--max-connections", "64", "--max-connections-per-client", "\(maxPerClient)", "--body-timeout", "2",
         ], environment: environment, directory: packageRoot, stdin: .discard, stdout: .pipe, stderr: .discard)
     }
 

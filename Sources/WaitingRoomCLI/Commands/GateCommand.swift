@@ -29,7 +29,8 @@ struct GateCommand: CLICommand {
             --emulator, give --public-url or --allowed-host: the Host a visitor sends must not choose
             the URL the triggers read. An
             upstream that refuses or does not answer in --timeout gives a 502 page; over
-            --max-connections requests in flight get 503. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM:
+            --max-connections requests in flight get 503, and so does a client address past
+            --max-connections-per-client open connections; a body slower than --body-timeout gets 408. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM:
             requests in flight are finished first (within --timeout); a second one stops at once.
 
             --config FILE holds, for queueit: the integration configuration JSON as Queue-it's platform
@@ -66,6 +67,9 @@ struct GateCommand: CLICommand {
     var trustedProxies: [String] = []
     var allowedHosts: [String] = []
     var maxConnections = 512
+    var maxPerClient = 64
+    var bodyTimeout = 30
+    var checkOptions = false
     var timeout = 60
     var connectTimeout = 5
     var maxBodyBytes = GateLimits.standard.maxBodyBytes
@@ -87,7 +91,10 @@ struct GateCommand: CLICommand {
             .repeating("allowed-host", \.allowedHosts, help: "A Host (host or host:port) the gate answers for when --public-url is not given; others get 400 (repeatable)."),
             .repeating("trusted-proxy", \.trustedProxies, help: "A proxy's IP address whose X-Forwarded-* headers are believed (repeatable; no host names or CIDR ranges)."),
             .option("max-connections", \.maxConnections, help: "Requests in flight at once (more get 503); also the idle upstream connections kept per thread."),
+            .option("max-connections-per-client", \.maxPerClient, help: "Connections one client address may hold open (more get 503; a --trusted-proxy is not bounded; 0: no bound)."),
             .option("timeout", \.timeout, help: "Seconds one upstream exchange may take, its body included."),
+            .option("body-timeout", \.bodyTimeout, help: "Seconds a request body may take to arrive, from its head (slower gets 408)."),
+            .flag("check-options", \.checkOptions, help: "Queue-it: gate OPTIONS requests too (by default CORS preflights pass unchecked, as the connectors' samples do)."),
             .option("connect-timeout", \.connectTimeout, help: "Seconds to connect to the upstream."),
             .option("threads", \.threads, help: "Event-loop threads that serve visitors and the upstream (default: one per core)."),
             .option("session-memo", \.sessionMemo, help: "Queue-it: valid session cookies whose decision is reused for the rest of their second, per integration (0: check every request)."),
@@ -107,6 +114,8 @@ struct GateCommand: CLICommand {
         guard Self.hostAndPort(listen) != nil else { throw UsageError("--listen must be HOST:PORT (port 0…65535), got '\(listen)'") }
         guard (1...100_000).contains(maxConnections) else { throw UsageError("--max-connections must be 1…100000") }
         guard (1...86_400).contains(timeout) else { throw UsageError("--timeout must be 1…86400 seconds") }
+        guard (1...86_400).contains(bodyTimeout) else { throw UsageError("--body-timeout must be 1…86400 seconds") }
+        guard (0...100_000).contains(maxPerClient) else { throw UsageError("--max-connections-per-client must be 0…100000") }
         guard (1...600).contains(connectTimeout) else { throw UsageError("--connect-timeout must be 1…600 seconds") }
         guard maxBodyBytes >= 0 else { throw UsageError("--max-body-bytes must be 0 or more") }
         if let threads, !(1...256).contains(threads) { throw UsageError("--threads must be 1…256") }
@@ -167,10 +176,11 @@ struct GateCommand: CLICommand {
         let settings = GateProxySettings(
             upstream: address, engine: engine,
             limits: GateLimits(maxBodyBytes: maxBodyBytes), origin: GateOrigin(publicBaseURL: publicURL, trustedProxies: Set(trustedProxies), allowedHosts: Set(allowedHosts)),
-            slots: GateProxySlots(limit: maxConnections),
+            slots: GateProxySlots(limit: maxConnections), clients: GateProxyClientBound(limit: maxPerClient),
             pools: GateUpstreamPools(group: group, address: address, connectTimeout: .seconds(Int64(connectTimeout)),
                                      maxIdlePerLoop: maxConnections),
-            exchangeTimeout: .seconds(Int64(timeout)), idleTimeout: .seconds(Int64(Self.idleSeconds)), logger: logger)
+            exchangeTimeout: .seconds(Int64(timeout)), idleTimeout: .seconds(Int64(Self.idleSeconds)),
+            bodyTimeout: .seconds(Int64(bodyTimeout)), logger: logger)
         let server: GateProxyServer
         do {
             let vendor = self.vendor
@@ -228,7 +238,7 @@ struct GateCommand: CLICommand {
         case "queueit":
             return try GateEngineFactory.queueIt(configFile: config, customer: customer,
                                                  secretKey: ProcessInfo.processInfo.environment["QUEUEIT_SECRET_KEY"],
-                                                 sessionMemo: sessionMemo, emulator: emulator)
+                                                 sessionMemo: sessionMemo, checksOptions: checkOptions, emulator: emulator)
         default:
             return try await GateEngineFactory.crowdHandler(configFile: config, mode: CrowdHandlerGate.Mode(rawValue: mode) ?? .full,
                                                             emulator: emulator)

@@ -17,9 +17,10 @@ enum GateEngineFactory {
     /// integrations of `configFile` (or the default: ignore `/static/`, queue every other page in
     /// `sale`) with their queue domain set to the emulator. Without: `configFile` is required,
     /// and the customer and the secret key (`QUEUEIT_SECRET_KEY`) must be given.
-    static func queueIt(configFile: String?, customer: String?, secretKey: String?, sessionMemo: Int = 10_000,
+    static func queueIt(configFile: String?, customer: String?, secretKey: String?, sessionMemo: Int = 10_000, checksOptions: Bool = false,
                         emulator: (suite: EmulatorSuite, server: EmulatorServer)?) throws -> QueueItGate {
-        let options = QueueItGate.Options(sessionMemoCapacity: sessionMemo)
+        let options = QueueItGate.Options(sessionMemoCapacity: sessionMemo, ignoresOptionsRequests: !checksOptions,
+                                          logger: CLILogging.logger(label: "waitingroom.gate.queueit"))
         if let emulator {
             let customer = EmulatorSuite.queueItCustomer
             guard let secret = emulator.suite.queueitConfiguration.customers[customer]?.secretKey else {

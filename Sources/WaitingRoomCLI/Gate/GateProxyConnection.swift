@@ -94,6 +94,10 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private var forwardedAt = ContinuousClock.now
     /// When the exchange in hand times out (checked by the connection's watch, ``scheduleWatch(short:)``).
     private var exchangeDeadline: NIODeadline?
+    /// When the body of the request in hand must have arrived (slow uploads), while it is being read.
+    private var bodyDeadline: NIODeadline?
+    /// The address this connection was counted under (``GateProxyClientBound``).
+    private var countedPeer: String?
     private var readWithheld = false
     /// Parts of pipelined requests read while an earlier answer was still going out.
     private var queued = CircularBuffer<HTTPServerRequestPart>()
@@ -128,11 +132,29 @@ final class GateProxyConnection: ChannelDuplexHandler {
         scheduleWatch(short: false)
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        // one address holds at most so many connections (a trusted proxy speaks for many)
+        if let peer, !settings.origin.trustedProxies.contains(peer) {
+            if settings.clients.admit(peer) {
+                countedPeer = peer
+            } else {
+                phase = .closed
+                var bytes = context.channel.allocator.buffer(capacity: 160)
+                bytes.writeStaticString("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: text/plain\r\nContent-Length: 42\r\n\r\ntoo many connections from your address\r\n\r\n")
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in channel.close(promise: nil) }
+                return
+            }
+        }
+        context.fireChannelActive()
+    }
+
     /// How often a connection's watch looks at its timeouts: an eighth of the idle timeout, or
     /// while an exchange is in hand, of the shorter of the two, so either is kept within 12.5 %
     /// (a timer per request cost 2 % of the gate's time; an idle connection is looked at rarely).
     private func watchInterval(short: Bool) -> TimeAmount {
-        let base = short ? min(settings.idleTimeout.nanoseconds, settings.exchangeTimeout.nanoseconds) : settings.idleTimeout.nanoseconds
+        let base = short ? min(settings.idleTimeout.nanoseconds, settings.exchangeTimeout.nanoseconds, settings.bodyTimeout.nanoseconds)
+            : settings.idleTimeout.nanoseconds
         return .nanoseconds(max(base / 8, 1_000_000))
     }
 
@@ -150,10 +172,14 @@ final class GateProxyConnection: ChannelDuplexHandler {
                 exchangeDeadline = nil
                 exchangeTimedOut()
             }
+            if let deadline = bodyDeadline, now >= deadline {
+                bodyDeadline = nil
+                if !requestEnded { bodyTimedOut() }
+            }
             if phase == .idle, queued.isEmpty, now - lastActivity >= settings.idleTimeout {
                 context.close(promise: nil)
             } else if phase != .closed {
-                scheduleWatch(short: exchangeDeadline != nil)
+                scheduleWatch(short: exchangeDeadline != nil || bodyDeadline != nil)
             }
         }
     }
@@ -203,6 +229,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
             }
         case .end(let trailers):
             requestEnded = true
+            bodyDeadline = nil
             if requestChunked {
                 var last = context.channel.allocator.buffer(capacity: 5)
                 GateProxyWire.writeLastChunk(trailers: trailers, into: &last)
@@ -230,6 +257,10 @@ final class GateProxyConnection: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if let countedPeer {
+            self.countedPeer = nil
+            settings.clients.release(countedPeer)
+        }
         phase = .closed
         cancelTimer()
         if let upstream {
@@ -333,6 +364,14 @@ final class GateProxyConnection: ChannelDuplexHandler {
         requestChunked = head.headers[canonicalForm: "transfer-encoding"].contains { $0.lowercased() == "chunked" }
         declaredLength = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
         requestHasBody = requestChunked || declaredLength > 0
+        bodyDeadline = nil
+        if requestHasBody {
+            bodyDeadline = .now() + settings.bodyTimeout
+            if !watchIsShort, settings.bodyTimeout < settings.idleTimeout {
+                watch?.cancel()
+                scheduleWatch(short: true)
+            }
+        }
         // The request target (RFC 9112 §3.2): a path goes as it is; an absolute URL is checked
         // and forwarded as its path, its authority the Host; `*` only for OPTIONS. Anything else
         // (CONNECT's `host:port`, `x/y`) and a second Host (counted below) are refused and end
@@ -787,6 +826,33 @@ final class GateProxyConnection: ChannelDuplexHandler {
         if !watchIsShort, settings.exchangeTimeout < settings.idleTimeout {
             watch?.cancel()
             scheduleWatch(short: true)
+        }
+    }
+
+    /// The request's body did not arrive within the body timeout: 408 when no answer has begun
+    /// (the upstream, which has part of it, is let go), else the connection ends.
+    private func bodyTimedOut() {
+        settings.logger.notice("request body too slow", metadata: ["path": "\(head?.uri ?? "")", "peer": "\(peer ?? "")"])
+        keepAlive = false
+        switch phase {
+        case .answered:
+            abandon()
+        case .deciding, .connecting, .forwarding:
+            if responseStarted || heldHead != nil {
+                abandon()
+                return
+            }
+            if let upstream {
+                self.upstream = nil
+                upstream.exchange = nil
+                upstream.close()
+            }
+            cancelTimer()
+            releaseSlot()
+            phase = .answered
+            answer(GateProxyErrorPage.bodyTooSlow())
+        case .idle, .lingering, .closed:
+            break
         }
     }
 

@@ -32,6 +32,11 @@ enum GateProxyErrorPage {
                             body: html)
     }
 
+    /// A 408 for a request whose body did not arrive within the body timeout; the connection ends.
+    static func bodyTooSlow() -> GateResponse {
+        GateResponse.refusal(408, "the request body did not arrive in time")
+    }
+
     /// A 400 for a request the gate cannot build a URL for (no `Host`, or one that is not `host[:port]`).
     static func noHost() -> GateResponse {
         GateResponse.refusal(400, "the request has no Host header, or one that is not host[:port]")

@@ -14,12 +14,16 @@ final class GateProxySettings: Sendable {
     let limits: GateLimits
     let origin: GateOrigin
     let slots: GateProxySlots
+    /// The per-address connection bound.
+    let clients: GateProxyClientBound
     let pools: GateUpstreamPools
     /// The longest one exchange with the upstream may take, from asking for a connection to the
     /// answer's last byte.
     let exchangeTimeout: TimeAmount
     /// How long a visitor's connection may sit idle between requests before it is closed.
     let idleTimeout: TimeAmount
+    /// How long a request's body may take to arrive, from its head to its end (slow uploads).
+    let bodyTimeout: TimeAmount
     let logger: Logger
     /// Fields a visitor's `Connection` header cannot have dropped (lowercase):
     /// ``GateProxyHeaders/neverDropped`` and the ones the engine reads.
@@ -28,7 +32,8 @@ final class GateProxySettings: Sendable {
     let logsDecisions: Bool
 
     init(upstream: GateUpstreamAddress, engine: any GateEngine, limits: GateLimits, origin: GateOrigin,
-         slots: GateProxySlots, pools: GateUpstreamPools, exchangeTimeout: TimeAmount, idleTimeout: TimeAmount, logger: Logger) {
+         slots: GateProxySlots, clients: GateProxyClientBound = GateProxyClientBound(limit: 0), pools: GateUpstreamPools,
+         exchangeTimeout: TimeAmount, idleTimeout: TimeAmount, bodyTimeout: TimeAmount = .seconds(30), logger: Logger) {
         self.upstreamBase = upstream.description
         self.upstreamHost = upstream.hostHeader
         self.engine = engine
@@ -38,6 +43,8 @@ final class GateProxySettings: Sendable {
         self.pools = pools
         self.exchangeTimeout = exchangeTimeout
         self.idleTimeout = idleTimeout
+        self.bodyTimeout = bodyTimeout
+        self.clients = clients
         self.logger = logger
         self.logsDecisions = logger.logLevel <= .debug
         self.keptFieldNames = GateProxyHeaders.neverDropped.union(engine.consultedHeaderNames.map { $0.lowercased() })
