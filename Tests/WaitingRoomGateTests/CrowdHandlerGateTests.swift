@@ -83,10 +83,34 @@ import WaitingRoomHTTP
             #expect(r.status == 302 && r.value("Location")?.hasPrefix(server.baseURL + "/demo-queue?") == true)
             #expect(upstream.count == 0)
         }
-        try await GateTestApp.run(makeEngine: { try Self.fullGate($0, apiURL: dead, trustOnFail: false) }) { _, app, upstream in
-            let answer2 = try await app.send("/site/demo-open")
-            #expect(answer2.status == 503)
+        // no trust and no safety net: CrowdHandler's catch-all waiting room (every SDK), no cookie
+        try await GateTestApp.run(makeEngine: { try Self.fullGate($0, apiURL: dead, trustOnFail: false) }) { server, app, upstream in
+            let answer2 = try await app.send("/site/demo-open", headers: [("Cookie", "crowdhandler=tok-kept")])
+            #expect(answer2.status == 302 && answer2.value("Location")?.hasPrefix(server.baseURL + "/?url=http%3A%2F%2Fshop.example%2Fsite%2Fdemo-open&") == true,
+                    "\(answer2.value("Location") ?? "")")
+            #expect(cookiePair(answer2, named: "crowdhandler") == nil, "a failed check leaves the visitor's cookie alone")
             #expect(upstream.count == 0)
+        }
+    }
+
+    /// A token that comes back in the URL (`ch-id`, from the waiting room) becomes the cookie, and
+    /// a page load is sent on to the URL without the `ch-*` parameters (.NET SDK `GK.cs` after a
+    /// validation; JS SDK after a promotion with `ch-requested`); full mode's cookie is the plain
+    /// token (the SDKs'), with the `Domain` and `Secure` asked for.
+    @Test func aTokenInTheURLBecomesTheCookieAndLeavesTheURL() async throws {
+        try await GateTestApp.run(makeEngine: { server in
+            try CrowdHandlerGate(configuration: Self.configuration(server), transport: AsyncHTTPTransport.shared, mode: .full,
+                                 options: .init(cookieSecure: true, cookieDomain: "shop.example", responseSampleRate: 0))
+        }) { _, app, upstream in
+            let first = try await app.send("/site/demo-open")
+            let token = try #require(cookiePair(first, named: "crowdhandler")).dropFirst("crowdhandler=".count)
+            #expect(!token.contains("~"), "full mode keeps the plain token: \(token)")
+            #expect(first.values("Set-Cookie").first?.contains("; Domain=shop.example") == true)
+            #expect(first.values("Set-Cookie").first?.contains("; Secure") == true)
+            let back = try await app.send("/site/demo-open?x=1&ch-id=\(token)&ch-code=&ch-fresh=true")
+            #expect(back.status == 302 && back.value("Location") == "http://shop.example/site/demo-open?x=1", "\(back.value("Location") ?? "")")
+            #expect(cookiePair(back, named: "crowdhandler") == "crowdhandler=\(token)")
+            #expect(upstream.count == 1, "the URL with the token never reaches the app")
         }
     }
 

@@ -28,6 +28,14 @@ public struct CrowdHandlerGate: GateEngine {
         public var cookieMaxAge: Int?
         /// Adds `Secure` to the session cookie.
         public var cookieSecure: Bool
+        /// `Domain` of the session cookie (the PHP SDK sets the host without `www.`; the JS SDK a
+        /// wildcard room's domain); nil: none, the host that answered.
+        public var cookieDomain: String?
+        /// After a promotion that came with `ch-*` parameters in the URL (the waiting room sends
+        /// the visitor back so), a page load (GET, HEAD) is answered 302 to the URL without them,
+        /// the cookie set: the token leaves the address bar and the app never sees it (the .NET
+        /// SDK after a validation, the JS SDK after a promotion with `ch-requested`). Default true.
+        public var redirectsAfterToken: Bool
         /// The share of passed requests whose handler answer is recorded (SDK default 0.2; 0: never).
         public var responseSampleRate: Double
         /// The time signatures are checked against.
@@ -37,12 +45,14 @@ public struct CrowdHandlerGate: GateEngine {
         /// (``defaultIgnorePattern``).
         public var ignorePattern: String?
 
-        public init(cookieName: String = "crowdhandler", cookieMaxAge: Int? = nil, cookieSecure: Bool = false,
+        public init(cookieName: String = "crowdhandler", cookieMaxAge: Int? = nil, cookieSecure: Bool = false, cookieDomain: String? = nil,
                     responseSampleRate: Double = 0.2, clock: any WaitingRoomClock = SystemClock(),
-                    ignorePattern: String? = CrowdHandlerGate.defaultIgnorePattern) {
+                    ignorePattern: String? = CrowdHandlerGate.defaultIgnorePattern, redirectsAfterToken: Bool = true) {
             self.cookieName = cookieName
             self.cookieMaxAge = cookieMaxAge
             self.cookieSecure = cookieSecure
+            self.cookieDomain = cookieDomain
+            self.redirectsAfterToken = redirectsAfterToken
             self.responseSampleRate = responseSampleRate
             self.clock = clock
             self.ignorePattern = ignorePattern
@@ -127,7 +137,8 @@ public struct CrowdHandlerGate: GateEngine {
                 for (sig, requested) in [fresh, cookie?.signed].compactMap({ $0 })
                 where signature.validate(signature: sig, token: token, requested: requested, room: room, now: options.clock.now()) == .valid {
                     let kept = GateSessionCookie(token: token, signed: (sig, requested))
-                    return .pass("signature valid (\(room.slug)), no API call", headers: [setCookie(kept)], sessionID: token)
+                    return promoted(.pass("signature valid (\(room.slug)), no API call", headers: [setCookie(kept)], sessionID: token),
+                                    request: request, cleanURL: url)
                 }
             }
         }
@@ -145,13 +156,16 @@ public struct CrowdHandlerGate: GateEngine {
             return .refuse(500, "the CrowdHandler gate is misconfigured: \(error)")
         }
         let r = await gatekeeper.validateRequest(url: url)
-        let kept = GateSessionCookie(token: r.token ?? token ?? "", signed: r.hash.flatMap { h in r.requested.map { (h, $0) } })
-        let cookies = kept.token.isEmpty ? [] : [setCookie(kept)]
+        // full mode keeps the plain token (the SDKs' cookie); hybrid the promotion's signature too
+        let signed = mode == .hybrid ? r.hash.flatMap { h in r.requested.map { (h, $0) } } : nil
+        let kept = GateSessionCookie(token: r.token ?? token ?? "", signed: signed)
+        // a failed check says nothing new about the visitor: their cookie is left as it is
+        let cookies = kept.token.isEmpty || r.error != nil ? [] : [setCookie(kept)]
         if r.promoted {
             let reason = r.error.map { "API failed (\($0.vendorCode ?? 0)); trustOnFail lets the visitor in" } ?? "promoted"
             var d = GateDecision.pass(reason, headers: cookies, sessionID: r.token)
             d.vendorResponseID = r.responseID
-            return d
+            return r.error == nil ? promoted(d, request: request, cleanURL: url) : d
         }
         if let error = r.error, error.kind == .rejected {
             return GateDecision(verdict: .refuse, response: .refusal(403, "CrowdHandler refused this request (\(error.vendorCode ?? 403))"),
@@ -162,11 +176,26 @@ public struct CrowdHandlerGate: GateEngine {
             return GateDecision(verdict: .queue, response: .redirect(to: room, extra: cookies), reason: reason, sessionID: r.token)
         }
         if let error = r.error {
-            return GateDecision(verdict: .refuse, response: .refusal(503, "the waiting room cannot be reached; try again in a minute"),
-                                reason: "API failed (\(error.vendorCode ?? 0)), no trustOnFail and no safety-net room")
+            // no trust and no safety-net room: CrowdHandler's catch-all waiting room, as every SDK
+            // does (PHP `GateKeeper::getRedirectUrl` with no slug, JS `gk.ts`, .NET `GK.cs`)
+            let room = configuration.waitingRoomURL(slug: "", targetURL: url, token: r.token ?? token)
+            return GateDecision(verdict: .queue, response: .redirect(to: room), reason: "API failed (\(error.vendorCode ?? 0)), no trustOnFail and no safety-net room: the catch-all waiting room",
+                                sessionID: r.token)
         }
         // Not promoted, yet no room named: nothing guards this URL (proposal: pass).
         return .pass("no room guards this URL", headers: cookies, sessionID: r.token)
+    }
+
+    /// A promotion's decision, or, when the URL carried `ch-*` parameters and the request is a
+    /// page load, a 302 to `cleanURL` (the URL without them) with the same cookie
+    /// (``Options/redirectsAfterToken``).
+    func promoted(_ decision: GateDecision, request: GateRequest, cleanURL: String) -> GateDecision {
+        guard options.redirectsAfterToken, request.method == "GET" || request.method == "HEAD", cleanURL != request.url,
+              request.queryParameter("ch-id") != nil else { return decision }
+        var d = GateDecision(verdict: .pass, response: .redirect(to: cleanURL, extra: decision.passHeaders),
+                             reason: decision.reason + ": redirect to the URL without the ch-* parameters", sessionID: decision.sessionID)
+        d.vendorResponseID = nil
+        return d
     }
 
     /// The first room of the feed, in the feed's order, that guards `url`, as CrowdHandler's
@@ -222,6 +251,7 @@ public struct CrowdHandlerGate: GateEngine {
     func setCookie(_ cookie: GateSessionCookie) -> GateHeader {
         var c = "\(options.cookieName)=\(cookie.value); Path=/; SameSite=Lax"
         if let age = options.cookieMaxAge { c += "; Max-Age=\(age)" }
+        if let domain = options.cookieDomain, !domain.isEmpty { c += "; Domain=\(domain)" }
         if options.cookieSecure { c += "; Secure" }
         return GateHeader("Set-Cookie", c)
     }
