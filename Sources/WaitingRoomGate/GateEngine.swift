@@ -20,6 +20,12 @@ public protocol GateEngine: Sendable {
     /// on the way to the app (a `Connection` header naming them). Default: none.
     var consultedHeaderNames: Set<String> { get }
 
+    /// How many bytes of a request's body the engine reads to decide (Queue-it's
+    /// `RequestBodyValidator`): an adapter reads at most this many before asking it, sets
+    /// ``GateRequest/body`` and hands the whole body on to the app. 0 (default): decided on the
+    /// head alone.
+    var bodyBytesToDecide: Int { get }
+
     /// Told when the protected handler has answered a request this engine let through: its status
     /// and how long it took (CrowdHandler records it with `PUT /v1/responses`). Default: nothing.
     func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async
@@ -31,6 +37,8 @@ extension GateEngine {
     public func immediateDecision(_ request: GateRequest) -> GateDecision? { nil }
 
     public var consultedHeaderNames: Set<String> { [] }
+
+    public var bodyBytesToDecide: Int { 0 }
 }
 
 extension GateEngine {

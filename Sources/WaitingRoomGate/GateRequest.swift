@@ -20,6 +20,9 @@ public struct GateRequest: Sendable, Hashable {
     /// target (the proxy forwards it; a middleware redirects a visitor whose target differs).
     /// Nil for a request built by hand.
     public var target: String?
+    /// The first bytes of the body (at most ``GateEngine/bodyBytesToDecide``), when the engine
+    /// asked for them and the adapter read them before deciding; nil otherwise.
+    public var body: [UInt8]?
 
     public init(method: String = "GET", url: String, headers: [GateHeader] = [], clientIP: String? = nil, bodyLength: Int? = nil) {
         self.method = method

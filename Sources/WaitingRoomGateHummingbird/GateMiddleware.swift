@@ -43,10 +43,19 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// Applies the gate's decision: its answer, or the next responder's with the pass headers.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let gateRequest: GateRequest
+        var gateRequest: GateRequest
         switch gateView(request, context: context) {
         case .success(let built): gateRequest = built
         case .failure(let refusal): return Self.response(refusal.response)
+        }
+        // An engine that reads the body (Queue-it's RequestBodyValidator) gets its first bytes;
+        // the body is collected (at most the limits' bound, else 413) and handed on whole.
+        var request = request
+        let needed = engine.bodyBytesToDecide
+        if needed > 0, request.headers[.contentLength].map({ $0 != "0" }) ?? request.headers.contains(.transferEncoding) {
+            if let refusal = limits.refusal(for: gateRequest) { return Self.response(refusal.response ?? .refusal(400, refusal.reason)) }
+            let buffer = try await request.collectBody(upTo: limits.maxBodyBytes)
+            gateRequest.body = Array(buffer.readableBytesView.prefix(needed))
         }
         let decision = await engine.decide(gateRequest, within: limits)
         logger.debug("gate decision", metadata: [

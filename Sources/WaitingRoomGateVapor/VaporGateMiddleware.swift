@@ -46,10 +46,18 @@ public struct VaporGateMiddleware: AsyncMiddleware {
 
     /// Applies the gate's decision: its answer, or the next responder's with the pass headers.
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        let gateRequest: GateRequest
+        var gateRequest: GateRequest
         switch VaporGateHead(request, origin: origin) {
         case .request(let built): gateRequest = built
         case .refusal(let answer): return Response(gate: answer)
+        }
+        // An engine that reads the body (Queue-it's RequestBodyValidator) gets its first bytes;
+        // the body is collected (at most the limits' bound) and stays on the request for the app.
+        let needed = engine.bodyBytesToDecide
+        if needed > 0, request.headers.first(name: .contentLength).map({ $0 != "0" }) ?? request.headers.contains(name: .transferEncoding) {
+            if let refusal = limits.refusal(for: gateRequest) { return Response(gate: refusal.response ?? .refusal(400, refusal.reason)) }
+            let buffer = try await request.body.collect(max: limits.maxBodyBytes).get()
+            gateRequest.body = buffer.map { Array($0.readableBytesView.prefix(needed)) } ?? []
         }
         let decision = await engine.decide(gateRequest, within: limits)
         logger.debug("gate decision", metadata: [

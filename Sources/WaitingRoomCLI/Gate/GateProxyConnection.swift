@@ -38,6 +38,8 @@ final class GateProxyConnection: ChannelDuplexHandler {
         /// The gate answered itself (or the exchange ended) before the request's end: the rest of
         /// the request is read and dropped.
         case answered
+        /// The engine reads the first bytes of the body before it decides (``GateEngine/bodyBytesToDecide``).
+        case collecting
         /// The engine is deciding in a task.
         case deciding
         /// Waiting for an upstream connection.
@@ -98,6 +100,10 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private var bodyDeadline: NIODeadline?
     /// The address this connection was counted under (``GateProxyClientBound``).
     private var countedPeer: String?
+    /// While ``Phase/collecting``: the request, the body's first bytes so far, and how many are wanted.
+    private var collectingRequest: GateRequest?
+    private var collectedBody: [UInt8] = []
+    private var collectBound = 0
     private var readWithheld = false
     /// Parts of pipelined requests read while an earlier answer was still going out.
     private var queued = CircularBuffer<HTTPServerRequestPart>()
@@ -210,7 +216,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
         switch phase {
         case .idle: return true
         case .closed, .lingering: return false
-        case .answered, .deciding, .connecting, .forwarding: return !requestEnded
+        case .answered, .collecting, .deciding, .connecting, .forwarding: return !requestEnded
         }
     }
 
@@ -219,6 +225,9 @@ final class GateProxyConnection: ChannelDuplexHandler {
         case .head(let head):
             begin(head, context: context)
         case .body(let buffer):
+            if phase == .collecting, collectedBody.count < collectBound {
+                collectedBody.append(contentsOf: buffer.readableBytesView.prefix(collectBound - collectedBody.count))
+            }
             if requestChunked {
                 guard buffer.readableBytes > 0 else { return }
                 var framed = context.channel.allocator.buffer(capacity: buffer.readableBytes + 12)
@@ -237,6 +246,12 @@ final class GateProxyConnection: ChannelDuplexHandler {
             } else {
                 requestPart(nil)
             }
+        }
+        if phase == .collecting, requestEnded || collectedBody.count >= collectBound, var request = collectingRequest {
+            collectingRequest = nil
+            request.body = collectedBody
+            collectedBody = []
+            decide(request, context: context)
         }
     }
 
@@ -285,7 +300,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
         settings.logger.debug("visitor connection failed", metadata: ["error": "\(error)"])
         // more bytes after the failure (the decoder reports each read): still dropped
         if inputFailed, error is ByteToMessageDecoderError { return }
-        let inHand = phase == .deciding || phase == .connecting || phase == .forwarding
+        let inHand = phase == .collecting || phase == .deciding || phase == .connecting || phase == .forwarding
         if error is HTTPParserError, (inHand && requestEnded) || !queued.isEmpty {
             // The bytes after whole requests: those requests are answered first, in order. A
             // queued request whose end never came is dropped (it cannot be answered).
@@ -335,7 +350,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
             readWithheld = true
         case .forwarding:
             if let upstream, !upstream.isWritable { readWithheld = true } else { context.read() }
-        case .idle, .answered, .lingering, .closed:
+        case .idle, .answered, .lingering, .closed, .collecting:
             context.read()
         }
     }
@@ -424,6 +439,21 @@ final class GateProxyConnection: ChannelDuplexHandler {
         // answers this request and ends the connection; what is sent meanwhile is bounded by the
         // decoder's buffer (GateProxyServer).
         if head.headers.contains(name: "upgrade") { keepAlive = false }
+        // An engine that reads the body first (Queue-it's RequestBodyValidator) gets its first
+        // bytes: they are read (and kept, to be sent on) before it is asked.
+        let needed = settings.engine.bodyBytesToDecide
+        if needed > 0, requestHasBody, settings.limits.refusal(for: request) == nil {
+            collectBound = needed
+            collectedBody = []
+            collectingRequest = request
+            phase = .collecting
+            return
+        }
+        decide(request, context: context)
+    }
+
+    /// Asks the engine about `request` (at once when it can answer on the loop, else in a task).
+    private func decide(_ request: GateRequest, context: ChannelHandlerContext) {
         if let decision = settings.engine.immediateDecision(request, within: settings.limits) {
             apply(decision, to: request)
             return
@@ -458,7 +488,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
     /// upstream connection is ready, sent on it, or dropped when the gate has answered already.
     private func requestPart(_ bytes: ByteBuffer?) {
         switch phase {
-        case .deciding, .connecting:
+        case .collecting, .deciding, .connecting:
             if let bytes { pendingParts.append(bytes) }
         case .forwarding:
             if let bytes { upstream?.write(bytes) }
@@ -837,7 +867,9 @@ final class GateProxyConnection: ChannelDuplexHandler {
         switch phase {
         case .answered:
             abandon()
-        case .deciding, .connecting, .forwarding:
+        case .collecting, .deciding, .connecting, .forwarding:
+            collectingRequest = nil
+            collectedBody = []
             if responseStarted || heldHead != nil {
                 abandon()
                 return
@@ -863,7 +895,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
             fail(problem: "it did not answer in time", error: nil)
         case .forwarding:
             if responseStarted { abandon() } else { fail(problem: "it did not answer in time", error: nil) }
-        case .idle, .answered, .deciding, .lingering, .closed:
+        case .idle, .answered, .collecting, .deciding, .lingering, .closed:
             break
         }
     }

@@ -50,6 +50,9 @@ public struct QueueItGate: GateEngine {
         public var cookieSameSite: String?
         /// Where failures and unknown action types are logged.
         public var logger: Logger
+        /// The most bytes of a body a `RequestBodyValidator` part compares (the bytes after them
+        /// are not looked at). Default 51,200, the KU-.NET sample's bound.
+        public var maxBodyBytesRead: Int
         /// Refuse session cookies whose queue id and `Hip` are not in the forms Queue-it issues
         /// (``QueueItAcceptedCookie/hasIssuedForm``): their fields cannot be re-split under a
         /// valid hash. Default true (proposal; the connectors do not check).
@@ -59,7 +62,7 @@ public struct QueueItGate: GateEngine {
                     ledger: GateReplayLedger? = GateReplayLedger(), enqueueTokenValidity: Duration? = nil,
                     clock: any WaitingRoomClock = SystemClock(), sessionMemoCapacity: Int = 10_000, ignoresOptionsRequests: Bool = true,
                     failsOpen: Bool = true, cookieSameSite: String? = nil, requiresIssuedCookieForm: Bool = true,
-                    logger: Logger = Logger(label: "waitingroom.gate.queueit")) {
+                    maxBodyBytesRead: Int = 51_200, logger: Logger = Logger(label: "waitingroom.gate.queueit")) {
             self.platformVersion = platformVersion
             self.redirectsAfterToken = redirectsAfterToken
             self.ledger = ledger
@@ -70,6 +73,7 @@ public struct QueueItGate: GateEngine {
             self.failsOpen = failsOpen
             self.cookieSameSite = cookieSameSite
             self.requiresIssuedCookieForm = requiresIssuedCookieForm
+            self.maxBodyBytesRead = maxBodyBytesRead
             self.logger = logger
         }
     }
@@ -89,6 +93,12 @@ public struct QueueItGate: GateEngine {
     public static let failedHeader = GateHeader("x-queueit-failed", "true")
 
     public var vendorID: String { QueueItConfiguration.vendorID }
+
+    /// ``Options/maxBodyBytesRead`` when a trigger has a `RequestBodyValidator` part, else 0.
+    public var bodyBytesToDecide: Int {
+        configuration.integrations.contains { $0.triggers.contains { $0.parts.contains { $0.validatorType == "RequestBodyValidator" } } }
+            ? options.maxBodyBytesRead : 0
+    }
 
     /// The header names the configuration's `HttpHeaderValidator` triggers read.
     public var consultedHeaderNames: Set<String> {
@@ -184,8 +194,9 @@ public struct QueueItGate: GateEngine {
         if options.ignoresOptionsRequests, request.method == "OPTIONS" { return .pass("OPTIONS is not gated") }
         var (urlWithoutToken, token) = QueueItRequestValidator.splitToken(request.url)
         var request = request
-        // no token in the query: the edge connectors' header (then read as if it were in the query)
-        var tokenInQuery = token != nil
+        // the query names `queueittoken` (even empty): a page let through is sent on without it
+        // (the KU-JS sample compares the URL with the URL without the token)
+        var tokenInQuery = urlWithoutToken != request.url
         if token == nil, let header = request.header(Self.tokenHeader), !header.isEmpty {
             token = header
             tokenInQuery = false
@@ -228,7 +239,9 @@ public struct QueueItGate: GateEngine {
         let integration = rule.integration
         let ajax = request.header(Self.ajaxHeader) ?? ""
         let isAjax = !ajax.isEmpty
-        if isAjax, !Self.isAbsoluteHTTPURL(QueueItPercent.decode(ajax)) {
+        // (G6) the AJAX page becomes the `t` of a redirect: checked for the actions that redirect
+        // (KU-JS `handleIgnoreAction` never reads it)
+        if isAjax, integration.actionType != .ignore, !Self.isAbsoluteHTTPURL(QueueItPercent.decode(ajax)) {
             return .refuse(400, "\(Self.ajaxHeader) must be the page's absolute http(s) URL, percent-encoded")
         }
         switch integration.actionType {

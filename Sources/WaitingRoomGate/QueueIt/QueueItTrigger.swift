@@ -32,8 +32,9 @@ public struct QueueItTrigger: Sendable, Hashable, Decodable {
 /// the request (`UrlValidator` with `UrlPart` `PageUrl`/`PagePath`/`HostName`, `CookieValidator`,
 /// `UserAgentValidator`, `HttpHeaderValidator`, `RequestBodyValidator`) compared with `Operator`
 /// `Equals`, `Contains`, `EqualsAny` or `ContainsAny`, optionally negated and case-insensitive.
-/// An unknown validator or operator never matches (KU-JS). (proposal) `RequestBodyValidator` is
-/// compared with an empty body: the gate does not buffer bodies before deciding.
+/// An unknown validator or operator never matches (KU-JS). `RequestBodyValidator` compares the
+/// first bytes of the body the adapter read (``GateRequest/body``, at most
+/// ``QueueItGate/Options/maxBodyBytesRead``, read as UTF-8), or "" when there is none.
 public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     /// `ValidatorType`: `UrlValidator`, `CookieValidator`, `UserAgentValidator`, `HttpHeaderValidator`, `RequestBodyValidator`.
     public var validatorType: String
@@ -102,7 +103,7 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
         case "CookieValidator": value = Substring(cookieName.flatMap { request.cookie($0) } ?? "")
         case "UserAgentValidator": value = Substring(request.header("User-Agent") ?? "")
         case "HttpHeaderValidator": value = Substring(httpHeaderName.flatMap { request.header($0) } ?? "")
-        case "RequestBodyValidator": value = ""
+        case "RequestBodyValidator": value = Substring(request.body.map { String(decoding: $0, as: UTF8.self) } ?? "")
         default: return false
         }
         return compare(value)

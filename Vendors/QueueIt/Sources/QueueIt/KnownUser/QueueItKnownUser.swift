@@ -415,9 +415,14 @@ public struct QueueItRequestValidator: Sendable {
         return c
     }
 
+    /// The cookie cleared, with the attributes it was set with (KU-JS `cancelQueueCookie` passes
+    /// the integration's `IsCookieHttpOnly` and `IsCookieSecure`).
     func cancelCookie(name: String) -> String {
         var c = "\(name)=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/"
         if let d = settings.cookieDomain, !d.isEmpty { c += "; Domain=\(d)" }
+        if settings.cookieSecure { c += "; Secure" }
+        if settings.cookieHttpOnly { c += "; HttpOnly" }
+        if let sameSite = settings.cookieSameSite, !sameSite.isEmpty { c += "; SameSite=\(sameSite)" }
         return c
     }
 
