@@ -10,14 +10,16 @@ final class AppLog: Sendable {
         var target: String
         /// Header fields, names lower-cased, in order.
         var headers: [(String, String)]
+        /// How many body bytes the app read.
+        var bodyBytes: Int
 
         func header(_ name: String) -> [String] { headers.filter { $0.0 == name }.map(\.1) }
     }
 
     private let reached = NIOLockedValueBox<[Reached]>([])
 
-    func record(_ method: String, _ target: String, headers: [(String, String)]) {
-        reached.withLockedValue { $0.append(Reached(method: method, target: target, headers: headers)) }
+    func record(_ method: String, _ target: String, headers: [(String, String)], bodyBytes: Int) {
+        reached.withLockedValue { $0.append(Reached(method: method, target: target, headers: headers, bodyBytes: bodyBytes)) }
     }
 
     var all: [Reached] { reached.withLockedValue { $0 } }
@@ -31,6 +33,9 @@ final class AppLog: Sendable {
     var unchecked: [String] { uncheckedRequests.map(\.target) }
 
     var uncheckedRequests: [Reached] { all.filter { $0.method != "OPTIONS" && !AppPathReading.isOpen($0.target) } }
+
+    /// The form posts that reached the app: none may have held `queue-me` (the body trigger).
+    var formPosts: [Reached] { all.filter { AppPathReading.lenient($0.target) == "/static/form" } }
 }
 
 /// How a lenient app could read a path, written for these tests apart from the gate's code: the

@@ -173,4 +173,29 @@ struct GateAttackTests {
             #expect(RawHTTP.statuses(after).first == 200, "\(after.prefix(200))")
         }
     }
+
+    /// A `RequestBodyValidator` trigger reads the body's first bytes before deciding; the app then
+    /// gets the whole body, whatever its framing.
+    @Test(arguments: GateFrontKind.available)
+    func aBodyTriggerReadsTheBodyAndTheAppGetsAllOfIt(kind: GateFrontKind) async throws {
+        try await GateFront.with(kind) { front in
+            let queued = try await front.send(Self.head("POST", "/static/form", ["Content-Length: 12", "Connection: close"]) + "a=queue-me&b")
+            #expect(RawHTTP.statuses(queued).first == 302, "\(kind): \(queued.prefix(200))")
+            let chunkedQueued = try await front.send(Self.head("POST", "/static/form", ["Transfer-Encoding: chunked", "Connection: close"])
+                + "4\r\na=qu\r\n6\r\neue-me\r\n0\r\n\r\n")
+            #expect(RawHTTP.statuses(chunkedQueued).first == 302, "\(kind): \(chunkedQueued.prefix(200))")
+            #expect(front.log.formPosts.isEmpty, "\(kind): a body the trigger queues reached the app")
+            let big = String(repeating: "z", count: 200_000)
+            let passed = try await front.send(Self.head("POST", "/static/form", ["Content-Length: \(big.utf8.count + 6)", "Connection: close"])
+                + "a=fine" + big, readTimeout: 5)
+            #expect(RawHTTP.statuses(passed).first == 200 || (kind != .proxy && RawHTTP.statuses(passed).first == 413), "\(kind): \(passed.prefix(200))")
+            if RawHTTP.statuses(passed).first == 200 {
+                #expect(front.log.formPosts.last?.bodyBytes == big.utf8.count + 6, "\(kind): the app got all of the body")
+            }
+            let small = try await front.send(Self.head("POST", "/static/form", ["Transfer-Encoding: chunked", "Connection: close"])
+                + "3\r\na=f\r\n3\r\nine\r\n0\r\n\r\n")
+            #expect(RawHTTP.statuses(small).first == 200, "\(kind): \(small.prefix(200))")
+            #expect(front.log.formPosts.last?.bodyBytes == 6, "\(kind)")
+        }
+    }
 }

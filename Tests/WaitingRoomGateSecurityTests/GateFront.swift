@@ -12,7 +12,8 @@ import WaitingRoomGateVapor
 #endif
 
 /// The one Queue-it configuration every front is attacked with: `/static/` is let through (an
-/// Ignore action) and every other path queues in `sale`. The attacker never holds a pass, so any
+/// Ignore action) and every other path queues in `sale`; first, a form at `/static/form` whose
+/// body holds `queue-me` queues too (a `RequestBodyValidator`: every front reads bodies first). The attacker never holds a pass, so any
 /// request that reaches the app outside `/static/` got past the gate.
 enum AttackConfiguration {
     static let openPrefix = "/static/"
@@ -22,6 +23,12 @@ enum AttackConfiguration {
     static let json = """
         {"Description": "attacks", "CustomerId": "demo", "AccountId": "demo", "Version": 3, "PublishDate": "2026-11-27T10:00:00Z",
          "Integrations": [
+           {"Name": "form", "ActionType": "Queue", "EventId": "sale", "QueueDomain": "queue.example", "CookieValidityMinute": 10,
+            "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
+              {"ValidatorType": "UrlValidator", "UrlPart": "PagePath", "Operator": "Equals", "ValueToCompare": "/static/form",
+               "IsNegative": false, "IsIgnoreCase": false},
+              {"ValidatorType": "RequestBodyValidator", "Operator": "Contains", "ValueToCompare": "queue-me",
+               "IsNegative": false, "IsIgnoreCase": false}]}]},
            {"Name": "static", "ActionType": "Ignore", "EventId": "", "QueueDomain": "",
             "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
               {"ValidatorType": "UrlValidator", "UrlPart": "PagePath", "Operator": "Contains", "ValueToCompare": "/static/",
@@ -111,16 +118,17 @@ enum RecordingApp {
     static func serve(log: AppLog, middleware: GateMiddleware<GateRequestContext>?, _ body: @Sendable (Int) async throws -> Void) async throws {
         let router = Router(context: GateRequestContext.self)
         if let middleware { router.add(middleware: middleware) }
-        let record: @Sendable (Request) -> Void = { request in
+        let record: @Sendable (Request) async throws -> Void = { request in
             var headers: [(String, String)] = []
             for field in request.headers { headers.append((field.name.canonicalName, field.value)) }
             if let authority = request.head.authority { headers.append(("host", authority)) }
-            log.record(request.method.rawValue, request.uri.description, headers: headers)
+            var bodyBytes = 0
+            for try await part in request.body { bodyBytes += part.readableBytes }
+            log.record(request.method.rawValue, request.uri.description, headers: headers, bodyBytes: bodyBytes)
         }
         for method in [HTTPRequest.Method.get, .post, .put, .delete, .options, .patch, .head] {
             router.on("**", method: method) { request, _ -> String in
-                record(request)
-                for try await _ in request.body {}
+                try await record(request)
                 return "app \(request.uri.path)"
             }
         }
@@ -157,7 +165,8 @@ enum VaporRecordingApp {
             let gated = app.grouped(VaporGateMiddleware(engine: try AttackConfiguration.engine(), allowedHosts: [AttackConfiguration.host]))
             for method in [Vapor.HTTPMethod.GET, .POST, .PUT, .DELETE, .OPTIONS, .PATCH] {
                 gated.on(method, "**", body: .collect(maxSize: "1mb")) { request -> String in
-                    log.record(request.method.rawValue, request.url.string, headers: request.headers.map { ($0.name.lowercased(), $0.value) })
+                    log.record(request.method.rawValue, request.url.string, headers: request.headers.map { ($0.name.lowercased(), $0.value) },
+                               bodyBytes: request.body.data?.readableBytes ?? 0)
                     return "app \(request.url.path)"
                 }
             }
