@@ -168,7 +168,7 @@ enum BenchSuites {
         let now = Int64(Date().timeIntervalSince1970)
         let cookieName = QueueItAcceptedCookie.name(forEvent: GateEngineFactory.emulatorEvent)
         let cookies = (0..<1000).map { i in
-            QueueItAcceptedCookie(eventId: GateEngineFactory.emulatorEvent, queueId: "9f1c2b7e-4c1d-4e0b-9a57-\(100_000 + i)",
+            QueueItAcceptedCookie(eventId: GateEngineFactory.emulatorEvent, queueId: "9f1c2b7e-4c1d-4e0b-9a57-\(100_000_000_000 + i)",
                                   fixedValidityMinutes: nil, redirectType: "queue", issueTime: now - 60, hashedIP: nil, secretKey: secret).value
         }
         let requests = cookies.map { cookie in
