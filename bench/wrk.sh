@@ -234,7 +234,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = gate ]; then
     [ -n "$url" ] && [ -n "$emu" ] || { echo "the gate did not start:"; cat "$out" "$WORK/gate-$2.log"; exit 1; }
     echo "gate ($BUILD): $url in front of $upstream (its emulator: $emu)"
     token=$(curl -s -X POST -H 'Content-Type: application/json' \
-      -d '{"customerId":"demo","waitingRoomId":"sale","expiresIn":3600,"queueId":"wrk-bench"}' \
+      -d '{"customerId":"demo","waitingRoomId":"sale","expiresIn":3600,"queueId":"3f2a9c1e-7b4d-4e21-9a0f-00000000b3ac"}' \
       "$emu/_emulator/queueit/tokens" | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
     [ -n "$token" ] || { echo "the gate's emulator minted no token"; exit 1; }
     cookie=$(curl -s -o /dev/null -D - "$url/reply.js?queueittoken=$token" | tr -d '\r' \

@@ -70,6 +70,7 @@ struct GateCommand: CLICommand {
     var maxPerClient = 64
     var bodyTimeout = 30
     var checkOptions = false
+    var cookieSameSite: String?
     var timeout = 60
     var connectTimeout = 5
     var maxBodyBytes = GateLimits.standard.maxBodyBytes
@@ -94,6 +95,8 @@ struct GateCommand: CLICommand {
             .option("max-connections-per-client", \.maxPerClient, help: "Connections one client address may hold open (more get 503; a --trusted-proxy is not bounded; 0: no bound)."),
             .option("timeout", \.timeout, help: "Seconds one upstream exchange may take, its body included."),
             .option("body-timeout", \.bodyTimeout, help: "Seconds a request body may take to arrive, from its head (slower gets 408)."),
+            .option("cookie-samesite", \.cookieSameSite, help: "Queue-it: SameSite of the session cookie (Lax, Strict or None; default none, as the connectors). HttpOnly and Secure come from the integration.",
+                    completion: .choices(["Lax", "Strict", "None"])),
             .flag("check-options", \.checkOptions, help: "Queue-it: gate OPTIONS requests too (by default CORS preflights pass unchecked, as the connectors' samples do)."),
             .option("connect-timeout", \.connectTimeout, help: "Seconds to connect to the upstream."),
             .option("threads", \.threads, help: "Event-loop threads that serve visitors and the upstream (default: one per core)."),
@@ -114,6 +117,9 @@ struct GateCommand: CLICommand {
         guard Self.hostAndPort(listen) != nil else { throw UsageError("--listen must be HOST:PORT (port 0…65535), got '\(listen)'") }
         guard (1...100_000).contains(maxConnections) else { throw UsageError("--max-connections must be 1…100000") }
         guard (1...86_400).contains(timeout) else { throw UsageError("--timeout must be 1…86400 seconds") }
+        if let cookieSameSite, !["Lax", "Strict", "None"].contains(cookieSameSite) {
+            throw UsageError("--cookie-samesite must be Lax, Strict or None, got '\(cookieSameSite)'")
+        }
         guard (1...86_400).contains(bodyTimeout) else { throw UsageError("--body-timeout must be 1…86400 seconds") }
         guard (0...100_000).contains(maxPerClient) else { throw UsageError("--max-connections-per-client must be 0…100000") }
         guard (1...600).contains(connectTimeout) else { throw UsageError("--connect-timeout must be 1…600 seconds") }
@@ -238,7 +244,8 @@ struct GateCommand: CLICommand {
         case "queueit":
             return try GateEngineFactory.queueIt(configFile: config, customer: customer,
                                                  secretKey: ProcessInfo.processInfo.environment["QUEUEIT_SECRET_KEY"],
-                                                 sessionMemo: sessionMemo, checksOptions: checkOptions, emulator: emulator)
+                                                 sessionMemo: sessionMemo, checksOptions: checkOptions, cookieSameSite: cookieSameSite,
+                                                 emulator: emulator)
         default:
             return try await GateEngineFactory.crowdHandler(configFile: config, mode: CrowdHandlerGate.Mode(rawValue: mode) ?? .full,
                                                             emulator: emulator)

@@ -18,8 +18,8 @@ enum GateEngineFactory {
     /// `sale`) with their queue domain set to the emulator. Without: `configFile` is required,
     /// and the customer and the secret key (`QUEUEIT_SECRET_KEY`) must be given.
     static func queueIt(configFile: String?, customer: String?, secretKey: String?, sessionMemo: Int = 10_000, checksOptions: Bool = false,
-                        emulator: (suite: EmulatorSuite, server: EmulatorServer)?) throws -> QueueItGate {
-        let options = QueueItGate.Options(sessionMemoCapacity: sessionMemo, ignoresOptionsRequests: !checksOptions,
+                        cookieSameSite: String? = nil, emulator: (suite: EmulatorSuite, server: EmulatorServer)?) throws -> QueueItGate {
+        let options = QueueItGate.Options(sessionMemoCapacity: sessionMemo, ignoresOptionsRequests: !checksOptions, cookieSameSite: cookieSameSite,
                                           logger: CLILogging.logger(label: "waitingroom.gate.queueit"))
         if let emulator {
             let customer = EmulatorSuite.queueItCustomer
