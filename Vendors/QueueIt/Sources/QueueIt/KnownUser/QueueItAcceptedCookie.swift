@@ -53,12 +53,26 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
         Self.isIssuedQueueId(queueId) && (hashedIP.map { $0.utf8.count == 64 && $0.utf8.allSatisfy(Self.isHexDigit) } ?? true)
     }
 
-    /// `8-4-4-4-12` or `8-4-12` hex digits.
+    /// `8-4-4-4-12` or `8-4-12` hex digits (one pass over the bytes, nothing allocated: it is
+    /// asked on every checked cookie).
     public static func isIssuedQueueId(_ id: String) -> Bool {
-        let groups = id.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
-        let lengths = groups.map(\.count)
-        guard lengths == [8, 4, 4, 4, 12] || lengths == [8, 4, 12] else { return false }
-        return groups.allSatisfy { $0.allSatisfy(isHexDigit) }
+        let count = id.utf8.count
+        let dashes: (Int, Int, Int, Int)
+        switch count {
+        case 36: dashes = (8, 13, 18, 23)
+        case 26: dashes = (8, 13, -1, -1)
+        default: return false
+        }
+        var index = 0
+        for byte in id.utf8 {
+            if index == dashes.0 || index == dashes.1 || index == dashes.2 || index == dashes.3 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else if !isHexDigit(byte) {
+                return false
+            }
+            index += 1
+        }
+        return true
     }
 
     static func isHexDigit(_ byte: UInt8) -> Bool {
