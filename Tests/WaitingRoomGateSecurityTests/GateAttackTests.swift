@@ -44,8 +44,9 @@ struct GateAttackTests {
                 Self.head("POST", "/static/a", ["Transfer-Encoding: chunked"]) + "ffffffffffffffffff1\r\n" + body + "\r\n0\r\n\r\n",
                 Self.head("POST", "/static/a", ["Transfer-Encoding: chunked"]) + "5;x=\"\r\n\"\r\nhello\r\n0\r\n\r\n" + body,
             ]
+            // (some attempts leave the gate waiting for bytes that never come: nothing to wait for here)
             for attempt in attempts {
-                _ = try await front.send(attempt)
+                _ = try await front.send(attempt, readTimeout: 2)
             }
             #expect(front.log.unchecked.isEmpty, "\(kind): reached the app unchecked: \(front.log.unchecked)")
             #expect(!front.log.all.contains { $0.target.contains("Self.hidden") }, "\(kind): a request Self.hidden in a body was served")
@@ -136,7 +137,7 @@ struct GateAttackTests {
         try await GateFront.with(kind) { front in
             let upgrade = Self.head("GET", "/static/ws", ["Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13",
                                                           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="])
-            let answer = try await front.send(upgrade + Self.hidden + Self.head("GET", "/sale/after-upgrade"))
+            let answer = try await front.send(upgrade + Self.hidden + Self.head("GET", "/sale/after-upgrade"), readTimeout: 5)
             #expect(!RawHTTP.statuses(answer).contains(101), "\(kind): \(answer.prefix(200))")
             #expect(front.log.unchecked.isEmpty, "\(kind): \(front.log.unchecked)")
         }
@@ -187,7 +188,7 @@ struct GateAttackTests {
             #expect(front.log.formPosts.isEmpty, "\(kind): a body the trigger queues reached the app")
             let big = String(repeating: "z", count: 200_000)
             let passed = try await front.send(Self.head("POST", "/static/form", ["Content-Length: \(big.utf8.count + 6)", "Connection: close"])
-                + "a=fine" + big, readTimeout: 5)
+                + "a=fine" + big)
             #expect(RawHTTP.statuses(passed).first == 200 || (kind != .proxy && RawHTTP.statuses(passed).first == 413), "\(kind): \(passed.prefix(200))")
             if RawHTTP.statuses(passed).first == 200 {
                 #expect(front.log.formPosts.last?.bodyBytes == big.utf8.count + 6, "\(kind): the app got all of the body")

@@ -101,13 +101,12 @@ struct GateFront: Sendable {
         }
     }
 
-    /// Sends `text` (a whole exchange, pipelined requests included) and returns the answer text.
-    func send(_ text: String, readTimeout: Double = 2) async throws -> String {
-        try await RawHTTP.exchange(port: port, text, readTimeout: readTimeout)
-    }
-
-    func send(_ bytes: [UInt8], readTimeout: Double = 2) async throws -> String {
-        try await RawHTTP.exchange(port: port, bytes, readTimeout: readTimeout)
+    /// Sends `text` (a whole exchange, pipelined requests included) and returns the answer text:
+    /// what came until the connection closed, `quiet` seconds passed without a byte once
+    /// something came, or `readTimeout` seconds passed with nothing (a loaded machine in a full
+    /// parallel run can take seconds to answer).
+    func send(_ text: String, readTimeout: Double = 15, quiet: Double = 0.5) async throws -> String {
+        try await RawHTTP.exchange(port: port, Array(text.utf8), readTimeout: readTimeout, quietAfterFirstByte: quiet)
     }
 }
 
