@@ -198,7 +198,8 @@ struct LoadOperatorFiguresTests {
         let groups = try #require(summary["notPassed"] as? [[String: Any]], "\(summary)")
         #expect(groups.count == 1, "\(groups)")
         #expect(groups.first?["outcome"] as? String == "failed" && groups.first?["code"] as? Int == 404 && groups.first?["users"] as? Int == 3)
-        #expect((groups.first?["message"] as? String ?? "").contains("unknown waiting room"), "\(groups)")
+        let message = (groups.first?["message"] as? String) ?? ""
+        #expect(message.contains("unknown waiting room"), "\(groups)")
         let html = try String(contentsOfFile: report, encoding: .utf8)
         #expect(html.contains("Not passed, by the vendor") && html.contains("unknown waiting room"))
         let text = try await CLIProcess.run([
