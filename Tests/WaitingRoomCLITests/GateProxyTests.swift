@@ -535,6 +535,16 @@ struct GateProxyTests {
         let oversize = try await CLIProcess.run(["gate", "--vendor", "queueit", "--customer", "demo", "--upstream", "http://127.0.0.1:8080", "--config", large],
                                                  environment: ["QUEUEIT_SECRET_KEY": "k"])
         #expect(oversize.status == 64 && oversize.stderr.contains("at most 4194304 are read"), "\(oversize.stderr)")
+        // without --public-url or --allowed-host (and without --emulator) the visitor's Host would
+        // choose the URL the triggers read: the gate does not start
+        let published = folder + "/integrationconfig.json"
+        try Data(#"{"Version": 1, "Integrations": []}"#.utf8).write(to: URL(fileURLWithPath: published))
+        let hostless = try await CLIProcess.run(["gate", "--vendor", "queueit", "--customer", "demo", "--config", published,
+                                                 "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"],
+                                                environment: ["QUEUEIT_SECRET_KEY": "k"])
+        #expect(hostless.status == 64 && hostless.stderr.contains("--public-url") && hostless.stderr.contains("--allowed-host"), "\(hostless.stderr)")
+        let badHost = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--allowed-host", "x/y"])
+        #expect(badHost.status == 64 && badHost.stderr.contains("--allowed-host must be"), "\(badHost.stderr)")
         // a vendor API that cannot be reached is no usage error: 4 (it was 64)
         let unreachable = folder + "/crowdhandler.json"
         try Data(#"{"publicKey": "k", "apiURL": "http://127.0.0.1:1", "waitURL": "http://127.0.0.1:1"}"#.utf8).write(to: URL(fileURLWithPath: unreachable))

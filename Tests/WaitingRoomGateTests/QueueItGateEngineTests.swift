@@ -158,4 +158,61 @@ import WaitingRoomGateTestSupport
         #expect(d.verdict == .ignore && d.reachesHandler && d.reason.contains("unknown action type"))
         #expect(gate.unknownActionCount == 1)
     }
+
+    /// A Queue action with no queue domain (a configuration built in code: the published JSON is
+    /// refused without one when it is read) cannot send anyone anywhere: the request passes with
+    /// `x-queueit-failed: true` and is counted (the KU-JS sample fails open so), or gets 503.
+    @Test func aRequestTheGateCannotDecideFailsOpenOrClosed() throws {
+        let configuration = QueueItIntegrationConfig(version: 1, integrations: [
+            QueueItIntegration(name: "broken", eventId: "sale", queueDomain: "", actionType: .queue, triggers: [
+                QueueItTrigger(parts: [QueueItTriggerPart(comparison: "Contains", valueToCompare: "/", urlPart: "PagePath")]),
+            ]),
+        ])
+        let open = try QueueItGate(customerId: "demo", secretKey: QueueItGateFixture.secret, configuration: configuration)
+        let passed = open.decideNow(GateRequest(url: "https://shop.example/cart"))
+        #expect(passed.reachesHandler && passed.passHeaders.contains(QueueItGate.failedHeader) && passed.reason.hasPrefix("failed open"))
+        #expect(open.failureCount == 1)
+        let closed = try QueueItGate(customerId: "demo", secretKey: QueueItGateFixture.secret, configuration: configuration,
+                                     options: .init(failsOpen: false))
+        let refused = closed.decideNow(GateRequest(url: "https://shop.example/cart"))
+        #expect(refused.response?.status == 503 && refused.response?.header("x-queueit-failed") == "true")
+    }
+
+    /// The cookie hash joins its fields without separators (every connector's `generateHash`), so
+    /// digits can move from one field to the next under the same hash: a longer validity, another
+    /// event. The gate refuses a cookie whose queue id is not in an issued form (README G15);
+    /// without that check the re-split cookies pass, which is the attack.
+    @Test func aCookieReSplitUnderItsHashIsRefused() throws {
+        let secret = QueueItGateFixture.secret
+        let issued = Int64(Date().timeIntervalSince1970) - 20 * 60
+        let guid = "4e5a1d5b-f98b-4f7c-9a6b-2d1a2a3c3678"
+        let original = QueueItAcceptedCookie(eventId: "sale", queueId: guid, fixedValidityMinutes: nil, redirectType: "queue",
+                                             issueTime: issued, hashedIP: nil, secretKey: secret)
+        // `…3678` moved out of the queue id into FixedValidityMins: the same hashed text
+        let longer = "EventId=sale&QueueId=\(guid.dropLast(4))&FixedValidityMins=3678&RedirectType=queue&IssueTime=\(issued)&Hash=\(original.hash)"
+        // `4` moved from the queue id onto the event id: a pass for event `sale4`
+        let other = QueueItAcceptedCookie(eventId: "sale", queueId: guid, fixedValidityMinutes: nil, redirectType: "queue",
+                                          issueTime: Int64(Date().timeIntervalSince1970) - 30, hashedIP: nil, secretKey: secret)
+        let crossEvent = "EventId=sale4&QueueId=\(guid.dropFirst())&RedirectType=queue&IssueTime=\(other.issueTime)&Hash=\(other.hash)"
+        func gate(event: String, checking: Bool) throws -> QueueItGate {
+            let json = """
+            {"Version": 1, "Integrations": [{"Name": "q", "ActionType": "Queue", "EventId": "\(event)", "QueueDomain": "demo.queue-it.net",
+              "CookieValidityMinute": 10, "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
+                {"ValidatorType": "UrlValidator", "UrlPart": "PagePath", "Operator": "Contains", "ValueToCompare": "/"}]}]}]}
+            """
+            return try QueueItGate(customerId: "demo", secretKey: secret, configuration: try QueueItIntegrationConfig(json: json),
+                                   options: .init(ledger: nil, requiresIssuedCookieForm: checking))
+        }
+        func request(_ event: String, _ value: String) -> GateRequest {
+            GateRequest(url: "https://shop.example/cart", headers: [GateHeader("Cookie", "\(QueueItAcceptedCookie.name(forEvent: event))=\(value)")])
+        }
+        // the attack, as the connectors would take it
+        #expect(try gate(event: "sale", checking: false).decideNow(request("sale", longer)).reachesHandler, "the re-split hash holds")
+        #expect(try gate(event: "sale4", checking: false).decideNow(request("sale4", crossEvent)).reachesHandler, "the re-split hash holds")
+        // the gate
+        #expect(try gate(event: "sale", checking: true).decideNow(request("sale", longer)).verdict == .queue)
+        #expect(try gate(event: "sale4", checking: true).decideNow(request("sale4", crossEvent)).verdict == .queue)
+        // the original still passes (its 10 minutes are up: 20 minutes old, so it is queued; a fresh one passes)
+        #expect(try gate(event: "sale", checking: true).decideNow(request("sale", other.value)).reachesHandler)
+    }
 }

@@ -40,9 +40,10 @@ public struct QueueItGate: GateEngine {
         /// Lets `OPTIONS` requests (CORS preflights, which carry no cookie) through unchecked, as
         /// KU-JS's sample and Queue-it's edge connectors do. Default true.
         public var ignoresOptionsRequests: Bool
-        /// What a request gets when the gate cannot decide (a validator that gives neither a pass
-        /// nor a redirect): `true` (default, the connectors' samples) lets it through with
-        /// `x-queueit-failed: true` on the answer and an error logged; `false` answers 503.
+        /// What a request gets when the gate cannot decide (a Queue or Cancel integration without a
+        /// `QueueDomain`, a validator that gives neither a pass nor a redirect): `true` (default,
+        /// the connectors' samples) lets it through with `x-queueit-failed: true` on the answer and
+        /// an error logged; `false` answers 503.
         public var failsOpen: Bool
         /// `SameSite` of the session cookie (`Lax`, `Strict`, `None`); nil: none, as every
         /// connector writes it. `HttpOnly` and `Secure` come from the integration
@@ -243,6 +244,10 @@ public struct QueueItGate: GateEngine {
         // (KU-JS `handleIgnoreAction` never reads it)
         if isAjax, integration.actionType != .ignore, !Self.isAbsoluteHTTPURL(QueueItPercent.decode(ajax)) {
             return .refuse(400, "\(Self.ajaxHeader) must be the page's absolute http(s) URL, percent-encoded")
+        }
+        // a Queue or Cancel action with no queue domain has nowhere to send anyone: the gate cannot decide
+        if integration.actionType != .ignore, integration.queueDomain.trimmingCharacters(in: .whitespaces).isEmpty {
+            return cannotDecide("the integration has no QueueDomain", integration: integration, cookies: [])
         }
         switch integration.actionType {
         case .ignore:
