@@ -199,4 +199,21 @@ struct GateAttackTests {
             #expect(front.log.formPosts.last?.bodyBytes == 6, "\(kind)")
         }
     }
+
+    /// The same path tricks against CrowdHandler (full mode, its emulator's `/demo-blocked` room,
+    /// which refuses everyone and matches on the path it is given): the room sees the path the
+    /// app serves.
+    @Test func crowdHandlerRoomsSeeThePathTheAppServes() async throws {
+        try await GateFront.withCrowdHandlerProxy { front in
+            for target in ["/%64emo-blocked", "/demo%2Dblocked", "/x/../demo-blocked", "/./demo-blocked", "//demo-blocked", "/x/..%2fdemo-blocked"] {
+                let answer = try await front.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                #expect([400, 403].contains(RawHTTP.statuses(answer).first ?? 0), "\(target): \(answer.prefix(160))")
+            }
+            #expect(!front.log.all.contains { AppPathReading.lenient($0.target).contains("demo-blocked") },
+                    "reached the app past the room: \(front.log.all.map(\.target))")
+            // the control: a path no room guards reaches the app
+            _ = try await front.send("GET /x/../free HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            #expect(front.log.all.map(\.target) == ["/free"])
+        }
+    }
 }

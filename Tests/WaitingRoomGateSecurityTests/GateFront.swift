@@ -71,6 +71,25 @@ struct GateFront: Sendable {
     /// The gate's process (the proxy), for its memory.
     let process: SpawnedProcess?
 
+    /// Runs `body` with `waitingroom gate --vendor crowdhandler --emulator` (full mode) in front of
+    /// the recording app: the emulator's rooms decide by path (`/demo-queue` queues).
+    static func withCrowdHandlerProxy(_ body: @Sendable (GateFront) async throws -> Void) async throws {
+        let log = AppLog()
+        try await RecordingApp.serve(log: log, middleware: nil) { upstreamPort in
+            let process = try SpawnedProcess.spawn(ProxyProcess.binary, arguments: [
+                "gate", "--vendor", "crowdhandler", "--emulator", "--upstream", "http://127.0.0.1:\(upstreamPort)", "--listen", "127.0.0.1:0",
+            ], directory: ProxyProcess.packageRoot, stdin: .discard, stdout: .pipe, stderr: .discard)
+            do {
+                let port = try await ProxyProcess.port(of: process)
+                try await body(GateFront(kind: .proxy, port: port, log: log, process: process))
+            } catch {
+                ProxyProcess.stop(process)
+                throw error
+            }
+            ProxyProcess.stop(process)
+        }
+    }
+
     /// Runs `body` with a fresh front of `kind`; everything is stopped however `body` ends.
     static func with(_ kind: GateFrontKind, _ body: @Sendable (GateFront) async throws -> Void) async throws {
         let log = AppLog()
