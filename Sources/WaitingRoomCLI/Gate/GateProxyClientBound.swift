@@ -33,7 +33,4 @@ final class GateProxyClientBound: Sendable {
             if count <= 1 { counts.removeValue(forKey: address) } else { counts[address] = count - 1 }
         }
     }
-
-    /// The connections `address` holds now.
-    func count(_ address: String) -> Int { open.withLockedValue { $0[address, default: 0] } }
 }

@@ -37,11 +37,6 @@ enum GateProxyErrorPage {
         GateResponse.refusal(408, "the request body did not arrive in time")
     }
 
-    /// A 400 for a request the gate cannot build a URL for (no `Host`, or one that is not `host[:port]`).
-    static func noHost() -> GateResponse {
-        GateResponse.refusal(400, "the request has no Host header, or one that is not host[:port]")
-    }
-
     /// A 400 for a request with more than one `Host` (RFC 9112 §3.2: which one the gate checked
     /// and which one the app serves could differ).
     static func twoHosts() -> GateResponse {
