@@ -48,12 +48,12 @@ public enum GateTarget {
     /// The canonical form of `target` (origin form, `/path[?query]`), or why it cannot have one.
     /// Returns `target` itself (no copy) when it is canonical already, the usual case.
     public static func canonical(_ target: String) -> Result<String, Refusal> {
-        var target = target
-        return target.withUTF8 { bytes -> Result<String, Refusal> in
+        var bytes = target
+        let rewritten = bytes.withUTF8 { bytes -> Result<String, Refusal>? in
             guard bytes.first == UInt8(ascii: "/") else { return .failure(.notAPath) }
-            if !needsWork(bytes) { return .success(String(decoding: bytes, as: UTF8.self)) }
-            return rewrite(bytes)
+            return needsWork(bytes) ? rewrite(bytes) : nil
         }
+        return rewritten ?? .success(target)
     }
 
     /// Whether anything in `bytes` can change: an escape, a `\`, a `#`, a dot segment or `//`.

@@ -95,16 +95,12 @@ public struct QueueItGate: GateEngine {
 
     public var vendorID: String { QueueItConfiguration.vendorID }
 
-    /// ``Options/maxBodyBytesRead`` when a trigger has a `RequestBodyValidator` part, else 0.
-    public var bodyBytesToDecide: Int {
-        configuration.integrations.contains { $0.triggers.contains { $0.parts.contains { $0.validatorType == "RequestBodyValidator" } } }
-            ? options.maxBodyBytesRead : 0
-    }
+    /// ``Options/maxBodyBytesRead`` when a trigger has a `RequestBodyValidator` part, else 0
+    /// (worked out once: adapters ask on every request).
+    public let bodyBytesToDecide: Int
 
     /// The header names the configuration's `HttpHeaderValidator` triggers read.
-    public var consultedHeaderNames: Set<String> {
-        Set(configuration.integrations.flatMap { $0.triggers.flatMap { $0.parts.compactMap(\.httpHeaderName) } })
-    }
+    public let consultedHeaderNames: Set<String>
     /// The Queue-it customer id (`c`).
     public let customerId: String
     /// The published integration configuration.
@@ -138,11 +134,14 @@ public struct QueueItGate: GateEngine {
         let integration: QueueItIntegration
         let validator: QueueItRequestValidator
         let memo: QueueItSessionMemo
+        /// Whether a Queue or Cancel action has a queue domain to send visitors to.
+        let hasQueueDomain: Bool
 
         init(integration: QueueItIntegration, validator: QueueItRequestValidator, memo: QueueItSessionMemo) {
             self.integration = integration
             self.validator = validator
             self.memo = memo
+            self.hasQueueDomain = !integration.queueDomain.trimmingCharacters(in: .whitespaces).isEmpty
         }
     }
 
@@ -172,6 +171,9 @@ public struct QueueItGate: GateEngine {
                 requiresIssuedCookieForm: options.requiresIssuedCookieForm)),
                  memo: QueueItSessionMemo(capacity: options.sessionMemoCapacity))
         }
+        let parts = configuration.integrations.flatMap { $0.triggers.flatMap(\.parts) }
+        self.bodyBytesToDecide = parts.contains { $0.validatorType == "RequestBodyValidator" } ? options.maxBodyBytesRead : 0
+        self.consultedHeaderNames = Set(parts.compactMap(\.httpHeaderName))
         for integration in configuration.integrations {
             if let action = integration.unknownActionType {
                 options.logger.warning("Queue-it integration has an unknown ActionType; it acts as Ignore", metadata: [
@@ -246,7 +248,7 @@ public struct QueueItGate: GateEngine {
             return .refuse(400, "\(Self.ajaxHeader) must be the page's absolute http(s) URL, percent-encoded")
         }
         // a Queue or Cancel action with no queue domain has nowhere to send anyone: the gate cannot decide
-        if integration.actionType != .ignore, integration.queueDomain.trimmingCharacters(in: .whitespaces).isEmpty {
+        if integration.actionType != .ignore, !rule.hasQueueDomain {
             return cannotDecide("the integration has no QueueDomain", integration: integration, cookies: [])
         }
         switch integration.actionType {
