@@ -28,12 +28,15 @@ public func withDeadline<T: Sendable>(
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             Task {
                 let result = await work.result
-                timer.cancel()
+                // settled before the timer is cancelled: a cancelled timer wakes its watcher below,
+                // which must not win with a CancellationError for work that has just finished
                 if race.settle() { continuation.resume(with: result) }
+                timer.cancel()
             }
             Task {
                 let expired = (try? await timer.value) != nil
                 if expired { work.cancel() }
+                // unexpired: the timer was cancelled, by the work's end (settled already) or the caller's cancellation
                 if race.settle() { continuation.resume(throwing: expired ? onTimeout() : CancellationError()) }
             }
         }
