@@ -17,6 +17,8 @@ let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-h
 let emulatorsTrait: Set<String> = ["Emulators"]
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: emulatorsTrait))
 // The signals `waitingroom gate` watches itself (a second Ctrl-C cuts its drain short).
+// The gate's servers (WaitingRoomGateProxy) run as services without the `Emulators` trait too.
+let serviceLifecycleAlways: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: emulatorsTrait))
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: emulatorsTrait))
 let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: emulatorsTrait))
@@ -57,6 +59,9 @@ let package = Package(
         .library(name: "WaitingRoomSQLite", targets: ["WaitingRoomSQLite"]),
         .library(name: "WaitingRoomPostgres", targets: ["WaitingRoomPostgres"]),
         .library(name: "WaitingRoomGate", targets: ["WaitingRoomGate"]),
+        .library(name: "QueueItGateEngine", targets: ["QueueItGateEngine"]),
+        .library(name: "CrowdHandlerGateEngine", targets: ["CrowdHandlerGateEngine"]),
+        .library(name: "WaitingRoomGateProxy", targets: ["WaitingRoomGateProxy"]),
         .library(name: "WaitingRoomGateHummingbird", targets: ["WaitingRoomGateHummingbird"]),
         .library(name: "WaitingRoomGateVapor", targets: ["WaitingRoomGateVapor"]),
         .executable(name: "waitingroom", targets: ["waitingroom"]),
@@ -242,12 +247,43 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // The gate that protects a server: a vendor-neutral engine (Queue-it KnownUser, CrowdHandler
-        // full and hybrid), no web framework; each framework's thin adapter is its own module.
+        // The gate that protects a server, vendor-neutral and free of any web framework: the
+        // request and decision types, the `GateEngine` protocol, one mapping of a decision to an
+        // HTTP answer, the auth-subrequest routes and the credential ledger. The engines live in
+        // their vendors' folders; each framework's thin adapter is its own module
+        // (Scripts/check-imports keeps vendors out of it).
         .target(
             name: "WaitingRoomGate",
             dependencies: [
-                "WaitingRoom", "QueueIt", "CrowdHandler", logging, nioConcurrencyHelpers,
+                "WaitingRoom", logging, nioConcurrencyHelpers,
+            ],
+            swiftSettings: strict
+        ),
+        // Queue-it's KnownUser flow as a gate engine (triggers, integration configuration).
+        .target(
+            name: "QueueItGateEngine",
+            dependencies: [
+                "WaitingRoomGate", "WaitingRoom", "QueueIt", logging, nioConcurrencyHelpers, crypto,
+            ],
+            path: "Vendors/QueueIt/Sources/QueueItGateEngine",
+            swiftSettings: strict
+        ),
+        // CrowdHandler's full and hybrid checks as a gate engine.
+        .target(
+            name: "CrowdHandlerGateEngine",
+            dependencies: [
+                "WaitingRoomGate", "WaitingRoom", "CrowdHandler", logging,
+            ],
+            path: "Vendors/CrowdHandler/Sources/CrowdHandlerGateEngine",
+            swiftSettings: strict
+        ),
+        // The gate's own servers on SwiftNIO: the reverse proxy (`GateProxyServer`) and the
+        // auth-subrequest server for nginx `auth_request`, Caddy `forward_auth`, Traefik
+        // `ForwardAuth`, Envoy `ext_authz` (`GateAuthServer`). Vendor-neutral: any `GateEngine`.
+        .target(
+            name: "WaitingRoomGateProxy",
+            dependencies: [
+                "WaitingRoomGate", "WaitingRoom", logging, nioCore, nioPosix, nioHTTP1, nioConcurrencyHelpers, serviceLifecycleAlways,
             ],
             swiftSettings: strict
         ),
@@ -311,7 +347,7 @@ let package = Package(
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
                 "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", "CEditLine", "CHeapInUse", logging,
                 "WaitingRoomSQLite", "WaitingRoomPostgres", prometheus, coreMetrics, hummingbird,
-                "WaitingRoomGate", nioHTTP1, serviceLifecycle, unixSignals, nioConcurrencyHelpers,
+                "WaitingRoomGate", "WaitingRoomGateProxy", "QueueItGateEngine", "CrowdHandlerGateEngine", nioHTTP1, serviceLifecycle, unixSignals, nioConcurrencyHelpers,
                 // `bench queueit`'s baseline: a bare HMAC-SHA256, keyed per call
                 crypto,
             ],
@@ -445,7 +481,7 @@ let package = Package(
         .target(
             name: "WaitingRoomGateTestSupport",
             dependencies: [
-                "WaitingRoomGate", "WaitingRoom", "QueueIt", "WaitingRoomEmulators", "WaitingRoomHTTP", nioConcurrencyHelpers,
+                "WaitingRoomGate", "QueueItGateEngine", "WaitingRoom", "QueueIt", "WaitingRoomEmulators", "WaitingRoomHTTP", nioConcurrencyHelpers,
             ],
             path: "Tests/WaitingRoomGateTestSupport",
             swiftSettings: strict
@@ -453,7 +489,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomGateTests",
             dependencies: [
-                "WaitingRoomGateTestSupport", "WaitingRoomGate", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
+                "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
                 "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", hummingbird, serviceLifecycle,
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
             ],
@@ -465,7 +501,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomGateSecurityTests",
             dependencies: [
-                "WaitingRoomGateTestSupport", "WaitingRoomGate", "WaitingRoomGateHummingbird", "WaitingRoomGateVapor", "WaitingRoom", "QueueIt",
+                "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "WaitingRoomGateHummingbird", "WaitingRoomGateVapor", "WaitingRoom", "QueueIt",
                 "WaitingRoomTesting", "WebDriver", hummingbird, serviceLifecycle, vapor, nioConcurrencyHelpers,
             ],
             swiftSettings: strict
@@ -475,9 +511,22 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomGateVaporTests",
             dependencies: [
-                "WaitingRoomGateTestSupport", "WaitingRoomGate", "WaitingRoomGateVapor", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "CrowdHandler",
+                "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine", "WaitingRoomGateVapor", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "CrowdHandler",
                 "WaitingRoomEmulators", "WaitingRoomHTTP", hummingbird, vapor,
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
+            ],
+            swiftSettings: strict
+        ),
+        // The gate's own servers in-process: the reverse proxy's parts, and the auth-subrequest
+        // server behind Debian's nginx and Caddy (real processes the tests start on free ports
+        // with the shipped deploy/ files), in front of the emulators and a recording app.
+        .testTarget(
+            name: "WaitingRoomGateProxyTests",
+            dependencies: [
+                "WaitingRoomGateTestSupport", "WaitingRoomGateProxy", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine",
+                "WaitingRoom", "QueueIt", "CrowdHandler", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver",
+                "WaitingRoomGateHummingbird", "WaitingRoomGateVapor", "WaitingRoomSQLite", "WaitingRoomPostgres",
+                nioCore, nioPosix, nioHTTP1, nioConcurrencyHelpers, logging, hummingbird, vapor, serviceLifecycle,
             ],
             swiftSettings: strict
         ),

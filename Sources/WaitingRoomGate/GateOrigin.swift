@@ -72,6 +72,21 @@ public struct GateOrigin: Sendable, Hashable {
     /// not among ``allowedHosts``.
     public func request(method: String, target rawTarget: String, authority: String?, headers: [GateHeader],
                         peer: String?) throws(HeadRefusal) -> GateRequest {
+        try request(method: method, target: rawTarget, scheme: "http", authority: authority, headers: headers, peer: peer)
+    }
+
+    /// ``request(method:target:authority:headers:peer:)`` for a request that reached a proxy in
+    /// front of the gate over `scheme` (`http` or `https`; used when there is no ``publicBaseURL``).
+    public func request(method: String, target rawTarget: String, scheme: String, authority: String?, headers: [GateHeader],
+                        peer: String?) throws(HeadRefusal) -> GateRequest {
+        try request(method: method, target: rawTarget, scheme: scheme, authority: authority, headers: headers, peer: peer,
+                    forwardedFor: nil)
+    }
+
+    /// With `forwardedFor` given (not nil), the visitor's address comes from it rather than from
+    /// the headers' `X-Forwarded-For` (a route that has taken the proxy's fields out of `headers`).
+    func request(method: String, target rawTarget: String, scheme: String, authority: String?, headers: [GateHeader],
+                 peer: String?, forwardedFor given: [String]?) throws(HeadRefusal) -> GateRequest {
         let target: String
         if rawTarget == "*", method == "OPTIONS" {
             target = rawTarget
@@ -95,8 +110,8 @@ public struct GateOrigin: Sendable, Hashable {
             if !allowedHosts.isEmpty, !allowedHosts.contains(authority.lowercased()) {
                 throw HeadRefusal("this server does not answer for host \(authority)")
             }
-            url.reserveCapacity(7 + authority.utf8.count + target.utf8.count)
-            url.append("http://")
+            url.reserveCapacity(8 + authority.utf8.count + target.utf8.count)
+            url.append(scheme == "https" ? "https://" : "http://")
             url.append(authority)
         }
         url.append(target)
@@ -110,7 +125,7 @@ public struct GateOrigin: Sendable, Hashable {
             }
         }
         var request = GateRequest(method: method, url: url, headers: headers,
-                                  clientIP: clientIP(peer: peer, forwardedFor: forwardedFor),
+                                  clientIP: clientIP(peer: peer, forwardedFor: given ?? forwardedFor),
                                   bodyLength: lengths.count == 1 ? Int(lengths[0]) : nil)
         request.target = target
         return request

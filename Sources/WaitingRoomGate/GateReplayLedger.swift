@@ -1,12 +1,16 @@
 import Foundation
 import NIOConcurrencyHelpers
+import WaitingRoom
 
 /// Remembers single-use credentials (an accepted `queueittoken`, an enqueue token's id) until
-/// they expire, so a second use is seen. (proposal) The KnownUser connectors accept a token as
-/// often as it is presented until its `ts`; a gate that also refuses a second presentation stops
-/// a token copied out of a URL. One process only: instances behind a load balancer each keep
-/// their own ledger (a visitor is normally on one instance between the queue and the redirect).
-public final class GateReplayLedger: Sendable {
+/// they expire, so a second use is seen, in this process. (proposal) The KnownUser connectors
+/// accept a token as often as it is presented until its `ts`; a gate that also refuses a second
+/// presentation stops a token copied out of a URL. One process only: behind several instances,
+/// give the engines a shared ``SingleUseLedger`` instead (the SQLite store for processes on one
+/// host, the PostgreSQL store for a fleet), or a token can be used once per instance.
+///
+/// Answers on the caller's thread (an engine asks it without leaving the event loop).
+public final class GateReplayLedger: SingleUseLedger {
     struct State {
         var expiries: [String: Int64] = [:]
         var insertions = 0

@@ -1,5 +1,3 @@
-import QueueIt
-
 /// One request as a gate sees it, free of any web framework: what the Hummingbird middleware, a
 /// Vapor adapter or the reverse proxy hands to a ``GateEngine``.
 public struct GateRequest: Sendable, Hashable {
@@ -23,6 +21,10 @@ public struct GateRequest: Sendable, Hashable {
     /// The first bytes of the body (at most ``GateEngine/bodyBytesToDecide``), when the engine
     /// asked for them and the adapter read them before deciding; nil otherwise.
     public var body: [UInt8]?
+    /// A question asked ahead of the request, not the request (an auth subrequest): the engine
+    /// decides as it would, but uses up no single-use credential (``GateCredentialLedger``); the
+    /// request that follows (the start route's) is the one that uses it.
+    public var isPreview = false
 
     public init(method: String = "GET", url: String, headers: [GateHeader] = [], clientIP: String? = nil, bodyLength: Int? = nil) {
         self.method = method
@@ -45,7 +47,7 @@ public struct GateRequest: Sendable, Hashable {
     /// The value of cookie `name` in the `Cookie` headers (exact, case-sensitive name), or nil.
     public func cookie(_ name: String) -> String? {
         for header in headers where header.name.equalsIgnoringASCIICase("cookie") {
-            if let value = QueueItRequestValidator.cookie(named: name, inHeaderValue: header.value) { return value }
+            if let value = GateCookies.value(named: name, inHeaderValue: header.value) { return value }
         }
         return nil
     }
@@ -59,13 +61,13 @@ public struct GateRequest: Sendable, Hashable {
             let eq = pair.firstIndex(of: "=") ?? pair.endIndex
             guard pair[..<eq] == name else { continue }
             let raw = eq == pair.endIndex ? "" : String(pair[pair.index(after: eq)...])
-            return QueueItPercent.decode(raw, plusAsSpace: true)
+            return GatePercent.decode(raw, plusAsSpace: true)
         }
         return nil
     }
 
     /// The headers as `(name, value)` pairs (the vendor validators' form).
-    var headerPairs: [(String, String)] { headers.map { ($0.name, $0.value) } }
+    public var headerPairs: [(String, String)] { headers.map { ($0.name, $0.value) } }
 }
 
 /// One header field.
@@ -98,11 +100,5 @@ extension String {
                 return true
             }
         }
-    }
-
-    func trimmingTrailingSpaces() -> String {
-        var s = Substring(self)
-        while let last = s.last, last == " " || last == "\t" { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -62,10 +62,14 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
             "vendor": "\(engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
             "path": "\(request.uri.path)",
         ])
-        if let answer = decision.response { return Self.response(answer) }
+        let passHeaders: [GateHeader]
+        switch GateAnswer(decision) {
+        case .respond(let answer): return Self.response(answer)
+        case .forward(let adding): passHeaders = adding
+        }
         let started = ContinuousClock.now
         var response = try await next(request, context)
-        for header in decision.passHeaders {
+        for header in passHeaders {
             if let name = HTTPField.Name(header.name) { response.headers.append(HTTPField(name: name, value: header.value)) }
         }
         if decision.vendorResponseID != nil {

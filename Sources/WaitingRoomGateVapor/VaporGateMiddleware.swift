@@ -64,10 +64,14 @@ public struct VaporGateMiddleware: AsyncMiddleware {
             "vendor": "\(engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
             "path": "\(request.url.path)",
         ])
-        if let answer = decision.response { return Response(gate: answer) }
+        let passHeaders: [GateHeader]
+        switch GateAnswer(decision) {
+        case .respond(let answer): return Response(gate: answer)
+        case .forward(let adding): passHeaders = adding
+        }
         let started = ContinuousClock.now
         let response = try await next.respond(to: request)
-        for header in decision.passHeaders { response.headers.add(name: header.name, value: header.value) }
+        for header in passHeaders { response.headers.add(name: header.name, value: header.value) }
         if decision.vendorResponseID != nil {
             let elapsed = ContinuousClock.now - started
             let status = Int(response.status.code)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import ServiceLifecycle
+import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateHummingbird
 import WaitingRoomGateTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import QueueIt
 import WaitingRoom
 import WaitingRoomEmulators
+import QueueItGateEngine
 import WaitingRoomGate
 
 /// The Queue-it side of the gate's test apps (the Hummingbird middleware's, and the Vapor and

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomEmulators
+import CrowdHandlerGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP

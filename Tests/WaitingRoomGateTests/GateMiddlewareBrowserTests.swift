@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomEmulators
+import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP

@@ -2,6 +2,7 @@ import Foundation
 import QueueIt
 import Testing
 import WaitingRoom
+import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP

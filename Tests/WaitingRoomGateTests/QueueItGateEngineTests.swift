@@ -1,6 +1,7 @@
 import Foundation
 import QueueIt
 import Testing
+import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 

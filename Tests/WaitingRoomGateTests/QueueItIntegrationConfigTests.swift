@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 

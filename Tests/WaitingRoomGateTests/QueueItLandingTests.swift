@@ -3,6 +3,7 @@ import QueueIt
 import Testing
 import WaitingRoom
 import WaitingRoomEmulators
+import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP

@@ -2,7 +2,8 @@ import Foundation
 @testable import QueueIt
 import Testing
 import WaitingRoom
-@testable import WaitingRoomGate
+@testable import QueueItGateEngine
+import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomTesting
 

@@ -2,6 +2,8 @@ import CrowdHandler
 import Foundation
 import Hummingbird
 import Testing
+import QueueItGateEngine
+import CrowdHandlerGateEngine
 import WaitingRoomGate
 import WaitingRoomGateHummingbird
 import WaitingRoomGateTestSupport

@@ -4,6 +4,7 @@ import QueueIt
 import Testing
 import WaitingRoom
 import WaitingRoomEmulators
+import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 

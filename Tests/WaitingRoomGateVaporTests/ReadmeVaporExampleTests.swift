@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import Vapor
+import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomGateVapor

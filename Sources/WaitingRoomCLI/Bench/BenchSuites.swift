@@ -4,7 +4,10 @@ import CrowdHandler
 import NetFUNNEL
 import QueueIt
 import WaitingRoom
+import CrowdHandlerGateEngine
+import QueueItGateEngine
 import WaitingRoomGate
+import WaitingRoomGateProxy
 import WaitingRoomLua
 
 /// The benchmark suites `waitingroom bench` runs. Figures that matter are ratios to a baseline

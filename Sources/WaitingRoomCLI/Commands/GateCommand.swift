@@ -4,7 +4,10 @@ import NIOCore
 import NIOPosix
 import WaitingRoom
 import WaitingRoomEmulators
+import CrowdHandlerGateEngine
+import QueueItGateEngine
 import WaitingRoomGate
+import WaitingRoomGateProxy
 import ServiceLifecycle
 import UnixSignals
 
@@ -58,6 +61,9 @@ struct GateCommand: CLICommand {
 
     var vendor = ""
     var upstream = ""
+    var authz = false
+    var state: String?
+    var ledgerUnavailable = "open"
     var listen = "127.0.0.1:8081"
     var config: String?
     var emulator = false
@@ -82,7 +88,10 @@ struct GateCommand: CLICommand {
     static var arguments: [CLIArgument<Self>] {
         [
             .option("vendor", \.vendor, help: "queueit or crowdhandler.", isRequired: true, completion: .choices(["queueit", "crowdhandler"])),
-            .option("upstream", \.upstream, help: "The app behind the gate: http://HOST:PORT, or unix:PATH (a Unix-domain socket).", isRequired: true),
+            .option("upstream", \.upstream, help: "The app behind the gate: http://HOST:PORT, or unix:PATH (a Unix-domain socket). Not with --authz."),
+            .flag("authz", \.authz, help: "Auth-subrequest mode: answer nginx auth_request, Caddy forward_auth, Traefik ForwardAuth or Envoy ext_authz on /.waitingroom/auth and browsers on /.waitingroom/start?rd=URL; the proxy forwards to the app (deploy/)."),
+            .option("state", \.state, help: "Where single-use tokens are remembered, shared by every gate on it: an SQLite file PATH (one host) or postgres://USER@HOST:PORT/DB (a fleet); default: this process only.", completion: .files),
+            .option("ledger-unavailable", \.ledgerUnavailable, help: "When --state cannot be reached: open (a token counts as unused; the connectors' behaviour) or closed (503).", completion: .choices(["open", "closed"])),
             .option("listen", \.listen, help: "Address to serve on, HOST:PORT (port 0 picks a free one)."),
             .option("config", \.config, help: "Queue-it integration configuration JSON, or CrowdHandler settings JSON (see above).", completion: .files),
             .flag("emulator", \.emulator, help: "Start the embedded emulator and point the gate at it."),
@@ -111,7 +120,16 @@ struct GateCommand: CLICommand {
     func validate() throws(UsageError) {
         guard ["queueit", "crowdhandler"].contains(vendor) else { throw UsageError("--vendor must be queueit or crowdhandler") }
         guard CrowdHandlerGate.Mode(rawValue: mode) != nil else { throw UsageError("--mode must be full or hybrid") }
-        guard GateUpstreamAddress(parsing: upstream) != nil else {
+        if authz {
+            guard upstream.isEmpty else { throw UsageError("--authz answers a proxy's subrequests; the proxy forwards to the app: leave out --upstream") }
+        } else if upstream.isEmpty {
+            throw UsageError("--upstream is required (or --authz, behind nginx, Caddy, Traefik or Envoy)")
+        }
+        guard ["open", "closed"].contains(ledgerUnavailable) else { throw UsageError("--ledger-unavailable must be open or closed") }
+        if let state, state.isEmpty || state.lowercased().hasSuffix(".json") {
+            throw UsageError("--state for the gate must be an SQLite file or postgres://USER@HOST:PORT/DB")
+        }
+        guard authz || GateUpstreamAddress(parsing: upstream) != nil else {
             throw UsageError("--upstream must be http://HOST:PORT (plain HTTP) or unix:PATH (a socket path of at most \(GateUpstreamAddress.maxSocketPathBytes) bytes), got '\(upstream)'")
         }
         guard Self.hostAndPort(listen) != nil else { throw UsageError("--listen must be HOST:PORT (port 0…65535), got '\(listen)'") }
@@ -148,25 +166,44 @@ struct GateCommand: CLICommand {
 
     func run() async throws {
         let terminal = Terminal()
-        guard let address = GateUpstreamAddress(parsing: upstream), let (host, port) = Self.hostAndPort(listen) else { throw ExitStatus.usage }
+        guard let (host, port) = Self.hostAndPort(listen) else { throw ExitStatus.usage }
+        let address = GateUpstreamAddress(parsing: upstream)
         var started: (suite: EmulatorSuite, server: EmulatorServer)?
+        var store: (any StateStore)?
         let engine: any GateEngine
         do {
             if emulator {
                 let suite = EmulatorSuite.demo()
                 started = (suite, try await suite.start(logger: CLILogging.logger(label: "waitingroom.emulator")))
             }
-            engine = try await makeEngine(emulator: started)
+            var ledger: GateCredentialLedger?
+            if let state {
+                let opened = try await StateOptions.open(state)
+                store = opened
+                guard let shared = opened as? any SingleUseLedger else {
+                    throw WaitingRoomError.invalidConfiguration(field: "--state", "this store cannot hold single-use tokens")
+                }
+                ledger = GateCredentialLedger(shared, failsOpen: ledgerUnavailable == "open",
+                                              logger: CLILogging.logger(label: "waitingroom.gate.ledger"))
+            }
+            engine = try await makeEngine(emulator: started, ledger: ledger)
         } catch let error as WaitingRoomError {
             terminal.error("waitingroom gate: \(error)")
             await started?.server.stop()
+            try? await store?.close()
             // a bad option or file is usage (64); a vendor API that cannot be reached is not (4)
             throw error.kind == .invalidConfiguration ? ExitStatus.usage : ExitStatus.error
+        } catch {
+            terminal.error("waitingroom gate: --state \(state ?? ""): \(error)")
+            await started?.server.stop()
+            throw ExitStatus.error
         }
         // Without a public URL the URL the triggers read is built on the visitor's Host: only
         // hosts named with --allowed-host may be used then (the demo emulator excepted).
         if publicURL == nil, allowedHosts.isEmpty, started == nil {
             terminal.error("waitingroom gate: give --public-url (or --allowed-host for each host visitors use): without them the Host a visitor sends would decide which triggers match")
+            await started?.server.stop()
+            try? await store?.close()
             throw ExitStatus.usage
         }
         if let server = started?.server {
@@ -179,24 +216,36 @@ struct GateCommand: CLICommand {
         // Its own event-loop threads with --threads; NIO's shared group (one per core) otherwise.
         let ownGroup = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         let group: any EventLoopGroup = ownGroup ?? MultiThreadedEventLoopGroup.singleton
-        let settings = GateProxySettings(
-            upstream: address, engine: engine,
-            limits: GateLimits(maxBodyBytes: maxBodyBytes), origin: GateOrigin(publicBaseURL: publicURL, trustedProxies: Set(trustedProxies), allowedHosts: Set(allowedHosts)),
-            slots: GateProxySlots(limit: maxConnections), clients: GateProxyClientBound(limit: maxPerClient),
-            pools: GateUpstreamPools(group: group, address: address, connectTimeout: .seconds(Int64(connectTimeout)),
-                                     maxIdlePerLoop: maxConnections),
-            exchangeTimeout: .seconds(Int64(timeout)), idleTimeout: .seconds(Int64(Self.idleSeconds)),
-            bodyTimeout: .seconds(Int64(bodyTimeout)), logger: logger)
-        let server: GateProxyServer
+        // behind a proxy on this machine by default: its subrequests and X-Forwarded-For are believed
+        let proxies = authz && trustedProxies.isEmpty ? ["127.0.0.1", "::1"] : trustedProxies
+        let origin = GateOrigin(publicBaseURL: publicURL, trustedProxies: Set(proxies), allowedHosts: Set(allowedHosts))
+        let limits = GateLimits(maxBodyBytes: maxBodyBytes)
+        let server: any Service
         do {
             let vendor = self.vendor
-            server = try await GateProxyServer.bind(host: host, port: port, settings: settings, group: group) { bound in
-                terminal.line("waitingroom gate: listening on http://\(host):\(bound), forwarding to \(address.description) (\(vendor)); Ctrl-C to stop.")
+            if authz {
+                let endpoint = GateAuthEndpoint(engine: engine, limits: limits, origin: origin)
+                server = try await GateAuthServer.bind(host: host, port: port, endpoint: endpoint, group: group,
+                                                       idleTimeout: .seconds(Int64(Self.idleSeconds)), logger: logger) { bound in
+                    terminal.line("waitingroom gate: answering auth subrequests on http://\(host):\(bound)\(endpoint.pathPrefix)/auth, browsers on \(endpoint.pathPrefix)/start (\(vendor)); Ctrl-C to stop.")
+                }
+            } else if let address {
+                let configuration = GateProxyConfiguration(
+                    upstream: address, engine: engine, limits: limits, origin: origin, maxConnections: maxConnections,
+                    maxConnectionsPerClient: maxPerClient, connectTimeout: .seconds(Int64(connectTimeout)),
+                    exchangeTimeout: .seconds(Int64(timeout)), idleTimeout: .seconds(Int64(Self.idleSeconds)),
+                    bodyTimeout: .seconds(Int64(bodyTimeout)), logger: logger)
+                server = try await GateProxyServer.bind(host: host, port: port, configuration: configuration, group: group) { bound in
+                    terminal.line("waitingroom gate: listening on http://\(host):\(bound), forwarding to \(address.description) (\(vendor)); Ctrl-C to stop.")
+                }
+            } else {
+                throw ExitStatus.usage
             }
         } catch {
             // a busy or impossible --listen is a bad value, as `emulate` and `--metrics-port` treat it
             terminal.error("waitingroom gate: cannot listen on \(listen): \(error)")
             await started?.server.stop()
+            try? await store?.close()
             throw ExitStatus.usage
         }
         // SIGINT / SIGTERM: graceful shutdown (requests in flight finish, within the exchange
@@ -230,6 +279,7 @@ struct GateCommand: CLICommand {
         }
         watcher.cancel()
         await started?.server.stop()
+        try? await store?.close()
         try? await ownGroup?.shutdownGracefully()
         if let failure {
             terminal.error("waitingroom gate: \(failure)")
@@ -239,13 +289,13 @@ struct GateCommand: CLICommand {
     }
 
     /// The engine the options name.
-    func makeEngine(emulator: (suite: EmulatorSuite, server: EmulatorServer)?) async throws -> any GateEngine {
+    func makeEngine(emulator: (suite: EmulatorSuite, server: EmulatorServer)?, ledger: GateCredentialLedger?) async throws -> any GateEngine {
         switch vendor {
         case "queueit":
             return try GateEngineFactory.queueIt(configFile: config, customer: customer,
                                                  secretKey: ProcessInfo.processInfo.environment["QUEUEIT_SECRET_KEY"],
                                                  sessionMemo: sessionMemo, checksOptions: checkOptions, cookieSameSite: cookieSameSite,
-                                                 emulator: emulator)
+                                                 ledger: ledger, emulator: emulator)
         default:
             return try await GateEngineFactory.crowdHandler(configFile: config, mode: CrowdHandlerGate.Mode(rawValue: mode) ?? .full,
                                                             emulator: emulator)

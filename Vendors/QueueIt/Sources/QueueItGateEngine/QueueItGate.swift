@@ -3,6 +3,7 @@ import Logging
 import QueueIt
 import Synchronization
 import WaitingRoom
+import WaitingRoomGate
 
 /// Queue-it's KnownUser flow on the server (docs/queueit-protocol.md §7; KU-JS `KnownUser`,
 /// `UserInQueueService`, `IntegrationEvaluator`): the first integration whose trigger matches the
@@ -26,9 +27,10 @@ public struct QueueItGate: GateEngine {
         /// URL without it (with the cookie) instead of serving the page (the KU-JS sample does, "to
         /// avoid sharing of user specific token").
         public var redirectsAfterToken: Bool
-        /// Where single-use tokens are remembered; nil: tokens may be replayed until their `ts` (the
-        /// connectors' behaviour).
-        public var ledger: GateReplayLedger?
+        /// Where single-use tokens are remembered (this process's ``GateReplayLedger`` by default;
+        /// a shared store behind several instances); nil: tokens may be replayed until their `ts`
+        /// (the connectors' behaviour).
+        public var ledger: GateCredentialLedger?
         /// When set, queue redirects carry a fresh enqueue token bound to the visitor's IP, valid this long.
         public var enqueueTokenValidity: Duration?
         /// The time tokens and cookies are checked against.
@@ -60,7 +62,7 @@ public struct QueueItGate: GateEngine {
         public var requiresIssuedCookieForm: Bool
 
         public init(platformVersion: String = QueueItGate.defaultPlatformVersion, redirectsAfterToken: Bool = true,
-                    ledger: GateReplayLedger? = GateReplayLedger(), enqueueTokenValidity: Duration? = nil,
+                    ledger: GateCredentialLedger? = GateCredentialLedger(GateReplayLedger()), enqueueTokenValidity: Duration? = nil,
                     clock: any WaitingRoomClock = SystemClock(), sessionMemoCapacity: Int = 10_000, ignoresOptionsRequests: Bool = true,
                     failsOpen: Bool = true, cookieSameSite: String? = nil, requiresIssuedCookieForm: Bool = true,
                     maxBodyBytesRead: Int = 51_200, logger: Logger = Logger(label: "waitingroom.gate.queueit")) {
@@ -184,16 +186,39 @@ public struct QueueItGate: GateEngine {
     }
 
     public func decide(_ request: GateRequest) async -> GateDecision {
-        decideNow(request)
+        let now = epochNow()
+        guard let ledger = options.ledger else {
+            var view = GateCredentialView.none(now: now)
+            return decideNow(request, credentials: &view)
+        }
+        return await ledger.decide(request, now: now) { view in decideNow(request, credentials: &view) }
     }
 
-    /// Always ``decideNow(_:)``: KnownUser decides from the request alone.
+    /// The decision when it needs no wait: always with no ledger or the in-process one; with a
+    /// shared ledger, when the request carries no token (most requests).
     public func immediateDecision(_ request: GateRequest) -> GateDecision? {
-        decideNow(request)
+        let now = epochNow()
+        guard let ledger = options.ledger else {
+            var view = GateCredentialView.none(now: now)
+            return decideNow(request, credentials: &view)
+        }
+        return ledger.decideNow(request, now: now) { view in decideNow(request, credentials: &view) }
     }
 
-    /// The decision, synchronously (nothing here waits on the network).
+    /// ``immediateDecision(_:)`` when there is one; otherwise (a shared ledger and a token in the
+    /// request) the decision as a preview, with the token counted as unused and nothing recorded:
+    /// use ``decide(_:)`` to have the ledger read.
     public func decideNow(_ request: GateRequest) -> GateDecision {
+        if let decision = immediateDecision(request) { return decision }
+        var view = GateCredentialView.none(now: epochNow())
+        return decideNow(request, credentials: &view)
+    }
+
+    func epochNow() -> Int64 { Int64(options.clock.now().timeIntervalSince1970.rounded(.down)) }
+
+    /// The decision, synchronously, on what `credentials` says of single-use tokens (nothing here
+    /// waits on the network).
+    func decideNow(_ request: GateRequest, credentials: inout GateCredentialView) -> GateDecision {
         if options.ignoresOptionsRequests, request.method == "OPTIONS" { return .pass("OPTIONS is not gated") }
         var (urlWithoutToken, token) = QueueItRequestValidator.splitToken(request.url)
         var request = request
@@ -222,7 +247,7 @@ public struct QueueItGate: GateEngine {
                 diagnostics = first.validator.debugCookie(token: token, url: request.url, now: options.clock.now())
             }
         }
-        var decision = decideOnTriggers(request, urlWithoutToken: urlWithoutToken, token: token, tokenInQuery: tokenInQuery)
+        var decision = decideOnTriggers(request, urlWithoutToken: urlWithoutToken, token: token, tokenInQuery: tokenInQuery, credentials: &credentials)
         if let diagnostics {
             // one `queueitdebug` cookie, whichever path the decision took (the validator writes its own on a token it checks)
             let isDebugCookie = { (h: GateHeader) in h.name == "Set-Cookie" && h.value.hasPrefix(QueueItRequestValidator.debugCookieName + "=") }
@@ -233,7 +258,8 @@ public struct QueueItGate: GateEngine {
         return decision
     }
 
-    func decideOnTriggers(_ request: GateRequest, urlWithoutToken: String, token: String?, tokenInQuery: Bool) -> GateDecision {
+    func decideOnTriggers(_ request: GateRequest, urlWithoutToken: String, token: String?, tokenInQuery: Bool,
+                          credentials: inout GateCredentialView) -> GateDecision {
         guard let rule = rules.first(where: { rule in
             rule.integration.triggers.contains { $0.matches(request, url: urlWithoutToken) }
         }) else {
@@ -270,12 +296,13 @@ public struct QueueItGate: GateEngine {
             return GateDecision(verdict: .cancel, response: redirect(to: url, isAjax: isAjax, cookies: d.setCookies),
                                 reason: "cancel action '\(integration.name)'", sessionID: d.queueId)
         case .queue:
-            return queue(request, rule: rule, urlWithoutToken: urlWithoutToken, token: token, tokenInQuery: tokenInQuery, isAjax: isAjax, ajax: ajax)
+            return queue(request, rule: rule, urlWithoutToken: urlWithoutToken, token: token, tokenInQuery: tokenInQuery, isAjax: isAjax, ajax: ajax,
+                         credentials: &credentials)
         }
     }
 
     func queue(_ request: GateRequest, rule: Rule, urlWithoutToken: String, token: String?, tokenInQuery: Bool, isAjax: Bool,
-               ajax: String) -> GateDecision {
+               ajax: String, credentials: inout GateCredentialView) -> GateDecision {
         let integration = rule.integration
         let validator = rule.validator
         let now = options.clock.now()
@@ -300,7 +327,7 @@ public struct QueueItGate: GateEngine {
             if let c = parsed.customerId, c != customerId {
                 return queueAgain(validator, target: target, isAjax: isAjax, reason: "token: for another customer")
             }
-            if let ledger = options.ledger, let h = parsed.hash, ledger.wasUsed(h, now: nowEpoch) {
+            if let h = parsed.hash, credentials.wasUsed(h) {
                 return queueAgain(validator, target: target, isAjax: isAjax, reason: "token: already used")
             }
         }
@@ -316,9 +343,10 @@ public struct QueueItGate: GateEngine {
                 return .refuse(403, "enqueue token refused: it is bound to another IP address")
             }
             let expires = checked.header.expiresMillis.map { $0 / 1000 } ?? nowEpoch + 86_400
-            if let ledger = options.ledger, !ledger.use("ti:" + checked.header.tokenIdentifier, expiresAt: expires, now: nowEpoch) {
-                return .refuse(403, "enqueue token refused: its id was already used")
-            }
+            let reused = GateDecision.refuse(403, "enqueue token refused: its id was already used")
+            let id = "ti:" + checked.header.tokenIdentifier
+            if credentials.wasUsed(id) { return reused }
+            credentials.willUse(id, expiresAt: expires, ifReplayed: reused)
             invitation = given
         }
         let d: QueueItKnownUserDecision
@@ -339,8 +367,9 @@ public struct QueueItGate: GateEngine {
         let cookies = d.setCookies.map { GateHeader("Set-Cookie", $0) }
         if d.isPassed {
             var reason = cookieValid ? "cookie valid" : "token valid"
-            if !cookieValid, let token, let ledger = options.ledger, let h = QueueItToken(token).hash {
-                _ = ledger.use(h, expiresAt: QueueItToken(token).expiresAtEpoch ?? nowEpoch + 600, now: nowEpoch)
+            if !cookieValid, let token, let h = QueueItToken(token).hash {
+                credentials.willUse(h, expiresAt: QueueItToken(token).expiresAtEpoch ?? nowEpoch + 600,
+                                    ifReplayed: queueAgain(validator, target: target, isAjax: isAjax, reason: "token: already used"))
             }
             if tokenInQuery, !isAjax, options.redirectsAfterToken, request.method == "GET" || request.method == "HEAD" {
                 reason += ": redirect to the URL without queueittoken"

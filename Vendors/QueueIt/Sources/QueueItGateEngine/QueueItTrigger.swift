@@ -1,4 +1,5 @@
 import Foundation
+import WaitingRoomGate
 
 /// A trigger: its parts joined by `And` (every part) or `Or` (any part) (KU-JS `TriggerModel`,
 /// `IntegrationEvaluator.evaluateTrigger`; anything but `Or` is `And`).

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import QueueIt
+import WaitingRoomGate
 
 /// The decisions a ``QueueItGate`` integration gave valid session cookies during the current
 /// second, so that the next request with the same cookie, from the same address, in the same

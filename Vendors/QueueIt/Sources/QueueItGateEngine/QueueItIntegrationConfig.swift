@@ -1,4 +1,5 @@
 import Foundation
+import WaitingRoomGate
 
 /// Queue-it's integration configuration, as the Go platform publishes it
 /// (`https://{customerId}.queue-it.net/status/integrationconfig/{customerId}`) and the KnownUser

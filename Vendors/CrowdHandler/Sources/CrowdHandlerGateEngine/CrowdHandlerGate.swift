@@ -1,6 +1,7 @@
 import CrowdHandler
 import Foundation
 import WaitingRoom
+import WaitingRoomGate
 
 /// CrowdHandler's gatekeeper on the server (JavaScript SDK `gatekeeper.ts`, PHP `GateKeeper.php`;
 /// `Vendors/CrowdHandler/README.md`). The visitor's session token comes from `ch-id` (the waiting

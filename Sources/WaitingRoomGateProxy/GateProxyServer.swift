@@ -5,14 +5,14 @@ import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 
-/// The listening side of `waitingroom gate`: a NIO HTTP/1.1 server whose connections end in a
+/// The gate as a reverse proxy (`waitingroom gate`): a NIO HTTP/1.1 server whose connections end in a
 /// ``GateProxyConnection`` each, on the shared event-loop group (its loops also own the upstream
 /// connections, so a forwarded request never leaves the loop it arrived on).
 ///
 /// A ``Service`` for swift-service-lifecycle: on graceful shutdown (SIGINT, SIGTERM) it stops
 /// accepting, lets the requests in flight finish (bounded by the exchange timeout), then closes
 /// the idle connections both ways.
-final class GateProxyServer: Service, Sendable {
+public final class GateProxyServer: Service, Sendable {
     let settings: GateProxySettings
     let listener: any Channel
     private let connections: GateProxyConnections
@@ -26,9 +26,15 @@ final class GateProxyServer: Service, Sendable {
         self.onRunning = onRunning
     }
 
-    /// Binds `host:port` (port 0: a free one) on `group`.
-    /// `onRunning` is told the bound port when ``run()`` starts: a line printed then is printed
-    /// only once SIGINT and SIGTERM lead to a graceful shutdown.
+    /// Binds `host:port` (port 0: a free one) on `group` and forwards what `configuration`'s
+    /// engine lets through to its upstream. `onRunning` is told the bound port when ``run()``
+    /// starts: a line printed then is printed only once SIGINT and SIGTERM lead to a graceful
+    /// shutdown.
+    public static func bind(host: String, port: Int, configuration: GateProxyConfiguration, group: any EventLoopGroup,
+                            onRunning: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> GateProxyServer {
+        try await bind(host: host, port: port, settings: GateProxySettings(configuration, group: group), group: group, onRunning: onRunning)
+    }
+
     static func bind(host: String, port: Int, settings: GateProxySettings, group: any EventLoopGroup,
                      onRunning: @escaping @Sendable (Int) -> Void) async throws -> GateProxyServer {
         let connections = GateProxyConnections()
@@ -62,10 +68,10 @@ final class GateProxyServer: Service, Sendable {
     static let decoderBufferBound = 128 * 1024
 
     /// The port it listens on.
-    var port: Int? { listener.localAddress?.port }
+    public var port: Int? { listener.localAddress?.port }
 
     /// Serves until graceful shutdown, then drains.
-    func run() async throws {
+    public func run() async throws {
         onRunning(port ?? 0)
         try await withGracefulShutdownHandler {
             try await listener.closeFuture.get()

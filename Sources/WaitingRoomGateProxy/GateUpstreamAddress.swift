@@ -1,17 +1,19 @@
 import Foundation
 
-/// Where `waitingroom gate` forwards to: a TCP `http://HOST:PORT`, or a Unix-domain socket
+/// Where the reverse proxy (``GateProxyServer``) forwards to: a TCP `http://HOST:PORT`, or a Unix-domain socket
 /// `unix:PATH` on the same machine (the app listens on a socket file, as apps behind nginx,
 /// gunicorn or puma commonly do; a loopback TCP hop costs both sides more).
-enum GateUpstreamAddress: Sendable, Equatable, CustomStringConvertible {
+public enum GateUpstreamAddress: Sendable, Equatable, CustomStringConvertible {
+    /// `http://HOST:PORT`.
     case tcp(host: String, port: Int)
+    /// A Unix-domain socket file.
     case unixSocket(path: String)
 
     /// The longest socket path the kernel takes (`sun_path` holds 108 bytes with its NUL).
-    static let maxSocketPathBytes = 107
+    public static let maxSocketPathBytes = 107
 
     /// `http://HOST[:PORT][/]` (plain HTTP, no path or query) or `unix:PATH`; nil otherwise.
-    init?(parsing text: String) {
+    public init?(parsing text: String) {
         if text.hasPrefix("unix:") {
             let path = String(text.dropFirst("unix:".count))
             guard !path.isEmpty, path.utf8.count <= Self.maxSocketPathBytes, !path.utf8.contains(0) else { return nil }
@@ -26,7 +28,7 @@ enum GateUpstreamAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// How pages and logs name the upstream: `http://HOST:PORT` or `unix:PATH`.
-    var description: String {
+    public var description: String {
         switch self {
         case .tcp(let host, let port): "http://\(Self.hostHeader(host: host, port: port))"
         case .unixSocket(let path): "unix:\(path)"
@@ -36,7 +38,7 @@ enum GateUpstreamAddress: Sendable, Equatable, CustomStringConvertible {
     /// The `Host` the upstream is sent: `HOST:PORT` (port 80 left out, IPv6 in brackets), or
     /// `localhost` over a socket (proposal: a socket has no host name; the visitor's own `Host`
     /// travels in `X-Forwarded-Host`).
-    var hostHeader: String {
+    public var hostHeader: String {
         switch self {
         case .tcp(let host, let port): Self.hostHeader(host: host, port: port)
         case .unixSocket: "localhost"

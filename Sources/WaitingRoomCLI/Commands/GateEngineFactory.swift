@@ -3,7 +3,10 @@ import Foundation
 import QueueIt
 import WaitingRoom
 import WaitingRoomEmulators
+import CrowdHandlerGateEngine
+import QueueItGateEngine
 import WaitingRoomGate
+import WaitingRoomGateProxy
 import WaitingRoomHTTP
 
 /// Builds `waitingroom gate`'s engine from its options: from `--config` (Queue-it's integration
@@ -18,8 +21,9 @@ enum GateEngineFactory {
     /// `sale`) with their queue domain set to the emulator. Without: `configFile` is required,
     /// and the customer and the secret key (`QUEUEIT_SECRET_KEY`) must be given.
     static func queueIt(configFile: String?, customer: String?, secretKey: String?, sessionMemo: Int = 10_000, checksOptions: Bool = false,
-                        cookieSameSite: String? = nil, emulator: (suite: EmulatorSuite, server: EmulatorServer)?) throws -> QueueItGate {
-        let options = QueueItGate.Options(sessionMemoCapacity: sessionMemo, ignoresOptionsRequests: !checksOptions, cookieSameSite: cookieSameSite,
+                        cookieSameSite: String? = nil, ledger: GateCredentialLedger? = nil,
+                        emulator: (suite: EmulatorSuite, server: EmulatorServer)?) throws -> QueueItGate {
+        let options = QueueItGate.Options(ledger: ledger ?? GateCredentialLedger(GateReplayLedger()), sessionMemoCapacity: sessionMemo, ignoresOptionsRequests: !checksOptions, cookieSameSite: cookieSameSite,
                                           logger: CLILogging.logger(label: "waitingroom.gate.queueit"))
         if let emulator {
             let customer = EmulatorSuite.queueItCustomer

@@ -75,6 +75,8 @@ final class GateProxyConnection: ChannelDuplexHandler {
     private var pendingParts: [ByteBuffer] = []
     private var holdsSlot = false
     private var decision: GateDecision?
+    /// The headers the decision adds to the app's answer (``GateAnswer/forward(adding:)``).
+    private var passHeaders: [GateHeader] = []
     /// Kept only when the engine wants to hear how the upstream answered.
     private var gateRequest: GateRequest?
     private var upstream: GateUpstreamConnection?
@@ -375,6 +377,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
         answerHeadRead = false
         heldHead = nil
         decision = nil
+        passHeaders = []
         gateRequest = nil
         requestChunked = head.headers[canonicalForm: "transfer-encoding"].contains { $0.lowercased() == "chunked" }
         declaredLength = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
@@ -510,12 +513,13 @@ final class GateProxyConnection: ChannelDuplexHandler {
                 "url": "\(request.url)",
             ])
         }
-        if let response = decision.response {
+        guard case .forward(let passHeaders) = GateAnswer(decision) else {
             releaseSlot()
-            answer(response)
+            if case .respond(let response) = GateAnswer(decision) { answer(response) }
             return
         }
         self.decision = decision
+        self.passHeaders = passHeaders
         if decision.vendorResponseID != nil { gateRequest = request }
         phase = .connecting
         startTimer()
@@ -718,7 +722,7 @@ final class GateProxyConnection: ChannelDuplexHandler {
                 visitorFraming = isHTTP10 ? .untilClose : .chunked(codings: answer.otherCodings)
             }
             if visitorFraming == .dechunked || visitorFraming == .untilClose { keepAlive = false }
-            var passHeaders = decision?.passHeaders ?? []
+            var passHeaders = self.passHeaders
             let isUnsafe = { (field: GateHeader) in !GateProxyHeaders.isSafeFieldText(field.name) || !GateProxyHeaders.isSafeFieldText(field.value) }
             // (removing copies the decision's array: only when there is something to remove)
             if passHeaders.contains(where: isUnsafe) { passHeaders.removeAll(where: isUnsafe) }

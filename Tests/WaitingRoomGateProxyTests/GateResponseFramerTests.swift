@@ -1,6 +1,6 @@
 import NIOCore
 import Testing
-@testable import WaitingRoomCLI
+@testable import WaitingRoomGateProxy
 
 /// The gate's reader of upstream answers (``GateResponseFramer``), fed bytes directly: framing by
 /// length, chunks, the connection's end and no body (RFC 9112 §6.3), heads split anywhere, and
