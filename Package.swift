@@ -482,6 +482,7 @@ let package = Package(
             name: "WaitingRoomGateTestSupport",
             dependencies: [
                 "WaitingRoomGate", "QueueItGateEngine", "WaitingRoom", "QueueIt", "WaitingRoomEmulators", "WaitingRoomHTTP", nioConcurrencyHelpers,
+                "WaitingRoomTesting", "WebDriver", "WaitingRoomGateProxy", logging, nioPosix, serviceLifecycle,
             ],
             path: "Tests/WaitingRoomGateTestSupport",
             swiftSettings: strict
@@ -512,6 +513,7 @@ let package = Package(
             name: "WaitingRoomGateVaporTests",
             dependencies: [
                 "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine", "WaitingRoomGateVapor", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "CrowdHandler",
+                "WaitingRoomGateProxy",
                 "WaitingRoomEmulators", "WaitingRoomHTTP", hummingbird, vapor,
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
             ],

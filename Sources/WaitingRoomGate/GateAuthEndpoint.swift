@@ -50,7 +50,10 @@ public struct GateAuthEndpoint: Sendable {
     public func route(_ target: String) -> Route {
         let path = target.firstIndex(of: "?").map { target[..<$0] } ?? Substring(target)
         guard path.hasPrefix(pathPrefix) else { return .unknown }
-        switch path.dropFirst(pathPrefix.count) {
+        let rest = path.dropFirst(pathPrefix.count)
+        // Envoy's ext_authz (HTTP) appends the original path to its `path_prefix`
+        if rest.hasPrefix("/auth/") { return .auth }
+        switch rest {
         case "/auth": return .auth
         case "/start": return .start
         case "/healthz": return .health
@@ -93,7 +96,7 @@ public struct GateAuthEndpoint: Sendable {
         case .auth:
             do throws(GateOrigin.HeadRefusal) {
                 return .decide(try originalRequest(method: method, target: target, headers: headers, peer: peer), .auth,
-                               rawTarget: Self.originalTarget(headers))
+                               rawTarget: originalTarget(headers, target: target))
             } catch {
                 return .answered(GateAnswer.subrequest(.refuse(400, error.reason)))
             }
@@ -132,7 +135,8 @@ public struct GateAuthEndpoint: Sendable {
     /// - the method: `X-Original-Method` (nginx), else `X-Forwarded-Method` (Caddy, Traefik),
     ///   else the subrequest's;
     /// - the URL: `X-Original-URL` (absolute; ingress-nginx), else `X-Original-URI` (nginx) or
-    ///   `X-Forwarded-Uri` (Caddy, Traefik) on `X-Forwarded-Proto` and `X-Forwarded-Host` (else
+    ///   `X-Forwarded-Uri` (Caddy, Traefik), else what follows `/auth` in the subrequest's own
+    ///   target (Envoy's `path_prefix` form), on `X-Forwarded-Proto` and `X-Forwarded-Host` (else
     ///   the subrequest's `Host`); the ``GateOrigin/publicBaseURL`` replaces scheme and host when set;
     /// - the visitor's address: `X-Forwarded-For`, else `X-Real-IP`, from a trusted proxy only;
     /// - every other header as the visitor sent it (the proxies pass them on), `Host` replaced by
@@ -154,6 +158,9 @@ public struct GateAuthEndpoint: Sendable {
             (scheme, authority, rawTarget) = (parts.scheme, parts.authority, parts.target)
         } else if let uri = field("x-original-uri") ?? field("x-forwarded-uri"), uri.hasPrefix("/") {
             rawTarget = uri
+        } else if target.hasPrefix(pathPrefix + "/auth/") {
+            // Envoy: the original path and query after the prefix, the original method as the request's
+            rawTarget = String(target.dropFirst(pathPrefix.count + "/auth".count))
         } else {
             throw GateOrigin.HeadRefusal("the subrequest names no original URI (X-Original-URI, X-Forwarded-Uri or X-Original-URL)")
         }
@@ -180,10 +187,11 @@ public struct GateAuthEndpoint: Sendable {
 
     /// The target the proxy received (`X-Original-URL`'s, `X-Original-URI` or `X-Forwarded-Uri`)
     /// among a subrequest's headers.
-    static func originalTarget(_ headers: [GateHeader]) -> String? {
+    func originalTarget(_ headers: [GateHeader], target: String) -> String? {
         func field(_ name: String) -> String? { headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value }
-        if let url = field("x-original-url"), let parts = absoluteURL(url) { return parts.target }
-        return field("x-original-uri") ?? field("x-forwarded-uri")
+        if let url = field("x-original-url"), let parts = Self.absoluteURL(url) { return parts.target }
+        if let uri = field("x-original-uri") ?? field("x-forwarded-uri") { return uri }
+        return target.hasPrefix(pathPrefix + "/auth/") ? String(target.dropFirst(pathPrefix.count + "/auth".count)) : nil
     }
 
     /// The proxies' own fields, not the visitor's (left out of what the engine sees).

@@ -4,13 +4,16 @@ import WaitingRoom
 
 /// The tables of a ``PostgresStateStore`` and the statements that create them.
 ///
-/// Three tables, named with a prefix (default `waitingroom_`) so several apps, or tests, can
+/// Four tables, named with a prefix (default `waitingroom_`) so several apps, or tests, can
 /// share a database:
 /// - `passes`: one row per vendor and room, the pass as JSON, `issued_at` and `expires_at`;
 /// - `held_keys`: the journal of keys taken from vendors' servers, by id, with the owner and
 ///   lease the claims query reads;
 /// - `sessions`: the session leases, by vendor, room and user, with the pass a session ended
-///   with.
+///   with;
+/// - `used_credentials`: the single-use ledger (``SingleUseLedger``): an id and, as a `bigint`
+///   of whole seconds since 1970, when it expires; indexed by expiry so expired rows are pruned
+///   a bounded batch at a time.
 ///
 /// Dates are `double precision` seconds since 1970. The JSON (`jsonb`) is the record as the
 /// SDK encodes it and is what is read back; the other columns are copies for the queries.
@@ -23,11 +26,14 @@ struct PostgresSchema: Sendable, Hashable {
     let heldKeys: String
     /// The session leases.
     let sessions: String
+    /// The single-use ledger: ids used until they expire.
+    let usedCredentials: String
     /// The prefix the names start with.
     let prefix: String
 
     /// The names for `prefix`: letters, digits and `_`, starting with a letter or `_`, at most
-    /// 40 characters (PostgreSQL cuts identifiers at 63 bytes).
+    /// 40 characters (PostgreSQL cuts identifiers at 63 bytes; the longest name made from it,
+    /// `<prefix>used_credentials_expiry`, is then 63).
     init(prefix: String) throws {
         let allowed = prefix.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
         guard !prefix.isEmpty, prefix.count <= 40, allowed, let first = prefix.unicodeScalars.first, !("0"..."9").contains(first) else {
@@ -39,6 +45,7 @@ struct PostgresSchema: Sendable, Hashable {
         self.passes = prefix + "passes"
         self.heldKeys = prefix + "held_keys"
         self.sessions = prefix + "sessions"
+        self.usedCredentials = prefix + "used_credentials"
     }
 
     /// The statements that create what is missing, in order.
@@ -81,11 +88,18 @@ struct PostgresSchema: Sendable, Hashable {
             )
             """,
             "CREATE INDEX IF NOT EXISTS \(sessions)_owner ON \(sessions) (owner) WHERE pass IS NULL",
+            """
+            CREATE TABLE IF NOT EXISTS \(usedCredentials) (
+                id text PRIMARY KEY,
+                expires_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS \(usedCredentials)_expiry ON \(usedCredentials) (expires_at)",
         ]
     }
 
     /// Drops the store's tables (benchmarks and tests that made their own).
-    var dropStatement: String { "DROP TABLE IF EXISTS \(passes), \(heldKeys), \(sessions)" }
+    var dropStatement: String { "DROP TABLE IF EXISTS \(passes), \(heldKeys), \(sessions), \(usedCredentials)" }
 
     /// Creates the tables that are missing, on `connection`, in one transaction holding an
     /// advisory lock named after the prefix.

@@ -11,7 +11,7 @@ import WaitingRoom
 ///
 /// Open it with ``connect(url:clock:logger:tablePrefix:maximumConnections:)``, which starts a
 /// connection pool (PostgresNIO's `PostgresClient`, run by a task the store owns), checks the
-/// server and creates its three tables when they are missing; ``close()`` stops
+/// server and creates its four tables when they are missing; ``close()`` stops
 /// the pool.
 ///
 /// Every operation is one statement, so the promises hold across instances without locks held
@@ -338,7 +338,7 @@ public final class PostgresStateStore: StateStore {
 
     /// Runs one operation; a failure becomes `.unavailable` naming `operation` (`.invalidUse`
     /// once the store is closed).
-    private func perform<Result>(_ operation: String, _ body: () async throws -> Result) async throws -> Result {
+    func perform<Result>(_ operation: String, _ body: () async throws -> Result) async throws -> Result {
         guard !closed.load(ordering: .acquiring) else { throw Self.closedError(operation) }
         do {
             return try await body()

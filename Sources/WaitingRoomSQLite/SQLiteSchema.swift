@@ -7,26 +7,41 @@ import WaitingRoom
 /// passes     (vendor, scope, room) → issued_at, expires_at, pass (JSON)
 /// held_keys  (id)                  → vendor, owner, lease_until, taken_at, record (JSON)
 /// sessions   (vendor, scope, room, user) → owner, lease_until, pass (JSON or NULL)
+/// used_credentials (id)            → expires_at (INTEGER)          (since version 2)
 /// ```
 ///
-/// Times are `REAL` seconds since 1970. The version lives in `PRAGMA user_version` (0: a new,
-/// empty file); a file of a newer version is refused rather than changed.
+/// Times are `REAL` seconds since 1970, except `used_credentials.expires_at`: whole `INTEGER`
+/// seconds since 1970, as ``SingleUseLedger`` counts them. The version lives in
+/// `PRAGMA user_version` (0: a new, empty file); a file of a newer version is refused rather
+/// than changed, and a file of an older version is brought up to this one when it is opened
+/// (``prepare(_:path:)``: every statement is `CREATE … IF NOT EXISTS`, so running them all adds
+/// just what the older version lacked).
+///
+/// Versions: 1 — passes, held keys, sessions; 2 — adds `used_credentials` and its expiry
+/// index. (A build of version 1 refuses a file once a version-2 build has opened it.)
 ///
 /// No secondary indexes: a key is recorded and removed, and a session lease taken and
 /// finished, for every user, while the queries that would use an index (claims after a crash,
 /// a process's lease renewal every third of its lease) scan tables that hold only what is in
 /// flight. Each index is one more page written at every commit: without the two on
 /// `held_keys` a recorded key costs about 2.2 bare inserts instead of 3.5 (`bench all`).
+///
+/// The one exception is `used_credentials_expiry`: that table is not only what is in flight but
+/// every credential used until it expires, and pruning it (a bounded `DELETE` of the oldest
+/// expired rows, see `SQLiteStateStore+SingleUseLedger.swift`) must not scan it whole. The
+/// table is `WITHOUT ROWID` (the id is the b-tree's key), so a use still writes two b-trees,
+/// as a rowid table with its primary-key index would without the expiry index.
 enum SQLiteSchema {
     /// The version this build writes and reads.
-    static let version = 1
+    static let version = 2
 
     /// How long a statement waits for another connection's write lock before it fails. SQLite's
     /// busy handler keeps no queue: on a saturated machine one of several handles can be passed
     /// over for seconds (seen at 5 s, four claimers during a full test run).
     static let busyTimeoutMilliseconds = 15000
 
-    /// The tables and indexes of ``version``.
+    /// The tables and indexes of ``version``, in order; each creates only what is missing, so
+    /// the list also upgrades a file of an older version.
     static let statements = [
         """
         CREATE TABLE IF NOT EXISTS passes (
@@ -45,6 +60,12 @@ enum SQLiteSchema {
             owner TEXT NOT NULL, lease_until REAL NOT NULL, pass TEXT,
             PRIMARY KEY (vendor, scope, room, user))
         """,
+        // version 2
+        """
+        CREATE TABLE IF NOT EXISTS used_credentials (
+            id TEXT NOT NULL PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS used_credentials_expiry ON used_credentials (expires_at)",
     ]
 
     /// Sets up a fresh connection: a bounded wait for other connections' locks, write-ahead
@@ -70,7 +91,7 @@ enum SQLiteSchema {
     }
 
     /// The tables of this store.
-    static let tables = ["passes", "held_keys", "sessions"]
+    static let tables = ["passes", "held_keys", "sessions", "used_credentials"]
 
     /// Throws when `db` is a database of another application: a file of version 0 (not yet
     /// this store's) that has tables of its own. Nothing is written to it (no WAL switch, no
@@ -92,9 +113,9 @@ enum SQLiteSchema {
         try await db.query("PRAGMA user_version").first?.column("user_version")?.integer.map { Int($0) } ?? 0
     }
 
-    /// Creates the tables of a new file (in one write transaction, so two processes opening it
-    /// at once both find them whole), or checks the version of an existing one. `path` is for
-    /// messages.
+    /// Creates the tables of a new file, or adds what an older version lacks (in one write
+    /// transaction, so two processes opening it at once both find them whole), or checks the
+    /// version of an existing one. `path` is for messages.
     static func prepare(_ db: SQLiteConnection, path: String) async throws {
         let found = try await userVersion(db)
         if found == version { return }

@@ -5,17 +5,26 @@ import WaitingRoomEmulators
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
+import WaitingRoomGateProxy
 
-/// One protected app over loopback: the adapter's name, its port and its upstream counter.
+/// One protected app over loopback: the front's name, its port and its upstream counter.
+/// Requests are sent for `http://shop.example` (the `Host`), from a chosen loopback address.
+/// Behind a proxy in auth mode, the 302 to the gate's start route is followed once, with the
+/// same headers and address, as a browser does: what the visitor ends with is compared.
 struct GateApp: Sendable {
     let adapter: String
     let port: Int
     let upstream: UpstreamCounter
+    var followsStart = false
 
-    /// Sends one request (no redirect is followed).
-    func send(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> WaitingRoom.HTTPResponse {
-        try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-            method: method, url: "http://127.0.0.1:\(port)" + path, headers: HTTPHeaderList(headers), body: body, timeout: .seconds(20)))
+    /// Sends one request (no redirect is followed but the one to the start route).
+    func send(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil,
+              from source: String = "127.0.0.1") async throws -> WaitingRoom.HTTPResponse {
+        let fields = [("Host", "shop.example")] + headers
+        let first = try await LoopbackHTTPClient.send(port: port, from: source, method: method, target: path, headers: fields, body: body)
+        guard followsStart, first.status == 302, let location = first.headers.value(for: "Location"),
+              location.hasPrefix("/.waitingroom/start?") else { return first }
+        return try await LoopbackHTTPClient.send(port: port, from: source, method: "GET", target: location, headers: fields)
     }
 }
 

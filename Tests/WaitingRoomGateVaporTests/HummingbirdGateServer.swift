@@ -9,11 +9,14 @@ import WaitingRoomGateTestSupport
 /// over real loopback HTTP (HummingbirdTesting `.live`, 127.0.0.1 port 0).
 enum HummingbirdGateServer {
     /// Runs `body` with the app listening; its port is passed in.
-    static func run(engine: any GateEngine, limits: GateLimits, counter: UpstreamCounter,
+    /// Without `engine`, the same app ungated (what a proxy in front of it protects).
+    static func run(engine: (any GateEngine)?, limits: GateLimits, counter: UpstreamCounter,
                     _ body: @Sendable (Int) async throws -> Void) async throws {
         let router = Router(context: GateRequestContext.self)
-        router.add(middleware: GateMiddleware(engine: engine, limits: limits, publicBaseURL: GateAdapterPair.origin,
-                                              trustedProxies: ["127.0.0.1", "::1"]))
+        if let engine {
+            router.add(middleware: GateMiddleware(engine: engine, limits: limits, publicBaseURL: GateAdapterPair.origin,
+                                                  trustedProxies: ["127.0.0.1", "::1"]))
+        }
         for path in GateAdapterPair.paths {
             router.get(RouterPath(path)) { _, _ in counter.hit(path); return "upstream \(path)" }
             router.post(RouterPath(path)) { _, _ in counter.hit(path); return "upstream \(path)" }

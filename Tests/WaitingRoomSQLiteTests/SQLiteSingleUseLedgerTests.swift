@@ -1,0 +1,206 @@
+import Foundation
+import NIOPosix
+import SQLiteNIO
+import Testing
+import WaitingRoom
+import WaitingRoomSQLite
+import WaitingRoomTesting
+
+/// The SQLite store as a ``SingleUseLedger``: real files in a fresh folder per test, several
+/// handles on one file. A time limit, so a use that hangs ends the run instead of hanging it.
+@Suite("SQLite single-use ledger", .timeLimit(.minutes(3)))
+struct SQLiteSingleUseLedgerTests {
+    /// A moment in seconds since 1970 (the ledger's unit).
+    static let t0: Int64 = 1_700_000_000
+
+    /// A fresh folder for one test; `body` gets the database path in it. The folder is removed
+    /// afterwards.
+    func inTemporaryFolder(_ body: (_ path: String) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wr-ledger-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await body(folder.appendingPathComponent("state.sqlite").path)
+    }
+
+    /// Runs `body` on a connection of its own to the file at `path` (not the store's: another
+    /// process, as far as SQLite's locks go).
+    func withRawConnection<T>(_ path: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        let threads = NIOThreadPool(numberOfThreads: 1)
+        threads.start()
+        let db = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any())
+        do {
+            let result = try await body(db)
+            try await db.close()
+            try await threads.shutdownGracefully()
+            return result
+        } catch {
+            try? await db.close()
+            try? await threads.shutdownGracefully()
+            throw error
+        }
+    }
+
+    @Test func aSecondUseIsARefusalUntilTheIdExpires() async throws {
+        try await inTemporaryFolder { path in
+            let store = try await SQLiteStateStore.open(path: path)
+            let t0 = Self.t0
+            #expect(try await store.wasUsed("a", now: t0) == false)
+            #expect(try await store.wasUsed("a", now: t0) == false, "a look-up records nothing")
+            #expect(try await store.use("a", expiresAt: t0 + 100, now: t0))
+            #expect(try await store.use("a", expiresAt: t0 + 200, now: t0 + 50) == false, "a replay")
+            #expect(try await store.wasUsed("a", now: t0 + 50))
+            // Expiring at `now` still counts as used; one second later it does not.
+            #expect(try await store.use("a", expiresAt: t0 + 200, now: t0 + 100) == false)
+            #expect(try await store.wasUsed("a", now: t0 + 100))
+            #expect(try await store.wasUsed("a", now: t0 + 101) == false)
+            // An expired id may be used again, with its new expiry.
+            #expect(try await store.use("a", expiresAt: t0 + 300, now: t0 + 101))
+            #expect(try await store.wasUsed("a", now: t0 + 250))
+            #expect(try await store.use("a", expiresAt: t0 + 400, now: t0 + 250) == false)
+            // Other ids are apart, whatever they hold.
+            let odd = "it's \"quoted\"; DROP TABLE used_credentials; -- ü 🎟"
+            #expect(try await store.use(odd, expiresAt: t0 + 100, now: t0))
+            #expect(try await store.use(odd, expiresAt: t0 + 100, now: t0) == false)
+            #expect(try await store.use("b", expiresAt: t0 + 100, now: t0))
+            try await store.close()
+
+            // The file outlives the store: a new handle still refuses them.
+            let reopened = try await SQLiteStateStore.open(path: path)
+            #expect(try await reopened.use("a", expiresAt: t0 + 400, now: t0 + 260) == false)
+            #expect(try await reopened.wasUsed(odd, now: t0 + 10))
+            try await reopened.close()
+        }
+    }
+
+    @Test func twoStoresOnOneFileRacingGiveEachIdToOneUseOnly() async throws {
+        try await inTemporaryFolder { path in
+            let a = try await SQLiteStateStore.open(path: path)
+            let b = try await SQLiteStateStore.open(path: path)
+            let t0 = Self.t0
+            let ids = (0..<50).map { "race-\($0)" }
+            // 200 uses of 50 ids at once; each id's four uses alternate between the two handles.
+            let results = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+                for i in 0..<200 {
+                    let id = ids[i % 50]
+                    let store = (i / 50) % 2 == 0 ? a : b
+                    group.addTask { (id, try await store.use(id, expiresAt: t0 + 60, now: t0)) }
+                }
+                var results: [(String, Bool)] = []
+                for try await result in group { results.append(result) }
+                return results
+            }
+            #expect(results.count == 200)
+            #expect(results.filter(\.1).count == 50, "exactly one use per id wins")
+            let winners = Dictionary(grouping: results.filter(\.1), by: \.0).mapValues(\.count)
+            #expect(Set(winners.keys) == Set(ids) && winners.values.allSatisfy { $0 == 1 }, "\(winners)")
+
+            // An id one handle used is refused by the other, and seen by it.
+            #expect(try await a.use("x", expiresAt: t0 + 60, now: t0))
+            #expect(try await b.use("x", expiresAt: t0 + 60, now: t0) == false)
+            #expect(try await b.wasUsed("x", now: t0 + 60))
+            #expect(try await b.use("y", expiresAt: t0 + 60, now: t0))
+            #expect(try await a.use("y", expiresAt: t0 + 60, now: t0 + 1) == false)
+            try await a.close()
+            try await b.close()
+        }
+    }
+
+    @Test func expiredRowsArePrunedAsUsesGoOn() async throws {
+        try await inTemporaryFolder { path in
+            let store = try await SQLiteStateStore.open(path: path)
+            let t0 = Self.t0
+            for i in 0..<300 { #expect(try await store.use("old-\(i)", expiresAt: t0 + 10, now: t0)) }
+            // Later uses prune about one time in 64, up to 256 expired rows each time: 1,280 uses
+            // prune at least twice but for a chance of about 4e-8.
+            for i in 0..<1280 { #expect(try await store.use("new-\(i)", expiresAt: t0 + 1000, now: t0 + 100)) }
+            try await store.close()
+            let (expired, live) = try await withRawConnection(path) { db in
+                let expired = try await db.query("SELECT count(*) AS n FROM used_credentials WHERE expires_at < ?1", [.integer(SQLiteInt64(t0 + 100))])
+                let live = try await db.query("SELECT count(*) AS n FROM used_credentials WHERE expires_at >= ?1", [.integer(SQLiteInt64(t0 + 100))])
+                return (expired.first?.column("n")?.integer, live.first?.column("n")?.integer)
+            }
+            #expect(expired == 0, "the 300 expired ids were pruned")
+            #expect(live == 1280, "no live id was")
+        }
+    }
+
+    /// A file a version-1 build wrote (no `used_credentials`) is brought up to version 2 when it
+    /// is opened; what it held is kept.
+    @Test func aFileOfTheVersionBeforeGainsTheLedgerWhenOpened() async throws {
+        try await inTemporaryFolder { path in
+            try await withRawConnection(path) { db in
+                _ = try await db.query("PRAGMA journal_mode = WAL")
+                _ = try await db.query("""
+                    CREATE TABLE passes (vendor TEXT NOT NULL, scope TEXT NOT NULL, room TEXT NOT NULL,
+                        issued_at REAL NOT NULL, expires_at REAL, pass TEXT NOT NULL, PRIMARY KEY (vendor, scope, room))
+                    """)
+                _ = try await db.query("""
+                    CREATE TABLE held_keys (id TEXT NOT NULL PRIMARY KEY, vendor TEXT NOT NULL, owner TEXT NOT NULL,
+                        lease_until REAL NOT NULL, taken_at REAL NOT NULL, record TEXT NOT NULL)
+                    """)
+                _ = try await db.query("""
+                    CREATE TABLE sessions (vendor TEXT NOT NULL, scope TEXT NOT NULL, room TEXT NOT NULL, user TEXT NOT NULL,
+                        owner TEXT NOT NULL, lease_until REAL NOT NULL, pass TEXT, PRIMARY KEY (vendor, scope, room, user))
+                    """)
+                _ = try await db.query("PRAGMA user_version = 1")
+            }
+            let clock = VirtualClock()
+            let before = try await SQLiteStateStore.open(path: path, clock: clock)
+            let room = RoomKey(scope: "s", room: "r")
+            let pass = Pass(vendor: "v", room: room, credential: "c", kind: .token, issuedAt: clock.now(), expiresAt: clock.now().addingTimeInterval(600))
+            try await before.save(pass)
+            #expect(try await before.use("a", expiresAt: Self.t0 + 60, now: Self.t0))
+            #expect(try await before.use("a", expiresAt: Self.t0 + 60, now: Self.t0) == false)
+            try await before.close()
+            let version = try await withRawConnection(path) { db in
+                try await db.query("PRAGMA user_version").first?.column("user_version")?.integer
+            }
+            #expect(version == 2)
+            let after = try await SQLiteStateStore.open(path: path, clock: clock)
+            #expect(try await after.pass(vendor: "v", room: room) == pass)
+            #expect(try await after.wasUsed("a", now: Self.t0))
+            try await after.close()
+        }
+    }
+
+    @Test func aClosedStoreThrowsAtOnce() async throws {
+        try await inTemporaryFolder { path in
+            let store = try await SQLiteStateStore.open(path: path)
+            #expect(try await store.use("a", expiresAt: Self.t0 + 60, now: Self.t0))
+            try await store.close()
+            let timer = ContinuousClock()
+            let started = timer.now
+            let error = await #expect(throws: WaitingRoomError.self) { _ = try await store.use("b", expiresAt: Self.t0 + 60, now: Self.t0) }
+            #expect(error?.kind == .invalidUse, "\(String(describing: error))")
+            let lookUp = await #expect(throws: WaitingRoomError.self) { _ = try await store.wasUsed("a", now: Self.t0) }
+            #expect(lookUp?.kind == .invalidUse, "\(String(describing: lookUp))")
+            #expect(timer.now - started < .seconds(5), "at once: \(timer.now - started)")
+        }
+    }
+
+    /// Another process holds the file's write lock and does not let go: a use waits for it only
+    /// as long as the store's busy timeout (15 s), then throws; nothing is recorded.
+    @Test func aWriteLockHeldElsewhereIsAnErrorAfterTheBusyTimeoutNotAHang() async throws {
+        try await inTemporaryFolder { path in
+            let store = try await SQLiteStateStore.open(path: path)
+            let threads = NIOThreadPool(numberOfThreads: 1)
+            threads.start()
+            let holder = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any())
+            _ = try await holder.query("BEGIN IMMEDIATE")
+            let timer = ContinuousClock()
+            let started = timer.now
+            let error = await #expect(throws: WaitingRoomError.self) { _ = try await store.use("a", expiresAt: Self.t0 + 60, now: Self.t0) }
+            let elapsed = timer.now - started
+            _ = try await holder.query("ROLLBACK")
+            try await holder.close()
+            try await threads.shutdownGracefully()
+            #expect(error?.kind == .invalidConfiguration && error?.field == "stateStore", "\(String(describing: error))")
+            #expect(error?.message.contains("record a used credential") == true, "\(String(describing: error))")
+            // Bounded, not a hang: generous for a loaded machine.
+            #expect(elapsed >= .seconds(14) && elapsed < .seconds(60), "took \(elapsed)")
+            // The failed use recorded nothing: the id is still free.
+            #expect(try await store.use("a", expiresAt: Self.t0 + 60, now: Self.t0))
+            try await store.close()
+        }
+    }
+}
