@@ -255,7 +255,7 @@ let package = Package(
         .target(
             name: "WaitingRoomGate",
             dependencies: [
-                "WaitingRoom", logging, nioConcurrencyHelpers,
+                "WaitingRoom", logging, nioConcurrencyHelpers, coreMetrics,
             ],
             swiftSettings: strict
         ),

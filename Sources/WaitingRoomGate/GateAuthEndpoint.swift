@@ -27,11 +27,16 @@ public struct GateAuthEndpoint: Sendable {
     public let origin: GateOrigin
     /// Where the routes live (no trailing slash).
     public let pathPrefix: String
+    /// What answers a vendor's configuration push (`PUT {prefix}/configuration`, the body whole;
+    /// Queue-it's platform pushes its integration configuration so); nil: that route is 404.
+    public let configurationPush: (@Sendable ([UInt8]) async -> GateResponse)?
 
-    public init(engine: any GateEngine, limits: GateLimits = .standard, origin: GateOrigin, pathPrefix: String = "/.waitingroom") {
+    public init(engine: any GateEngine, limits: GateLimits = .standard, origin: GateOrigin, pathPrefix: String = "/.waitingroom",
+                configurationPush: (@Sendable ([UInt8]) async -> GateResponse)? = nil) {
         self.engine = engine
         self.limits = limits
         self.origin = origin
+        self.configurationPush = configurationPush
         var prefix = pathPrefix
         while prefix.hasSuffix("/") { prefix.removeLast() }
         self.pathPrefix = prefix
@@ -42,6 +47,8 @@ public struct GateAuthEndpoint: Sendable {
         case auth
         case start
         case health
+        /// `PUT {prefix}/configuration`: a vendor pushes a configuration (``configurationPush``).
+        case configuration
         /// Not one of the endpoint's paths (404).
         case unknown
     }
@@ -57,6 +64,7 @@ public struct GateAuthEndpoint: Sendable {
         case "/auth": return .auth
         case "/start": return .start
         case "/healthz": return .health
+        case "/configuration": return .configuration
         default: return .unknown
         }
     }
@@ -82,6 +90,15 @@ public struct GateAuthEndpoint: Sendable {
         }
     }
 
+    /// The answer to a configuration push (`PUT {prefix}/configuration` with `body`).
+    public func pushConfiguration(_ body: [UInt8]) async -> GateResponse {
+        guard let configurationPush else { return .refusal(404, "this gate takes no configuration push") }
+        return await configurationPush(body)
+    }
+
+    /// The most bytes a configuration push may carry (a hex-encoded configuration is twice its size).
+    public static let maxPushBytes = 4 * 1024 * 1024
+
     enum Prepared {
         case answered(GateResponse)
         case decide(GateRequest, Route, rawTarget: String?)
@@ -93,6 +110,9 @@ public struct GateAuthEndpoint: Sendable {
             return .answered(GateResponse(status: 200, headers: [GateHeader("Content-Type", "text/plain; charset=utf-8")], body: "ok\n"))
         case .unknown:
             return .answered(.refusal(404, "not a route of the waiting-room gate"))
+        case .configuration:
+            // answered with the body by ``pushConfiguration(_:)``
+            return .answered(.refusal(configurationPush == nil ? 404 : 405, "the configuration route takes PUT with a body"))
         case .auth:
             do throws(GateOrigin.HeadRefusal) {
                 return .decide(try originalRequest(method: method, target: target, headers: headers, peer: peer), .auth,

@@ -18,6 +18,8 @@ final class GateAuthConnection: ChannelInboundHandler, RemovableChannelHandler {
     let logger: Logger
     private var head: HTTPRequestHead?
     private var bodyBytes = 0
+    /// The body of a configuration push, collected (other requests' bodies are counted and dropped).
+    private var pushBody: [UInt8]?
 
     /// The most body bytes a request may carry (subrequests carry none; the start route is a GET).
     static let maxBodyBytes = 64 * 1024
@@ -32,16 +34,40 @@ final class GateAuthConnection: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let head):
             self.head = head
             bodyBytes = 0
+            pushBody = head.method == .PUT && endpoint.route(head.uri) == .configuration ? [] : nil
         case .body(let buffer):
             bodyBytes += buffer.readableBytes
-            if bodyBytes > Self.maxBodyBytes {
+            if bodyBytes > (pushBody == nil ? Self.maxBodyBytes : GateAuthEndpoint.maxPushBytes) {
                 head = nil
-                write(.refusal(413, "the gate's routes take no body"), version: .http1_1, keepAlive: false, context: context)
+                pushBody = nil
+                write(.refusal(413, "too large a body for this route"), version: .http1_1, keepAlive: false, context: context)
+            } else if pushBody != nil {
+                pushBody?.append(contentsOf: buffer.readableBytesView)
             }
         case .end:
             guard let head else { return }
             self.head = nil
-            answer(head, context: context)
+            if let body = pushBody {
+                pushBody = nil
+                push(body, head: head, context: context)
+            } else {
+                answer(head, context: context)
+            }
+        }
+    }
+
+    /// A configuration push: answered by the endpoint off the loop (it parses and builds an engine).
+    private func push(_ body: [UInt8], head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let endpoint = self.endpoint
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let version = head.version
+        let keepAlive = head.isKeepAlive
+        Task {
+            let response = await endpoint.pushConfiguration(body)
+            bound.eventLoop.execute {
+                let (connection, context) = bound.value
+                connection.write(response, version: version, keepAlive: keepAlive, context: context)
+            }
         }
     }
 

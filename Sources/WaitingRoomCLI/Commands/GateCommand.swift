@@ -82,18 +82,23 @@ struct GateCommand: CLICommand {
     var maxBodyBytes = GateLimits.standard.maxBodyBytes
     var threads: Int?
     var sessionMemo = 10_000
+    var configURL: String?
+    var configInterval = 300.0
+    var metricsOptions = MetricsOptions()
     /// Seconds a visitor's connection may sit idle between requests before the gate closes it.
     static let idleSeconds = 75
 
     static var arguments: [CLIArgument<Self>] {
-        [
+        CLIArgument.group(\.metricsOptions) + [
             .option("vendor", \.vendor, help: "queueit or crowdhandler.", isRequired: true, completion: .choices(["queueit", "crowdhandler"])),
             .option("upstream", \.upstream, help: "The app behind the gate: http://HOST:PORT, or unix:PATH (a Unix-domain socket). Not with --authz."),
             .flag("authz", \.authz, help: "Auth-subrequest mode: answer nginx auth_request, Caddy forward_auth, Traefik ForwardAuth or Envoy ext_authz on /.waitingroom/auth and browsers on /.waitingroom/start?rd=URL; the proxy forwards to the app (deploy/)."),
             .option("state", \.state, help: "Where single-use tokens are remembered, shared by every gate on it: an SQLite file PATH (one host) or postgres://USER@HOST:PORT/DB (a fleet); default: this process only.", completion: .files),
             .option("ledger-unavailable", \.ledgerUnavailable, help: "When --state cannot be reached: open (a token counts as unused; the connectors' behaviour) or closed (503).", completion: .choices(["open", "closed"])),
             .option("listen", \.listen, help: "Address to serve on, HOST:PORT (port 0 picks a free one)."),
-            .option("config", \.config, help: "Queue-it integration configuration JSON, or CrowdHandler settings JSON (see above).", completion: .files),
+            .option("config", \.config, help: "Queue-it integration configuration JSON, or CrowdHandler settings JSON (see above). Queue-it: SIGHUP reads it again.", completion: .files),
+            .option("config-url", \.configURL, help: "Queue-it: download the integration configuration from this URL (https://{customer}.queue-it.net/status/integrationconfig/secure/{customer}; the API key in QUEUEIT_API_KEY) at start and every --config-interval, in the background; the last good one stays on any failure."),
+            .option("config-interval", \.configInterval, help: "Seconds between --config-url downloads (Queue-it asks for 5 to 10 minutes)."),
             .flag("emulator", \.emulator, help: "Start the embedded emulator and point the gate at it."),
             .option("customer", \.customer, help: "Queue-it customer id (without --emulator)."),
             .option("mode", \.mode, help: "CrowdHandler: full (the API on every request) or hybrid (local signature check first)."),
@@ -125,6 +130,14 @@ struct GateCommand: CLICommand {
         } else if upstream.isEmpty {
             throw UsageError("--upstream is required (or --authz, behind nginx, Caddy, Traefik or Envoy)")
         }
+        try metricsOptions.validate()
+        if configURL != nil || configInterval != 300 {
+            guard vendor == "queueit" else { throw UsageError("--config-url and --config-interval are for --vendor queueit") }
+        }
+        if let configURL, !(configURL.hasPrefix("https://") || configURL.hasPrefix("http://")) {
+            throw UsageError("--config-url must be an http(s) URL, got '\(configURL)'")
+        }
+        guard (1...86_400).contains(configInterval) else { throw UsageError("--config-interval must be 1…86400 seconds") }
         guard ["open", "closed"].contains(ledgerUnavailable) else { throw UsageError("--ledger-unavailable must be open or closed") }
         if let state, state.isEmpty || state.lowercased().hasSuffix(".json") {
             throw UsageError("--state for the gate must be an SQLite file or postgres://USER@HOST:PORT/DB")
@@ -165,12 +178,18 @@ struct GateCommand: CLICommand {
     }
 
     func run() async throws {
+        try await metricsOptions.serving(command: "gate") { try await serve() }
+    }
+
+    /// Runs the gate until SIGINT or SIGTERM.
+    func serve() async throws {
         let terminal = Terminal()
         guard let (host, port) = Self.hostAndPort(listen) else { throw ExitStatus.usage }
         let address = GateUpstreamAddress(parsing: upstream)
         var started: (suite: EmulatorSuite, server: EmulatorServer)?
         var store: (any StateStore)?
         let engine: any GateEngine
+        var live: LiveConfiguration?
         do {
             if emulator {
                 let suite = EmulatorSuite.demo()
@@ -186,7 +205,13 @@ struct GateCommand: CLICommand {
                 ledger = GateCredentialLedger(shared, failsOpen: ledgerUnavailable == "open",
                                               logger: CLILogging.logger(label: "waitingroom.gate.ledger"))
             }
-            engine = try await makeEngine(emulator: started, ledger: ledger)
+            if vendor == "queueit" {
+                let configuration = try await LiveConfiguration.start(self, emulator: started, ledger: ledger, terminal: terminal)
+                live = configuration
+                engine = configuration.reloader.engineSwitch
+            } else {
+                engine = try await makeEngine(emulator: started, ledger: ledger)
+            }
         } catch let error as WaitingRoomError {
             terminal.error("waitingroom gate: \(error)")
             await started?.server.stop()
@@ -224,10 +249,10 @@ struct GateCommand: CLICommand {
         do {
             let vendor = self.vendor
             if authz {
-                let endpoint = GateAuthEndpoint(engine: engine, limits: limits, origin: origin)
+                let endpoint = GateAuthEndpoint(engine: engine, limits: limits, origin: origin, configurationPush: live?.push)
                 server = try await GateAuthServer.bind(host: host, port: port, endpoint: endpoint, group: group,
                                                        idleTimeout: .seconds(Int64(Self.idleSeconds)), logger: logger) { bound in
-                    terminal.line("waitingroom gate: answering auth subrequests on http://\(host):\(bound)\(endpoint.pathPrefix)/auth, browsers on \(endpoint.pathPrefix)/start (\(vendor)); Ctrl-C to stop.")
+                    terminal.line("waitingroom gate: listening on http://\(host):\(bound) for auth subrequests (\(endpoint.pathPrefix)/auth) and browsers (\(endpoint.pathPrefix)/start) (\(vendor)); Ctrl-C to stop.")
                 }
             } else if let address {
                 let configuration = GateProxyConfiguration(
@@ -255,6 +280,7 @@ struct GateCommand: CLICommand {
                                                          logger: CLILogging.logger(label: "waitingroom.gate.server")))
         let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let running = Task { try await services.run() }
+        let reloading = live.map { live in Task { await live.run(terminal: terminal) } }
         let watcher = Task {
             var seen = 0
             for await _ in signals {
@@ -278,6 +304,7 @@ struct GateCommand: CLICommand {
             failure = error
         }
         watcher.cancel()
+        reloading?.cancel()
         await started?.server.stop()
         try? await store?.close()
         try? await ownGroup?.shutdownGracefully()

@@ -23,22 +23,53 @@ enum GateEngineFactory {
     static func queueIt(configFile: String?, customer: String?, secretKey: String?, sessionMemo: Int = 10_000, checksOptions: Bool = false,
                         cookieSameSite: String? = nil, ledger: GateCredentialLedger? = nil,
                         emulator: (suite: EmulatorSuite, server: EmulatorServer)?) throws -> QueueItGate {
-        let options = QueueItGate.Options(ledger: ledger ?? GateCredentialLedger(GateReplayLedger()), sessionMemoCapacity: sessionMemo, ignoresOptionsRequests: !checksOptions, cookieSameSite: cookieSameSite,
+        let builder = try queueItBuilder(customer: customer, secretKey: secretKey, sessionMemo: sessionMemo, checksOptions: checksOptions,
+                                         cookieSameSite: cookieSameSite, ledger: ledger, emulator: emulator)
+        if let emulator {
+            return try builder.build(configFile.map(readIntegrationConfig)
+                ?? QueueItIntegrationConfig(json: defaultIntegrationJSON(queueDomain: emulator.server.baseURL)))
+        }
+        guard let configFile else {
+            throw WaitingRoomError.invalidConfiguration(field: "--config", "give --config FILE (Queue-it's integration configuration), --config-url or --emulator")
+        }
+        return try builder.build(readIntegrationConfig(configFile))
+    }
+
+    /// What builds a Queue-it gate from one integration configuration, the same way each time (the
+    /// first one, and each one a reload puts in force): the customer, the secret key, the options
+    /// and the ledger, which every configuration's gate shares.
+    struct QueueItBuilder: Sendable {
+        let customer: String
+        let secretKey: String
+        let options: QueueItGate.Options
+        /// With the embedded emulator: the queue domain every Queue or Cancel integration is sent to.
+        let emulatorQueueDomain: String?
+
+        func build(_ configuration: QueueItIntegrationConfig) throws -> QueueItGate {
+            var configuration = configuration
+            if let emulatorQueueDomain {
+                for index in configuration.integrations.indices where !configuration.integrations[index].queueDomain.isEmpty {
+                    configuration.integrations[index].queueDomain = emulatorQueueDomain
+                }
+            }
+            return try QueueItGate(customerId: customer, secretKey: secretKey, configuration: configuration, options: options)
+        }
+    }
+
+    /// The builder for the options given. With `emulator`: customer `demo` and its secret key.
+    /// Without: the customer and the secret key (`QUEUEIT_SECRET_KEY`) must be given.
+    static func queueItBuilder(customer: String?, secretKey: String?, sessionMemo: Int = 10_000, checksOptions: Bool = false,
+                               cookieSameSite: String? = nil, ledger: GateCredentialLedger? = nil,
+                               emulator: (suite: EmulatorSuite, server: EmulatorServer)?) throws -> QueueItBuilder {
+        let options = QueueItGate.Options(ledger: ledger ?? GateCredentialLedger(GateReplayLedger()), sessionMemoCapacity: sessionMemo,
+                                          ignoresOptionsRequests: !checksOptions, cookieSameSite: cookieSameSite,
                                           logger: CLILogging.logger(label: "waitingroom.gate.queueit"))
         if let emulator {
             let customer = EmulatorSuite.queueItCustomer
             guard let secret = emulator.suite.queueitConfiguration.customers[customer]?.secretKey else {
                 throw WaitingRoomError.invalidConfiguration(field: "--emulator", "the emulator has no Queue-it customer \(customer)")
             }
-            var configuration = try configFile.map(readIntegrationConfig)
-                ?? QueueItIntegrationConfig(json: defaultIntegrationJSON(queueDomain: emulator.server.baseURL))
-            for index in configuration.integrations.indices where !configuration.integrations[index].queueDomain.isEmpty {
-                configuration.integrations[index].queueDomain = emulator.server.baseURL
-            }
-            return try QueueItGate(customerId: customer, secretKey: secret, configuration: configuration, options: options)
-        }
-        guard let configFile else {
-            throw WaitingRoomError.invalidConfiguration(field: "--config", "give --config FILE (Queue-it's integration configuration) or --emulator")
+            return QueueItBuilder(customer: customer, secretKey: secret, options: options, emulatorQueueDomain: emulator.server.baseURL)
         }
         guard let customer, !customer.isEmpty else {
             throw WaitingRoomError.invalidConfiguration(field: "--customer", "give --customer (the Queue-it customer id)")
@@ -46,7 +77,7 @@ enum GateEngineFactory {
         guard let secretKey, !secretKey.isEmpty else {
             throw WaitingRoomError.invalidConfiguration(field: "QUEUEIT_SECRET_KEY", "set QUEUEIT_SECRET_KEY to the customer's secret key")
         }
-        return try QueueItGate(customerId: customer, secretKey: secretKey, configuration: readIntegrationConfig(configFile), options: options)
+        return QueueItBuilder(customer: customer, secretKey: secretKey, options: options, emulatorQueueDomain: nil)
     }
 
     /// CrowdHandler's gate: the settings of `configFile` (the same JSON `check --vendor
