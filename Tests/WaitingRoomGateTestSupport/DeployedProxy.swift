@@ -42,14 +42,16 @@ public final class DeployedProxy: Sendable {
 
     /// Starts `kind` listening on a free port of 127.0.0.1, forwarding to the app at
     /// `127.0.0.1:upstreamPort` once the gate at `127.0.0.1:gatePort` says yes.
-    public static func start(_ kind: Kind, upstreamPort: Int, gatePort: Int) async throws -> DeployedProxy {
+    /// With `port`, on that one (picked with ``LoopbackHTTPClient/freePort()`` by a test that must
+    /// name it to the gate first).
+    public static func start(_ kind: Kind, upstreamPort: Int, gatePort: Int, port chosen: Int? = nil) async throws -> DeployedProxy {
         let directory = NSTemporaryDirectory() + "waitingroom-\(kind)-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o755])
         var lastError: (any Error)?
         // a port picked free can be taken before the proxy binds it: try a few
         for _ in 0..<5 {
-            let port = try LoopbackHTTPClient.freePort()
+            let port = try chosen ?? LoopbackHTTPClient.freePort()
             do {
                 let process = try launch(kind, port: port, upstreamPort: upstreamPort, gatePort: gatePort, directory: directory)
                 do {
@@ -128,9 +130,9 @@ public final class DeployedProxy: Sendable {
     }
 
     /// Runs `body` with `kind` started; stopped however `body` ends.
-    public static func with<T: Sendable>(_ kind: Kind, upstreamPort: Int, gatePort: Int,
+    public static func with<T: Sendable>(_ kind: Kind, upstreamPort: Int, gatePort: Int, port: Int? = nil,
                                          _ body: @Sendable (DeployedProxy) async throws -> T) async throws -> T {
-        let proxy = try await start(kind, upstreamPort: upstreamPort, gatePort: gatePort)
+        let proxy = try await start(kind, upstreamPort: upstreamPort, gatePort: gatePort, port: port)
         do {
             let result = try await body(proxy)
             await proxy.stop()

@@ -34,7 +34,7 @@ extension QueueItEmulator {
         ])
     }
 
-    /// Its customers (with their secret keys: this is a local emulator) and rooms.
+    /// Its customers (with their secret and API keys: this is a local emulator) and rooms.
     public func describe(server: EmulatorAddress) -> JSONValue {
         var customers: [String: JSONValue] = [:]
         for (name, customer) in configuration.customers {
@@ -42,7 +42,8 @@ extension QueueItEmulator {
             for (id, room) in customer.rooms {
                 rooms[id] = .object(["state": .string(room.state.rawValue), "admitPerSecond": .number(room.admitPerSecond)])
             }
-            customers[name] = .object(["secretKey": .string(customer.secretKey), "rooms": .object(rooms)])
+            customers[name] = .object(["secretKey": .string(customer.secretKey), "rooms": .object(rooms),
+                                       "apiKey": .string(customer.apiKey ?? QueueItEmulatorConfiguration.defaultAPIKey(customer: name))])
         }
         return .object(["waitingRoomDomain": .string(server.authority), "customers": .object(customers)])
     }
@@ -50,7 +51,7 @@ extension QueueItEmulator {
     public func summary(server: EmulatorAddress) -> [String] {
         var lines = ["Queue-it   waitingRoomDomain=\(server.authority)  (POST /api/mobileapp/queue/{customer}/{room}/enqueue)"]
         for (name, customer) in configuration.customers.sorted(by: { $0.key < $1.key }) {
-            lines.append("  customer \(name)  secretKey \(customer.secretKey)")
+            lines.append("  customer \(name)  secretKey \(customer.secretKey)  apiKey \(customer.apiKey ?? QueueItEmulatorConfiguration.defaultAPIKey(customer: name))")
             for (id, room) in customer.rooms.sorted(by: { $0.key < $1.key }) {
                 let rate = room.state == .queue ? ", \(room.admitPerSecond)/s" : ""
                 lines.append("    room \(id)  (\(room.state.rawValue)\(rate))")

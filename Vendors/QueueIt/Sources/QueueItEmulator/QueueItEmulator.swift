@@ -18,7 +18,10 @@ import WaitingRoomEmulatorKit
 /// - `GET  /queueit/api/{customerId}/{waitingRoomId}/{name}` — protected demo API (KnownUser-style)
 /// - `GET  /?c={customerId}&e={waitingRoomId}[&t={target}]…`, `/error/{code}/?…`, `/cancel/…` — the queue
 ///   landing a KnownUser connector redirects browsers to (`QueueItEmulator+Landing.swift`)
-/// - admin under `/_emulator/queueit/`: `state`, `reset`, `faults`, `rooms/{c}/{e}`, `rooms/{c}/{e}/admit`, `tokens`
+/// - `GET  /status/integrationconfig/secure/{customerId}` (`api-key` header) and `GET /status/integrationconfig/{customerId}`
+///   — the customer's integration configuration, as KnownUser connectors download it (`QueueItEmulator+IntegrationConfig.swift`)
+/// - admin under `/_emulator/queueit/`: `state`, `reset`, `faults`, `rooms/{c}/{e}`, `rooms/{c}/{e}/admit`, `tokens`,
+///   `customers/{c}/integrationconfig` (`GET`, `PUT`), `customers/{c}/integrationconfig/version` (`POST`)
 ///
 /// Absolute URLs are built from the request's `Host` header, so the emulator works on any port.
 public final class QueueItEmulator: EmulatedVendor, Sendable {
@@ -64,6 +67,8 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         }
         // The queue landing a KnownUser connector redirects browsers to (`/?c=&e=&t=…`, `/error/…`, `/cancel/…`).
         addLandingRoutes(to: router)
+        // The integration configuration KnownUser connectors download, and its admin routes.
+        addIntegrationConfigRoutes(to: router)
         // Admin: the kit's state, reset and faults; Queue-it's rooms and tokens.
         addAdminRoutes(to: router)
         router.post("/_emulator/queueit/tokens") { [self] req, _ in
@@ -351,6 +356,10 @@ public final class QueueItEmulatorServer: Sendable {
     public static func start(_ emulator: QueueItEmulator = QueueItEmulator(), port: Int = 0) async throws -> QueueItEmulatorServer {
         let router = Router()
         emulator.addRoutes(to: router)
+        // The combined emulator serves its own `/metrics` (every vendor); this server serves the Queue-it figures.
+        router.get("/metrics") { _, _ -> Response in
+            EmulatorHTTP.text(emulator.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
         let (stream, cont) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "waitingroom.queueit.emulator.server")
         logger.logLevel = .critical

@@ -29,6 +29,11 @@ public enum QueueItRoomState: String, Sendable, Codable, CaseIterable {
 /// {"queueit": {"customers": {"demo": {"secretKey": "…",
 ///     "rooms": {"sale": {"state": "queue", "admitPerSecond": 2}}}}}}
 /// ```
+/// Customer keys besides `secretKey` and `rooms` (optional): `apiKey` (the integration-config
+/// download's key; default `{customerId}-api-key`), `integrationConfig` (the published integration
+/// configuration, a JSON object with an `Integrations` array; default: ignore `/static/`, queue
+/// everything else in event `sale`), `unsecuredIntegrationConfig` (default true: the keyless
+/// download route serves too).
 /// Room keys (all optional but `state`): `state`, `admitPerSecond` (default 1), `capacity`
 /// (max visitors waiting; beyond it enqueue answers 503), `enqueueTokenRequired`,
 /// `enqueueKeyRequired` (either credential is accepted when both are set), `enqueueKeys`
@@ -75,9 +80,24 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
     public struct Customer: Sendable, Equatable {
         public var secretKey: String
         public var rooms: [String: Room]
-        public init(secretKey: String, rooms: [String: Room]) {
+        /// The API key the secure integration-configuration download checks (`api-key` header);
+        /// nil: ``QueueItEmulatorConfiguration/defaultAPIKey(customer:)`` (`{customerId}-api-key`).
+        public var apiKey: String?
+        /// The customer's published integration configuration (Queue-it's JSON: `Integrations`,
+        /// `Version`, …); nil: ``QueueItEmulatorConfiguration/defaultIntegrationConfig(customer:publishDate:)``.
+        /// A `Queue` integration with an empty or missing `QueueDomain` is served with the
+        /// emulator's own base URL (`QueueItEmulator+IntegrationConfig.swift`).
+        public var integrationConfig: JSONValue?
+        /// Whether the unsecured download (`GET /status/integrationconfig/{customerId}`, no key)
+        /// is allowed (default true; false: it answers 401, only the secure route serves).
+        public var unsecuredIntegrationConfig: Bool
+        public init(secretKey: String, rooms: [String: Room], apiKey: String? = nil, integrationConfig: JSONValue? = nil,
+                    unsecuredIntegrationConfig: Bool = true) {
             self.secretKey = secretKey
             self.rooms = rooms
+            self.apiKey = apiKey
+            self.integrationConfig = integrationConfig
+            self.unsecuredIntegrationConfig = unsecuredIntegrationConfig
         }
     }
 
@@ -88,7 +108,8 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
     /// The CLI default: customer `demo` (secret `demo-secret-key-0123456789`) with rooms `sale`
     /// (queue, 1 visitor/s, with a message), `flash` (queue, 0/s: nobody is admitted until `/_emulator/queueit/admit`),
     /// `open` (safetynet), `closed` (disabled), `early` (idle), `over` (afterevent),
-    /// `members` (queue, 5/s, enqueue token or key required; key `member-key`).
+    /// `members` (queue, 5/s, enqueue token or key required; key `member-key`); API key
+    /// `demo-api-key` and the default integration configuration.
     public static var demo: QueueItEmulatorConfiguration {
         var members = Room(state: .queue, admitPerSecond: 5)
         members.enqueueTokenRequired = true
@@ -160,7 +181,9 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
                 let rPath = "\(cPath).rooms.\(rid)"
                 rooms[rid] = try Self.room(rAny, path: rPath, id: rid)
             }
-            out[cid] = Customer(secretKey: secret, rooms: rooms)
+            var customer = Customer(secretKey: secret, rooms: rooms)
+            try Self.readIntegrationSettings(c, into: &customer, path: cPath)
+            out[cid] = customer
         }
         self.customers = out
     }

@@ -14,9 +14,11 @@ extension QueueItEmulatorFault {
     }
 
     /// What Queue-it's emulator understands in a fault: its request kinds (`enqueue`, the
-    /// default, and `queue`), and the older form as an alias, read with the kit's bounds.
+    /// default, `queue` and `integrationconfig`), and the older form as an alias, read with the
+    /// kit's bounds.
     public static let vocabulary = EmulatorFaultVocabulary(
-        vendor: "queueit", requestKinds: [Target.enqueue.rawValue, Target.queue.rawValue], defaultTarget: Target.enqueue.rawValue,
+        vendor: "queueit", requestKinds: [Target.enqueue.rawValue, Target.queue.rawValue, Target.integrationconfig.rawValue],
+        defaultTarget: Target.enqueue.rawValue,
         alias: { json, path in
             guard json["kind"] != nil else { return nil }
             let reader = try ConfigurationReader(json, path: path, vendor: "queueit")

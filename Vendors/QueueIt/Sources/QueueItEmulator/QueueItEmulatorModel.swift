@@ -27,8 +27,11 @@ public struct QueueItEmulatorFault: Sendable, Equatable {
         case enqueue
         /// The queue page and its status polls (`GET …/queueit/queue/{c}/{e}?q=…`).
         case queue
-        /// Whichever of the two comes first.
+        /// Whichever request comes first (enqueue, queue page, or integration-config download).
         case any
+        /// The integration-configuration downloads (`GET /status/integrationconfig[/secure]/{c}`).
+        /// Listed after `any` so the older form's list of targets keeps its order.
+        case integrationconfig
 
         /// Whether a fault with this target applies to a request of kind `request`.
         func matches(_ request: Target) -> Bool { self == .any || self == request }
@@ -70,6 +73,8 @@ public struct QueueItEmulatorCounters: Sendable, Hashable {
     public var faultsInjectedOnQueue: Int
     /// Fault uses still pending (sum of the remaining counts).
     public var pendingFaults: Int
+    /// Faults injected into integration-configuration downloads.
+    public var faultsInjectedOnIntegrationConfig: Int = 0
 }
 
 /// The emulator's in-memory state: rooms, visitors in line, pending faults. Pure (no I/O); time
@@ -115,16 +120,25 @@ final class QueueItEmulatorModel: Sendable {
         var passedVisitors = 0
         var faultsInjectedOnEnqueue = 0
         var faultsInjectedOnQueue = 0
+        var faultsInjectedOnIntegrationConfig = 0
+        /// Integration-configuration downloads per customer and result (`QueueItEmulator+IntegrationConfig.swift`).
+        var integrationConfigDownloads: [String: [IntegrationConfigResult: Int]] = [:]
         var nextQueueNumber: UInt64 = 0
 
         var counters: QueueItEmulatorCounters {
             QueueItEmulatorCounters(enqueueCount: enqueueCount, passedCount: passedCount, passedVisitors: passedVisitors,
-                                    faultsInjected: faultsInjectedOnEnqueue + faultsInjectedOnQueue,
+                                    faultsInjected: faultsInjectedOnEnqueue + faultsInjectedOnQueue + faultsInjectedOnIntegrationConfig,
                                     faultsInjectedOnEnqueue: faultsInjectedOnEnqueue, faultsInjectedOnQueue: faultsInjectedOnQueue,
-                                    pendingFaults: 0)
+                                    pendingFaults: 0, faultsInjectedOnIntegrationConfig: faultsInjectedOnIntegrationConfig)
         }
 
         init(configuration: QueueItEmulatorConfiguration, now: Date) {
+            var configuration = configuration
+            // a customer without an integration configuration gets the default one, published now
+            for (cid, c) in configuration.customers where c.integrationConfig == nil {
+                configuration.customers[cid]?.integrationConfig =
+                    QueueItEmulatorConfiguration.defaultIntegrationConfig(customer: cid, publishDate: now)
+            }
             self.configuration = configuration
             for (cid, c) in configuration.customers {
                 var rs: [String: RoomRuntime] = [:]
@@ -169,7 +183,11 @@ final class QueueItEmulatorModel: Sendable {
     func takeFault(for request: QueueItEmulatorFault.Target) -> EmulatorFault? {
         guard let fault = faults.take(for: request.rawValue) else { return nil }
         state.withLockedValue { s in
-            if request == .queue { s.faultsInjectedOnQueue += 1 } else { s.faultsInjectedOnEnqueue += 1 }
+            switch request {
+            case .queue: s.faultsInjectedOnQueue += 1
+            case .integrationconfig: s.faultsInjectedOnIntegrationConfig += 1
+            case .enqueue, .any: s.faultsInjectedOnEnqueue += 1
+            }
         }
         return fault
     }
@@ -477,7 +495,9 @@ final class QueueItEmulatorModel: Sendable {
             c.pendingFaults = faults.pending
             return ["customers": customers, "enqueueCount": c.enqueueCount, "passedCount": c.passedCount,
                     "passedVisitors": c.passedVisitors, "pendingFaults": c.pendingFaults, "faultsInjected": c.faultsInjected,
-                    "faultsInjectedOn": ["enqueue": c.faultsInjectedOnEnqueue, "queue": c.faultsInjectedOnQueue]]
+                    "faultsInjectedOn": ["enqueue": c.faultsInjectedOnEnqueue, "queue": c.faultsInjectedOnQueue,
+                                         "integrationconfig": c.faultsInjectedOnIntegrationConfig],
+                    "integrationConfig": integrationConfigSnapshot(s)]
         }
     }
 }
