@@ -16,8 +16,18 @@ import UnixSignals
 struct GateCommand: CLICommand {
     static let about = CommandDescription(
         name: "gate",
-        abstract: "Reverse proxy: a vendor's waiting-room gate in front of any HTTP app.",
+        abstract: "A vendor's waiting-room gate in front of any HTTP app: as a reverse proxy, or answering nginx, Caddy, Traefik or Envoy (--authz).",
         discussion: """
+            With --authz the gate forwards nothing: the proxy you run asks it about each request
+            (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth, Envoy ext_authz) on
+            /.waitingroom/auth and sends browsers it answers 401 to /.waitingroom/start?rd=URL;
+            deploy/nginx/waitingroom.conf.template and deploy/caddy/Caddyfile are ready to use
+            (deploy/README.md). The subrequests of --trusted-proxy addresses are answered (default
+            127.0.0.1 and ::1): 200 lets the request through (with the Set-Cookie the proxy adds),
+            401 sends the visitor to the start route, 403 refuses. Queue-it pushes its
+            configuration with PUT /.waitingroom/configuration (403 for a wrong hash).
+
+            Without --authz, a reverse proxy:
             Every request goes through the vendor's gate first: a visitor without a valid session goes
             to the waiting room (302, never cached) or is refused (4xx), and never reaches the upstream;
             the rest are forwarded to --upstream (http://HOST:PORT, or unix:PATH for an app listening on a
@@ -56,6 +66,12 @@ struct GateCommand: CLICommand {
             With a Queue-it account (the secret key stays out of the command line):
               QUEUEIT_SECRET_KEY=<secret key> waitingroom gate --vendor queueit --customer <customer id> \\
                   --config <integrationconfig.json> --upstream http://127.0.0.1:8080 --public-url https://<your host>
+
+            Behind nginx or Caddy, the configuration downloaded every 5 minutes, one ledger for a fleet:
+              QUEUEIT_SECRET_KEY=<secret key> QUEUEIT_API_KEY=<API key> waitingroom gate --authz --vendor queueit \\
+                  --customer <customer id> --config-url https://<customer id>.queue-it.net/status/integrationconfig/secure/<customer id> \\
+                  --public-url https://<your host> --listen 127.0.0.1:9090 --state postgres://<user>@<host>:5432/<database>
+              waitingroom gate --authz --vendor queueit --emulator --allowed-host 127.0.0.1:8080 --listen 127.0.0.1:9090
             """
     )
 
