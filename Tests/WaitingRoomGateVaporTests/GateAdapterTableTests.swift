@@ -13,7 +13,7 @@ import WaitingRoomGateTestSupport
 /// §7) and the abuse cases of issue 29 §4.
 enum GateTableRow: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case validToken, expiredToken, tamperedToken, otherRoomToken, otherCustomerToken, junkToken, replayedToken
-    case cookiePresent, cookieExpired, cookieCopiedToAnotherIP, ajaxForm, cancelAction, ignoreAction, noSession
+    case cookiePresent, cookieExpired, forgedCookie, cookieCopiedToAnotherIP, ajaxForm, cancelAction, ignoreAction, noSession
     case oversizeHeader, oversizeDeclaredBody, malformedAjaxPageURL
 
     var testDescription: String { rawValue }
@@ -48,6 +48,10 @@ enum GateTableRow: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .cookieExpired:
             #expect(seen[0].status == 302 && seen[0].location?.hasPrefix("\(queue)&t=\(cart)") == true)
             #expect(seen[0].cookies.contains { $0.hasPrefix(cookie + "=(empty)") })
+            #expect(reached == 0)
+        case .forgedCookie:
+            #expect(seen[0].status == 302 && seen[0].location?.hasPrefix("\(queue)&t=\(cart)") == true, "\(seen[0])")
+            #expect(!seen[0].reachedHandler)
             #expect(reached == 0)
         case .cookieCopiedToAnotherIP:
             #expect(seen[0].status == 302 && seen[0].cookies.contains { $0.hasPrefix(cookie + "=(value)") })
@@ -102,6 +106,10 @@ enum GateTableRow: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return [GateObservation(try await app.send("/shop/cart", headers: [("Cookie", QueueItGateFixture.cookie(age: 60))]))]
         case .cookieExpired:
             return [GateObservation(try await app.send("/shop/cart", headers: [("Cookie", QueueItGateFixture.cookie(age: 11 * 60))]))]
+        case .forgedCookie:
+            // a valid cookie's queue id changed: its hash no longer holds
+            let forged = QueueItGateFixture.cookie(age: 30).replacingOccurrences(of: "QueueId=00000000", with: "QueueId=11111111")
+            return [GateObservation(try await app.send("/shop/cart", headers: [("Cookie", forged)]))]
         case .cookieCopiedToAnotherIP:
             // two visitors on two loopback addresses: the peer of a middleware and of the proxy,
             // the X-Forwarded-For nginx and Caddy give the gate
