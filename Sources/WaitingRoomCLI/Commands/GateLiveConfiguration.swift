@@ -22,6 +22,9 @@ extension GateCommand {
         /// Loads the first configuration and builds its gate.
         static func start(_ command: GateCommand, emulator: (suite: EmulatorSuite, server: EmulatorServer)?, ledger: GateCredentialLedger?,
                           terminal: Terminal) async throws -> LiveConfiguration {
+            guard command.config != nil || command.configURL != nil || emulator != nil else {
+                throw WaitingRoomError.invalidConfiguration(field: "--config", "give --config FILE (Queue-it's integration configuration), --config-url or --emulator")
+            }
             let builder = try GateEngineFactory.queueItBuilder(
                 customer: command.customer, secretKey: ProcessInfo.processInfo.environment["QUEUEIT_SECRET_KEY"],
                 sessionMemo: command.sessionMemo, checksOptions: command.checkOptions, cookieSameSite: command.cookieSameSite,
