@@ -503,6 +503,7 @@ let package = Package(
             name: "WaitingRoomGateSecurityTests",
             dependencies: [
                 "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "WaitingRoomGateHummingbird", "WaitingRoomGateVapor", "WaitingRoom", "QueueIt",
+                "WaitingRoomGateProxy",
                 "WaitingRoomTesting", "WebDriver", hummingbird, serviceLifecycle, vapor, nioConcurrencyHelpers,
             ],
             swiftSettings: strict

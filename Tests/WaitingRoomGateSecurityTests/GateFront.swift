@@ -52,6 +52,8 @@ enum AttackConfiguration {
 /// The app records what reached it (``AppLog``).
 enum GateFrontKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case proxy, hummingbird, vapor
+    /// The auth mode behind Debian's nginx and Caddy, started with the files `deploy/` ships.
+    case nginx, caddy
     var description: String { rawValue }
 
     /// The fronts this build has (Vapor's behind its trait).
@@ -62,6 +64,10 @@ enum GateFrontKind: String, CaseIterable, Sendable, CustomStringConvertible {
         [.proxy, .hummingbird]
         #endif
     }
+
+    /// The auth mode's fronts (nginx and Caddy: the proxy parses the visitor's bytes, the gate
+    /// decides on what it is told).
+    static let deployed: [GateFrontKind] = [.nginx, .caddy]
 }
 
 /// A running front: where to send bytes, and what reached the app.
@@ -118,6 +124,16 @@ struct GateFront: Sendable {
                 try await body(GateFront(kind: kind, port: port, log: log, process: nil))
             }
             #endif
+        case .nginx, .caddy:
+            let endpoint = GateAuthEndpoint(engine: try AttackConfiguration.engine(),
+                                            origin: GateOrigin(trustedProxies: ["127.0.0.1"], allowedHosts: [AttackConfiguration.host]))
+            try await RecordingApp.serve(log: log, middleware: nil) { appPort in
+                try await GateServers.withAuth(endpoint) { gatePort in
+                    try await DeployedProxy.with(kind == .nginx ? .nginx : .caddy, upstreamPort: appPort, gatePort: gatePort) { proxy in
+                        try await body(GateFront(kind: kind, port: proxy.port, log: log, process: nil))
+                    }
+                }
+            }
         }
     }
 

@@ -13,7 +13,7 @@ struct GateFuzzTests {
     static let seed = UInt64(ProcessInfo.processInfo.environment["GATE_FUZZ_SEED"] ?? "") ?? 0x5EED_0048
     static let requests = 2000
 
-    @Test(arguments: GateFrontKind.available)
+    @Test(arguments: GateFrontKind.available + GateFrontKind.deployed)
     func mutatedRequestsNeverReachTheAppUnchecked(kind: GateFrontKind) async throws {
         var random = SeededRandom(seed: Self.seed &+ UInt64(kind.rawValue.utf8.count))
         let inputs = (0..<Self.requests).map { FuzzRequest.make(id: $0, using: &random) }
