@@ -97,8 +97,8 @@ public actor PostgresThrowawayCluster {
                           in: directory, what: "pg_ctl start")
         } catch {
             let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
-            PostgresClusterExit.stopAll()
-            try? FileManager.default.removeItem(atPath: directory)
+            // only this server: the others of the process (a shared one many tests use) go on
+            PostgresClusterExit.stop(directory)
             throw Failure(description: "\(error)" + (log.isEmpty ? "" : "\nserver log:\n" + log))
         }
         return server
@@ -249,14 +249,22 @@ enum PostgresClusterExit {
             defer { state.paths = [] }
             return state.paths
         }
-        for directory in paths {
-            if let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
-               let first = text.split(separator: "\n").first, let pid = pid_t(first.trimmingCharacters(in: .whitespaces)), pid > 0 {
-                kill(pid, SIGQUIT)
-                for _ in 0..<100 where kill(pid, 0) == 0 { usleep(50_000) }
-            }
-            try? FileManager.default.removeItem(atPath: directory)
+        for directory in paths { stopServer(in: directory) }
+    }
+
+    /// Stops the server in `directory` (if it runs) and removes its folder.
+    static func stop(_ directory: String) {
+        forget(directory)
+        stopServer(in: directory)
+    }
+
+    private static func stopServer(in directory: String) {
+        if let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
+           let first = text.split(separator: "\n").first, let pid = pid_t(first.trimmingCharacters(in: .whitespaces)), pid > 0 {
+            kill(pid, SIGQUIT)
+            for _ in 0..<100 where kill(pid, 0) == 0 { usleep(50_000) }
         }
+        try? FileManager.default.removeItem(atPath: directory)
     }
 }
 

@@ -50,7 +50,12 @@ import WaitingRoomHTTP
             try await Self.admin(server, "PUT", "/_emulator/queueit/customers/demo/integrationconfig",
                                  Self.configuration(server, version: 1, shopQueues: true))
             let metricsPort = try LoopbackHTTPClient.freePort()
-            try await GateProcess.with([
+            // the same version 1 on disk: the gate starts with it if its first download is slow
+            // (a loaded machine); the test then waits for the pulls either way
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("live-config-\(UUID().uuidString).json")
+            try Data(Self.configuration(server, version: 1, shopQueues: true).utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            try await GateProcess.with(["--config", file.path,
                 "--authz", "--vendor", "queueit", "--customer", "demo", "--public-url", Self.origin, "--listen", "127.0.0.1:0",
                 "--config-url", server.baseURL + "/status/integrationconfig/secure/demo", "--config-interval", "2",
                 "--metrics-port", "\(metricsPort)",

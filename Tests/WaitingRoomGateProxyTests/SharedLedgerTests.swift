@@ -21,8 +21,9 @@ import WaitingRoomGateTestSupport
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let config = folder.appendingPathComponent("integrationconfig.json")
             try Data(QueueItGateFixture.configurationJSON(queueDomain: server.baseURL).utf8).write(to: config)
-            // a store that stopped answering is given up on after 3 s (the URL's connect_timeout)
-            let database = try await cluster.makeDatabase().replacingOccurrences(of: "connect_timeout=30", with: "connect_timeout=3")
+            // a store that stopped answering is given up on after 8 s (the URL's connect_timeout;
+            // the test's client waits 20 s for an answer)
+            let database = try await cluster.makeDatabase().replacingOccurrences(of: "connect_timeout=30", with: "connect_timeout=8")
             let path = config.path
             let arguments: @Sendable (String) -> [String] = { policy in
                 ["--authz", "--vendor", "queueit", "--customer", QueueItGateFixture.customer, "--config", path,

@@ -30,7 +30,7 @@ public struct GateProcess: Sendable {
         let process = try SpawnedProcess.spawn(binary, arguments: ["gate"] + arguments, environment: env, directory: DeployedProxy.packageRoot,
                                                stdin: .discard, stdout: .pipe, stderr: .discard)
         let watchdog = Task.detached {
-            try await Task.sleep(for: .seconds(30))
+            try await Task.sleep(for: .seconds(60))
             if process.isRunning { process.terminate() }
         }
         defer { watchdog.cancel() }
