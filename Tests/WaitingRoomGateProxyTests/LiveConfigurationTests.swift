@@ -80,10 +80,10 @@ import WaitingRoomHTTP
 
                 // two broken downloads (a document cut short), then version 3 (/shop/ queues again):
                 // version 2 stays until a good download
+                let failuresBefore = try await Self.metric(metricsPort, "waitingroom_gate_config_failures_total")
                 try await Self.admin(server, "POST", "/_emulator/queueit/faults", #"{"action": "garbage", "on": "integrationconfig", "count": 2}"#)
                 try await Self.admin(server, "PUT", "/_emulator/queueit/customers/demo/integrationconfig",
                                      Self.configuration(server, version: 3, shopQueues: true))
-                let failuresBefore = try await Self.metric(metricsPort, "waitingroom_gate_config_failures_total")
                 var sawFaults = false
                 var kept = true
                 let broken = ContinuousClock.now
@@ -96,7 +96,13 @@ import WaitingRoomHTTP
                     try await Task.sleep(for: .milliseconds(100))
                 }
                 #expect(sawFaults && kept, "faults downloaded: \(sawFaults); version 2 kept meanwhile: \(kept)")
-                #expect(try await Self.metric(metricsPort, "waitingroom_gate_config_failures_total") >= failuresBefore + 2)
+                // the gate counts a failure once the broken answer has reached it (polled)
+                var failures = failuresBefore
+                for _ in 0..<100 where failures < failuresBefore + 2 {
+                    failures = try await Self.metric(metricsPort, "waitingroom_gate_config_failures_total")
+                    if failures < failuresBefore + 2 { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(failures >= failuresBefore + 2, "failures on /metrics: \(failuresBefore) before, \(failures) after")
                 status = 0
                 let recovered = ContinuousClock.now
                 while ContinuousClock.now - recovered < .seconds(10) {

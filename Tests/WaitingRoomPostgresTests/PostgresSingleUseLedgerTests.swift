@@ -151,12 +151,13 @@ struct PostgresSingleUseLedgerTests {
 
     /// The server stops under an open store (a cluster of this test's own, `pg_ctl stop -m
     /// immediate`): a use and a look-up throw `.unavailable` within the URL's `connect_timeout`
-    /// (3 s here), not after the pool's minute of retries, and never hang.
+    /// (8 s here), not after the pool's minute of retries, and never hang.
     @Test func aStoppedServerIsAnErrorWithinTheConnectTimeout() async throws {
         let cluster = PostgresThrowawayCluster()
         do {
-            let url = try await cluster.makeDatabase().replacingOccurrences(of: "connect_timeout=30", with: "connect_timeout=3")
-            #expect(url.contains("connect_timeout=3"), "\(url)")
+            // 8 s: a connect on a loaded machine can take a few seconds
+            let url = try await cluster.makeDatabase().replacingOccurrences(of: "connect_timeout=30", with: "connect_timeout=8")
+            #expect(url.contains("connect_timeout=8"), "\(url)")
             let store = try await PostgresStateStore.connect(url: url, maximumConnections: 2)
             #expect(try await store.use("a", expiresAt: Self.t0 + 60, now: Self.t0))
             try await cluster.stop()
@@ -170,13 +171,13 @@ struct PostgresSingleUseLedgerTests {
                 let elapsed = timer.now - started
                 #expect(error?.kind == .unavailable, "\(String(describing: error))")
                 #expect(error?.message.contains("recording a used credential") == true, "\(String(describing: error))")
-                // Bounded by the connect timeout (3 s); generous for a loaded machine.
-                #expect(elapsed < .seconds(20), "use \(attempt) took \(elapsed)")
+                // Bounded by the connect timeout (8 s); generous for a loaded machine.
+                #expect(elapsed < .seconds(30), "use \(attempt) took \(elapsed)")
             }
             let started = timer.now
             let lookUp = await #expect(throws: WaitingRoomError.self) { _ = try await store.wasUsed("a", now: Self.t0) }
             #expect(lookUp?.kind == .unavailable, "\(String(describing: lookUp))")
-            #expect(timer.now - started < .seconds(20), "the look-up took \(timer.now - started)")
+            #expect(timer.now - started < .seconds(30), "the look-up took \(timer.now - started)")
 
             let closing = timer.now
             try await store.close()
