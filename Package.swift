@@ -434,6 +434,8 @@ let package = Package(
                 "WaitingRoom", logging, "Cloudflare", "CloudflareEmulator", "WaitingRoomEmulatorKit", "WaitingRoomHTTP",
                 "WaitingRoomTesting", "WaitingRoomConformance", hummingbird, serviceLifecycle, nioCore,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // SpawnedProcess: runs Cloudflare's Python SDK against the emulator (ManagementSDKTests)
+                "WebDriver",
             ],
             path: "Vendors/Cloudflare/Tests/CloudflareTests",
             swiftSettings: strict

@@ -37,7 +37,7 @@ wr.entry = nil
 ---@class wr.Flow
 ---@field vendor? string Vendor id: "netfunnel", "queueit", "crowdhandler", "cloudflare" (and "scripted" in tests).
 ---@field entry? wr.Entry What to wait for.
----@field config? table Vendor options, e.g. NetFUNNEL { clientId=, serverUrl=, errorUrl=, settingUrl=, networkTimeout=, retryCount=, errorBypass=, useNetfunnelTemplate=, useNetworkRecoveryMode= }, Queue-it { customerId=, waitingRoomDomain=, queuePage= ("auto" default, "follow", "browser", "host"), hostReportTimeoutSeconds=, ... }, CrowdHandler { publicKey=, apiURL=, waitURL=, siteURL=, timeout=, trustOnFail=, safetyNetSlug=, pollInterval=, ... }, Cloudflare { siteURL=, timeout=, retries=, retryDelay=, minRefreshInterval=, maxRefreshInterval=, pollInterval=, sessionDuration=, blockWhenQueueIsFull=, ... }.
+---@field config? table Vendor options, e.g. NetFUNNEL { clientId=, serverUrl=, errorUrl=, settingUrl=, networkTimeout=, retryCount=, errorBypass=, useNetfunnelTemplate=, useNetworkRecoveryMode= }, Queue-it { customerId=, waitingRoomDomain=, queuePage= ("auto" default, "follow", "browser", "host"), hostReportTimeoutSeconds=, ... }, CrowdHandler { publicKey=, apiURL=, waitURL=, siteURL=, timeout=, trustOnFail=, safetyNetSlug=, pollInterval=, ... }, Cloudflare { siteURL=, timeout=, retries=, retryDelay=, minRefreshInterval=, maxRefreshInterval=, pollInterval=, sessionDuration=, blockWhenQueueIsFull=, failOpen=, ... }.
 ---@field max_retries? integer How many `wr.retry` answers are honoured (default 3).
 ---@field auto_complete? boolean Return a held key after on_success if the flow did not (default true).
 ---@field on_progress? fun(event: wr.Event, session: wr.Session): wr.Decision? Position update while waiting.
@@ -71,7 +71,7 @@ wr.entry = nil
 ---@class wr.Event
 ---@field event "stateChanged"|"queueOpened"|"progress"|"passed"|"disabled"|"blocked"|"closed"|"sessionRestarted"|"failed"|"completed"|"keyReturnedLate"|"connection"|"queuePageChanged"|"userExited"
 ---@field vendor string Vendor id.
----@field code integer The vendor's own status code.
+---@field code integer The vendor's own status code. Cloudflare: progress 202 (waiting), 8 (an event is pre-queueing: eta is the time until it starts), 5 (queue full, waiting on with blockWhenQueueIsFull=false); blocked 4 (the room rejects everyone), 5 (queue full); passed 10 (failOpen let the user through: pass.bypassed_error holds why).
 ---@field message string The vendor's own message.
 ---@field state? string stateChanged: idle, connecting, waiting, passed, disabled, blocked, closed, failed, completed.
 ---@field ahead? integer progress: people in front.

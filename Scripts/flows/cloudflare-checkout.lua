@@ -2,8 +2,9 @@
 -- the __cfwaitingroom cookie, wait while the answer is a cfWaitingRoom reply (refreshing every
 -- refreshIntervalSeconds), and carry on with the origin's own response once through.
 -- Shows: on_queue_opened (the protected URL), on_progress (estimated wait, no position: Cloudflare
--- gives none), on_success with the cookie to send next and the origin's status, on_disabled (the
--- room is suspended), on_block (queue full, reject method, 4xx), on_error (no usable answer).
+-- gives none; code 8 while an event pre-queues, eta then counting down to its start), on_success
+-- with the cookie to send next and the origin's status, on_disabled (the room is suspended),
+-- on_block (code 4 reject method, 5 queue full, else a 4xx), on_error (no usable answer).
 -- Run: waitingroom run Scripts/flows/cloudflare-checkout.lua --emulator
 --      (the emulator's room "demo-queue" lets 30 new users a minute through; "demo-open" everyone)
 return {
@@ -22,7 +23,12 @@ return {
   end,
 
   on_progress = function(event)
-    wr.emit("progress", { eta = event.eta, eta_text = event.eta_text })
+    if event.code == 8 then
+      -- an event is pre-queueing: nobody is let in before it starts; eta counts down to the start
+      wr.emit("countdown", { starts_in = event.eta, text = event.eta_text })
+    else
+      wr.emit("progress", { eta = event.eta, eta_text = event.eta_text, queue_full = event.code == 5 })
+    end
   end,
 
   on_success = function(event)
@@ -32,7 +38,15 @@ return {
   end,
 
   on_disabled = function() wr.emit("navigate", { to = "/checkout" }) end,
-  on_block = function(event) wr.emit("show_message", { text = "Not admitted (" .. event.code .. "): " .. event.message }) end,
+  on_block = function(event)
+    if event.code == 4 then
+      wr.emit("show_message", { text = "The sale is closed." })            -- the room rejects everyone
+    elseif event.code == 5 then
+      wr.emit("show_message", { text = "The queue is full; try again later." })
+    else
+      wr.emit("show_message", { text = "Not admitted (" .. event.code .. "): " .. event.message })
+    end
+  end,
   on_error = function(event)
     wr.emit("show_message", { text = "The waiting room is unavailable: " .. event.error.message })
   end,

@@ -38,9 +38,11 @@ public final class GateAuthServer: Service, Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try sync.addHandler(IdleStateHandler(allTimeout: idleTimeout))
-                    try sync.addHandler(GateAuthConnection(endpoint: endpoint, logger: logger))
+                    // the reverse proxy's lean pipeline: NIO parses, the connection writes its
+                    // answers as bytes (GateAuthConnection); the decoder's unparsed bytes are bounded
+                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes),
+                                                             maximumBufferSize: GateProxyServer.decoderBufferBound))
+                    try sync.addHandler(GateAuthConnection(endpoint: endpoint, idleTimeout: idleTimeout, logger: logger))
                     connections.add(channel)
                 }
             }

@@ -48,6 +48,32 @@ public enum LoopbackHTTPClient {
         return try parse(raw, url: "http://127.0.0.1:\(port)\(target)", isHead: method == "HEAD")
     }
 
+    /// Sends `bytes` as they are to 127.0.0.1:`port` and reads until the server closes the
+    /// connection or `timeout` seconds pass without a byte; `closed` says which. For tests that
+    /// check what a server does with raw input (pipelined requests, malformed heads).
+    public static func exchangeRaw(port: Int, _ bytes: [UInt8], timeout: Double = 5) async throws -> (bytes: [UInt8], closed: Bool) {
+        try await DedicatedThread.run(name: "loopback-raw") {
+            let fd = try connect(port: port, from: "127.0.0.1")
+            defer { close(fd) }
+            var sent = 0
+            while sent < bytes.count {
+                let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+                if n <= 0 { break }
+                sent += n
+            }
+            var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+            var out: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+                if n == 0 { return (out, true) }
+                if n < 0 { return (out, errno == ECONNRESET) }
+                out.append(contentsOf: buffer[0..<n])
+            }
+        }
+    }
+
     static func connect(port: Int, from source: String) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }

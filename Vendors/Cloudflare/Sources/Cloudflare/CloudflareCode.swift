@@ -22,11 +22,12 @@ public enum CloudflareCode: Int, Sendable, Hashable, CaseIterable {
     /// The room is suspended: the origin answered and no `__cfwaitingroom` cookie was set or held
     /// (Cloudflare sends suspended rooms' traffic to the origin without a cookie).
     case suspended = 3
-    /// The room rejects everyone (`queueing_method` `reject`): a waiting-room reply that does not
-    /// refresh (`refreshIntervalSeconds` 0) while neither `queueAll` nor a pre-queue holds users
-    /// (proposal: the JSON form of "the page does not refresh automatically").
+    /// The room rejects everyone (`queueing_method` `reject`): a reply with `isRejectQueue` true
+    /// (`queueingMethod` `reject`, `refreshIntervalSeconds` 0, as the API reference documents)
+    /// while neither `queueAll` nor a pre-queue holds users. A blocked outcome.
     case rejected = 4
-    /// `queueIsFull`: the estimated wait is over 24 hours and the room takes no new users now.
+    /// `queueIsFull`: the room takes no new users now. A blocked outcome for a visitor not yet in
+    /// line; a progress event's code while waiting on with `blockWhenQueueIsFull` false.
     case queueIsFull = 5
     /// No usable answer after every attempt of the retry policy (timeouts, dropped connections,
     /// 5xx, bad replies).
@@ -34,8 +35,15 @@ public enum CloudflareCode: Int, Sendable, Hashable, CaseIterable {
     /// The origin revoked the session (`Cf-Waiting-Room-Command: revoke` on its response); the
     /// next request queues again.
     case revoked = 7
+    /// An event is pre-queueing (`isEventPrequeueing`): nobody is let in before its start. The
+    /// code of the progress events while it lasts, whose `eta` is the time until the event starts
+    /// (`timeUntilEventStart`) and `etaText` its wording (proposal: the code).
+    case eventPrequeue = 8
     /// The session was restarted with a fresh cookie jar (a new visitor) (proposal).
     case sessionRestart = 9
+    /// The room gave no usable answer and `failOpen` let the user through (proposal): a passed
+    /// outcome whose pass keeps the error in `bypassedError` and holds no credential.
+    case failedOpen = 10
     /// The user left the line (`cancel()`).
     case cancelled = 499
 
@@ -53,6 +61,8 @@ public enum CloudflareCode: Int, Sendable, Hashable, CaseIterable {
         case .queueIsFull: return "the waiting room's queue is full (estimated wait over 24 h)"
         case .unreachable: return "no usable answer after every attempt"
         case .revoked: return "the origin revoked the session"
+        case .eventPrequeue: return "an event is pre-queueing: nobody is let in before it starts"
+        case .failedOpen: return "the waiting room could not be reached: let through (failOpen)"
         case .sessionRestart: return "session restarted"
         case .cancelled: return "closed by the user"
         }

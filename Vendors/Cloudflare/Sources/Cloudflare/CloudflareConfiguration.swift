@@ -41,13 +41,17 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
     public var blockWhenQueueIsFull: Bool
     /// Sent as `User-Agent`.
     public var userAgent: String
+    /// Whether a room that gives no usable answer after every attempt lets the user through
+    /// (proposal, default false): the outcome is `passed` with code ``CloudflareCode/failedOpen``,
+    /// the error kept in the pass's `bypassedError`, no credential, nothing stored.
+    public var failOpen: Bool
 
     public init(
         siteURL: String, method: String = "GET", timeout: Duration = .seconds(10), retries: Int = 3,
         retryDelay: Duration = .seconds(1), defaultRefreshInterval: Duration = .seconds(20),
         minRefreshInterval: Duration = .seconds(1), maxRefreshInterval: Duration = .seconds(120), pollInterval: Duration? = nil,
         sessionDuration: Duration = .seconds(300), reuseStoredPass: Bool = true, blockWhenQueueIsFull: Bool = true,
-        userAgent: String = "waitingroom-swift"
+        userAgent: String = "waitingroom-swift", failOpen: Bool = false
     ) throws(WaitingRoomError) {
         self.siteURL = siteURL.hasSuffix("/") ? String(siteURL.dropLast()) : siteURL
         self.method = method.uppercased()
@@ -62,6 +66,7 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
         self.reuseStoredPass = reuseStoredPass
         self.blockWhenQueueIsFull = blockWhenQueueIsFull
         self.userAgent = userAgent
+        self.failOpen = failOpen
         try validate()
     }
 
@@ -95,6 +100,7 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
         try r.rejectUnknownKeys([
             "siteURL", "method", "timeout", "retries", "retryDelay", "defaultRefreshInterval", "minRefreshInterval",
             "maxRefreshInterval", "pollInterval", "sessionDuration", "reuseStoredPass", "blockWhenQueueIsFull", "userAgent",
+            "failOpen",
         ])
         func ms(_ key: String) throws -> Duration? {
             try r.int(key, range: 0...86_400_000, unit: "ms").map { .milliseconds($0) }
@@ -106,7 +112,7 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
             minRefreshInterval: try ms("minRefreshInterval") ?? .seconds(1), maxRefreshInterval: try ms("maxRefreshInterval") ?? .seconds(120),
             pollInterval: try ms("pollInterval"), sessionDuration: try ms("sessionDuration") ?? .seconds(300),
             reuseStoredPass: try r.bool("reuseStoredPass") ?? true, blockWhenQueueIsFull: try r.bool("blockWhenQueueIsFull") ?? true,
-            userAgent: try r.string("userAgent") ?? "waitingroom-swift")
+            userAgent: try r.string("userAgent") ?? "waitingroom-swift", failOpen: try r.bool("failOpen") ?? false)
     }
 
     public func makeProvider(environment: ProviderEnvironment) throws -> any WaitingRoomProvider {

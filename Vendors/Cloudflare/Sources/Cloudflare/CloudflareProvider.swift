@@ -6,9 +6,12 @@ import WaitingRoom
 /// The Cloudflare Waiting Room backend, in JSON mode: each check requests the protected URL with
 /// `Accept: application/json` and the visitor's `__cfwaitingroom` cookie; a `cfWaitingRoom` reply
 /// means waiting (refresh after `refreshIntervalSeconds`), the origin's own response means the
-/// request went through (the pass carries that response and the cookie). `queueIsFull` and a
-/// rejecting room block; a suspended room (the origin answers and no cookie is set) is
-/// `disabled`; failures are retried by ``CloudflareConfiguration/retryPolicy`` and then fail.
+/// request went through (the pass carries that response and the cookie). `queueIsFull` (code 5)
+/// and a rejecting room (`isRejectQueue`, code 4) block; an event's pre-queue is waited through
+/// under code 8 with its countdown as the progress's eta; a suspended room (the origin answers
+/// and no cookie is set) is `disabled`; failures are retried by
+/// ``CloudflareConfiguration/retryPolicy`` and then fail, or pass with code 10 under
+/// ``CloudflareConfiguration/failOpen``.
 /// Cloudflare publishes no client SDK, so there is no compatibility facade.
 public final class CloudflareProvider: WaitingRoomProvider {
     public let vendorID = CloudflareConfiguration.vendorID
@@ -87,6 +90,12 @@ public final class CloudflareProvider: WaitingRoomProvider {
             var failed = e
             failed.vendor = vendorID
             if failed.vendorCode == nil { failed.vendorCode = CloudflareCode.unreachable.rawValue }
+            if configuration.failOpen, failed.vendorCode != CloudflareCode.cancelled.rawValue, !(error is CancellationError) {
+                let now = environment.clock.now()
+                let pass = Pass(vendor: vendorID, room: entry.room, credential: "", kind: .token, issuedAt: now, targetURL: target(for: entry),
+                                bypassedError: failed, details: ["failOpen": "true"])
+                return .passed(pass, status(.failedOpen, "let through (failOpen): \(failed.message)"))
+            }
             return .failed(failed)
         case .success(let (answer, jar)):
             switch answer {
@@ -95,11 +104,17 @@ public final class CloudflareProvider: WaitingRoomProvider {
                 if reply.queueIsFull && configuration.blockWhenQueueIsFull && !inLine {
                     return .blocked(status(.queueIsFull, "queue is full: " + text))
                 }
-                if reply.refreshIntervalSeconds == 0 && !reply.queueAll {
+                if reply.rejects {
                     return .blocked(status(.rejected, "the room rejects visitors: " + text))
                 }
+                if reply.isEventPrequeueing {
+                    // the event's countdown: nobody is let in before the start
+                    let progress = QueueProgress(eta: reply.eventStartsIn, etaText: reply.timeUntilEventStartFormatted)
+                    return .queue(reply, progress, status(.eventPrequeue, text), next: configuration.refreshInterval(after: reply))
+                }
                 let progress = QueueProgress(eta: reply.estimatedWait, etaText: reply.waitTimeFormatted)
-                return .queue(reply, progress, status(.queued, text), next: configuration.refreshInterval(after: reply))
+                let code: CloudflareCode = reply.queueIsFull ? .queueIsFull : .queued
+                return .queue(reply, progress, status(code, text), next: configuration.refreshInterval(after: reply))
             case .origin(let response):
                 let pass = makePass(entry: entry, response: response, jar: jar)
                 if !response.cookieHeld {

@@ -1,36 +1,69 @@
 import Foundation
 import WaitingRoom
 
-/// The JSON-mode reply of a queued request: `{"cfWaitingRoom": {…}}`. Unknown members are kept in
-/// ``extra``. A pure codec (bytes ⇄ value), fuzzed in the tests.
+/// The JSON-mode reply of a queued request: `{"cfWaitingRoom": {…}}`, with the 23 members the API
+/// reference lists under `json_response_enabled`, each typed as documented (booleans, whole
+/// minutes, strings). A reply that leaves a member out (the older how-to page shows 9) decodes
+/// with `false`/nil for it. Unknown members are kept in ``extra``. A pure codec (bytes ⇄ value),
+/// fuzzed in the tests.
 public struct CloudflareWaitingRoomReply: Sendable, Hashable {
     /// Whether the user is in the waiting room (always true in a reply).
     public var inWaitingRoom: Bool
     /// Whether the wait estimates are available.
     public var waitTimeKnown: Bool
-    /// Estimated wait in minutes (when known; the 50th percentile under random queueing).
+    /// Estimated wait in minutes (valid when known; the 50th percentile under random queueing).
     public var waitTime: Int?
-    /// Random queueing: estimated maximum wait of the fastest 25 %, 50 %, 75 % (minutes).
+    /// Random queueing: the estimated longest wait of the fastest 25 % of users (minutes).
     public var waitTime25Percentile: Int?
+    /// Random queueing: the estimated longest wait of the fastest 50 % of users (minutes).
     public var waitTime50Percentile: Int?
+    /// Random queueing: the estimated longest wait of the fastest 75 % of users (minutes).
     public var waitTime75Percentile: Int?
-    /// The wait as the room words it (`"5 minutes"`, `"unavailable"`).
+    /// The wait as the room words it (`"5 minutes"`, `"5 minutes to 15 minutes"`, `"unavailable"`).
     public var waitTimeFormatted: String?
-    /// The queue is full (estimated wait over 24 h) and takes no new users now.
+    /// The queue is full and takes no new users now.
     public var queueIsFull: Bool
-    /// Every user is queued (`queue_all`): no estimate.
+    /// Every user is queued (`queue_all`): nobody is let in, no estimate.
     public var queueAll: Bool
-    /// When the reply's figures were computed (ISO 8601).
+    /// The user's last counted attempt to leave the room (ISO 8601); a request sooner than
+    /// ``refreshIntervalSeconds`` after it is ignored and leaves it unchanged.
     public var lastUpdated: String?
-    /// Seconds until the next request (Cloudflare: 20); nil when the reply did not say.
+    /// Seconds until the next attempt counts (0 for the `reject` method); nil when the reply did not say.
     public var refreshIntervalSeconds: Int?
+    /// `fifo`, `random`, `passthrough` or `reject` (nil when the reply did not say).
+    public var queueingMethod: String?
+    /// The room queues first in, first out.
+    public var isFIFOQueue: Bool
+    /// The room lets users out at random.
+    public var isRandomQueue: Bool
+    /// The room lets everyone through (a reply comes only under `queueAll` or a pre-queue).
+    public var isPassthroughQueue: Bool
+    /// The room rejects every user (the reply does not refresh).
+    public var isRejectQueue: Bool
+    /// An event is active (between its start and end, or pre-queueing).
+    public var isEventActive: Bool
+    /// An event is pre-queueing: nobody is let in before its start.
+    public var isEventPrequeueing: Bool
+    /// Minutes until the event starts (valid while pre-queueing).
+    public var timeUntilEventStart: Int?
+    /// The same in words; `"unavailable"` when no event is pre-queueing.
+    public var timeUntilEventStartFormatted: String?
+    /// Minutes until the event ends (valid while an event is active).
+    public var timeUntilEventEnd: Int?
+    /// The same in words; `"unavailable"` when no event is active.
+    public var timeUntilEventEndFormatted: String?
+    /// The pre-queue is shuffled at the event's start.
+    public var shuffleAtEventStart: Bool
     /// Every other member, as text.
     public var extra: [String: String]
 
     public init(inWaitingRoom: Bool = true, waitTimeKnown: Bool = false, waitTime: Int? = nil, waitTime25Percentile: Int? = nil,
                 waitTime50Percentile: Int? = nil, waitTime75Percentile: Int? = nil, waitTimeFormatted: String? = nil,
                 queueIsFull: Bool = false, queueAll: Bool = false, lastUpdated: String? = nil, refreshIntervalSeconds: Int? = 20,
-                extra: [String: String] = [:]) {
+                queueingMethod: String? = nil, isFIFOQueue: Bool = false, isRandomQueue: Bool = false, isPassthroughQueue: Bool = false,
+                isRejectQueue: Bool = false, isEventActive: Bool = false, isEventPrequeueing: Bool = false,
+                timeUntilEventStart: Int? = nil, timeUntilEventStartFormatted: String? = nil, timeUntilEventEnd: Int? = nil,
+                timeUntilEventEndFormatted: String? = nil, shuffleAtEventStart: Bool = false, extra: [String: String] = [:]) {
         self.inWaitingRoom = inWaitingRoom
         self.waitTimeKnown = waitTimeKnown
         self.waitTime = waitTime
@@ -42,6 +75,18 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
         self.queueAll = queueAll
         self.lastUpdated = lastUpdated
         self.refreshIntervalSeconds = refreshIntervalSeconds
+        self.queueingMethod = queueingMethod
+        self.isFIFOQueue = isFIFOQueue
+        self.isRandomQueue = isRandomQueue
+        self.isPassthroughQueue = isPassthroughQueue
+        self.isRejectQueue = isRejectQueue
+        self.isEventActive = isEventActive
+        self.isEventPrequeueing = isEventPrequeueing
+        self.timeUntilEventStart = timeUntilEventStart
+        self.timeUntilEventStartFormatted = timeUntilEventStartFormatted
+        self.timeUntilEventEnd = timeUntilEventEnd
+        self.timeUntilEventEndFormatted = timeUntilEventEndFormatted
+        self.shuffleAtEventStart = shuffleAtEventStart
         self.extra = extra
     }
 
@@ -51,10 +96,15 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
     /// The member that marks a waiting-room reply.
     public static let member = "cfWaitingRoom"
 
-    static let known: Set<String> = [
+    /// The 23 members the API reference lists, in its order.
+    public static let documentedMembers = [
         "inWaitingRoom", "waitTimeKnown", "waitTime", "waitTime25Percentile", "waitTime50Percentile", "waitTime75Percentile",
-        "waitTimeFormatted", "queueIsFull", "queueAll", "lastUpdated", "refreshIntervalSeconds",
+        "waitTimeFormatted", "queueIsFull", "queueAll", "lastUpdated", "refreshIntervalSeconds", "queueingMethod", "isFIFOQueue",
+        "isRandomQueue", "isPassthroughQueue", "isRejectQueue", "isEventActive", "isEventPrequeueing", "timeUntilEventStart",
+        "timeUntilEventStartFormatted", "timeUntilEventEnd", "timeUntilEventEndFormatted", "shuffleAtEventStart",
     ]
+
+    static let known = Set(documentedMembers)
 
     /// Whether `body` is (or claims to be) a waiting-room reply: JSON with a top-level
     /// `cfWaitingRoom` member, or text that names it but does not parse (a truncated reply).
@@ -107,14 +157,22 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
             waitTime50Percentile: try minutes("waitTime50Percentile"), waitTime75Percentile: try minutes("waitTime75Percentile"),
             waitTimeFormatted: try text("waitTimeFormatted"), queueIsFull: try flag("queueIsFull", default: false),
             queueAll: try flag("queueAll", default: false), lastUpdated: try text("lastUpdated"),
-            refreshIntervalSeconds: try minutes("refreshIntervalSeconds"), extra: extra)
+            refreshIntervalSeconds: try minutes("refreshIntervalSeconds"), queueingMethod: try text("queueingMethod"),
+            isFIFOQueue: try flag("isFIFOQueue", default: false), isRandomQueue: try flag("isRandomQueue", default: false),
+            isPassthroughQueue: try flag("isPassthroughQueue", default: false), isRejectQueue: try flag("isRejectQueue", default: false),
+            isEventActive: try flag("isEventActive", default: false), isEventPrequeueing: try flag("isEventPrequeueing", default: false),
+            timeUntilEventStart: try minutes("timeUntilEventStart"), timeUntilEventStartFormatted: try text("timeUntilEventStartFormatted"),
+            timeUntilEventEnd: try minutes("timeUntilEventEnd"), timeUntilEventEndFormatted: try text("timeUntilEventEndFormatted"),
+            shuffleAtEventStart: try flag("shuffleAtEventStart", default: false), extra: extra)
     }
 
-    /// The JSON form (the emulator answers with it; members without a value are left out).
+    /// The JSON form (the emulator answers with it, every member set; members without a value are left out).
     public var json: JSONValue {
         var o: [String: JSONValue] = [
             "inWaitingRoom": .bool(inWaitingRoom), "waitTimeKnown": .bool(waitTimeKnown), "queueIsFull": .bool(queueIsFull),
-            "queueAll": .bool(queueAll),
+            "queueAll": .bool(queueAll), "isFIFOQueue": .bool(isFIFOQueue), "isRandomQueue": .bool(isRandomQueue),
+            "isPassthroughQueue": .bool(isPassthroughQueue), "isRejectQueue": .bool(isRejectQueue), "isEventActive": .bool(isEventActive),
+            "isEventPrequeueing": .bool(isEventPrequeueing), "shuffleAtEventStart": .bool(shuffleAtEventStart),
         ]
         func put(_ key: String, _ n: Int?) { if let n { o[key] = .number(Double(n)) } }
         put("waitTime", waitTime)
@@ -122,10 +180,31 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
         put("waitTime50Percentile", waitTime50Percentile)
         put("waitTime75Percentile", waitTime75Percentile)
         put("refreshIntervalSeconds", refreshIntervalSeconds)
-        if let waitTimeFormatted { o["waitTimeFormatted"] = .string(waitTimeFormatted) }
-        if let lastUpdated { o["lastUpdated"] = .string(lastUpdated) }
+        put("timeUntilEventStart", timeUntilEventStart)
+        put("timeUntilEventEnd", timeUntilEventEnd)
+        func putText(_ key: String, _ text: String?) { if let text { o[key] = .string(text) } }
+        putText("waitTimeFormatted", waitTimeFormatted)
+        putText("lastUpdated", lastUpdated)
+        putText("queueingMethod", queueingMethod)
+        putText("timeUntilEventStartFormatted", timeUntilEventStartFormatted)
+        putText("timeUntilEventEndFormatted", timeUntilEventEndFormatted)
         for (k, v) in extra where o[k] == nil { o[k] = .string(v) }
         return .object([Self.member: .object(o)])
+    }
+
+    /// Whether the room rejects the user: `isRejectQueue` (or `queueingMethod` `reject`) as the API
+    /// reference documents, else, for a reply without those members, `refreshIntervalSeconds` 0
+    /// while `queueAll` is false; never while `queueAll` or a pre-queue holds users (they refresh).
+    public var rejects: Bool {
+        if queueAll || isEventPrequeueing { return false }
+        if isRejectQueue || queueingMethod == "reject" { return true }
+        return queueingMethod == nil && refreshIntervalSeconds == 0
+    }
+
+    /// Time until the event starts while pre-queueing (nil otherwise).
+    public var eventStartsIn: Duration? {
+        guard isEventPrequeueing, let minutes = timeUntilEventStart else { return nil }
+        return .seconds(Int64(minutes) * 60)
     }
 
     /// The estimated wait as a duration (nil when not known).

@@ -35,7 +35,8 @@ extension CloudflareEmulator {
     public func summary(server: EmulatorAddress) -> [String] {
         var lines = ["Cloudflare    siteURL=\(server.baseURL)\(Self.sitePrefix)  (JSON mode with Accept: application/json and the "
             + "__cfwaitingroom cookie; GET /client/v4/zones/{zone}/waiting_rooms/{name}/status)"]
-        for name in configuration.rooms.keys.sorted() {
+        // the rooms now: configured ones and those the management API made
+        for name in model.roomNames() {
             guard let room = model.room(named: name) else { continue }
             var notes: [String] = []
             if room.suspended { notes.append("suspended") }

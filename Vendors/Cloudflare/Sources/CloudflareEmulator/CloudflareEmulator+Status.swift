@@ -12,7 +12,8 @@ extension CloudflareEmulator {
         let snapshot = model.snapshot()
         let counters = model.counters
         var rooms: [EmulatorStatus.Room] = []
-        for name in configuration.rooms.keys.sorted() {
+        // the rooms now: configured ones and those the management API made
+        for name in model.roomNames() {
             guard let room = model.room(named: name) else { continue }
             let figures = snapshot["rooms"]?[name]
             let waiting = Int(figures?["waiting"]?.numberValue ?? 0)

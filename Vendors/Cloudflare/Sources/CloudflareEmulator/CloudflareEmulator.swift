@@ -14,8 +14,8 @@ import WaitingRoomEmulatorKit
 ///   (exactly) and the `__cfwaitingroom` cookie gets a `cfWaitingRoom` reply while queued, the
 ///   stand-in origin's response once let in (`?revoke=1` makes the origin send
 ///   `Cf-Waiting-Room-Command: revoke`); any other request gets the HTML waiting page.
-/// - `GET /client/v4/zones/{zone}/waiting_rooms/{name}/status` — the status API's shape;
-///   `GET /client/v4/zones/{zone}/waiting_rooms/{name}` — the room's settings.
+/// - `/client/v4/zones/{zone}/waiting_rooms…` — the management API in Cloudflare's v4 shape
+///   (rooms, events, status, page preview; `CloudflareManagementAPI.swift`).
 /// - admin under `/_emulator/cloudflare/`: the kit's `state`, `reset`, `faults`, and
 ///   `rooms/{name}` (POST settings by their API names) and `rooms/{name}/admit`.
 public final class CloudflareEmulator: EmulatedVendor, Sendable {
@@ -44,6 +44,11 @@ public final class CloudflareEmulator: EmulatedVendor, Sendable {
     /// The response an injected fault gives a request of kind `target`, or nil to answer normally.
     func faulted(_ target: String) async -> Response? {
         guard let fault = model.takeFault(for: target) else { return nil }
+        if case .vendor(CloudflareEmulatorFault.overshoot, let percent) = fault.action {
+            // not an answer of its own: the rooms admit above their rate for a while
+            model.startOvershoot(percent: percent ?? 100, seconds: CloudflareEmulatorFault.window(of: fault))
+            return nil
+        }
         return await EmulatorHTTP.apply(
             fault, errorPage: { ("<html><body>injected \($0)</body></html>", "text/html") },
             garbage: { (CloudflareEmulatorFault.garbage, "application/json") })
@@ -53,39 +58,36 @@ public final class CloudflareEmulator: EmulatedVendor, Sendable {
         if let r = await faulted(CloudflareEmulatorFault.page) { return r }
         let full = req.uri.path
         let path = full.hasPrefix(Self.sitePrefix) ? String(full.dropFirst(Self.sitePrefix.count)) : full
-        var query: [String: String] = [:]
-        for (k, v) in req.uri.queryParameters { query[String(k)] = String(v) }
-        let accept = req.headers[.accept]
-        let cookie = req.headers[values: .cookie].joined(separator: "; ")
-        let a = model.request(path: path.isEmpty ? "/" : path, query: query, accept: accept, cookieHeader: cookie.isEmpty ? nil : cookie)
-        return Self.response(a)
+        var q = CloudflareEmulatorRequest(path: path.isEmpty ? "/" : path)
+        for (k, v) in req.uri.queryParameters { q.query[String(k)] = String(v) }
+        q.rawQuery = req.uri.query ?? ""
+        q.method = req.method.rawValue
+        q.headers = req.headers.map { (name: $0.name.canonicalName, value: $0.value) }
+        let authority = req.head.authority
+        q.host = authority.map { Self.hostName($0) }
+        // the kit's request context does not carry the peer's address: `ip.src` is the
+        // `CF-Connecting-IP` header the test or tool sends (proposal), unknown without it
+        q.clientIP = q.header("cf-connecting-ip")?.trimmingCharacters(in: .whitespaces)
+        return Self.response(model.request(q))
+    }
+
+    /// A `Host` value without its port, lowercased (`[::1]:8080` → `::1`).
+    static func hostName(_ authority: String) -> String {
+        var h = Substring(authority.lowercased())
+        if h.hasPrefix("[") {
+            if let close = h.firstIndex(of: "]") { return String(h[h.index(after: h.startIndex)..<close]) }
+            return String(h)
+        }
+        if let colon = h.lastIndex(of: ":") { h = h[..<colon] }
+        return String(h)
     }
 
     /// Adds every Cloudflare route to `router`.
     public func addRoutes(to router: Router<BasicRequestContext>) {
         router.get("\(Self.sitePrefix)/**") { [self] req, _ in await site(req) }
         router.post("\(Self.sitePrefix)/**") { [self] req, _ in await site(req) }
-        router.get("/client/v4/zones/:zone/waiting_rooms/:name/status") { [self] _, ctx in
-            if let r = await faulted(CloudflareEmulatorFault.status) { return r }
-            let name = ctx.parameters.get("name") ?? ""
-            guard let body = model.status(room: name) else { return Self.notFound(name) }
-            return EmulatorHTTP.json(body)
-        }
-        router.get("/client/v4/zones/:zone/waiting_rooms/:name") { [self] _, ctx in
-            let name = ctx.parameters.get("name") ?? ""
-            guard var room = model.room(named: name)?.json.objectValue else { return Self.notFound(name) }
-            room["id"] = .string(name)
-            room["name"] = .string(name)
-            return EmulatorHTTP.json(.object(["success": .bool(true), "errors": .array([]), "messages": .array([]), "result": .object(room)]))
-        }
+        addManagementRoutes(to: router)
         addAdminRoutes(to: router)
-    }
-
-    static func notFound(_ name: String) -> Response {
-        EmulatorHTTP.json(.object([
-            "success": .bool(false), "messages": .array([]), "result": .null,
-            "errors": .array([.object(["code": .number(1003), "message": .string("no waiting room \(name)")])]),
-        ]), status: 404)
     }
 
     // MARK: EmulatedVendor

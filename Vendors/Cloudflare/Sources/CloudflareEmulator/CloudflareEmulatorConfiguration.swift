@@ -114,6 +114,16 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         /// Seconds (Cloudflare: 20).
         public var refreshIntervalSeconds: Int
         public var events: [Event]
+        /// `cookie_attributes` (SameSite, Secure).
+        public var cookieAttributes = CookieAttributes()
+        /// `additional_routes`: more host and path pairs the room covers (needs `cookie_suffix`).
+        public var additionalRoutes: [Route] = []
+        /// Bypass rules (`bypass_waiting_room`), in order.
+        public var rules: [BypassRule] = []
+        /// `turnstile_mode` (emulator default `off`).
+        public var turnstileMode: TurnstileMode = .off
+        /// `turnstile_action` (default `log`).
+        public var turnstileAction: TurnstileAction = .log
 
         public init(path: String? = nil, newUsersPerMinute: Int = 200, totalActiveUsers: Int = 201, sessionDuration: Int = 5,
                     disableSessionRenewal: Bool = false, queueingMethod: QueueingMethod = .fifo, queueAll: Bool = false,
@@ -151,6 +161,7 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
             ]
             if let path { o["path"] = .string(path) }
             if let cookieSuffix { o["cookie_suffix"] = .string(cookieSuffix) }
+            CloudflareEmulatorConfiguration.writeRoomOptions(self, into: &o)
             return .object(o)
         }
     }
@@ -176,11 +187,11 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         "demo-random": Room(newUsersPerMinute: 30, totalActiveUsers: 1_000_000, queueingMethod: .random, refreshIntervalSeconds: 2),
     ])
 
-    static let roomKeys: Set<String> = [
+    static let roomKeys: Set<String> = roomOptionKeys.union([
         "path", "new_users_per_minute", "total_active_users", "session_duration", "disable_session_renewal", "queueing_method",
         "queue_all", "suspended", "queueing_status_code", "json_response_enabled", "enabled_origin_commands", "cookie_suffix",
         "refresh_interval_seconds", "events",
-    ]
+    ])
 
     /// Reads the JSON form (the `cloudflare` member of the shared emulator document); relative
     /// event times (`"+SECONDS"`) count from `now`, the emulator's clock.
@@ -235,7 +246,7 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         if let p = try x.string("path"), !p.hasPrefix("/") {
             throw WaitingRoomError.invalidConfiguration(field: "\(path).path", "expected a path starting with \"/\", got \"\(p)\"", vendor: v)
         }
-        return Room(
+        var room = Room(
             path: try x.string("path"), newUsersPerMinute: try x.int("new_users_per_minute", range: 0...100_000_000) ?? defaults.newUsersPerMinute,
             totalActiveUsers: try x.int("total_active_users", range: 0...2_147_483_647) ?? defaults.totalActiveUsers,
             sessionDuration: try x.int("session_duration", range: 1...30, unit: "min") ?? 5,
@@ -244,6 +255,8 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
             jsonResponseEnabled: try x.bool("json_response_enabled") ?? true,
             enabledOriginCommands: try x.strings("enabled_origin_commands") ?? ["revoke"], cookieSuffix: try x.string("cookie_suffix"),
             refreshIntervalSeconds: try x.int("refresh_interval_seconds", range: 1...3600, unit: "s") ?? 20, events: events)
+        try readRoomOptions(x, into: &room, path: path)
+        return room
     }
 
     /// Whether `byte` may be part of a token (RFC 9110 §5.6.2).

@@ -12,6 +12,8 @@ public struct CloudflareEmulatorCounters: Sendable, Hashable {
     public var sessionsExpired = 0
     /// Waiting visitors dropped after 5 minutes without a refresh.
     public var placesLost = 0
+    /// New visitors that failed the Turnstile challenge (the emulator's knob), whatever the action.
+    public var turnstileFailed = 0
     /// Faults served, per action.
     public var faults: [String: Int] = [:]
     /// Requests received per request kind (`page`, `status`), the faulted ones included.
@@ -19,7 +21,9 @@ public struct CloudflareEmulatorCounters: Sendable, Hashable {
     /// Faults served per request kind.
     public var faultsOn: [String: Int] = [:]
     /// Answers to protected requests per kind: `origin`, `queued`, `rejected`, `queueIsFull`,
-    /// `suspended` (origin without a cookie), `html` (a waiting page for a non-JSON request).
+    /// `suspended` (origin without a cookie), `bypassed` (a bypass rule matched), `ignored` (a
+    /// request sooner than `refreshIntervalSeconds`), `infiniteQueue` (failed Turnstile), `html`
+    /// (a waiting page for a non-JSON request).
     public var replies: [String: Int] = [:]
 
     public init() {}
@@ -32,7 +36,7 @@ public struct CloudflareEmulatorCounters: Sendable, Hashable {
         return .object([
             "visitorsCreated": .number(Double(visitorsCreated)), "admitted": .number(Double(admitted)),
             "revoked": .number(Double(revoked)), "sessionsExpired": .number(Double(sessionsExpired)),
-            "placesLost": .number(Double(placesLost)), "faults": object(faults), "faultsInjected": .number(Double(faultsInjected)),
+            "placesLost": .number(Double(placesLost)), "turnstileFailed": .number(Double(turnstileFailed)), "faults": object(faults), "faultsInjected": .number(Double(faultsInjected)),
             "requests": object(requests), "faultsOn": object(faultsOn), "replies": object(replies),
         ])
     }

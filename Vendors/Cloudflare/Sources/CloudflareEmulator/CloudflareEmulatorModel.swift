@@ -17,7 +17,16 @@ final class CloudflareEmulatorModel: Sendable {
 
     struct Visitor {
         var room: String
+        /// The last request that counted (ignored ones do not), for the 5-minute hold.
         var lastSeen: Date
+        /// The last counted attempt to leave the room (`lastUpdated`) and the reply it got; nil
+        /// while admitted. A request sooner than the reply's `refreshIntervalSeconds` is ignored.
+        var lastUpdated: Date?
+        var lastReply: CloudflareWaitingRoomReply?
+        /// When the visitor took its place in line: its FIFO group is that minute.
+        var queuedAt: Date?
+        /// Failed the Turnstile challenge in an `infinite_queue` room: never let in.
+        var infiniteQueue = false
     }
 
     struct RoomState {
@@ -61,6 +70,10 @@ final class CloudflareEmulatorModel: Sendable {
         var visitors: [String: Visitor] = [:]
         var counters = CloudflareEmulatorCounters()
         var serial = 0
+        /// The global-propagation overshoot fault in force (``CloudflarePropagationOvershoot``).
+        var overshoot: CloudflarePropagationOvershoot?
+        /// Ids and echoed fields of the management API (`/client/v4`); kept by `reset`.
+        var management = CloudflareManagementRegistry()
 
         init(_ configuration: CloudflareEmulatorConfiguration) {
             self.configuration = configuration
@@ -87,7 +100,7 @@ final class CloudflareEmulatorModel: Sendable {
 
     static func effective(_ r: RoomState, at t: Date) -> Effective {
         var room = r.room
-        for e in r.room.events where !e.suspended {
+        for e in r.room.events.sorted(by: { $0.eventStartTime < $1.eventStartTime }) where !e.suspended {
             if e.eventStartTime <= t, t < e.eventEndTime {
                 if let m = e.queueingMethod { room.queueingMethod = m }
                 if let n = e.newUsersPerMinute { room.newUsersPerMinute = n }
@@ -153,18 +166,22 @@ final class CloudflareEmulatorModel: Sendable {
         }
         // admissions by rate
         let e = effective(r, at: t)
-        let rate = Double(e.room.newUsersPerMinute)
+        // the overshoot fault lets more than new_users_per_minute in while it lasts
+        let base = Double(e.room.newUsersPerMinute)
+        let rate = base * overshootFactor(s, at: t)
         let last = r.lastRate ?? t
         r.lastRate = t
-        r.credit = min(r.credit + max(0, t.timeIntervalSince(last)) * rate / 60, max(rate, 1))
+        r.credit = min(r.credit + overshootCredit(s, base: base, from: last, to: t), max(rate, 1))
         if !e.prequeueing, !e.room.queueAll, e.room.queueingMethod != .reject {
-            while r.credit >= 1, !r.line.isEmpty, r.active.count < e.room.totalActiveUsers || e.room.queueingMethod == .passthrough {
+            // passthrough (after queue_all is lifted) lets the whole line in, no limit applying
+            let passthrough = e.room.queueingMethod == .passthrough
+            while !r.line.isEmpty, passthrough || (r.credit >= 1 && r.active.count < e.room.totalActiveUsers) {
                 let index = e.room.queueingMethod == .random ? Int.random(in: 0..<r.line.count, using: &r.rng) : 0
                 let id = r.line.remove(at: index)
                 r.inLine.remove(id)
                 // logged at the moment the rate reached this admission, between the two requests
-                let due = rate > 0 ? t.addingTimeInterval(-(r.credit - 1) * 60 / rate) : t
-                r.credit -= 1
+                let due = rate > 0 && !passthrough ? t.addingTimeInterval(-(r.credit - 1) * 60 / rate) : t
+                if !passthrough { r.credit -= 1 }
                 accept(id, &r, e.room, at: t, loggedAt: min(t, max(last, due)))
                 s.counters.admitted += 1
             }
@@ -182,11 +199,11 @@ final class CloudflareEmulatorModel: Sendable {
 
     // MARK: the protected site
 
-    /// A request to the protected site at `path` (under the site prefix).
-    func request(path: String, query: [String: String], accept: String?, cookieHeader: String?) -> CloudflareEmulatorAnswer {
+    /// A request to the protected site.
+    func request(_ q: CloudflareEmulatorRequest) -> CloudflareEmulatorAnswer {
         let t = now()
         return state.withLockedValue { s in
-            let a = answer(path: path, query: query, accept: accept, cookieHeader: cookieHeader, at: t, &s)
+            let a = answer(q, at: t, &s)
             s.counters.replies[a.kind, default: 0] += 1
             return a
         }
@@ -210,30 +227,64 @@ final class CloudflareEmulatorModel: Sendable {
         return id
     }
 
-    private func answer(path: String, query: [String: String], accept: String?, cookieHeader: String?, at t: Date,
-                        _ s: inout State) -> CloudflareEmulatorAnswer {
-        let json = accept == "application/json"
-        guard let name = Self.room(for: path, s), s.rooms[name] != nil else {
+    /// The room a request goes to: the one whose path (any host) or additional route (its host)
+    /// covers it, the longest path winning (Cloudflare: "the most specific path").
+    static func room(for host: String?, path: String, _ s: State) -> String? {
+        var best: (String, Int)?
+        for (name, r) in s.rooms {
+            let p = r.room.path ?? "/\(name)"
+            var length = CloudflareEmulatorConfiguration.path(p, covers: path) ? p.count : -1
+            for route in r.room.additionalRoutes where route.covers(host: host, path: path) { length = max(length, route.path.count) }
+            if length >= 0, best.map({ length > $0.1 }) ?? true { best = (name, length) }
+        }
+        return best?.0
+    }
+
+    private func answer(_ q: CloudflareEmulatorRequest, at t: Date, _ s: inout State) -> CloudflareEmulatorAnswer {
+        let path = q.path
+        let json = q.accept == "application/json"
+        guard let name = Self.room(for: q.host, path: path, s), s.rooms[name] != nil else {
             return Self.origin(path: path, room: nil, visitor: nil, json: json, headers: [], kind: "suspended")
         }
         Self.tick(name, &s, at: t)
         guard var r = s.rooms[name] else { return Self.origin(path: path, room: nil, visitor: nil, json: json, headers: [], kind: "suspended") }
-        let e = Self.effective(r, at: t)
         if r.room.suspended {
             // suspended: traffic goes to the origin and no cookie is created
             return Self.origin(path: path, room: name, visitor: nil, json: json, headers: [], kind: "suspended")
         }
+        if r.room.rules.contains(where: { $0.matches(q) }) {
+            // a bypass rule: the origin, as if no room covered the request (no cookie, not counted)
+            return Self.origin(path: path, room: name, visitor: nil, json: json, headers: [], kind: "bypassed")
+        }
+        let e = Self.effective(r, at: t)
         let cookieName = r.room.cookieName
-        var id = Self.cookie(named: cookieName, in: cookieHeader) ?? ""
-        if s.visitors[id]?.room != name { id = newVisitor(name, at: t, &s) }
+        var id = Self.cookie(named: cookieName, in: q.cookieHeader) ?? ""
+        if s.visitors[id]?.room != name {
+            id = newVisitor(name, at: t, &s)
+            // Turnstile runs on the waiting page, not on JSON answers
+            if r.room.turnstileMode != .off, !json, q.failsTurnstile {
+                s.counters.turnstileFailed += 1
+                if r.room.turnstileAction == .infiniteQueue { s.visitors[id]?.infiniteQueue = true }
+            }
+        }
+        let embedded = q.isEmbedded
+        let attributes = r.room.cookieAttributes
+        func cookie(maxAge: Int) -> (String, String) {
+            ("Set-Cookie", attributes.setCookie(name: cookieName, value: id, maxAge: maxAge, embedded: embedded))
+        }
+        // a request sooner than refreshIntervalSeconds after the last counted one is ignored:
+        // the same answer, lastUpdated unchanged, the visitor not moved on
+        if let v = s.visitors[id], let last = v.lastUpdated, let previous = v.lastReply,
+           t.timeIntervalSince(last) < Double(previous.refreshIntervalSeconds ?? 0) {
+            return Self.queuedAnswer(room: name, r.room, reply: previous, json: json, headers: [cookie(maxAge: 300)], kind: "ignored")
+        }
         s.visitors[id]?.lastSeen = t
         let sessionSeconds = e.room.sessionDuration * 60
 
-        func cookie(maxAge: Int) -> (String, String) {
-            ("Set-Cookie", "\(cookieName)=\(id); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax")
-        }
         func admitted() -> CloudflareEmulatorAnswer {
-            if query["revoke"] == "1", r.room.enabledOriginCommands.contains("revoke") {
+            s.visitors[id]?.lastUpdated = nil
+            s.visitors[id]?.lastReply = nil
+            if q.query["revoke"] == "1", r.room.enabledOriginCommands.contains("revoke") {
                 r.active[id] = nil
                 r.acceptedAt[id] = nil
                 s.rooms[name] = r
@@ -246,87 +297,131 @@ final class CloudflareEmulatorModel: Sendable {
             let left = Int(max(0, (r.active[id] ?? t).timeIntervalSince(t)).rounded(.up))
             return Self.origin(path: path, room: name, visitor: id, json: json, headers: [cookie(maxAge: left)], kind: "origin")
         }
-        func queued(rejected: Bool = false, full: Bool = false) -> CloudflareEmulatorAnswer {
+        func queued(full: Bool = false, kind: String? = nil) -> CloudflareEmulatorAnswer {
             s.rooms[name] = r
-            let reply = Self.reply(for: id, r, e, at: t, rejected: rejected, full: full)
-            let kind = rejected ? "rejected" : full ? "queueIsFull" : "queued"
-            let headers = [cookie(maxAge: 300)]
-            if json, r.room.jsonResponseEnabled {
-                return CloudflareEmulatorAnswer(status: r.room.queueingStatusCode, contentType: "application/json", headers: headers,
-                                                body: Array(reply.json.jsonText.utf8), kind: kind)
-            }
-            let page = CloudflareWaitingPageHTML.page(room: name, reply: reply, rejected: rejected)
-            return CloudflareEmulatorAnswer(status: r.room.queueingStatusCode, contentType: "text/html; charset=utf-8",
-                                            headers: headers + (rejected ? [] : [("Refresh", String(reply.refreshIntervalSeconds ?? 20))]),
-                                            body: Array(page.utf8), kind: json ? kind : "html")
+            // reject turns users away unless queue_all or a pre-queue holds them (they wait then)
+            let rejecting = e.room.queueingMethod == .reject && !e.room.queueAll && !e.prequeueing
+            let reply = Self.reply(for: id, r, e, visitors: s.visitors, at: t, rejected: rejecting, full: full)
+            s.visitors[id]?.lastUpdated = t
+            s.visitors[id]?.lastReply = reply
+            let kind = kind ?? (rejecting ? "rejected" : full ? "queueIsFull" : "queued")
+            return Self.queuedAnswer(room: name, r.room, reply: reply, json: json, headers: [cookie(maxAge: 300)], kind: kind)
+        }
+        func joinLine() {
+            r.log.arrived(id, at: t, prequeued: false)
+            r.line.append(id)
+            r.inLine.insert(id)
+            s.visitors[id]?.queuedAt = t
         }
 
         if r.active[id] != nil { return admitted() }
+        // failed Turnstile with infinite_queue: a waiting page that never lets the client in
+        if s.visitors[id]?.infiniteQueue == true { return queued(kind: "infiniteQueue") }
         if r.inLine.contains(id) || r.preQueue.isHeld(id) { return queued() }
-        // a new arrival (or one whose session ran out)
-        if e.room.queueingMethod == .passthrough {
-            r.log.arrived(id, at: t, prequeued: false)
-            Self.accept(id, &r, e.room, at: t)
-            s.counters.admitted += 1
-            return admitted()
-        }
+        // a new arrival (or one whose session ran out): queue_all and a pre-queue hold users
+        // whatever the queueing method
         if e.prequeueing {
             if r.preQueue.hold(id, now: t) {
                 r.log.arrived(id, at: t, prequeued: true)
                 return queued()
             }
             // an event whose pre-queue is not the room's current one: nobody is let in, so the line
-            r.log.arrived(id, at: t, prequeued: false)
-            r.line.append(id)
-            r.inLine.insert(id)
+            joinLine()
             return queued()
         }
         if e.room.queueAll {
-            r.log.arrived(id, at: t, prequeued: false)
-            r.line.append(id)
-            r.inLine.insert(id)
+            joinLine()
             return queued()
         }
-        if e.room.queueingMethod == .reject { return queued(rejected: true) }
+        if e.room.queueingMethod == .reject { return queued() }
+        if e.room.queueingMethod == .passthrough {
+            r.log.arrived(id, at: t, prequeued: false)
+            Self.accept(id, &r, e.room, at: t)
+            s.counters.admitted += 1
+            return admitted()
+        }
         let rate = e.room.newUsersPerMinute
         if rate > 0, (r.line.count + 1 + rate - 1) / rate > Self.fullAfterMinutes { return queued(full: true) }
-        r.log.arrived(id, at: t, prequeued: false)
         if r.line.isEmpty, r.credit >= 1, r.active.count < e.room.totalActiveUsers {
+            r.log.arrived(id, at: t, prequeued: false)
             r.credit -= 1
             Self.accept(id, &r, e.room, at: t)
             s.counters.admitted += 1
             return admitted()
         }
-        r.line.append(id)
-        r.inLine.insert(id)
+        joinLine()
         return queued()
     }
 
-    /// The `cfWaitingRoom` reply for a waiting visitor.
-    static func reply(for id: String, _ r: RoomState, _ e: Effective, at t: Date, rejected: Bool, full: Bool) -> CloudflareWaitingRoomReply {
+    /// A waiting answer: the `cfWaitingRoom` JSON (JSON mode on a room with
+    /// `json_response_enabled`), else the waiting page, refreshing unless the reply rejects.
+    static func queuedAnswer(room name: String, _ room: Room, reply: CloudflareWaitingRoomReply, json: Bool,
+                             headers: [(String, String)], kind: String) -> CloudflareEmulatorAnswer {
+        if json, room.jsonResponseEnabled {
+            return CloudflareEmulatorAnswer(status: room.queueingStatusCode, contentType: "application/json", headers: headers,
+                                            body: Array(reply.json.jsonText.utf8), kind: kind)
+        }
+        let rejected = reply.isRejectQueue && reply.refreshIntervalSeconds == 0
+        let page = CloudflareWaitingPageHTML.page(room: name, reply: reply, rejected: rejected)
+        return CloudflareEmulatorAnswer(status: room.queueingStatusCode, contentType: "text/html; charset=utf-8",
+                                        headers: headers + (rejected ? [] : [("Refresh", String(reply.refreshIntervalSeconds ?? 20))]),
+                                        body: Array(page.utf8), kind: json ? kind : "html")
+    }
+
+    /// The `cfWaitingRoom` reply for a waiting visitor, every one of the 23 documented members
+    /// set: estimates when known (else 0 and `"unavailable"`), the queueing method and its flags,
+    /// the event's countdowns while one is active (else 0 and `"unavailable"`).
+    ///
+    /// FIFO estimates go by group: a visitor's group is the minute it took its place (Cloudflare's
+    /// cookie holds "a unique group ID, which corresponds to the minute your visitor entered");
+    /// every visitor of a group is told the time for the line up to the end of its group at
+    /// `new_users_per_minute` (visitors ahead ÷ users let in per minute).
+    static func reply(for id: String, _ r: RoomState, _ e: Effective, visitors: [String: Visitor], at t: Date,
+                      rejected: Bool, full: Bool) -> CloudflareWaitingRoomReply {
+        let method = e.room.queueingMethod
         let rate = e.room.newUsersPerMinute
-        let known = rate > 0 && !e.room.queueAll && !e.prequeueing && !rejected
-        let position = (r.line.firstIndex(of: id) ?? r.line.count) + 1
+        let known = rate > 0 && !e.room.queueAll && !e.prequeueing && !rejected && method != .passthrough
         func minutes(_ n: Int) -> Int { rate > 0 ? (n + rate - 1) / rate : 0 }
+        func words(_ m: Int) -> String { m == 1 ? "1 minute" : "\(m) minutes" }
         var reply = CloudflareWaitingRoomReply(
-            waitTimeKnown: known, queueIsFull: full, queueAll: e.room.queueAll, lastUpdated: CloudflareEmulatorConfiguration.Event.format(t),
-            refreshIntervalSeconds: rejected ? 0 : r.room.refreshIntervalSeconds)
+            waitTimeKnown: known, waitTime: 0, waitTime25Percentile: 0, waitTime50Percentile: 0, waitTime75Percentile: 0,
+            waitTimeFormatted: "unavailable", queueIsFull: full, queueAll: e.room.queueAll,
+            lastUpdated: CloudflareEmulatorConfiguration.Event.format(t), refreshIntervalSeconds: rejected ? 0 : r.room.refreshIntervalSeconds,
+            queueingMethod: method.rawValue, isFIFOQueue: method == .fifo, isRandomQueue: method == .random,
+            isPassthroughQueue: method == .passthrough, isRejectQueue: method == .reject, isEventActive: e.event != nil,
+            isEventPrequeueing: e.prequeueing, timeUntilEventStart: 0, timeUntilEventStartFormatted: "unavailable",
+            timeUntilEventEnd: 0, timeUntilEventEndFormatted: "unavailable", shuffleAtEventStart: e.event?.shuffleAtEventStart ?? false)
         if known {
-            if e.room.queueingMethod == .random {
+            if method == .random {
                 let n = r.line.count
-                reply.waitTime25Percentile = minutes(max(1, n / 4))
-                reply.waitTime50Percentile = minutes(max(1, n / 2))
-                reply.waitTime75Percentile = minutes(max(1, n * 3 / 4))
-                reply.waitTime = reply.waitTime50Percentile
+                let p25 = minutes(max(1, n / 4)), p50 = minutes(max(1, n / 2)), p75 = minutes(max(1, n * 3 / 4))
+                reply.waitTime25Percentile = p25
+                reply.waitTime50Percentile = p50
+                reply.waitTime75Percentile = p75
+                reply.waitTime = p50
+                reply.waitTimeFormatted = p25 == p75 ? words(p50) : "\(words(p25)) to \(words(p75))"
             } else {
-                reply.waitTime = minutes(position)
+                func group(_ visitor: String) -> Int {
+                    Int(((visitors[visitor]?.queuedAt ?? r.preQueue.startsAt ?? t).timeIntervalSince1970 / 60).rounded(.down))
+                }
+                let mine = r.inLine.contains(id) ? group(id) : Int((t.timeIntervalSince1970 / 60).rounded(.down))
+                var through = r.inLine.contains(id) ? 0 : 1
+                for other in r.line where group(other) <= mine { through += 1 }
+                let w = minutes(through)
+                reply.waitTime = w
+                reply.waitTimeFormatted = words(w)
             }
-            let w = reply.waitTime ?? 0
-            reply.waitTimeFormatted = w == 1 ? "1 minute" : "\(w) minutes"
             // full: a newcomer's wait would pass 24 h
             if minutes(r.line.count + 1) > fullAfterMinutes { reply.queueIsFull = true }
-        } else {
-            reply.waitTimeFormatted = "unavailable"
+        }
+        if let event = e.event {
+            func until(_ d: Date) -> Int { max(0, Int((d.timeIntervalSince(t) / 60).rounded(.up))) }
+            if e.prequeueing {
+                reply.timeUntilEventStart = until(event.eventStartTime)
+                reply.timeUntilEventStartFormatted = words(until(event.eventStartTime))
+            }
+            reply.timeUntilEventEnd = until(event.eventEndTime)
+            reply.timeUntilEventEndFormatted = words(until(event.eventEndTime))
         }
         return reply
     }
@@ -385,7 +480,11 @@ final class CloudflareEmulatorModel: Sendable {
 
     func reset() {
         faults.reset()
-        state.withLockedValue { s in s = State(s.configuration) }
+        state.withLockedValue { s in
+            let management = s.management
+            s = State(s.configuration)
+            s.management = management
+        }
     }
 
     /// Lets `count` visitors in from the head of the room's line (the pre-queue too, in its

@@ -163,7 +163,10 @@ struct CloudflareProviderTests {
         for n in 0..<10 {
             let r = try await p.tryPass(Entry(room: RoomKey(scope: "site", room: "sale"), userId: "early\(n)"))
             #expect(r.disposition == .queue)
-            #expect(r.progress?.eta == nil, "no estimate while pre-queueing")
+            // the countdown to the event's start, under the pre-queue's own code
+            #expect(r.progress?.eta == .seconds(600), "the time until the event starts")
+            #expect(r.progress?.etaText == "10 minutes")
+            #expect(r.status.code == CloudflareCode.eventPrequeue.rawValue)
         }
         #expect(h.emulator.status(room: "sale")?["result"]?["status"] == .string("event_prequeueing"))
         #expect(h.emulator.status(room: "sale")?["result"]?["event_id"] == .string("drop"))
