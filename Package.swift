@@ -46,6 +46,7 @@ let package = Package(
         .library(name: "NetFUNNEL", targets: ["NetFUNNEL"]),
         .library(name: "NetFUNNELEmulator", targets: ["NetFUNNELEmulator"]),
         .library(name: "QueueIt", targets: ["QueueIt"]),
+        .library(name: "QueueItBrowser", targets: ["QueueItBrowser"]),
         .library(name: "QueueItEmulator", targets: ["QueueItEmulator"]),
         .library(name: "CrowdHandler", targets: ["CrowdHandler"]),
         .library(name: "CrowdHandlerEmulator", targets: ["CrowdHandlerEmulator"]),
@@ -64,6 +65,7 @@ let package = Package(
         .library(name: "WaitingRoomGateProxy", targets: ["WaitingRoomGateProxy"]),
         .library(name: "WaitingRoomGateHummingbird", targets: ["WaitingRoomGateHummingbird"]),
         .library(name: "WaitingRoomGateVapor", targets: ["WaitingRoomGateVapor"]),
+        .library(name: "WaitingRoomLoad", targets: ["WaitingRoomLoad"]),
         .executable(name: "waitingroom", targets: ["waitingroom"]),
     ],
     traits: [
@@ -171,12 +173,19 @@ let package = Package(
         .target(
             name: "QueueIt",
             dependencies: [
-                "WebDriver",
                 "WaitingRoom", crypto, logging, nioConcurrencyHelpers,
                 // AES-256-CBC of enqueue-token payloads (`AES._CBC`).
                 cryptoExtras,
             ],
             path: "Vendors/QueueIt/Sources/QueueIt",
+            swiftSettings: strict
+        ),
+        // Queue-it's headless-browser queue-page driver (chromium via `chromedriver`, a child
+        // process): its own module, so an app that links Queue-it links no process spawner.
+        .target(
+            name: "QueueItBrowser",
+            dependencies: ["QueueIt", "WaitingRoom", "WebDriver"],
+            path: "Vendors/QueueIt/Sources/QueueItBrowser",
             swiftSettings: strict
         ),
         .target(
@@ -230,7 +239,7 @@ let package = Package(
         .target(
             name: "WaitingRoomVendors",
             dependencies: [
-                "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "NetFUNNEL", "QueueIt", "CrowdHandler", "Cloudflare",
+                "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "NetFUNNEL", "QueueIt", "CrowdHandler", "Cloudflare", logging,
             ],
             swiftSettings: strict
         ),
@@ -336,20 +345,63 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: load driver and benchmarks
+        // The load driver (`waitingroom load`): virtual users, their figures, fairness, and the
+        // text, JSON and HTML reports, as values an app or a test can run and read.
+        .target(
+            name: "WaitingRoomLoad",
+            dependencies: ["WaitingRoom", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", nioConcurrencyHelpers],
+            swiftSettings: strict
+        ),
+        // The benchmark harness (`waitingroom bench`): no product, only the CLI and its tests use it.
+        .target(
+            name: "WaitingRoomBench",
+            dependencies: [
+                "WaitingRoom", "WaitingRoomLoad", "WaitingRoomHTTP", "WaitingRoomVendors", "WaitingRoomEmulators", "ScriptedVendor",
+                "NetFUNNEL", "QueueIt", "CrowdHandler", "QueueItGateEngine", "CrowdHandlerGateEngine", "WaitingRoomGate",
+                "WaitingRoomGateProxy", "WaitingRoomLua", "WaitingRoomSQLite", "WaitingRoomPostgres", "CHeapInUse",
+                prometheus, hummingbird, nioConcurrencyHelpers,
+                // `bench queueit`'s baseline: a bare HMAC-SHA256, keyed per call
+                crypto,
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: gate server and metrics endpoint
+        // `waitingroom gate` running: the vendors' engines built from its settings (Queue-it's
+        // configuration kept current), the emulator and the ledger when asked, and the gate's
+        // servers until a signal. No product: only the CLI uses it; it may name vendors, so
+        // WaitingRoomGate and WaitingRoomGateProxy stay vendor-neutral (Scripts/check-imports).
+        .target(
+            name: "WaitingRoomGateServer",
+            dependencies: [
+                "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomVendors", "WaitingRoomEmulators", "WaitingRoomGate", "WaitingRoomGateProxy",
+                "QueueIt", "QueueItGateEngine", "CrowdHandler", "CrowdHandlerGateEngine", logging, nioCore, nioPosix, serviceLifecycle, unixSignals,
+            ],
+            swiftSettings: strict
+        ),
+        // `--metrics-port`: the SDK's swift-metrics served as Prometheus text on the emulators'
+        // Hummingbird setup. No product: only the CLI uses it.
+        .target(
+            name: "WaitingRoomMetricsEndpoint",
+            dependencies: ["WaitingRoom", "WaitingRoomEmulators", prometheus, coreMetrics, hummingbird, logging, nioCore],
+            swiftSettings: strict
+        ),
+
         // MARK: CLI
         // Debian's libedit-dev (Scripts/setup); no pkgConfig, like CLua.
         .systemLibrary(name: "CEditLine"),
+        // Commands, flags, help and output only: the work is in the libraries.
         .target(
             name: "WaitingRoomCLI",
             dependencies: [
                 "WaitingRoomEmulatorKit",
                 nioCore, nioPosix, "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomLua", "WaitingRoomVendors",
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
-                "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", "CEditLine", "CHeapInUse", logging,
+                "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", "CEditLine", logging,
                 "WaitingRoomSQLite", "WaitingRoomPostgres", prometheus, coreMetrics, hummingbird,
-                "WaitingRoomGate", "WaitingRoomGateProxy", "QueueItGateEngine", "CrowdHandlerGateEngine", nioHTTP1, serviceLifecycle, unixSignals, nioConcurrencyHelpers,
-                // `bench queueit`'s baseline: a bare HMAC-SHA256, keyed per call
-                crypto,
+                "WaitingRoomGate", "WaitingRoomGateProxy", "QueueItGateEngine", "CrowdHandlerGateEngine", nioHTTP1, serviceLifecycle, unixSignals,
+                "WaitingRoomLoad", "WaitingRoomBench", "WaitingRoomGateServer", "WaitingRoomMetricsEndpoint",
             ],
             swiftSettings: strict
         ),
@@ -379,7 +431,7 @@ let package = Package(
         .executableTarget(
             name: "waitingroom",
             dependencies: [
-                "WaitingRoomCLI",
+                "WaitingRoomCLI", "QueueItBrowser",
             ],
             swiftSettings: strict,
             linkerSettings: [
@@ -413,7 +465,7 @@ let package = Package(
         .testTarget(
             name: "QueueItTests",
             dependencies: [
-                "WaitingRoom", logging, "QueueIt", "QueueItEmulator", "WaitingRoomHTTP", "WaitingRoomTesting",
+                "WaitingRoom", logging, "QueueIt", "QueueItBrowser", "QueueItEmulator", "WaitingRoomHTTP", "WaitingRoomTesting",
                 "WaitingRoomConformance", hummingbird, serviceLifecycle,
             ],
             path: "Vendors/QueueIt/Tests/QueueItTests",
@@ -493,7 +545,7 @@ let package = Package(
             name: "WaitingRoomGateTests",
             dependencies: [
                 "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
-                "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", hummingbird, serviceLifecycle,
+                "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", "QueueItBrowser", hummingbird, serviceLifecycle,
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
             ],
             swiftSettings: strict
@@ -529,16 +581,24 @@ let package = Package(
             name: "WaitingRoomGateProxyTests",
             dependencies: [
                 "WaitingRoomGateTestSupport", "WaitingRoomGateProxy", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine",
-                "WaitingRoom", "QueueIt", "CrowdHandler", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver",
+                "WaitingRoom", "QueueIt", "CrowdHandler", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", "QueueItBrowser",
                 "WaitingRoomGateHummingbird", "WaitingRoomGateVapor", "WaitingRoomSQLite", "WaitingRoomPostgres",
                 nioCore, nioPosix, nioHTTP1, nioConcurrencyHelpers, logging, hummingbird, vapor, serviceLifecycle,
+            ],
+            swiftSettings: strict
+        ),
+        // The load driver's figures and runs against the emulators, through its API.
+        .testTarget(
+            name: "WaitingRoomLoadTests",
+            dependencies: [
+                "WaitingRoom", "WaitingRoomLoad", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomVendors", "WaitingRoomHTTP",
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WaitingRoomCLITests",
             dependencies: [
-                "WebDriver", "WaitingRoomEmulatorKit",
+                "WebDriver", "QueueItBrowser", "WaitingRoomEmulatorKit", "WaitingRoomBench", "WaitingRoomLoad", "WaitingRoomMetricsEndpoint",
                 "WaitingRoom", "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomEmulators",
                 "WaitingRoomTesting", "WaitingRoomHTTP", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
                 "CrowdHandler", "CrowdHandlerEmulator", hummingbird, serviceLifecycle, nioConcurrencyHelpers, nioCore,

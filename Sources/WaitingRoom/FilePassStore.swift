@@ -159,7 +159,7 @@ public actor FilePassStore: StateStore {
     }
 
     /// Reads the file now rather than at the first operation: throws when it is not a store
-    /// file (see ``load()``), so a host can refuse a wrong path before it starts.
+    /// file (see `load()`), so a host can refuse a wrong path before it starts.
     public func open() throws { try load() }
 
     /// Reads the file once. Missing file: empty store. A file that does not start as a store

@@ -49,6 +49,14 @@ public final class SessionDeduplicator: Sendable {
         }
     }
 
+    /// The session in flight for `entry` (joined), a refusal, or a new session of `engine` in
+    /// `environment` (under the environment's duplicate policy): a provider's `enqueue`.
+    package func session(for entry: Entry, engine: some WaitingSessionEngine, environment: ProviderEnvironment) throws -> WaitingSession {
+        try session(for: entry, policy: environment.duplicatePolicy) {
+            WaitingSession(entry: entry, engine: engine, environment: environment)
+        }
+    }
+
     /// Drops the session for `entry` if it is still the one with `id`.
     private func forget(_ entry: Entry, id: ObjectIdentifier) {
         state.withLockedValue { state in

@@ -12,7 +12,7 @@ import Foundation
 /// - the ``PassStore`` promises (never an expired pass; one pass per vendor and room);
 /// - a held key recorded with ``recordHeldKey(_:)`` is listed by ``heldKeys()`` until
 ///   ``removeHeldKey(id:)``, across restarts for a durable store;
-/// - ``claimHeldKeys(owner:now:leaseUntil:limit:)`` hands each key whose owner's lease has
+/// - ``claimHeldKeys(vendor:owner:now:leaseUntil:limit:)`` hands each key whose owner's lease has
 ///   lapsed to exactly one claimer, also when several claim at once (no double return);
 /// - ``acquireSession(_:owner:now:until:)`` grants a session's lease to one owner at a time; a
 ///   lease whose owner stopped renewing it can be taken over once it lapses;

@@ -36,67 +36,15 @@ extension WaitingSession {
         var delivery = Delivery()
         let accepted: Bool = core.withLock { core in
             guard accept(core) else { return false }
-            if core.connection != 0 {
-                switch event {
-                case .progress(_, let status), .queueOpened(_, let status), .passed(_, let status), .disabled(_, let status),
-                     .blocked(let status):
-                    // The vendor answered again.
-                    core.connection = 0
-                    delivery.reconnected = .connection(.connected, status)
-                default:
-                    break
-                }
-            }
-            switch event {
-            case .stateChanged(let state, let status):
-                guard state != core.state else { return false }
-                core.state = state
-                core.status = status
-            case .progress(_, let status), .queueOpened(_, let status):
-                core.status = status
-                if core.state == .connecting || core.state == .idle {
-                    core.state = .waiting
-                    delivery.before = .stateChanged(.waiting, status)
-                }
-            case .keyReturnedLate, .queuePageChanged, .userExited:
-                // the state and its status stay as they are
-                break
-            case .connection(let state, _):
-                let code: UInt8
-                switch state {
-                case .connected: code = 0
-                case .reconnecting: code = 1
-                case .offline: code = 2
-                }
-                // Each retry is news; being connected or offline again is not.
-                guard code != core.connection || code == 1 else { return false }
-                core.connection = code
-            default:
-                core.status = event.status
-            }
-            switch event {
-            case .passed, .disabled, .blocked, .closed, .failed, .completed, .keyReturnedLate: core.replay.append(event)
-            case .stateChanged, .progress, .queueOpened, .sessionRestarted, .connection, .queuePageChanged, .userExited: break
-            }
-            if core.early != nil {
-                if let reconnected = delivery.reconnected { core.early?.append(reconnected) }
-                if let before = delivery.before { core.early?.append(before) }
-                core.early?.append(event)
-            } else if !core.readers.isEmpty, !core.streamsFinished {
-                if let reconnected = delivery.reconnected { core.log.append(reconnected) }
-                if let before = delivery.before { core.log.append(before) }
-                core.log.append(event)
-                for index in core.readers.indices where core.readers[index].waiter != nil {
-                    if let waiter = core.readers[index].waiter, let next = core.take(index) {
-                        core.readers[index].waiter = nil
-                        delivery.woken.append((waiter, next))
-                    }
-                }
-            }
-            if !core.handlers.isEmpty { delivery.handlers = core.handlers }
-            return true
+            return core.record(event, into: &delivery)
         }
         guard accepted else { return }
+        announce(event, delivery)
+    }
+
+    /// Tells the instrumentation, wakes the streams `delivery` names and calls the bound
+    /// handlers: the reconnected and state events `delivery` adds first, then `event`.
+    private func announce(_ event: WaitingRoomEvent, _ delivery: Delivery) {
         if let instrumentation {
             if let reconnected = delivery.reconnected { instrumentation.observe(reconnected) }
             if let before = delivery.before { instrumentation.observe(before) }
@@ -114,5 +62,72 @@ extension WaitingSession {
             for bound in delivery.handlers where bound.name == nil || bound.name == before.name { bound.handler(before) }
         }
         for bound in delivery.handlers where bound.name == nil || bound.name == event.name { bound.handler(event) }
+    }
+}
+
+extension WaitingSession.Core {
+    /// Records `event` in the session's state, replay, early events or log (under the session's
+    /// lock); false when it changes nothing and is dropped. `delivery` collects the events it
+    /// implies (reconnected, waiting) and the streams and handlers to tell.
+    mutating func record(_ event: WaitingRoomEvent, into delivery: inout WaitingSession.Delivery) -> Bool {
+        if self.connection != 0 {
+            switch event {
+            case .progress(_, let status), .queueOpened(_, let status), .passed(_, let status), .disabled(_, let status),
+                 .blocked(let status):
+                // The vendor answered again.
+                self.connection = 0
+                delivery.reconnected = .connection(.connected, status)
+            default:
+                break
+            }
+        }
+        switch event {
+        case .stateChanged(let state, let status):
+            guard state != self.state else { return false }
+            self.state = state
+            self.status = status
+        case .progress(_, let status), .queueOpened(_, let status):
+            self.status = status
+            if self.state == .connecting || self.state == .idle {
+                self.state = .waiting
+                delivery.before = .stateChanged(.waiting, status)
+            }
+        case .keyReturnedLate, .queuePageChanged, .userExited:
+            // the state and its status stay as they are
+            break
+        case .connection(let state, _):
+            let code: UInt8
+            switch state {
+            case .connected: code = 0
+            case .reconnecting: code = 1
+            case .offline: code = 2
+            }
+            // Each retry is news; being connected or offline again is not.
+            guard code != self.connection || code == 1 else { return false }
+            self.connection = code
+        default:
+            self.status = event.status
+        }
+        switch event {
+        case .passed, .disabled, .blocked, .closed, .failed, .completed, .keyReturnedLate: self.replay.append(event)
+        case .stateChanged, .progress, .queueOpened, .sessionRestarted, .connection, .queuePageChanged, .userExited: break
+        }
+        if self.early != nil {
+            if let reconnected = delivery.reconnected { self.early?.append(reconnected) }
+            if let before = delivery.before { self.early?.append(before) }
+            self.early?.append(event)
+        } else if !self.readers.isEmpty, !self.streamsFinished {
+            if let reconnected = delivery.reconnected { self.log.append(reconnected) }
+            if let before = delivery.before { self.log.append(before) }
+            self.log.append(event)
+            for index in self.readers.indices where self.readers[index].waiter != nil {
+                if let waiter = self.readers[index].waiter, let next = self.take(index) {
+                    self.readers[index].waiter = nil
+                    delivery.woken.append((waiter, next))
+                }
+            }
+        }
+        if !self.handlers.isEmpty { delivery.handlers = self.handlers }
+        return true
     }
 }

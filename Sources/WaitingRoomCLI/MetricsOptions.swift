@@ -1,3 +1,5 @@
+import WaitingRoomMetricsEndpoint
+
 /// `--metrics-port`: serve the SDK's metrics as Prometheus text at
 /// `http://127.0.0.1:PORT/metrics` for as long as the command runs (``MetricsEndpoint``).
 /// Shared by `run`, `load` and `demo`.
@@ -26,7 +28,7 @@ struct MetricsOptions: CLIArguments {
         guard let metricsPort else { return try await body() }
         let terminal = Terminal()
         let endpoint: MetricsEndpoint
-        do { endpoint = try await MetricsEndpoint.start(port: metricsPort) } catch {
+        do { endpoint = try await MetricsEndpoint.start(port: metricsPort, logger: CLILogging.logger(label: "waitingroom.metrics")) } catch {
             terminal.error("waitingroom \(command): --metrics-port \(metricsPort): \(error)")
             throw ExitStatus.usage
         }

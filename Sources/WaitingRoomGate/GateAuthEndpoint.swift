@@ -115,8 +115,8 @@ public struct GateAuthEndpoint: Sendable {
             return .answered(.refusal(configurationPush == nil ? 404 : 405, "the configuration route takes PUT with a body"))
         case .auth:
             do throws(GateOrigin.HeadRefusal) {
-                return .decide(try originalRequest(method: method, target: target, headers: headers, peer: peer), .auth,
-                               rawTarget: originalTarget(headers, target: target))
+                let (request, rawTarget) = try subrequest(method: method, target: target, headers: headers, peer: peer)
+                return .decide(request, .auth, rawTarget: rawTarget)
             } catch {
                 return .answered(GateAnswer.subrequest(.refuse(400, error.reason)))
             }
@@ -164,19 +164,24 @@ public struct GateAuthEndpoint: Sendable {
     /// Throws (the subrequest gets 403) when the peer is not a trusted proxy (if any are set), no
     /// original URI is given, or it has no canonical form.
     public func originalRequest(method: String, target: String, headers: [GateHeader], peer: String?) throws(GateOrigin.HeadRefusal) -> GateRequest {
+        try subrequest(method: method, target: target, headers: headers, peer: peer).request
+    }
+
+    /// ``originalRequest(method:target:headers:peer:)`` and the target as the proxy received it
+    /// (what the app is handed), from one pass over the subrequest's fields.
+    func subrequest(method: String, target: String, headers: [GateHeader], peer: String?)
+        throws(GateOrigin.HeadRefusal) -> (request: GateRequest, rawTarget: String) {
         if !origin.trustedProxies.isEmpty, !(peer.map { origin.trustedProxies.contains(GateOrigin.canonicalIPAddress($0) ?? $0) } ?? false) {
             throw GateOrigin.HeadRefusal("the auth route answers the configured proxies only")
         }
-        func field(_ name: String) -> String? {
-            headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
-        }
-        let originalMethod = field("x-original-method") ?? field("x-forwarded-method") ?? method
-        var scheme = field("x-forwarded-proto")?.lowercased() == "https" ? "https" : "http"
-        var authority = field("x-forwarded-host") ?? field("host")
+        let fields = GateSubrequestFields(headers)
+        let originalMethod = fields.originalMethod ?? fields.forwardedMethod ?? method
+        var scheme = fields.forwardedProto?.lowercased() == "https" ? "https" : "http"
+        var authority = fields.forwardedHost ?? fields.host
         let rawTarget: String
-        if let url = field("x-original-url"), let parts = Self.absoluteURL(url) {
+        if let url = fields.originalURL, let parts = Self.absoluteURL(url) {
             (scheme, authority, rawTarget) = (parts.scheme, parts.authority, parts.target)
-        } else if let uri = field("x-original-uri") ?? field("x-forwarded-uri"), uri.hasPrefix("/") {
+        } else if let uri = fields.originalURI ?? fields.forwardedURI, uri.hasPrefix("/") {
             rawTarget = uri
         } else if target.hasPrefix(pathPrefix + "/auth/") {
             // Envoy: the original path and query after the prefix, the original method as the request's
@@ -184,40 +189,19 @@ public struct GateAuthEndpoint: Sendable {
         } else {
             throw GateOrigin.HeadRefusal("the subrequest names no original URI (X-Original-URI, X-Forwarded-Uri or X-Original-URL)")
         }
-        var visitorHeaders: [GateHeader] = []
-        visitorHeaders.reserveCapacity(headers.count)
-        var forwardedFor: [String] = []
-        var realIP: String?
-        for header in headers {
-            if header.name.equalsIgnoringASCIICase("x-forwarded-for") { forwardedFor.append(header.value); continue }
-            if header.name.equalsIgnoringASCIICase("x-real-ip") { realIP = header.value; continue }
-            if Self.proxyFields.contains(where: { header.name.equalsIgnoringASCIICase($0) }) { continue }
-            if header.name.equalsIgnoringASCIICase("host") { continue }
-            if header.name.equalsIgnoringASCIICase("content-length") || header.name.equalsIgnoringASCIICase("transfer-encoding") { continue }
-            visitorHeaders.append(header)
-        }
+        var visitorHeaders = fields.visitor
         if let authority { visitorHeaders.insert(GateHeader("Host", authority), at: 0) }
-        if forwardedFor.isEmpty, let realIP { forwardedFor = [realIP] }
+        var forwardedFor = fields.forwardedFor
+        if forwardedFor.isEmpty, let realIP = fields.realIP { forwardedFor = [realIP] }
         var request = try origin.request(method: originalMethod, target: rawTarget, scheme: scheme, authority: authority,
                                          headers: visitorHeaders, peer: peer)
         request.clientIP = origin.clientIP(peer: peer, forwardedFor: forwardedFor)
         request.isPreview = true
-        return request
-    }
-
-    /// The target the proxy received (`X-Original-URL`'s, `X-Original-URI` or `X-Forwarded-Uri`)
-    /// among a subrequest's headers.
-    func originalTarget(_ headers: [GateHeader], target: String) -> String? {
-        func field(_ name: String) -> String? { headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value }
-        if let url = field("x-original-url"), let parts = Self.absoluteURL(url) { return parts.target }
-        if let uri = field("x-original-uri") ?? field("x-forwarded-uri") { return uri }
-        return target.hasPrefix(pathPrefix + "/auth/") ? String(target.dropFirst(pathPrefix.count + "/auth".count)) : nil
+        return (request, rawTarget)
     }
 
     /// The proxies' own fields, not the visitor's (left out of what the engine sees).
-    static let proxyFields = ["x-original-method", "x-original-uri", "x-original-url", "x-forwarded-method", "x-forwarded-uri",
-                              "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-forwarded-server", "forwarded",
-                              "x-auth-request-redirect", "x-sent-from"]
+    static let proxyFields = GateSubrequestFields.proxyFields
 
     /// The request for the start route's `rd`: a GET of that URL with the browser's headers.
     /// Throws (400) for no `rd`, one that is not an absolute http(s) URL or a path, or one whose

@@ -112,7 +112,7 @@ public final class GateConfigurationReloader: Sendable {
     }
 
     /// Pulls with `load` every `interval` until the task is cancelled. The waits are the core's
-    /// ``SystemClock`` sleeps (woken by an event loop, never by a free cooperative thread).
+    /// `SystemClock` sleeps (woken by an event loop, never by a free cooperative thread).
     public func pull(every interval: Duration, clock: any WaitingRoomClock = SystemClock(),
                      _ load: @escaping @Sendable () async throws -> Loaded) async {
         while !Task.isCancelled {

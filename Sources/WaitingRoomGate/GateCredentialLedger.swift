@@ -2,7 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import WaitingRoom
 
-/// A ``SingleUseLedger`` as a gate engine uses it: the store, what a request gets when the store
+/// A `SingleUseLedger` as a gate engine uses it: the store, what a request gets when the store
 /// cannot answer (open or closed), and the count of those times.
 ///
 /// An engine decides synchronously on a ``GateCredentialView``: it asks the view whether a

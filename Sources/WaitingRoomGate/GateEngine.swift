@@ -1,6 +1,6 @@
 /// A vendor's server-side check, behind one shape: the gate asks it about each request and
-/// applies the ``GateDecision``. Implementations: ``QueueItGate`` (KnownUser) and
-/// ``CrowdHandlerGate`` (full and hybrid). Must be safe to call from many requests at once.
+/// applies the ``GateDecision``. Implementations: `QueueItGate` (KnownUser) and
+/// `CrowdHandlerGate` (full and hybrid). Must be safe to call from many requests at once.
 public protocol GateEngine: Sendable {
     /// The vendor id (`queueit`, `crowdhandler`).
     var vendorID: String { get }

@@ -6,7 +6,7 @@ import WaitingRoom
 /// they expire, so a second use is seen, in this process. (proposal) The KnownUser connectors
 /// accept a token as often as it is presented until its `ts`; a gate that also refuses a second
 /// presentation stops a token copied out of a URL. One process only: behind several instances,
-/// give the engines a shared ``SingleUseLedger`` instead (the SQLite store for processes on one
+/// give the engines a shared `SingleUseLedger` instead (the SQLite store for processes on one
 /// host, the PostgreSQL store for a fleet), or a token can be used once per instance.
 ///
 /// Answers on the caller's thread (an engine asks it without leaving the event loop).

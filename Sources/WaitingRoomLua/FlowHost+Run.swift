@@ -305,36 +305,12 @@ extension FlowHost {
 
     private func readSpec(_ L: OpaquePointer, _ index: Int32, context: FlowContext) -> Result<FlowSpec, LuaError> {
         let file = context.displayName
-        func invalid(_ message: String, line: Int32? = nil) -> Result<FlowSpec, LuaError> {
-            let place = line.map { "\(file):\($0)" } ?? file
-            return .failure(LuaError(kind: .invalidFlow, message: "\(place): \(message)"))
-        }
+        func invalid(_ message: String) -> Result<FlowSpec, LuaError> { Self.invalidFlow(file, message) }
         var spec = FlowSpec()
-        var handlers: [String: Int32] = [:]
-        lua_pushnil(L)
-        while lua_next(L, index) != 0 {
-            defer { clua_pop(L, 1) }
-            guard let key = vm.string(L, -2) else { continue }
-            guard key.hasPrefix("on_") else { continue }
-            var line: Int32?
-            if clua_isfunction(L, -1) != 0 {
-                var info = lua_Debug()
-                lua_pushvalue(L, -1)
-                if lua_getinfo(L, ">S", &info) != 0, info.linedefined > 0 { line = info.linedefined }
-            }
-            guard LuaEventNames.handlerNames.contains(key) else {
-                clua_pop(L, 2)
-                for ref in handlers.values { clua_unref(L, ref) }
-                return invalid("unknown handler '\(key)'; expected one of \(LuaEventNames.handlerNames.joined(separator: ", "))", line: line)
-            }
-            guard clua_isfunction(L, -1) != 0 else {
-                let type = String(cString: clua_typename_at(L, -1))
-                clua_pop(L, 2)
-                for ref in handlers.values { clua_unref(L, ref) }
-                return invalid("'\(key)' must be a function(event, session), got a \(type) value")
-            }
-            lua_pushvalue(L, -1)
-            handlers[key] = clua_ref(L)
+        let handlers: [String: Int32]
+        switch readHandlers(L, index, file: file) {
+        case .success(let read): handlers = read
+        case .failure(let error): return .failure(error)
         }
         for (_, ref) in context.handlers { clua_unref(L, ref) }
         context.handlers = handlers
@@ -395,5 +371,43 @@ extension FlowHost {
         if lua_type(L, -1) == LUA_TBOOLEAN { spec.autoComplete = lua_toboolean(L, -1) != 0 }
         clua_pop(L, 1)
         return .success(spec)
+    }
+
+    /// The flow's `on_*` handlers (references into the registry), or why one is not a known
+    /// handler function (the references taken so far released).
+    private func readHandlers(_ L: OpaquePointer, _ index: Int32, file: String) -> Result<[String: Int32], LuaError> {
+        var handlers: [String: Int32] = [:]
+        lua_pushnil(L)
+        while lua_next(L, index) != 0 {
+            defer { clua_pop(L, 1) }
+            guard let key = vm.string(L, -2) else { continue }
+            guard key.hasPrefix("on_") else { continue }
+            var line: Int32?
+            if clua_isfunction(L, -1) != 0 {
+                var info = lua_Debug()
+                lua_pushvalue(L, -1)
+                if lua_getinfo(L, ">S", &info) != 0, info.linedefined > 0 { line = info.linedefined }
+            }
+            guard LuaEventNames.handlerNames.contains(key) else {
+                clua_pop(L, 2)
+                for ref in handlers.values { clua_unref(L, ref) }
+                return Self.invalidFlow(file, "unknown handler '\(key)'; expected one of \(LuaEventNames.handlerNames.joined(separator: ", "))", line: line)
+            }
+            guard clua_isfunction(L, -1) != 0 else {
+                let type = String(cString: clua_typename_at(L, -1))
+                clua_pop(L, 2)
+                for ref in handlers.values { clua_unref(L, ref) }
+                return Self.invalidFlow(file, "'\(key)' must be a function(event, session), got a \(type) value")
+            }
+            lua_pushvalue(L, -1)
+            handlers[key] = clua_ref(L)
+        }
+        return .success(handlers)
+    }
+
+    /// A flow that cannot run: `message` at `file` (and `line`, when known).
+    static func invalidFlow<T>(_ file: String, _ message: String, line: Int32? = nil) -> Result<T, LuaError> {
+        let place = line.map { "\(file):\($0)" } ?? file
+        return .failure(LuaError(kind: .invalidFlow, message: "\(place): \(message)"))
     }
 }

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 import WaitingRoom
-@testable import WaitingRoomCLI
+import WaitingRoomBench
 import WaitingRoomEmulators
 import WaitingRoomVendors
 
@@ -10,16 +10,16 @@ import WaitingRoomVendors
 @Suite struct BenchFiguresTests {
     @Test func jsonCarriesBaselineRatioAndGoal() throws {
         let figure = CoreBenchmarks.Figure(name: "x vs y", value: 30, unit: "req/s", baseline: 60, goal: "ratio >= 0.5")
-        let object = try #require(BenchCommand.json(figure, suite: "emulators").objectValue)
+        let object = try #require(figure.json(suite: "emulators").objectValue)
         #expect(object["suite"] == .string("emulators") && object["name"] == .string("x vs y") && object["unit"] == .string("req/s"))
         #expect(object["value"] == .number(30) && object["baseline"] == .number(60) && object["ratio"] == .number(0.5))
         #expect(object["goal"] == .string("ratio >= 0.5") && object["skipped"] == nil)
         #expect(figure.description.contains("ratio 0.500×"))
 
-        let plain = try #require(BenchCommand.json(CoreBenchmarks.Figure(name: "n", value: 1, unit: "ns"), suite: "core").objectValue)
+        let plain = try #require((CoreBenchmarks.Figure(name: "n", value: 1, unit: "ns")).json(suite: "core").objectValue)
         #expect(plain["baseline"] == nil && plain["ratio"] == nil && plain["goal"] == nil)
         // a failed measurement (NaN) stays valid JSON
-        let failed = BenchCommand.json(CoreBenchmarks.Figure(name: "n", value: .nan, unit: "", baseline: 0), suite: "core")
+        let failed = (CoreBenchmarks.Figure(name: "n", value: .nan, unit: "", baseline: 0)).json(suite: "core")
         #expect(failed["value"] == .null && failed["ratio"] == nil)
         #expect(try JSONValue.parse(JSONValue.array([failed]).jsonText) == .array([failed]))
     }
@@ -30,7 +30,7 @@ import WaitingRoomVendors
         for figure in figures {
             let skipped = try #require(figure.skipped)
             #expect(skipped.contains("wrk and nginx") && skipped.contains("apt-get install wrk nginx-light"))
-            #expect(BenchCommand.json(figure, suite: "emulators")["skipped"] == .string(skipped))
+            #expect(figure.json(suite: "emulators")["skipped"] == .string(skipped))
         }
         let onlyNginx = await EmulatorBenchmarks.run(locate: { $0 == "wrk" ? "/usr/bin/wrk" : nil })
         #expect(onlyNginx.allSatisfy { $0.skipped?.hasPrefix("needs nginx:") == true })

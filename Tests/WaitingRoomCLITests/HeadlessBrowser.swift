@@ -3,6 +3,7 @@ import QueueIt
 import Testing
 import WaitingRoom
 import WaitingRoomHTTP
+import QueueItBrowser
 import WebDriver
 
 /// Headless chromium for the page tests: the `WebDriver` module's ``HeadlessChromium`` (its own

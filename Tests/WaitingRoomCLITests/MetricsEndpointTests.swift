@@ -6,6 +6,7 @@ import WaitingRoomHTTP
 import WaitingRoomTesting
 import WebDriver
 @testable import WaitingRoomCLI
+import WaitingRoomMetricsEndpoint
 
 /// Issue 28 §3: `--metrics-port` on `run`, `load` and `demo`, and `GET /metrics` while `load`
 /// runs, checked by `promtool check metrics`.

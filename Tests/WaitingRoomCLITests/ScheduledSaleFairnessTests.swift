@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoom
-@testable import WaitingRoomCLI
+import WaitingRoomLoad
 import WaitingRoomEmulatorKit
 import WaitingRoomEmulators
 import WaitingRoomHTTP
@@ -152,7 +152,7 @@ struct ScheduledSaleFairnessTests {
         #expect(visits.filter { $0.outcome == "passed" }.count == early + late,
                 "every user passes: \(Dictionary(visits.map { ($0.outcome, 1) }, uniquingKeysWith: +)); why not: \(Set(visits.compactMap { visit in visit.message.map { "\(visit.code) \($0.prefix(160))" } }).prefix(5))")
         let rate = sale.perSecond.map { LoadOperatorFigures.RoomRate(perSecond: $0, source: "test") } ?? .unknown
-        let figures = LoadCommand.fairness(visits: visits, record: record, origin: origin, startAt: nil, rate: rate)
+        let figures = LoadFairnessFigures.measured(visits: visits, record: record, origin: origin, startAt: nil, rate: rate)
         let summary = figures.text.joined(separator: "\n")
         // More entries than users when a client's enqueue timed out on a loaded machine and it
         // enqueued again (a new visitor id; the first entry may never be admitted). Every user got

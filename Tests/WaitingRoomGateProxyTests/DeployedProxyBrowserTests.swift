@@ -8,6 +8,7 @@ import WaitingRoomEmulators
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
+import QueueItBrowser
 import WebDriver
 
 /// Issue 49, "Done when" bullet 1: headless Chromium in front of Debian's nginx and Caddy, each

@@ -51,7 +51,7 @@ public enum LoopbackHTTPClient {
     /// Sends `bytes` as they are to 127.0.0.1:`port` and reads until the server closes the
     /// connection or `timeout` seconds pass without a byte; `closed` says which. For tests that
     /// check what a server does with raw input (pipelined requests, malformed heads).
-    public static func exchangeRaw(port: Int, _ bytes: [UInt8], timeout: Double = 5) async throws -> (bytes: [UInt8], closed: Bool) {
+    public static func exchangeRaw(port: Int, _ bytes: [UInt8], timeout: Double = 30) async throws -> (bytes: [UInt8], closed: Bool) {
         try await DedicatedThread.run(name: "loopback-raw") {
             let fd = try connect(port: port, from: "127.0.0.1")
             defer { close(fd) }

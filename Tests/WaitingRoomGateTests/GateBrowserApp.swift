@@ -8,6 +8,7 @@ import WaitingRoomGate
 import WaitingRoomGateHummingbird
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
+import QueueItBrowser
 import WebDriver
 
 /// The protected app of the browser tests: a Hummingbird server on 127.0.0.1, port 0, with

@@ -1,5 +1,6 @@
 import Foundation
 import WaitingRoom
+import WaitingRoomBench
 
 /// `waitingroom bench`: the benchmarks, rerunnable (build with `-c release`).
 struct BenchCommand: CLICommand {
@@ -66,7 +67,7 @@ struct BenchCommand: CLICommand {
     func run() async throws {
         let terminal = Terminal()
         if let serveStatic {
-            try await EmulatorBenchmarks.serveStatic(folder: serveStatic, unixSocket: unixSocket, terminal: terminal)
+            try await EmulatorBenchmarks.serveStatic(folder: serveStatic, unixSocket: unixSocket, announce: terminal.line)
             return
         }
         let names = suite == "all" ? BenchSuites.names : [suite]
@@ -76,9 +77,9 @@ struct BenchCommand: CLICommand {
             let figures = await BenchSuites.run(name)
             for figure in figures {
                 if json {
-                    all.append(Self.json(figure, suite: name))
+                    all.append(figure.json(suite: name))
                 } else if markdown {
-                    rows.append(Self.markdownRow(figure, suite: name))
+                    rows.append(figure.markdownRow(suite: name))
                 } else {
                     terminal.line("[\(name)] \(figure)")
                 }
@@ -90,37 +91,5 @@ struct BenchCommand: CLICommand {
             terminal.line("|---|---|---|---|---|---|---|")
             for row in rows { terminal.line(row) }
         }
-    }
-
-    /// One figure as a Markdown table row (`|` in names escaped).
-    static func markdownRow(_ figure: BenchSuites.Figure, suite: String) -> String {
-        func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
-        func number(_ x: Double) -> String {
-            guard x.isFinite else { return "n/a" }
-            if x == x.rounded(), abs(x) < 1e12 { return String(Int64(x)) }
-            return String(format: abs(x) < 10 ? "%.3f" : "%.1f", x)
-        }
-        if let skipped = figure.skipped {
-            return "| \(suite) | \(cell(figure.name)) | skipped: \(cell(skipped)) | | | \(figure.goal ?? "") | |"
-        }
-        let met = figure.met.map { $0 ? "yes" : "**no**" } ?? ""
-        return "| \(suite) | \(cell(figure.name)) | \(number(figure.value)) \(cell(figure.unit)) | "
-            + "\(figure.baseline.map { number($0) } ?? "") | \(figure.ratio.map { number($0) + "×" } ?? "") | "
-            + "\(figure.goal ?? "") | \(met) |"
-    }
-
-    /// One figure as JSON: `suite`, `name`, `value`, `unit`, and when known `baseline`, `ratio`,
-    /// `goal`, `skipped` (numbers that are not finite are `null`).
-    static func json(_ figure: BenchSuites.Figure, suite: String) -> JSONValue {
-        func number(_ value: Double) -> JSONValue { value.isFinite ? .number(value) : .null }
-        var object: [String: JSONValue] = [
-            "suite": .string(suite), "name": .string(figure.name), "value": number(figure.value), "unit": .string(figure.unit),
-        ]
-        if let baseline = figure.baseline { object["baseline"] = number(baseline) }
-        if let ratio = figure.ratio { object["ratio"] = number(ratio) }
-        if let goal = figure.goal { object["goal"] = .string(goal) }
-        if let skipped = figure.skipped { object["skipped"] = .string(skipped) }
-        if let met = figure.met { object["met"] = .bool(met) }
-        return .object(object)
     }
 }

@@ -3,6 +3,7 @@ import WaitingRoom
 import WaitingRoomLua
 import WaitingRoomEmulators
 import WaitingRoomVendors
+import WaitingRoomLoad
 import WaitingRoomHTTP
 
 /// `waitingroom demo`: a crowd and you, through a NetFUNNEL segment and a Queue-it room, on the

@@ -1,12 +1,7 @@
-import Dispatch
 import Foundation
-import Synchronization
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomVendors
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `waitingroom emulate`: serves every vendor's emulator until SIGINT or SIGTERM.
 struct EmulateCommand: CLICommand {
@@ -62,15 +57,9 @@ struct EmulateCommand: CLICommand {
     func run() async throws {
         let terminal = Terminal()
         // Stop cleanly on SIGINT / SIGTERM, also when one arrives while starting up.
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
         let stopRequested = StopSignal()
-        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-        for source in sources {
-            source.setEventHandler { stopRequested.fire() }
-            source.resume()
-        }
-        defer { for source in sources { source.cancel() } }
+        stopRequested.trapInterrupts()
+        defer { stopRequested.release() }
         let suite: EmulatorSuite
         let server: EmulatorServer
         do {
@@ -89,32 +78,5 @@ struct EmulateCommand: CLICommand {
         await stopRequested.wait()
         await server.stop()
         if !json { terminal.line("emulator stopped") }
-    }
-}
-
-/// A one-shot signal from a signal handler to async code.
-final class StopSignal: Sendable {
-    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    /// Wakes every waiter, now and later.
-    func fire() {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.fired = true
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Returns once ``fire()`` was called.
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let fired = state.withLock { s -> Bool in
-                if s.fired { return true }
-                s.waiters.append(continuation)
-                return false
-            }
-            if fired { continuation.resume() }
-        }
     }
 }

@@ -4,6 +4,7 @@ import WaitingRoomEmulatorKit
 import WaitingRoomEmulators
 import WaitingRoomVendors
 import WaitingRoomHTTP
+import WaitingRoomLoad
 
 /// `waitingroom load`: N concurrent virtual users through a room, with a latency histogram;
 /// optionally with faults injected into the embedded emulator, and the keys they cost counted.
@@ -205,34 +206,26 @@ struct LoadCommand: CLICommand {
             if let server { await server.stop() }
             throw ExitStatus.usage
         }
-        let fairnessSource = suite?.vendor(vendor) as? any EmulatorFairnessSource
-        let originDate = Date()
-        let started = ContinuousClock.now
-        if let startAt, suite != nil {
-            do {
-                guard let fairnessSource else {
-                    throw UsageError("--start-at: the \(vendor) emulator has no scheduled start with a pre-queue (its README says why); drop --start-at, or use queueit, crowdhandler, cloudflare or netfunnel")
-                }
-                try fairnessSource.scheduleStart(room: entry.room, at: originDate.addingTimeInterval(startAt.seconds), shuffle: true, seed: UInt64(seed))
-            } catch {
-                terminal.error("waitingroom load: \(error)")
-                if let server { await server.stop() }
-                throw ExitStatus.usage
+        let emulated = suite?.vendor(vendor)
+        let plan = LoadPlan(room: entry.room, control: entry.control, users: users, hold: hold, arrivals: arrivals, saleStart: startAt,
+                            seed: UInt64(seed), drainTimeout: .milliseconds(Int64(drainTimeout * 1000)))
+        var summary: LoadSummary
+        do throws(LoadError) {
+            // the scripted vendor has no emulator in the suite: --start-at cannot schedule there either
+            if startAt != nil, suite != nil, emulated == nil { throw LoadError.noScheduledStart(vendor: vendor) }
+            summary = try await LoadRun(plan).run(provider: provider, pendingReturns: environment.pendingReturns, emulator: emulated)
+        } catch {
+            switch error {
+            case .noScheduledStart:
+                terminal.error("waitingroom load: --start-at: the \(vendor) emulator has no scheduled start with a pre-queue (its README says why); drop --start-at, or use queueit, crowdhandler, cloudflare or netfunnel")
+            case .scheduleRefused(let refusal):
+                terminal.error("waitingroom load: \(refusal)")
             }
+            if let server { await server.stop() }
+            throw ExitStatus.usage
         }
-        let arrivalTimes = arrivals.offsets(count: users, seed: UInt64(seed)).map { Duration.saturating(seconds: ($0 * 1000).rounded() / 1000) }
-        let visits = await Crowd(provider: provider, room: entry.room, control: entry.control, hold: hold...hold)
-            .run(arrivals: arrivalTimes, prefix: "load", origin: started)
-        let wall = ContinuousClock.now - started
-        let notDrained = await provider.drainPendingReturns(timeout: .milliseconds(Int64(drainTimeout * 1000)))
-        var summary = LoadSummary(
-            users: users, wall: wall, visits: visits, returns: environment.pendingReturns.statistics,
-            returnsLeft: notDrained, faultsInstalled: faultsInstalled,
-            emulator: suite?.vendor(vendor)?.loadFigures(),
-            settings: settings(server: server),
-            roomRate: suite?.vendor(vendor).map { LoadOperatorFigures.roomRate(in: $0.emulatorStatus(), room: entry.room) } ?? .unknown)
-        summary.fairness = Self.fairness(visits: visits, record: fairnessSource?.admissionRecord(room: entry.room), origin: originDate,
-                                         startAt: startAt?.seconds, rate: summary.roomRate)
+        summary.faultsInstalled = faultsInstalled
+        summary.settings = settings(server: server)
         if let server { await server.stop() }
         try? await store?.close()
         if let report {
@@ -250,141 +243,5 @@ struct LoadCommand: CLICommand {
             for line in summary.text { terminal.line(line) }
         }
         throw summary.failed > 0 ? ExitStatus.error : ExitStatus.passed
-    }
-}
-
-extension LoadCommand {
-    /// The run's fairness figures: from the embedded emulator's `record` when there is one (its
-    /// own start, if the room has one), else from the users' own times split at `startAt`.
-    static func fairness(visits: [Crowd.Visit], record: EmulatorAdmissionRecord?, origin: Date, startAt: Double?,
-                         rate: LoadOperatorFigures.RoomRate) -> LoadFairnessFigures {
-        if let record {
-            let start = record.startsAt.map { $0.timeIntervalSince(origin) }.flatMap { $0 >= 0 ? $0 : nil } ?? startAt
-            return LoadFairnessFigures(
-                users: LoadFairnessFigures.users(of: record, origin: origin), startAt: start, rate: rate,
-                source: "the emulator's record of arrival and admission order" + (record.truncated ? ", truncated" : ""))
-        }
-        return LoadFairnessFigures(
-            users: LoadFairnessFigures.users(of: visits, startAt: startAt), startAt: startAt, rate: rate,
-            source: "the users' own times: arrival when the vendor first answered, admission when the pass was seen")
-    }
-}
-
-/// What a load run came to: outcomes, time to pass, and what the faults cost in keys.
-struct LoadSummary {
-    var users: Int
-    var wall: Duration
-    var visits: [Crowd.Visit]
-    /// The client's background key returns.
-    var returns: PendingReturns.Statistics
-    /// Background returns still running when the drain's bound passed.
-    var returnsLeft: Int
-    var faultsInstalled: Int
-    /// The emulator's own figures, when it served the run (``EmulatedVendor/loadFigures()``).
-    var emulator: EmulatorLoadFigures?
-    /// The run's settings, by name, in order (for `--json` and the report).
-    var settings: [(String, String)] = []
-    /// The room's configured admission rate, from the embedded emulator (admission accuracy).
-    var roomRate: LoadOperatorFigures.RoomRate = .unknown
-    /// Order violations, the pre-start rank correlation and accuracy from the start (``LoadFairnessFigures``).
-    var fairness: LoadFairnessFigures?
-
-    var outcomes: [String: Int] {
-        var outcomes: [String: Int] = [:]
-        for visit in visits { outcomes[visit.outcome, default: 0] += 1 }
-        return outcomes
-    }
-
-    var failed: Int { outcomes["failed"] ?? 0 }
-
-    /// Users who did not pass, by outcome and the vendor's code, most first, with the vendor's
-    /// message for the first of them: why a run failed, not only that it did.
-    struct NotPassed: Equatable {
-        var outcome: String
-        var code: Int
-        var users: Int
-        var message: String
-    }
-
-    var notPassed: [NotPassed] {
-        var groups: [String: NotPassed] = [:]
-        var order: [String] = []
-        for visit in visits where visit.outcome != "passed" {
-            let key = "\(visit.outcome) \(visit.code)"
-            if groups[key] == nil {
-                groups[key] = NotPassed(outcome: visit.outcome, code: visit.code, users: 0, message: visit.message ?? "")
-                order.append(key)
-            }
-            groups[key]?.users += 1
-        }
-        // most users first; equal counts in the order first seen
-        return order.enumerated().compactMap { index, key in groups[key].map { (index, $0) } }
-            .sorted { ($1.1.users, $0.0) < ($0.1.users, $1.0) }.map(\.1)
-    }
-
-    var histogram: LatencyHistogram {
-        var histogram = LatencyHistogram()
-        for visit in visits where visit.outcome == "passed" { histogram.add(visit.waited) }
-        return histogram
-    }
-
-    /// The key figures, by name: the emulator's, with the client's background key returns where
-    /// the vendor's passes hold keys (or when no emulator served the run).
-    var keys: [(String, Int)] {
-        let returns: [(String, Int)] = [
-            ("keysReturnedLate", self.returns.returnedLate), ("backgroundReturnsGivenUp", self.returns.gaveUp + returnsLeft),
-            ("backgroundReturnsKeyGone", self.returns.alreadyGone),
-        ]
-        guard let emulator else { return returns }
-        return emulator.holdsKeys ? emulator.keys + returns : emulator.keys
-    }
-
-    var json: JSONValue {
-        let histogram = self.histogram
-        var object: [String: JSONValue] = [
-            "users": .number(Double(users)), "wall_seconds": .number(wall.seconds),
-            "outcomes": .object(outcomes.mapValues { .number(Double($0)) }),
-            "notPassed": .array(notPassed.map {
-                .object(["outcome": .string($0.outcome), "code": .number(Double($0.code)), "users": .number(Double($0.users)),
-                         "message": .string($0.message)])
-            }),
-            "p50": .number(histogram.percentile(50)), "p90": .number(histogram.percentile(90)),
-            "p99": .number(histogram.percentile(99)),
-            "faultsInstalled": .number(Double(faultsInstalled)),
-        ]
-        // The process's own peak resident set (client, emulator and driver together), for
-        // `bench memory`; absent where /proc is not there.
-        if let peak = Self.peakResidentBytes() { object["peakResidentBytes"] = .number(Double(peak)) }
-        for (name, value) in keys { object[name] = .number(Double(value)) }
-        for (name, value) in figures { object[name] = value }
-        if let fairness { object["fairness"] = fairness.json }
-        return .object(object)
-    }
-
-    /// `VmHWM` of /proc/self/status: this process's peak resident set since it started (exec
-    /// resets it, unlike `ru_maxrss`, which keeps the spawning parent's as a floor).
-    static func peakResidentBytes() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let kilobytes = line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
-            return kilobytes.map { $0 * 1024 }
-        }
-        return nil
-    }
-
-    var text: [String] {
-        var lines = ["users \(users) · wall \(LatencyHistogram.format(wall.seconds)) · "
-            + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " · ")]
-        for group in notPassed {
-            let message = group.message.count > 200 ? String(group.message.prefix(200)) + "…" : group.message
-            lines.append("  \(group.outcome) \(group.code) ×\(group.users)" + (message.isEmpty ? "" : ": \(message)"))
-        }
-        lines.append("keys: " + keys.map { "\($0.0) \($0.1)" }.joined(separator: " · ")
-            + (faultsInstalled > 0 ? " · faultsInstalled \(faultsInstalled)" : ""))
-        lines.append("time to pass:")
-        lines += histogram.render().map { "  " + $0 }
-        lines += operators.text
-        lines += fairness?.text ?? []
-        return lines
     }
 }

@@ -81,26 +81,13 @@ struct RunCommand: CLICommand {
             }
             let registry = VendorRegistry.standard
             var configured: Set<String> = []
-            if let config {
-                let document = try VendorConfigurationLoader.readJSON(config)
-                defaults.overlay(document)
-                configured.formUnion(registry.vendorIDs.filter { document[$0] != nil })
-            }
+            if let config { configured.formUnion(defaults.overlay(try VendorConfigurationLoader.readJSON(config), naming: registry)) }
             if !settings.isEmpty {
-                let document = try VendorConfigurationLoader.vendorSettings(settings, vendors: registry.vendorIDs)
-                defaults.overlay(document)
-                configured.formUnion(registry.vendorIDs.filter { document[$0] != nil })
+                configured.formUnion(defaults.overlay(try VendorConfigurationLoader.vendorSettings(settings, vendors: registry.vendorIDs), naming: registry))
             }
-            // A bad setting is a usage error naming the field, found before the flow runs. The
-            // provider made for that is only the command line's half of the configuration (the
-            // flow's own `config` fills in the rest), so it sends nothing (no settings fetch, no
-            // key recovery) and says nothing (a missing clientId is not bypass mode here).
-            let checking = ProviderEnvironment(
-                transport: NoNetworkTransport(), logger: Logger(label: "waitingroom.run", factory: { _ in SwiftLogNoOpLogHandler() }),
-                connectivity: AssumeOnline(), recoversHeldKeysOnStart: false, metrics: nil, tracer: nil)
-            for vendor in configured.sorted() {
-                _ = try registry.makeProvider(vendor: vendor, configuration: defaults.apply(vendor: vendor, to: .object([:])), environment: checking)
-            }
+            // A bad setting is a usage error naming the field, found before the flow runs (the
+            // flow's own `config` fills in the rest).
+            try defaults.check(configured, in: registry)
         } catch {
             terminal.error("waitingroom run: \(error)")
             if let server { await server.stop() }
@@ -162,23 +149,9 @@ struct FlowRunner {
         // A handler that failed ends with 5 (script error), whatever the outcome: the outcome is
         // still printed, and the failures counted (`handler_errors`).
         let status = result.handlerErrors.isEmpty ? ExitStatus(result.outcome) : .scriptError
-        var fields: [String: JSONValue] = [
-            "outcome": .string(result.outcome.name),
-            "attempts": .number(Double(result.attempts)),
-            "actions": .array(result.actions.map { .object(["name": .string($0.name), "payload": $0.payload]) }),
-            "exit_status": .number(Double(status.rawValue)),
-        ]
-        if !result.handlerErrors.isEmpty { fields["handler_errors"] = .number(Double(result.handlerErrors.count)) }
-        switch result.outcome {
-        case .vendor(let outcome): fields.merge(outcome.fields(), uniquingKeysWith: { current, _ in current })
-        case .bypassed(let reason, _), .aborted(let reason, _): fields["reason"] = .string(reason)
-        case .flowError(let error):
-            fields["error"] = .string(error.description)
-            terminal.error(error.description)
-        }
-        if let completion = result.completion {
-            fields["completion"] = .object(["code": .number(Double(completion.code)), "message": .string(completion.message)])
-        }
+        if case .flowError(let error) = result.outcome { terminal.error(error.description) }
+        var fields = result.fields
+        fields["exit_status"] = .number(Double(status.rawValue))
         printer.printResult(fields)
         return status
     }

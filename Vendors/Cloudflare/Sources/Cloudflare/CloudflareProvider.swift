@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import NIOConcurrencyHelpers
 import WaitingRoom
 
@@ -18,7 +17,8 @@ public final class CloudflareProvider: WaitingRoomProvider {
     public let configuration: CloudflareConfiguration
     public let environment: ProviderEnvironment
     public let client: CloudflareClient
-    let logger: Logger
+    /// The stored passes (kept for the room's session duration).
+    let passes: PassKeeper
     let dedup = SessionDeduplicator()
     /// Cookie jars kept between checks, per room and user (what a browser keeps). Behind NIO's
     /// lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
@@ -28,7 +28,8 @@ public final class CloudflareProvider: WaitingRoomProvider {
         self.configuration = configuration
         self.environment = environment
         self.client = CloudflareClient(configuration: configuration, transport: environment.transport)
-        self.logger = environment.logger(for: CloudflareConfiguration.vendorID)
+        self.passes = PassKeeper(vendorID: CloudflareConfiguration.vendorID, environment: environment,
+                                 reusesStoredPasses: configuration.reuseStoredPass)
     }
 
     func status(_ code: CloudflareCode, _ message: String? = nil) -> VendorStatus {
@@ -64,6 +65,12 @@ public final class CloudflareProvider: WaitingRoomProvider {
                 throw error
             }
         }
+    }
+
+    /// ``check(_:jar:onRetry:)`` with its failure as a value.
+    func answer(for entry: Entry, jar: CloudflareCookieJar,
+                onRetry: @escaping @Sendable (Int, WaitingRoomError) -> Void = { _, _ in }) async -> Result<(CloudflareAnswer, CloudflareCookieJar), any Error> {
+        do { return .success(try await check(entry, jar: jar, onRetry: onRetry)) } catch { return .failure(error) }
     }
 
     // MARK: what an answer means
@@ -145,30 +152,15 @@ public final class CloudflareProvider: WaitingRoomProvider {
                     expiresAt: now.addingTimeInterval(configuration.sessionDuration.seconds), targetURL: target(for: entry), details: details)
     }
 
-    func persist(_ pass: Pass) async {
-        guard pass.bypassedError == nil, !pass.credential.isEmpty else { return }
-        do { try await environment.passStore.save(pass) } catch {
-            logger.warning("could not save the pass", metadata: ["error": "\(error)"])
-        }
-    }
-
-    func storedPass(_ room: RoomKey) async -> Pass? {
-        guard configuration.reuseStoredPass else { return nil }
-        return try? await environment.passStore.pass(vendor: vendorID, room: room)
-    }
-
     // MARK: WaitingRoomProvider
 
     public func tryPass(_ entry: Entry) async throws -> TryPassResult {
-        if let pass = await storedPass(entry.room) {
-            return TryPassResult(disposition: .passed, status: status(.storedPass), pass: pass)
-        }
-        let answer: Result<(CloudflareAnswer, CloudflareCookieJar), any Error>
-        do { answer = .success(try await check(entry, jar: cookieJar(for: entry))) } catch { answer = .failure(error) }
+        if let stored = await passes.storedResult(entry.room, status: status(.storedPass)) { return stored }
+        let answer = await answer(for: entry, jar: cookieJar(for: entry))
         if case .success(let (_, jar)) = answer { remember(jar, for: entry) }
         switch verdict(answer, entry: entry) {
         case .passed(let pass, let s):
-            await persist(pass)
+            await passes.keep(pass)
             return TryPassResult(disposition: .passed, status: s, pass: pass)
         case .disabled(let pass, let s):
             return TryPassResult(disposition: .disabled, status: s, pass: pass)
@@ -183,16 +175,13 @@ public final class CloudflareProvider: WaitingRoomProvider {
     }
 
     public func enqueue(_ entry: Entry) throws -> WaitingSession {
-        let engine = CloudflareSessionEngine(provider: self)
-        return try dedup.session(for: entry, policy: environment.duplicatePolicy) {
-            WaitingSession(entry: entry, engine: engine, environment: environment)
-        }
+        try dedup.session(for: entry, engine: PollingSessionEngine(CloudflareWait(provider: self)), environment: environment)
     }
 
     /// Forgets the stored pass (Cloudflare holds no key: an admitted session lapses after the
     /// room's `session_duration` without requests; only the origin can revoke it).
     public func release(_ pass: Pass) async throws -> VendorStatus {
-        try await environment.passStore.remove(vendor: vendorID, room: pass.room)
+        try await passes.forget(pass.room)
         return VendorStatus(vendor: vendorID, code: 0, message: "nothing to return: the session lapses after the room's session duration")
     }
 }

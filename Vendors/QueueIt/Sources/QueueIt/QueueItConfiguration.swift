@@ -19,7 +19,7 @@ public enum QueueItQueuePageMode: String, Sendable, Hashable, CaseIterable {
     /// that shows pages attaches and gets them, as the vendor's SDKs show their web view.
     case auto
     /// Run the queue page in a real headless browser (Debian's `chromium` driven by
-    /// `chromedriver`, ``QueueItBrowserDriver``): script-driven pages work, for servers and the
+    /// `chromedriver`, `QueueItBrowserDriver` in the `QueueItBrowser` module): script-driven pages work, for servers and the
     /// CLI. Bounded by ``QueueItConfiguration/followMaxWait``; paths from
     /// ``QueueItConfiguration/browserPath`` and ``QueueItConfiguration/chromedriverPath``.
     case browser
@@ -64,10 +64,10 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     /// How long a page handed to the host (`host`, or `auto` with a host attached) waits for the
     /// host's first navigation report before it fails with -207. (proposal) 30 s.
     public var hostReportTimeout: Duration
-    /// The browser the `browser` queue-page driver runs (nil: ``QueueItBrowserDriver/defaultBrowserPath``).
+    /// The browser the `browser` queue-page driver runs (nil: `QueueItBrowserDriver.defaultBrowserPath`).
     public var browserPath: String?
     /// The `chromedriver` the `browser` queue-page driver starts (nil: found on `PATH`, else
-    /// ``QueueItBrowserDriver/defaultChromedriverPath``).
+    /// `QueueItBrowserDriver.defaultChromedriverPath`).
     public var chromedriverPath: String?
     /// Take a valid pass from the pass store instead of calling the server.
     public var reuseStoredPass: Bool
@@ -166,15 +166,16 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     /// The queue-page driver ``queuePage`` names: `auto` ⇒ ``QueueItAutoPageDriver`` (a new
     /// host-driven driver, else HTTP-follow); `host` ⇒ a new ``QueueItHostDrivenPageDriver``
     /// bounded by ``hostReportTimeout``; `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by
-    /// ``followMaxWait``; `browser` ⇒ ``QueueItBrowserDriver`` with ``browserPath`` /
-    /// ``chromedriverPath``, bounded by ``followMaxWait``.
+    /// ``followMaxWait``; `browser` ⇒ the `QueueItBrowser` module's `QueueItBrowserDriver` with
+    /// ``browserPath`` / ``chromedriverPath``, bounded by ``followMaxWait``, once that module is
+    /// installed (`QueueItBrowserDriver.install()`; else a driver that fails saying so).
     public func makePageDriver() -> any QueuePageDriver {
         let follow = QueueItHTTPFollowDriver(pollInterval: pollInterval, requestTimeout: requestTimeout, maxWait: followMaxWait)
         switch queuePage {
         case .auto: return QueueItAutoPageDriver(host: QueueItHostDrivenPageDriver(reportTimeout: hostReportTimeout), headless: follow)
         case .host: return QueueItHostDrivenPageDriver(reportTimeout: hostReportTimeout)
         case .follow: return follow
-        case .browser: return QueueItBrowserDriver(browserPath: browserPath, chromedriverPath: chromedriverPath, maxWait: followMaxWait)
+        case .browser: return QueueItBrowserDriverSlot.driver(for: self)
         }
     }
 

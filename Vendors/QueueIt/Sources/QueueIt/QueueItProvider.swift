@@ -32,6 +32,8 @@ public final class QueueItProvider: WaitingRoomProvider {
     public let connectivity: any QueueItConnectivity
     public let observer: QueueItSessionObserver
     let logger: Logger
+    /// The stored passes (kept until the token's `ts_` expiry).
+    let passes: PassKeeper
     let dedup = SessionDeduplicator()
     let inFlight = Atomic<Int>(0)
 
@@ -40,7 +42,7 @@ public final class QueueItProvider: WaitingRoomProvider {
     ///     (`auto` (the default) ⇒ the host's when one is attached, else HTTP-follow;
     ///     `host` ⇒ a new ``QueueItHostDrivenPageDriver``, see ``hostDriver``;
     ///     `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by `followMaxWait`; `browser` ⇒
-    ///     ``QueueItBrowserDriver``; see ``QueueItConfiguration/makePageDriver()``).
+    ///     `QueueItBrowserDriver` (module `QueueItBrowser`); see ``QueueItConfiguration/makePageDriver()``).
     ///   - connectivity: offline check before each attempt (default: assume online).
     public init(configuration: QueueItConfiguration, environment: ProviderEnvironment = ProviderEnvironment(),
                 driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
@@ -51,6 +53,8 @@ public final class QueueItProvider: WaitingRoomProvider {
         self.connectivity = connectivity
         self.observer = observer
         self.logger = environment.logger(for: QueueItConfiguration.vendorID)
+        self.passes = PassKeeper(vendorID: QueueItConfiguration.vendorID, environment: environment,
+                                 reusesStoredPasses: configuration.reuseStoredPass, keepsOnlyExpiring: true)
     }
 
     /// The host-driven driver, when this provider can hand queue pages to the host (`queuePage`
@@ -124,30 +128,15 @@ public final class QueueItProvider: WaitingRoomProvider {
                     redirectType: token == nil ? nil : QueueItRedirectType(token: token).rawValue, details: details)
     }
 
-    /// Saves a pass that has a token with an expiry in the future.
-    func persist(_ pass: Pass) async {
-        guard !pass.credential.isEmpty, let exp = pass.expiresAt, exp > environment.clock.now() else { return }
-        do { try await environment.passStore.save(pass) } catch {
-            logger.warning("could not save the pass", metadata: ["error": "\(error)"])
-        }
-    }
-
-    func storedPass(_ room: RoomKey) async -> Pass? {
-        guard configuration.reuseStoredPass else { return nil }
-        return try? await environment.passStore.pass(vendor: vendorID, room: room)
-    }
-
     public func tryPass(_ entry: Entry) async throws -> TryPassResult {
         let (room, _) = try call(for: entry)
-        if let pass = await storedPass(room) {
-            return TryPassResult(disposition: .passed, status: status(.storedPass), pass: pass)
-        }
+        if let stored = await passes.storedResult(room, status: status(.storedPass)) { return stored }
         let (_, _, r) = try await enqueueOnce(entry)
         let rt = r.redirectType
         switch rt.action {
         case .passed:
             let pass = makePass(room: room, token: r.token, response: r, targetURL: nil)
-            await persist(pass)
+            await passes.keep(pass)
             return TryPassResult(disposition: .passed, status: status(.ok, "passed (redirect type \(rt.rawValue))"), pass: pass)
         case .disabled:
             return TryPassResult(disposition: .disabled, status: status(.ok, "not queueing (redirect type \(rt.rawValue))"),
@@ -160,118 +149,12 @@ public final class QueueItProvider: WaitingRoomProvider {
 
     public func enqueue(_ entry: Entry) throws -> WaitingSession {
         _ = try call(for: entry)
-        let engine = QueueItSessionEngine(provider: self)
-        return try dedup.session(for: entry, policy: environment.duplicatePolicy) {
-            WaitingSession(entry: entry, engine: engine, environment: environment)
-        }
+        return try dedup.session(for: entry, engine: PollingSessionEngine(QueueItWait(provider: self)), environment: environment)
     }
 
     /// Forgets the stored pass of `pass.room` (Queue-it has nothing to give back to the server).
     public func release(_ pass: Pass) async throws -> VendorStatus {
-        try await environment.passStore.remove(vendor: vendorID, room: pass.room)
+        try await passes.forget(pass.room)
         return VendorStatus(vendor: vendorID, code: 0, message: "nothing to return; the stored pass was removed")
-    }
-}
-
-/// The session engine: enqueue, classify, wait through the queue page, restart on request.
-struct QueueItSessionEngine: WaitingSessionEngine {
-    let provider: QueueItProvider
-    var vendorID: String { provider.vendorID }
-    static let maxRestarts = 50
-
-    func wait(for entry: Entry, context: SessionContext) async -> Outcome {
-        let p = provider
-        let room: RoomKey
-        do { (room, _) = try p.call(for: entry) } catch { return .failed(error) }
-        if let pass = await p.storedPass(room) {
-            return .passed(pass, p.status(.storedPass))
-        }
-        var restarts = 0
-        while true {
-            if Task.isCancelled { return .closed(cancelledStatus) }
-            let r: QueueItEnqueueResponse
-            let vendor = vendorID
-            do {
-                (_, _, r) = try await p.enqueueOnce(entry, onRetry: { attempt, wait, error in
-                    context.emit(.connection(.reconnecting(attempt: attempt, nextRetryIn: wait),
-                                             VendorStatus(vendor: vendor, code: error.vendorCode ?? 0, message: error.message)))
-                })
-            } catch let e as WaitingRoomError {
-                if e.vendorCode == QueueItErrorCode.networkUnavailable.rawValue {
-                    context.emit(.connection(.offline, e.status))
-                }
-                return Task.isCancelled ? .closed(cancelledStatus) : .failed(e)
-            } catch {
-                return .closed(cancelledStatus)
-            }
-            let rt = r.redirectType
-            switch rt.action {
-            case .passed:
-                let pass = p.makePass(room: room, token: r.token, response: r, targetURL: nil)
-                await p.persist(pass)
-                return .passed(pass, p.status(.ok, "passed without queue (redirect type \(rt.rawValue))"))
-            case .disabled:
-                return .disabled(p.makePass(room: room, token: r.token, response: r, targetURL: nil),
-                                 p.status(.ok, "waiting room not queueing (redirect type \(rt.rawValue))"))
-            case .showQueue:
-                break
-            }
-            guard let qs = r.queueUrl, let queueURL = URL(string: qs), queueURL.host != nil,
-                  let ts = r.eventTargetUrl, let targetURL = URL(string: ts), targetURL.host != nil else {
-                return .failed(WaitingRoomError(.invalidResponse, vendor: vendorID, vendorCode: 200,
-                                                message: "enqueue asked to queue (redirect type \(rt.rawValue)) without a usable QueueUrl and EventTargetUrl"))
-            }
-            let page = QueueItQueuePage(queueURL: queueURL, targetURL: targetURL, pathPrefix: p.configuration.waitingRoomDomain == nil ? nil : p.configuration.pathPrefix)
-            p.observer.viewWillOpen(page)
-            context.emit(.queueOpened(QueuePage(queueURL: qs, targetURL: ts), p.status(.ok, "queue (redirect type \(rt.rawValue))")))
-            if p.configuration.viewDelay > .zero {
-                do { try await p.environment.clock.sleep(for: p.configuration.viewDelay) } catch { return .closed(cancelledStatus) }
-            }
-            p.observer.viewDidAppear(page)
-            let observer = p.observer
-            let pageContext = QueuePageContext(
-                transport: p.environment.transport, clock: p.environment.clock, logger: p.logger,
-                userAgent: entry.attributes["userAgent"] ?? p.configuration.userAgent,
-                emit: { event in
-                    observer.pageEvent(event)
-                    switch event {
-                    case .progress(let prog): context.emit(.progress(prog, VendorStatus(vendor: vendor, code: 200, message: "in queue")))
-                    case .queueURLChanged(let url):
-                        context.emit(.queuePageChanged(QueuePage(queueURL: url.absoluteString, targetURL: ts),
-                                                       VendorStatus(vendor: vendor, code: 200, message: "queue URL changed")))
-                    case .userExited:
-                        context.emit(.userExited(VendorStatus(vendor: vendor, code: 200, message: "user exited the queue page")))
-                    case .reconnecting(let attempt, let wait, let failure):
-                        context.emit(.connection(.reconnecting(attempt: attempt, nextRetryIn: wait),
-                                                 VendorStatus(vendor: vendor, code: 0, message: failure)))
-                    case .externalLink: break
-                    }
-                })
-            switch await p.driver.wait(on: page, context: pageContext) {
-            case .passed(let token):
-                // The pass is kept even if the caller cancelled meanwhile: a later tryPass/session
-                // finds it in the store instead of queueing again (no pass is lost).
-                let pass = p.makePass(room: room, token: token, response: r, targetURL: ts)
-                await p.persist(pass)
-                if Task.isCancelled { return .closed(cancelledStatus) }
-                return .passed(pass, p.status(.ok, token == nil ? "passed the queue (no queueittoken on the target URL)" : "passed the queue"))
-            case .closed:
-                return Task.isCancelled ? .closed(cancelledStatus) : .closed(p.status(.viewClosed))
-            case .restartSession:
-                guard p.configuration.autoRestartSession else { return .closed(p.status(.sessionRestart)) }
-                restarts += 1
-                if restarts > Self.maxRestarts {
-                    return .failed(WaitingRoomError(.invalidResponse, vendor: vendorID, vendorCode: QueueItErrorCode.sessionRestart.rawValue,
-                                                    message: "the queue page asked to restart \(restarts) times"))
-                }
-                context.emit(.sessionRestarted(p.status(.sessionRestart)))
-            case .failed(let e):
-                return Task.isCancelled ? .closed(cancelledStatus) : .failed(e)
-            }
-        }
-    }
-
-    func complete(_ pass: Pass, context: SessionContext) async -> VendorStatus {
-        VendorStatus(vendor: vendorID, code: 0, message: "nothing to return")
     }
 }

@@ -5,6 +5,7 @@ import WaitingRoom
 import WaitingRoomTesting
 @testable import QueueIt
 @testable import QueueItEmulator
+import QueueItBrowser
 import WaitingRoomHTTP
 
 /// Queue URLs a session reported.
@@ -15,6 +16,9 @@ final class URLLog: Sendable {
 /// The headless-browser queue-page driver against the emulator's queue page, in real time
 /// (real chromium, real chromedriver, the emulator on 127.0.0.1 port 0).
 @Suite(.serialized) struct BrowserDriverTests {
+    /// The `browser` configurations below get this module's driver (the moved type's set-up).
+    init() { QueueItBrowserDriver.install() }
+
     /// This process's `chromedriver` children, zombies included (`/proc/*/stat`: ppid and comm),
     /// except those of the page tests (WaitingRoomCLITests' `HeadlessBrowser`, which run in
     /// parallel in the same process and mark theirs with a `waitingroom-pages-` log path).

@@ -84,31 +84,39 @@ public struct ScriptedConfiguration: ProviderConfiguration {
                 return .sleep(.milliseconds(Int64(seconds * 1000)))
             }
             if let outcome = try step.string("outcome") {
-                let now = Date()
-                switch outcome {
-                case "passed":
-                    let key = try step.string("key")
-                    let token = try step.string("token")
-                    let pass = Pass(vendor: vendor, room: room, credential: key ?? token ?? "scripted-token",
-                                    kind: key == nil ? .token : .key, issuedAt: now, requiresCompletion: key != nil)
-                    return .finish(.passed(pass, status(200, "passed")))
-                case "disabled":
-                    let pass = try step.string("token").map { Pass(vendor: vendor, room: room, credential: $0, kind: .token, issuedAt: now) }
-                    return .finish(.disabled(pass, status(0, "disabled")))
-                case "blocked": return .finish(.blocked(status(301, "blocked")))
-                case "closed": return .finish(.closed(status(499, "closed")))
-                case "failed":
-                    let kindName = try step.string("error") ?? "server"
-                    guard let kind = WaitingRoomError.Kind(rawValue: kindName) else {
-                        throw WaitingRoomError.invalidConfiguration(field: step.fieldName("error"), "unknown error kind \(kindName)", vendor: vendor)
-                    }
-                    let s = status(500, "scripted failure")
-                    return .finish(.failed(WaitingRoomError(kind, vendor: vendor, vendorCode: s.code, message: s.message)))
-                default:
-                    throw WaitingRoomError.invalidConfiguration(field: step.fieldName("outcome"), "expected passed, disabled, blocked, closed or failed", vendor: vendor)
-                }
+                return .finish(try Self.outcome(outcome, step: step, room: room, status: status))
             }
             throw WaitingRoomError.invalidConfiguration(field: "\(vendor).steps[\(index)]", "expected one of progress, queueOpened, restart, sleep, outcome", vendor: vendor)
+        }
+    }
+
+    /// The outcome a step's `outcome` names (`passed` with `key` or `token`, `disabled` with
+    /// `token`, `blocked`, `closed`, `failed` with `error`); `status` gives the step's status.
+    static func outcome(_ outcome: String, step: ConfigurationReader, room: RoomKey,
+                        status: (Int, String) -> VendorStatus) throws -> Outcome {
+        let vendor = vendorID
+        let now = Date()
+        switch outcome {
+        case "passed":
+            let key = try step.string("key")
+            let token = try step.string("token")
+            let pass = Pass(vendor: vendor, room: room, credential: key ?? token ?? "scripted-token",
+                            kind: key == nil ? .token : .key, issuedAt: now, requiresCompletion: key != nil)
+            return .passed(pass, status(200, "passed"))
+        case "disabled":
+            let pass = try step.string("token").map { Pass(vendor: vendor, room: room, credential: $0, kind: .token, issuedAt: now) }
+            return .disabled(pass, status(0, "disabled"))
+        case "blocked": return .blocked(status(301, "blocked"))
+        case "closed": return .closed(status(499, "closed"))
+        case "failed":
+            let kindName = try step.string("error") ?? "server"
+            guard let kind = WaitingRoomError.Kind(rawValue: kindName) else {
+                throw WaitingRoomError.invalidConfiguration(field: step.fieldName("error"), "unknown error kind \(kindName)", vendor: vendor)
+            }
+            let s = status(500, "scripted failure")
+            return .failed(WaitingRoomError(kind, vendor: vendor, vendorCode: s.code, message: s.message))
+        default:
+            throw WaitingRoomError.invalidConfiguration(field: step.fieldName("outcome"), "expected passed, disabled, blocked, closed or failed", vendor: vendor)
         }
     }
 

@@ -227,47 +227,8 @@ public struct QueueItRequestValidator: Sendable {
         }
         // 2. A queueittoken in the URL.
         if let token {
-            // rt_debug: connector diagnostics (KU-JS `ConnectorDiagnostics`): a setup problem, a bad
-            // hash or an expired token goes to Queue-it's diagnostics page; a good one sets the
-            // `queueitdebug` cookie (20 min) and is then validated as usual.
-            if QueueItToken(token).redirectTypeField == "debug" {
-                if s.customerId.isEmpty || s.secretKey.isEmpty {
-                    decision.redirectURL = Self.diagnosticsSetupURL
-                    decision.setCookies = setCookies
-                    return decision
-                }
-                do throws(QueueItValidationError) {
-                    try tokenValidator.validate(token, now: now, clientIP: clientIP)
-                } catch where error == .hash || error == .timestamp {
-                    decision.rejection = error
-                    decision.redirectURL = diagnosticsURL(code: error)
-                    decision.setCookies = setCookies
-                    return decision
-                } catch {}
-                setCookies.append(debugCookie(token: token, url: url, now: now))
-            }
-            do {
-                let t = try tokenValidator.validate(token, now: now, clientIP: clientIP)
-                let rt = t.redirectTypeField ?? "queue"
-                // `cv_0` is no fixed validity (KU-JS `getValidTokenResult` keeps a fixed validity only when > 0)
-                let fixed = t.cookieValidityMinutes.flatMap { $0 > 0 ? $0 : nil }
-                let cookie = QueueItAcceptedCookie(eventId: s.eventId, queueId: t.queueId ?? "", fixedValidityMinutes: fixed,
-                                                   redirectType: rt, issueTime: nowEpoch, hashedIP: t.hashedIP, secretKey: s.secretKey)
-                decision.isPassed = true
-                decision.queueId = t.queueId
-                decision.redirectType = rt.lowercased()
-                decision.setCookies = setCookies.filter { $0.hasPrefix(Self.debugCookieName + "=") }
-                    + [setCookie(name: cookieName, value: cookie.value, now: now)]
-                return decision
-            } catch {
-                decision.rejection = error
-                // `icr` only says why the token's IP binding failed (KU-JS `validateToken`); the
-                // cookie's reason is never reported on a token error
-                let icr = error == .ip ? ipBindingReason(clientIP: clientIP, hashedIP: QueueItToken(token).hashedIP, now: now, withTime: false) : nil
-                decision.redirectURL = errorURL(code: error, token: token, target: targetURL, now: nowEpoch, bindingReason: icr)
-                decision.setCookies = setCookies
-                return decision
-            }
+            return tokenDecision(token, url: url, targetURL: targetURL, clientIP: clientIP, now: now,
+                                 decision: decision, setCookies: setCookies)
         }
         // 3. A cookie bound to another address, and no token: Queue-it's session-state error page
         // (KU-JS `UserInQueueService.validateQueueRequest`), the cookie cleared.
@@ -282,6 +243,58 @@ public struct QueueItRequestValidator: Sendable {
         decision.redirectURL = queueURL(target: targetURL, enqueueToken: enqueueToken(clientIP: clientIP, now: now))
         decision.setCookies = setCookies
         return decision
+    }
+
+    /// Step 2 of ``validate(url:headers:clientIP:now:)``: a request with a `queueittoken` (a
+    /// debug token's diagnostics first), passed with a new cookie or sent to the error page.
+    /// `decision` and `setCookies` are what step 1 left.
+    func tokenDecision(_ token: String, url: String, targetURL: String, clientIP: String?, now: Date,
+                       decision: QueueItKnownUserDecision, setCookies: [String]) -> QueueItKnownUserDecision {
+        let s = settings
+        let nowEpoch = Int64(now.timeIntervalSince1970.rounded(.down))
+        var decision = decision
+        var setCookies = setCookies
+        // rt_debug: connector diagnostics (KU-JS `ConnectorDiagnostics`): a setup problem, a bad
+        // hash or an expired token goes to Queue-it's diagnostics page; a good one sets the
+        // `queueitdebug` cookie (20 min) and is then validated as usual.
+        if QueueItToken(token).redirectTypeField == "debug" {
+            if s.customerId.isEmpty || s.secretKey.isEmpty {
+                decision.redirectURL = Self.diagnosticsSetupURL
+                decision.setCookies = setCookies
+                return decision
+            }
+            do throws(QueueItValidationError) {
+                try tokenValidator.validate(token, now: now, clientIP: clientIP)
+            } catch where error == .hash || error == .timestamp {
+                decision.rejection = error
+                decision.redirectURL = diagnosticsURL(code: error)
+                decision.setCookies = setCookies
+                return decision
+            } catch {}
+            setCookies.append(debugCookie(token: token, url: url, now: now))
+        }
+        do {
+            let t = try tokenValidator.validate(token, now: now, clientIP: clientIP)
+            let rt = t.redirectTypeField ?? "queue"
+            // `cv_0` is no fixed validity (KU-JS `getValidTokenResult` keeps a fixed validity only when > 0)
+            let fixed = t.cookieValidityMinutes.flatMap { $0 > 0 ? $0 : nil }
+            let cookie = QueueItAcceptedCookie(eventId: s.eventId, queueId: t.queueId ?? "", fixedValidityMinutes: fixed,
+                                               redirectType: rt, issueTime: nowEpoch, hashedIP: t.hashedIP, secretKey: s.secretKey)
+            decision.isPassed = true
+            decision.queueId = t.queueId
+            decision.redirectType = rt.lowercased()
+            decision.setCookies = setCookies.filter { $0.hasPrefix(Self.debugCookieName + "=") }
+                + [setCookie(name: cookieName, value: cookie.value, now: now)]
+            return decision
+        } catch {
+            decision.rejection = error
+            // `icr` only says why the token's IP binding failed (KU-JS `validateToken`); the
+            // cookie's reason is never reported on a token error
+            let icr = error == .ip ? ipBindingReason(clientIP: clientIP, hashedIP: QueueItToken(token).hashedIP, now: now, withTime: false) : nil
+            decision.redirectURL = errorURL(code: error, token: token, target: targetURL, now: nowEpoch, bindingReason: icr)
+            decision.setCookies = setCookies
+            return decision
+        }
     }
 
     func commonQuery() -> String {

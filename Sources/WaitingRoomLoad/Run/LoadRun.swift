@@ -1,0 +1,58 @@
+import Foundation
+import WaitingRoom
+import WaitingRoomEmulatorKit
+
+/// Runs a ``LoadPlan``: starts its users through a provider as they arrive, waits for every
+/// outcome and for background key returns, and gives the figures as values (``LoadSummary``).
+///
+/// ```swift
+/// let environment = ProviderEnvironment(passStore: CrowdStore(inner: MemoryPassStore()))
+/// let provider = try VendorRegistry.standard.makeProvider(vendor: "netfunnel", configuration: configuration, environment: environment)
+/// let summary = try await LoadRun(plan).run(provider: provider, pendingReturns: environment.pendingReturns,
+///                                           emulator: suite.vendor("netfunnel"))
+/// #expect(summary.outcomes["passed"] == plan.users)
+/// ```
+///
+/// Give the provider a ``CrowdStore``, so that no user takes a pass another one stored.
+public struct LoadRun: Sendable {
+    /// What the run does.
+    public var plan: LoadPlan
+
+    /// A run of `plan`.
+    public init(_ plan: LoadPlan) { self.plan = plan }
+
+    /// Runs the plan through `provider` and returns its figures.
+    ///
+    /// - Parameters:
+    ///   - pendingReturns: the provider's background key returns (its environment's), counted in the summary.
+    ///   - emulator: the embedded emulator serving the run, if any: its request and key counters,
+    ///     the room's configured rate, the sale start it schedules (``LoadPlan/saleStart``) and its
+    ///     record of arrival and admission order (the fairness figures).
+    /// - Throws: ``LoadError`` when the plan's sale start cannot be scheduled on `emulator`.
+    public func run(provider: any WaitingRoomProvider, pendingReturns: PendingReturns,
+                    emulator: (any EmulatedVendor)? = nil) async throws(LoadError) -> LoadSummary {
+        let fairnessSource = emulator as? any EmulatorFairnessSource
+        let originDate = Date()
+        let started = ContinuousClock.now
+        if let saleStart = plan.saleStart, let emulator {
+            guard let fairnessSource else { throw .noScheduledStart(vendor: type(of: emulator).vendorID) }
+            do {
+                try fairnessSource.scheduleStart(room: plan.room, at: originDate.addingTimeInterval(saleStart.seconds), shuffle: true, seed: plan.seed)
+            } catch {
+                throw .scheduleRefused(error)
+            }
+        }
+        let arrivalTimes = plan.arrivals.offsets(count: plan.users, seed: plan.seed)
+            .map { Duration.saturating(seconds: ($0 * 1000).rounded() / 1000) }
+        let visits = await Crowd(provider: provider, room: plan.room, control: plan.control, hold: plan.hold...plan.hold)
+            .run(arrivals: arrivalTimes, prefix: "load", origin: started)
+        let wall = ContinuousClock.now - started
+        let notDrained = await provider.drainPendingReturns(timeout: plan.drainTimeout)
+        let rate = emulator.map { LoadOperatorFigures.roomRate(in: $0.emulatorStatus(), room: plan.room) } ?? .unknown
+        return LoadSummary(
+            users: plan.users, wall: wall, visits: visits, returns: pendingReturns.statistics, returnsLeft: notDrained,
+            emulator: emulator?.loadFigures(), roomRate: rate,
+            fairness: LoadFairnessFigures.measured(visits: visits, record: fairnessSource?.admissionRecord(room: plan.room), origin: originDate,
+                                                   startAt: plan.saleStart?.seconds, rate: rate))
+    }
+}
