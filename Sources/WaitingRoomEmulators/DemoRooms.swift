@@ -3,7 +3,6 @@ import CrowdHandlerEmulator
 import NetFUNNELEmulator
 import QueueItEmulator
 import WaitingRoom
-import WaitingRoomEmulators
 
 /// The rooms `waitingroom demo` uses: small enough that a crowd of 20 forms a line, fast enough
 /// that the demo ends within 30 s.
