@@ -28,7 +28,8 @@ package struct PollingSessionEngine<Vendor: PollingVendor>: WaitingSessionEngine
         while true {
             if Task.isCancelled { return .closed(cancelledStatus) }
             let answer = await vendor.check(entry, visit: visit, context: context)
-            if Task.isCancelled { return .closed(cancelledStatus) }
+            // the answer is decided even when the user cancelled meanwhile: a pass it carries is
+            // kept before the session closes, never dropped with the answer
             switch await vendor.decide(answer, entry: entry, visit: &visit, context: context) {
             case .finish(let outcome):
                 if case .passed(let pass, _) = outcome { await vendor.passes.keep(pass) }
