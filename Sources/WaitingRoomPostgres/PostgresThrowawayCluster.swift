@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A throwaway PostgreSQL server for tests and benchmarks (`waitingroom bench state`): one per
@@ -56,8 +57,9 @@ public actor PostgresThrowawayCluster {
     public func makeDatabase() async throws -> String {
         let server = try await server()
         let name = "test_" + String(UInt64.random(in: .min ... .max), radix: 16)
-        try await Self.run(server.binaries + "/createdb", ["-h", server.directory, "-p", "\(server.port)", "-U", "postgres", name],
-                           in: server.directory, what: "createdb \(name)")
+        try await Self.run(
+            server.binaries + "/createdb", ["-h", server.directory, "-p", "\(server.port)", "-U", "postgres", name],
+            in: server.directory, what: "createdb \(name)")
         return "postgres://postgres@127.0.0.1:\(server.port)/\(name)?sslmode=disable&connect_timeout=30"
     }
 
@@ -70,8 +72,9 @@ public actor PostgresThrowawayCluster {
             PostgresClusterExit.forget(server.directory)
             try? FileManager.default.removeItem(atPath: server.directory)
         }
-        try await Self.run(server.binaries + "/pg_ctl", ["-D", server.dataDirectory, "-m", "immediate", "-w", "stop"],
-                           in: server.directory, what: "pg_ctl stop")
+        try await Self.run(
+            server.binaries + "/pg_ctl", ["-D", server.dataDirectory, "-m", "immediate", "-w", "stop"],
+            in: server.directory, what: "pg_ctl stop")
     }
 
     // MARK: starting
@@ -79,22 +82,41 @@ public actor PostgresThrowawayCluster {
     private static func start() async throws -> Server {
         let binaries = try findBinaries()
         let directory = FileManager.default.temporaryDirectory.path + "/wr-pg-" + UUID().uuidString.prefix(8).lowercased()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         if getuid() == 0 {
             do {
-                try FileManager.default.setAttributes([.ownerAccountName: "postgres", .groupOwnerAccountName: "postgres"], ofItemAtPath: directory)
+                try FileManager.default.setAttributes(
+                    [.ownerAccountName: "postgres", .groupOwnerAccountName: "postgres"], ofItemAtPath: directory)
             } catch {
-                throw Failure(description: "cannot hand \(directory) to the postgres user (\(error)); is the postgresql package installed? Run Scripts/setup")
+                throw Failure(
+                    description:
+                        "cannot hand \(directory) to the postgres user (\(error)); is the postgresql package installed? Run Scripts/setup")
             }
         }
-        let server = Server(binaries: binaries, directory: directory, port: try freePort())
+        var server = Server(binaries: binaries, directory: directory, port: try freePort())
         do {
-            try await run(binaries + "/initdb", ["-D", server.dataDirectory, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale", "--no-sync"],
-                          in: directory, what: "initdb")
-            let options = "-p \(server.port) -k \(directory) -c listen_addresses=127.0.0.1 -c shared_buffers=16MB -c max_connections=300"
+            try await run(
+                binaries + "/initdb",
+                ["-D", server.dataDirectory, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale", "--no-sync"],
+                in: directory, what: "initdb")
             PostgresClusterExit.remember(directory)
-            try await run(binaries + "/pg_ctl", ["-D", server.dataDirectory, "-l", directory + "/server.log", "-o", options, "-w", "-t", "60", "start"],
-                          in: directory, what: "pg_ctl start")
+            // The free port is found by binding port 0 and closing it: another test (or process)
+            // may take it before the server binds it. Then the server stops at once with
+            // "Address already in use" in its log, and a new port is tried (three in all).
+            var attempt = 1
+            while true {
+                do {
+                    try await startServer(server)
+                    break
+                } catch {
+                    let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
+                    guard attempt < 3, log.contains("Address already in use") else { throw error }
+                    attempt += 1
+                    try? FileManager.default.removeItem(atPath: directory + "/server.log")
+                    server = Server(binaries: binaries, directory: directory, port: try freePort())
+                }
+            }
         } catch {
             let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
             // only this server: the others of the process (a shared one many tests use) go on
@@ -102,6 +124,15 @@ public actor PostgresThrowawayCluster {
             throw Failure(description: "\(error)" + (log.isEmpty ? "" : "\nserver log:\n" + log))
         }
         return server
+    }
+
+    /// `pg_ctl start` of the initialised cluster on the server's port, waiting until it accepts.
+    private static func startServer(_ server: Server) async throws {
+        let options = "-p \(server.port) -k \(server.directory) -c listen_addresses=127.0.0.1 -c shared_buffers=16MB -c max_connections=300"
+        try await run(
+            server.binaries + "/pg_ctl",
+            ["-D", server.dataDirectory, "-l", server.directory + "/server.log", "-o", options, "-w", "-t", "60", "start"],
+            in: server.directory, what: "pg_ctl start")
     }
 
     /// The folder of `initdb` and `pg_ctl`: the newest `/usr/lib/postgresql/*/bin`, else the
@@ -120,10 +151,11 @@ public actor PostgresThrowawayCluster {
             let real = URL(fileURLWithPath: initdb).resolvingSymlinksInPath().deletingLastPathComponent().path
             if files.isExecutableFile(atPath: real + "/pg_ctl"), files.isExecutableFile(atPath: real + "/createdb") { return real }
         }
-        throw Failure(description: """
-            PostgreSQL's initdb and pg_ctl were not found (looked in /usr/lib/postgresql/*/bin and the PATH). \
-            The PostgreSQL state store's tests start a throwaway server: run Scripts/setup (it installs Debian's postgresql package).
-            """)
+        throw Failure(
+            description: """
+                PostgreSQL's initdb and pg_ctl were not found (looked in /usr/lib/postgresql/*/bin and the PATH). \
+                The PostgreSQL state store's tests start a throwaway server: run Scripts/setup (it installs Debian's postgresql package).
+                """)
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on (the kernel's pick for port 0).
@@ -160,7 +192,10 @@ public actor PostgresThrowawayCluster {
         let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(atPath: logPath)
         guard status == 0 else {
-            throw Failure(description: "\(what) failed (\(status < 0 ? "signal \(-status)" : "exit \(status)")): \(output.trimmingCharacters(in: .whitespacesAndNewlines))")
+            throw Failure(
+                description:
+                    "\(what) failed (\(status < 0 ? "signal \(-status)" : "exit \(status)")): \(output.trimmingCharacters(in: .whitespacesAndNewlines))"
+            )
         }
     }
 
@@ -227,7 +262,8 @@ enum PostgresClusterExit {
     /// is set: then it is left running for inspection, and its folder is printed).
     static func remember(_ directory: String) {
         if ProcessInfo.processInfo.environment["WAITINGROOM_PG_KEEP"] != nil {
-            FileHandle.standardError.write(Data("PostgresThrowawayCluster: WAITINGROOM_PG_KEEP is set; the server in \(directory) is left running\n".utf8))
+            FileHandle.standardError.write(
+                Data("PostgresThrowawayCluster: WAITINGROOM_PG_KEEP is set; the server in \(directory) is left running\n".utf8))
             return
         }
         let register = directories.withLock { state in
@@ -260,7 +296,8 @@ enum PostgresClusterExit {
 
     private static func stopServer(in directory: String) {
         if let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
-           let first = text.split(separator: "\n").first, let pid = pid_t(first.trimmingCharacters(in: .whitespaces)), pid > 0 {
+            let first = text.split(separator: "\n").first, let pid = pid_t(first.trimmingCharacters(in: .whitespaces)), pid > 0
+        {
             kill(pid, SIGQUIT)
             for _ in 0..<100 where kill(pid, 0) == 0 { usleep(50_000) }
         }
