@@ -15,11 +15,13 @@ let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-h
 // `Emulators` trait, on by default. An app that links only the SDK can depend on this package
 // with `traits: []` and then resolves no web server at all (Scripts/check-library-shape).
 let emulatorsTrait: Set<String> = ["Emulators"]
-let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: emulatorsTrait))
+let serviceLifecycle: Target.Dependency = .product(
+    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: emulatorsTrait))
 // The signals `waitingroom gate` watches itself (a second Ctrl-C cuts its drain short).
 // The gate's servers (WaitingRoomGateProxy) run as services without the `Emulators` trait too.
 let serviceLifecycleAlways: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
-let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: emulatorsTrait))
+let unixSignals: Target.Dependency = .product(
+    name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: emulatorsTrait))
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: emulatorsTrait))
 let hummingbirdCore: Target.Dependency = .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: emulatorsTrait))
 // Vapor is only for its gate middleware (WaitingRoomGateVapor) and that module's tests: behind the
@@ -66,12 +68,12 @@ let package = Package(
         .library(name: "WaitingRoomGateHummingbird", targets: ["WaitingRoomGateHummingbird"]),
         .library(name: "WaitingRoomGateVapor", targets: ["WaitingRoomGateVapor"]),
         .library(name: "WaitingRoomLoad", targets: ["WaitingRoomLoad"]),
-        .executable(name: "waitingroom", targets: ["waitingroom"]),
+        .executable(name: "waitingroom", targets: ["waitingroom"])
     ],
     traits: [
         .trait(name: "Emulators", description: "Every vendor's emulator, the CLI and their tests (Hummingbird)"),
         .trait(name: "Vapor", description: "The gate's Vapor 4 middleware (WaitingRoomGateVapor) and its tests"),
-        .default(enabledTraits: ["Emulators", "Vapor"]),
+        .default(enabledTraits: ["Emulators", "Vapor"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -88,7 +90,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3")
     ],
     targets: [
         // MARK: core
@@ -105,7 +107,7 @@ let package = Package(
         .target(
             name: "WaitingRoomHTTP",
             dependencies: [
-                "WaitingRoom", logging, asyncHTTPClient, nioCore, nioHTTP1,
+                "WaitingRoom", logging, asyncHTTPClient, nioCore, nioHTTP1
             ],
             swiftSettings: strict
         ),
@@ -113,7 +115,7 @@ let package = Package(
         .target(
             name: "WaitingRoomTesting",
             dependencies: [
-                "WaitingRoom", nioConcurrencyHelpers,
+                "WaitingRoom", nioConcurrencyHelpers
             ],
             swiftSettings: strict
         ),
@@ -121,7 +123,7 @@ let package = Package(
         .target(
             name: "WaitingRoomConformance",
             dependencies: [
-                "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomTesting",
+                "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomTesting"
             ],
             swiftSettings: strict
         ),
@@ -148,7 +150,7 @@ let package = Package(
         .target(
             name: "ScriptedVendor",
             dependencies: [
-                "WaitingRoom",
+                "WaitingRoom"
             ],
             path: "Vendors/Scripted/Sources/ScriptedVendor",
             swiftSettings: strict
@@ -156,7 +158,7 @@ let package = Package(
         .target(
             name: "NetFUNNEL",
             dependencies: [
-                "WaitingRoom", logging,
+                "WaitingRoom", logging
             ],
             path: "Vendors/NetFUNNEL/Sources/NetFUNNEL",
             swiftSettings: strict
@@ -165,7 +167,7 @@ let package = Package(
             name: "NetFUNNELEmulator",
             dependencies: [
                 "WaitingRoomEmulatorKit",
-                "WaitingRoom", httpTypes, serviceLifecycle, "NetFUNNEL", hummingbird, nioCore, logging, nioConcurrencyHelpers,
+                "WaitingRoom", httpTypes, serviceLifecycle, "NetFUNNEL", hummingbird, nioCore, logging, nioConcurrencyHelpers
             ],
             path: "Vendors/NetFUNNEL/Sources/NetFUNNELEmulator",
             swiftSettings: strict
@@ -175,7 +177,7 @@ let package = Package(
             dependencies: [
                 "WaitingRoom", crypto, logging, nioConcurrencyHelpers,
                 // AES-256-CBC of enqueue-token payloads (`AES._CBC`).
-                cryptoExtras,
+                cryptoExtras
             ],
             path: "Vendors/QueueIt/Sources/QueueIt",
             swiftSettings: strict
@@ -192,7 +194,7 @@ let package = Package(
             name: "QueueItEmulator",
             dependencies: [
                 "WaitingRoomEmulatorKit",
-                "WaitingRoom", httpTypes, "QueueIt", hummingbird, nioCore, logging, serviceLifecycle, nioConcurrencyHelpers,
+                "WaitingRoom", httpTypes, "QueueIt", hummingbird, nioCore, logging, serviceLifecycle, nioConcurrencyHelpers
             ],
             path: "Vendors/QueueIt/Sources/QueueItEmulator",
             swiftSettings: strict
@@ -202,7 +204,7 @@ let package = Package(
             dependencies: [
                 "WaitingRoom", logging,
                 // SHA-256 of hybrid (local) signature validation.
-                crypto,
+                crypto
             ],
             path: "Vendors/CrowdHandler/Sources/CrowdHandler",
             swiftSettings: strict
@@ -211,7 +213,7 @@ let package = Package(
             name: "CrowdHandlerEmulator",
             dependencies: [
                 "WaitingRoomEmulatorKit",
-                "WaitingRoom", httpTypes, "CrowdHandler", hummingbird, nioCore, logging, nioConcurrencyHelpers,
+                "WaitingRoom", httpTypes, "CrowdHandler", hummingbird, nioCore, logging, nioConcurrencyHelpers
             ],
             path: "Vendors/CrowdHandler/Sources/CrowdHandlerEmulator",
             swiftSettings: strict
@@ -220,7 +222,7 @@ let package = Package(
         .target(
             name: "Cloudflare",
             dependencies: [
-                "WaitingRoom", logging, nioConcurrencyHelpers,
+                "WaitingRoom", logging, nioConcurrencyHelpers
             ],
             path: "Vendors/Cloudflare/Sources/Cloudflare",
             swiftSettings: strict
@@ -229,7 +231,7 @@ let package = Package(
             name: "CloudflareEmulator",
             dependencies: [
                 "WaitingRoomEmulatorKit",
-                "WaitingRoom", httpTypes, "Cloudflare", hummingbird, nioCore, logging, nioConcurrencyHelpers,
+                "WaitingRoom", httpTypes, "Cloudflare", hummingbird, nioCore, logging, nioConcurrencyHelpers
             ],
             path: "Vendors/Cloudflare/Sources/CloudflareEmulator",
             swiftSettings: strict
@@ -239,7 +241,7 @@ let package = Package(
         .target(
             name: "WaitingRoomVendors",
             dependencies: [
-                "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "NetFUNNEL", "QueueIt", "CrowdHandler", "Cloudflare", logging,
+                "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "NetFUNNEL", "QueueIt", "CrowdHandler", "Cloudflare", logging
             ],
             swiftSettings: strict
         ),
@@ -251,7 +253,7 @@ let package = Package(
                 "WaitingRoomEmulatorKit",
                 logging, nioCore, "WaitingRoom", "WaitingRoomVendors", "NetFUNNEL", "NetFUNNELEmulator",
                 "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", hummingbird,
-                serviceLifecycle, hummingbirdCore, nioHTTPTypes, httpTypes, prometheus, nioConcurrencyHelpers,
+                serviceLifecycle, hummingbirdCore, nioHTTPTypes, httpTypes, prometheus, nioConcurrencyHelpers
             ],
             swiftSettings: strict
         ),
@@ -264,7 +266,7 @@ let package = Package(
         .target(
             name: "WaitingRoomGate",
             dependencies: [
-                "WaitingRoom", logging, nioConcurrencyHelpers, coreMetrics,
+                "WaitingRoom", logging, nioConcurrencyHelpers, coreMetrics
             ],
             swiftSettings: strict
         ),
@@ -272,7 +274,7 @@ let package = Package(
         .target(
             name: "QueueItGateEngine",
             dependencies: [
-                "WaitingRoomGate", "WaitingRoom", "QueueIt", logging, nioConcurrencyHelpers, crypto,
+                "WaitingRoomGate", "WaitingRoom", "QueueIt", logging, nioConcurrencyHelpers, crypto
             ],
             path: "Vendors/QueueIt/Sources/QueueItGateEngine",
             swiftSettings: strict
@@ -281,7 +283,7 @@ let package = Package(
         .target(
             name: "CrowdHandlerGateEngine",
             dependencies: [
-                "WaitingRoomGate", "WaitingRoom", "CrowdHandler", logging,
+                "WaitingRoomGate", "WaitingRoom", "CrowdHandler", logging
             ],
             path: "Vendors/CrowdHandler/Sources/CrowdHandlerGateEngine",
             swiftSettings: strict
@@ -292,7 +294,7 @@ let package = Package(
         .target(
             name: "WaitingRoomGateProxy",
             dependencies: [
-                "WaitingRoomGate", "WaitingRoom", logging, nioCore, nioPosix, nioHTTP1, nioConcurrencyHelpers, serviceLifecycleAlways,
+                "WaitingRoomGate", "WaitingRoom", logging, nioCore, nioPosix, nioHTTP1, nioConcurrencyHelpers, serviceLifecycleAlways
             ],
             swiftSettings: strict
         ),
@@ -300,7 +302,7 @@ let package = Package(
         .target(
             name: "WaitingRoomGateHummingbird",
             dependencies: [
-                "WaitingRoomGate", hummingbird, httpTypes, logging,
+                "WaitingRoomGate", hummingbird, httpTypes, logging
             ],
             swiftSettings: strict
         ),
@@ -309,7 +311,7 @@ let package = Package(
         .target(
             name: "WaitingRoomGateVapor",
             dependencies: [
-                "WaitingRoomGate", vapor, logging,
+                "WaitingRoomGate", vapor, logging
             ],
             swiftSettings: strict
         ),
@@ -340,7 +342,7 @@ let package = Package(
         .target(
             name: "WaitingRoomLua",
             dependencies: [
-                "CLua", "CLuaShim", "WaitingRoom", logging,
+                "CLua", "CLuaShim", "WaitingRoom", logging
             ],
             swiftSettings: strict
         ),
@@ -362,7 +364,7 @@ let package = Package(
                 "WaitingRoomGateProxy", "WaitingRoomLua", "WaitingRoomSQLite", "WaitingRoomPostgres", "CHeapInUse",
                 prometheus, hummingbird, nioConcurrencyHelpers,
                 // `bench queueit`'s baseline: a bare HMAC-SHA256, keyed per call
-                crypto,
+                crypto
             ],
             swiftSettings: strict
         ),
@@ -376,7 +378,8 @@ let package = Package(
             name: "WaitingRoomGateServer",
             dependencies: [
                 "WaitingRoom", "WaitingRoomHTTP", "WaitingRoomVendors", "WaitingRoomEmulators", "WaitingRoomGate", "WaitingRoomGateProxy",
-                "QueueIt", "QueueItGateEngine", "CrowdHandler", "CrowdHandlerGateEngine", logging, nioCore, nioPosix, serviceLifecycle, unixSignals,
+                "QueueIt", "QueueItGateEngine", "CrowdHandler", "CrowdHandlerGateEngine", logging, nioCore, nioPosix, serviceLifecycle,
+                unixSignals
             ],
             swiftSettings: strict
         ),
@@ -400,8 +403,9 @@ let package = Package(
                 "WaitingRoomEmulators", "ScriptedVendor", "NetFUNNEL", "NetFUNNELEmulator", "QueueIt",
                 "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator", "Cloudflare", "CloudflareEmulator", "CEditLine", logging,
                 "WaitingRoomSQLite", "WaitingRoomPostgres", prometheus, coreMetrics, hummingbird,
-                "WaitingRoomGate", "WaitingRoomGateProxy", "QueueItGateEngine", "CrowdHandlerGateEngine", nioHTTP1, serviceLifecycle, unixSignals,
-                "WaitingRoomLoad", "WaitingRoomBench", "WaitingRoomGateServer", "WaitingRoomMetricsEndpoint",
+                "WaitingRoomGate", "WaitingRoomGateProxy", "QueueItGateEngine", "CrowdHandlerGateEngine", nioHTTP1, serviceLifecycle,
+                unixSignals,
+                "WaitingRoomLoad", "WaitingRoomBench", "WaitingRoomGateServer", "WaitingRoomMetricsEndpoint"
             ],
             swiftSettings: strict
         ),
@@ -431,11 +435,18 @@ let package = Package(
         .executableTarget(
             name: "waitingroom",
             dependencies: [
-                "WaitingRoomCLI", "QueueItBrowser",
+                "WaitingRoomCLI", "QueueItBrowser"
             ],
             swiftSettings: strict,
             linkerSettings: [
-                .unsafeFlags(["-static-stdlib", "-Xclang-linker", "-no-pie", "-L", Context.packageDirectory + "/Scripts/static-link", "-Xlinker", "--start-group", "-lFoundation", "-lFoundationEssentials", "-lFoundationInternationalization", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-l:libstdc++.a", "-l:liblua5.4.a", "-l:libedit.a", "-l:libtinfo.a", "-l:libbsd.a", "-l:libmd.a", "-l:libz.a", "-Xlinker", "--end-group", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release)),
+                .unsafeFlags(
+                    [
+                        "-static-stdlib", "-Xclang-linker", "-no-pie", "-L", Context.packageDirectory + "/Scripts/static-link", "-Xlinker",
+                        "--start-group", "-lFoundation", "-lFoundationEssentials", "-lFoundationInternationalization", "-lCoreFoundation",
+                        "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-l:libstdc++.a", "-l:liblua5.4.a",
+                        "-l:libedit.a", "-l:libtinfo.a", "-l:libbsd.a", "-l:libmd.a", "-l:libz.a", "-Xlinker", "--end-group", "-Xlinker",
+                        "--no-export-dynamic"
+                    ], .when(platforms: [.linux], configuration: .release))
             ]
         ),
 
@@ -449,7 +460,7 @@ let package = Package(
                 "WaitingRoom", "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting",
                 "WaitingRoomConformance", nioCore, nioPosix,
                 // SpawnedProcess (posix_spawn) for the child test runs
-                "WebDriver",
+                "WebDriver"
             ],
             swiftSettings: strict
         ),
@@ -457,7 +468,7 @@ let package = Package(
             name: "NetFUNNELTests",
             dependencies: [
                 "WaitingRoom", "NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomHTTP", "WaitingRoomTesting",
-                "WaitingRoomConformance",
+                "WaitingRoomConformance"
             ],
             path: "Vendors/NetFUNNEL/Tests/NetFUNNELTests",
             swiftSettings: strict
@@ -466,7 +477,7 @@ let package = Package(
             name: "QueueItTests",
             dependencies: [
                 "WaitingRoom", logging, "QueueIt", "QueueItBrowser", "QueueItEmulator", "WaitingRoomHTTP", "WaitingRoomTesting",
-                "WaitingRoomConformance", hummingbird, serviceLifecycle,
+                "WaitingRoomConformance", hummingbird, serviceLifecycle
             ],
             path: "Vendors/QueueIt/Tests/QueueItTests",
             swiftSettings: strict
@@ -475,7 +486,7 @@ let package = Package(
             name: "CrowdHandlerTests",
             dependencies: [
                 "WaitingRoom", logging, "CrowdHandler", "CrowdHandlerEmulator", "WaitingRoomHTTP",
-                "WaitingRoomTesting", "WaitingRoomConformance", hummingbird, serviceLifecycle,
+                "WaitingRoomTesting", "WaitingRoomConformance", hummingbird, serviceLifecycle
             ],
             path: "Vendors/CrowdHandler/Tests/CrowdHandlerTests",
             swiftSettings: strict
@@ -487,7 +498,7 @@ let package = Package(
                 "WaitingRoomTesting", "WaitingRoomConformance", hummingbird, serviceLifecycle, nioCore,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // SpawnedProcess: runs Cloudflare's Python SDK against the emulator (ManagementSDKTests)
-                "WebDriver",
+                "WebDriver"
             ],
             path: "Vendors/Cloudflare/Tests/CloudflareTests",
             swiftSettings: strict
@@ -498,21 +509,23 @@ let package = Package(
                 "WaitingRoom", "WaitingRoomVendors", "WaitingRoomEmulators", "WaitingRoomHTTP", "NetFUNNEL", "NetFUNNELEmulator",
                 coreMetrics, tracing,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WaitingRoomSQLiteTests",
-            dependencies: ["WaitingRoom", "WaitingRoomSQLite", "WaitingRoomTesting", "WaitingRoomConformance", nioPosix,
-                           .product(name: "SQLiteNIO", package: "sqlite-nio")],
+            dependencies: [
+                "WaitingRoom", "WaitingRoomSQLite", "WaitingRoomTesting", "WaitingRoomConformance", nioPosix,
+                .product(name: "SQLiteNIO", package: "sqlite-nio")
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WaitingRoomPostgresTests",
             dependencies: [
                 "WaitingRoom", "WaitingRoomPostgres", "WaitingRoomTesting", "WaitingRoomConformance", logging,
-                "NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomHTTP",
+                "NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomHTTP"
             ],
             swiftSettings: strict
         ),
@@ -521,13 +534,15 @@ let package = Package(
             dependencies: [
                 "WaitingRoom", "NetFUNNELEmulator", "QueueItEmulator", "WaitingRoomLua", "WaitingRoomVendors",
                 "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting", "NetFUNNEL", "QueueIt",
-                "CrowdHandler", logging,
+                "CrowdHandler", logging
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WaitingRoomEmulatorKitTests",
-            dependencies: ["WaitingRoom", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomVendors", "WebDriver"],
+            dependencies: [
+                "WaitingRoom", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomVendors", "WebDriver"
+            ],
             swiftSettings: strict
         ),
         // What both gate test targets share (the Queue-it fixture, the upstream counter, the
@@ -535,8 +550,9 @@ let package = Package(
         .target(
             name: "WaitingRoomGateTestSupport",
             dependencies: [
-                "WaitingRoomGate", "QueueItGateEngine", "WaitingRoom", "QueueIt", "WaitingRoomEmulators", "WaitingRoomHTTP", nioConcurrencyHelpers,
-                "WaitingRoomTesting", "WebDriver", "WaitingRoomGateProxy", logging, nioPosix, serviceLifecycle,
+                "WaitingRoomGate", "QueueItGateEngine", "WaitingRoom", "QueueIt", "WaitingRoomEmulators", "WaitingRoomHTTP",
+                nioConcurrencyHelpers,
+                "WaitingRoomTesting", "WebDriver", "WaitingRoomGateProxy", logging, nioPosix, serviceLifecycle
             ],
             path: "Tests/WaitingRoomGateTestSupport",
             swiftSettings: strict
@@ -544,9 +560,11 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomGateTests",
             dependencies: [
-                "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
-                "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", "QueueItBrowser", hummingbird, serviceLifecycle,
-                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
+                "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine",
+                "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "QueueItEmulator", "CrowdHandler", "CrowdHandlerEmulator",
+                "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", "QueueItBrowser", hummingbird,
+                serviceLifecycle,
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait))
             ],
             swiftSettings: strict
         ),
@@ -556,9 +574,10 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomGateSecurityTests",
             dependencies: [
-                "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "WaitingRoomGateHummingbird", "WaitingRoomGateVapor", "WaitingRoom", "QueueIt",
+                "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "WaitingRoomGateHummingbird", "WaitingRoomGateVapor",
+                "WaitingRoom", "QueueIt",
                 "WaitingRoomGateProxy",
-                "WaitingRoomTesting", "WebDriver", hummingbird, serviceLifecycle, vapor, nioConcurrencyHelpers,
+                "WaitingRoomTesting", "WebDriver", hummingbird, serviceLifecycle, vapor, nioConcurrencyHelpers
             ],
             swiftSettings: strict
         ),
@@ -567,10 +586,11 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomGateVaporTests",
             dependencies: [
-                "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine", "WaitingRoomGateVapor", "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "CrowdHandler",
+                "WaitingRoomGateTestSupport", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine", "WaitingRoomGateVapor",
+                "WaitingRoomGateHummingbird", "WaitingRoom", "QueueIt", "CrowdHandler",
                 "WaitingRoomGateProxy",
                 "WaitingRoomEmulators", "WaitingRoomHTTP", hummingbird, vapor,
-                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait)),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: emulatorsTrait))
             ],
             swiftSettings: strict
         ),
@@ -581,9 +601,10 @@ let package = Package(
             name: "WaitingRoomGateProxyTests",
             dependencies: [
                 "WaitingRoomGateTestSupport", "WaitingRoomGateProxy", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine",
-                "WaitingRoom", "QueueIt", "CrowdHandler", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver", "QueueItBrowser",
+                "WaitingRoom", "QueueIt", "CrowdHandler", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver",
+                "QueueItBrowser",
                 "WaitingRoomGateHummingbird", "WaitingRoomGateVapor", "WaitingRoomSQLite", "WaitingRoomPostgres",
-                nioCore, nioPosix, nioHTTP1, nioConcurrencyHelpers, logging, hummingbird, vapor, serviceLifecycle,
+                nioCore, nioPosix, nioHTTP1, nioConcurrencyHelpers, logging, hummingbird, vapor, serviceLifecycle
             ],
             swiftSettings: strict
         ),
@@ -591,19 +612,20 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomLoadTests",
             dependencies: [
-                "WaitingRoom", "WaitingRoomLoad", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomVendors", "WaitingRoomHTTP",
+                "WaitingRoom", "WaitingRoomLoad", "WaitingRoomEmulatorKit", "WaitingRoomEmulators", "WaitingRoomVendors", "WaitingRoomHTTP"
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WaitingRoomCLITests",
             dependencies: [
-                "WebDriver", "QueueItBrowser", "WaitingRoomEmulatorKit", "WaitingRoomBench", "WaitingRoomLoad", "WaitingRoomMetricsEndpoint",
+                "WebDriver", "QueueItBrowser", "WaitingRoomEmulatorKit", "WaitingRoomBench", "WaitingRoomLoad",
+                "WaitingRoomMetricsEndpoint",
                 "WaitingRoom", "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomEmulators",
                 "WaitingRoomTesting", "WaitingRoomHTTP", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
-                "CrowdHandler", "CrowdHandlerEmulator", hummingbird, serviceLifecycle, nioConcurrencyHelpers, nioCore,
+                "CrowdHandler", "CrowdHandlerEmulator", hummingbird, serviceLifecycle, nioConcurrencyHelpers, nioCore
             ],
             swiftSettings: strict
-        ),
+        )
     ]
 )

@@ -83,7 +83,8 @@ public struct SystemConnectivityMonitor: ConnectivityMonitor {
     func isUp(_ interface: String) -> Bool {
         let base = sysClassNet + "/" + interface
         if let state = try? String(contentsOfFile: base + "/operstate", encoding: .utf8),
-           state.trimmingCharacters(in: .whitespacesAndNewlines) == "down" {
+            state.trimmingCharacters(in: .whitespacesAndNewlines) == "down"
+        {
             return false
         }
         if let text = try? String(contentsOfFile: base + "/flags", encoding: .utf8) {

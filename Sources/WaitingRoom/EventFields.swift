@@ -12,7 +12,7 @@ extension WaitingRoomEvent {
             "event": .string(name.rawValue),
             "vendor": .string(status.vendor),
             "code": .number(Double(status.code)),
-            "message": .string(status.message),
+            "message": .string(status.message)
         ]
         switch self {
         case .stateChanged(let state, _):
@@ -67,7 +67,7 @@ extension Pass {
             "kind": .string(kind.rawValue),
             "credential": .string(Redaction.redact(credential, reveal: revealSecrets)),
             "issued_at": .number(issuedAt.timeIntervalSince1970),
-            "requires_completion": .bool(requiresCompletion),
+            "requires_completion": .bool(requiresCompletion)
         ]
         if let expiresAt { f["expires_at"] = .number(expiresAt.timeIntervalSince1970) }
         if let targetURL { f["target_url"] = .string(targetURL) }

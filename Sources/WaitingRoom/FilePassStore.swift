@@ -1,9 +1,10 @@
 import Foundation
 import Logging
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A ``StateStore`` in a JSON file: passes, held keys and session leases of one process that
@@ -110,8 +111,14 @@ public actor FilePassStore: StateStore {
     public func renewLeases(owner: String, until: Date) throws {
         try load()
         var changed = false
-        for (id, key) in held where key.owner == owner { held[id]?.leaseUntil = until; changed = true }
-        for (id, record) in sessions where record.owner == owner && record.pass == nil { sessions[id]?.leaseUntil = until; changed = true }
+        for (id, key) in held where key.owner == owner {
+            held[id]?.leaseUntil = until
+            changed = true
+        }
+        for (id, record) in sessions where record.owner == owner && record.pass == nil {
+            sessions[id]?.leaseUntil = until
+            changed = true
+        }
         if changed { try persist() }
     }
 
@@ -175,7 +182,8 @@ public actor FilePassStore: StateStore {
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
                 throw WaitingRoomError(
                     .invalidConfiguration,
-                    message: "pass store \(path) cannot be read (\(isDirectory.boolValue ? "a directory" : "no permission")); nothing was changed: give a path of its own",
+                    message:
+                        "pass store \(path) cannot be read (\(isDirectory.boolValue ? "a directory" : "no permission")); nothing was changed: give a path of its own",
                     field: "passStore")
             }
             // Missing, in a folder that is not there: every save would fail (and a held key's
@@ -193,7 +201,8 @@ public actor FilePassStore: StateStore {
         guard Self.mayBeAStoreFile(data) else {
             throw WaitingRoomError(
                 .invalidConfiguration,
-                message: "pass store \(path) is not a store file (it does not start with {\"version\":); nothing was changed: give a path of its own, or move the file away",
+                message:
+                    "pass store \(path) is not a store file (it does not start with {\"version\":); nothing was changed: give a path of its own, or move the file away",
                 field: "passStore")
         }
         loaded = true
@@ -225,7 +234,8 @@ public actor FilePassStore: StateStore {
         }
         let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
         let moved = (try? FileManager.default.moveItem(atPath: path, toPath: aside)) != nil
-        let problem = "pass store \(path) was damaged (\(data.count) bytes); kept \(salvaged) readable record(s) (passes, held keys, sessions); "
+        let problem =
+            "pass store \(path) was damaged (\(data.count) bytes); kept \(salvaged) readable record(s) (passes, held keys, sessions); "
             + (moved ? "the damaged file is at \(aside)" : "could not move the damaged file aside")
         problems.append(problem)
         logger.warning("\(problem)")
@@ -272,7 +282,8 @@ public actor FilePassStore: StateStore {
         var nameBuffer = Array(template.utf8CString)
         let fd = nameBuffer.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
-            throw WaitingRoomError(.invalidConfiguration, message: "cannot write the pass store in \(folder): \(Self.describeErrno())", field: "passStore")
+            throw WaitingRoomError(
+                .invalidConfiguration, message: "cannot write the pass store in \(folder): \(Self.describeErrno())", field: "passStore")
         }
         let tempPath = String(decoding: nameBuffer.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var ok = fchmod(fd, 0o600) == 0
@@ -292,9 +303,9 @@ public actor FilePassStore: StateStore {
 
     private static func closeDescriptor(_ fd: Int32) {
         #if canImport(Glibc)
-        _ = Glibc.close(fd)
+            _ = Glibc.close(fd)
         #else
-        _ = Darwin.close(fd)
+            _ = Darwin.close(fd)
         #endif
     }
 

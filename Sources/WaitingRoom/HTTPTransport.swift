@@ -66,7 +66,10 @@ public struct HTTPHeaderList: Sendable, Hashable, ExpressibleByArrayLiteral, Seq
     public struct Field: Sendable, Hashable {
         public var name: String
         public var value: String
-        public init(name: String, value: String) { self.name = name; self.value = value }
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     public init(_ pairs: [(String, String)] = []) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }

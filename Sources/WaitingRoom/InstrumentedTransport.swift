@@ -29,7 +29,8 @@ struct InstrumentedTransport: HTTPTransport {
                 throw error
             }
         }
-        let span = tracer.startSpan("HTTP \(request.method) \(label.kind)", context: InstrumentationContext.current ?? .topLevel, ofKind: .client)
+        let span = tracer.startSpan(
+            "HTTP \(request.method) \(label.kind)", context: InstrumentationContext.current ?? .topLevel, ofKind: .client)
         span.attributes["http.request.method"] = request.method
         span.attributes["waitingroom.vendor"] = label.vendor
         span.attributes["waitingroom.request.kind"] = label.kind

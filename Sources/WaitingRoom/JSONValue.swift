@@ -12,13 +12,21 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else if let o = try? c.decode([String: JSONValue].self) { self = .object(o) }
-        else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a JSON value") }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? c.decode(Double.self) {
+            self = .number(n)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([JSONValue].self) {
+            self = .array(a)
+        } else if let o = try? c.decode([String: JSONValue].self) {
+            self = .object(o)
+        } else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a JSON value")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -44,7 +52,8 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     /// than ``maximumDepth``.
     public static func parse(_ data: Data) throws -> JSONValue {
         if nestsTooDeeply(data) {
-            throw WaitingRoomError(.invalidResponse, message: "not valid JSON: arrays and objects nested more than \(maximumDepth) levels deep")
+            throw WaitingRoomError(
+                .invalidResponse, message: "not valid JSON: arrays and objects nested more than \(maximumDepth) levels deep")
         }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
@@ -65,9 +74,13 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         var escaped = false
         for byte in data {
             if inString {
-                if escaped { escaped = false }
-                else if byte == UInt8(ascii: "\\") { escaped = true }
-                else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch byte {

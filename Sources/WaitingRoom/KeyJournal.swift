@@ -1,10 +1,11 @@
 import Foundation
 import Logging
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The journal of keys this process took from vendors' servers, kept in a durable
@@ -63,7 +64,9 @@ public final class KeyJournal: Sendable {
     /// `host/pid/random`: unique per process start.
     public static func processOwner() -> String {
         var name = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&name, name.count) == 0 ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "host"
+        let host =
+            gethostname(&name, name.count) == 0
+            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "host"
         return "\(host)/\(getpid())/\(String(UInt32.random(in: .min ... .max), radix: 16))"
     }
 
@@ -132,7 +135,10 @@ public final class KeyJournal: Sendable {
         while !Task.isCancelled {
             do { try await clock.sleep(for: interval) } catch { break }
             let holding = state.withLock { state -> Bool in
-                if !state.holding { state.heartbeat = nil; return false }
+                if !state.holding {
+                    state.heartbeat = nil
+                    return false
+                }
                 return true
             }
             guard holding else { return }
@@ -144,13 +150,16 @@ public final class KeyJournal: Sendable {
                 // A closed store takes no more writes: renewing again cannot succeed. Stop now;
                 // the leases lapse and the keys are taken over as after a crash.
                 if let failure = error as? WaitingRoomError, failure.kind == .invalidUse {
-                    logger.notice("state store: closed while this process holds keys; their leases lapse and another instance (or `waitingroom returns`) takes them over")
+                    logger.notice(
+                        "state store: closed while this process holds keys; their leases lapse and another instance (or `waitingroom returns`) takes them over"
+                    )
                     break
                 }
                 // Past the lease, the claims have lapsed and other instances may have taken the
                 // keys over: stop (the next key held starts the heartbeat again).
                 if ContinuousClock.now - lastRenewal > lease {
-                    logger.error("state store: leases not renewed for longer than the lease; other instances may take this process's keys over")
+                    logger.error(
+                        "state store: leases not renewed for longer than the lease; other instances may take this process's keys over")
                     break
                 }
             }
@@ -183,11 +192,13 @@ public final class KeyJournal: Sendable {
         do {
             let now = clock.now()
             claimed = try await store.claimHeldKeys(
-                vendor: vendor, owner: owner, now: now, leaseUntil: now.addingTimeInterval(max(lease.seconds, bound.seconds)), limit: 10_000)
+                vendor: vendor, owner: owner, now: now, leaseUntil: now.addingTimeInterval(max(lease.seconds, bound.seconds)), limit: 10_000
+            )
             let all = try await store.heldKeys()
-            report.heldByLiveOwners = all.filter { key in
-                (vendor == nil || key.vendor == vendor) && key.owner != owner && key.leaseUntil > now
-            }.count
+            report.heldByLiveOwners =
+                all.filter { key in
+                    (vendor == nil || key.vendor == vendor) && key.owner != owner && key.leaseUntil > now
+                }.count
             report.nextLeaseLapse = all.filter { (vendor == nil || $0.vendor == vendor) && $0.owner != owner }.map(\.leaseUntil).min()
         } catch {
             report.problems.append("cannot read the journal: \(error)")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What finishing a dead process's key returns came to (``KeyJournal/recover(vendor:bound:returning:)``).
 public struct KeyRecoveryReport: Sendable, Hashable, Codable {
     /// How one key ended.
@@ -50,5 +52,3 @@ public struct KeyRecoveryReport: Sendable, Hashable, Codable {
         }
     }
 }
-
-import Foundation

@@ -81,7 +81,9 @@ public struct TryPassResult: Hashable, Sendable, Codable {
     public var progress: QueueProgress?
 
     /// Creates a result.
-    public init(disposition: Disposition, status: VendorStatus, pass: Pass? = nil, queuePage: QueuePage? = nil, progress: QueueProgress? = nil) {
+    public init(
+        disposition: Disposition, status: VendorStatus, pass: Pass? = nil, queuePage: QueuePage? = nil, progress: QueueProgress? = nil
+    ) {
         self.disposition = disposition
         self.status = status
         self.pass = pass

@@ -20,7 +20,10 @@ public protocol PassStore: Sendable {
 struct PassStoreKey: Hashable, Sendable {
     var vendor: String
     var room: RoomKey
-    init(_ vendor: String, _ room: RoomKey) { self.vendor = vendor; self.room = room }
+    init(_ vendor: String, _ room: RoomKey) {
+        self.vendor = vendor
+        self.room = room
+    }
 }
 
 /// A ``StateStore`` in memory, for one process: passes, held keys and session leases live as
@@ -42,7 +45,10 @@ public actor MemoryPassStore: StateStore {
     public func pass(vendor: String, room: RoomKey) -> Pass? {
         let key = PassStoreKey(vendor, room)
         guard let pass = passes[key] else { return nil }
-        if pass.isExpired(at: clock.now()) { passes[key] = nil; return nil }
+        if pass.isExpired(at: clock.now()) {
+            passes[key] = nil
+            return nil
+        }
         return pass
     }
 

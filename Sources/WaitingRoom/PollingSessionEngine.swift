@@ -50,5 +50,10 @@ package struct PollingSessionEngine<Vendor: PollingVendor>: WaitingSessionEngine
 final class RunCounter: Sendable {
     private let value = Mutex(0)
     /// The next run's number, from 1.
-    func next() -> Int { value.withLock { v in v += 1; return v } }
+    func next() -> Int {
+        value.withLock { v in
+            v += 1
+            return v
+        }
+    }
 }

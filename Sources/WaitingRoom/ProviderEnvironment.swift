@@ -89,7 +89,9 @@ public struct ProviderEnvironment: Sendable {
         case nil: store = MemoryPassStore(clock: clock)
         }
         self.store = store
-        self.keyJournal = KeyJournal(store: store, clock: clock, lease: leaseDuration, logger: Logger(label: "waitingroom.journal", factory: { [handler = logger.handler] _ in handler }))
+        self.keyJournal = KeyJournal(
+            store: store, clock: clock, lease: leaseDuration,
+            logger: Logger(label: "waitingroom.journal", factory: { [handler = logger.handler] _ in handler }))
         self.logger = logger
         self.revealSecrets = revealSecrets
         self.duplicatePolicy = duplicatePolicy

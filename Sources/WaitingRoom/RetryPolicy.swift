@@ -151,7 +151,8 @@ public struct RetryPolicy: Hashable, Sendable {
         case .lastError:
             return lastError
         case .unavailable(let code, let message):
-            return WaitingRoomError(.unavailable, vendor: vendor, vendorCode: code, message: "\(message) (last failure: \(lastError.message))")
+            return WaitingRoomError(
+                .unavailable, vendor: vendor, vendorCode: code, message: "\(message) (last failure: \(lastError.message))")
         }
     }
 }

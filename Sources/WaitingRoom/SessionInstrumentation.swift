@@ -108,7 +108,10 @@ final class SessionInstrumentation: Sendable {
         let ending = spans.withLock { spans -> [any Span] in
             guard !spans.ended else { return [] }
             spans.ended = true
-            defer { spans.session = nil; spans.wait = nil }
+            defer {
+                spans.session = nil
+                spans.wait = nil
+            }
             return [spans.wait, spans.session].compactMap { $0 }
         }
         for span in ending { span.end() }

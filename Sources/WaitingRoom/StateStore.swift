@@ -142,7 +142,9 @@ struct SessionLeaseRecord: Hashable, Sendable, Codable {
     {
         if let existing, existing.leaseUntil > now {
             if let pass = existing.pass, !pass.isExpired(at: now) { return (.passed(pass), existing) }
-            if existing.pass == nil, existing.owner != owner { return (.heldBy(owner: existing.owner, until: existing.leaseUntil), existing) }
+            if existing.pass == nil, existing.owner != owner {
+                return (.heldBy(owner: existing.owner, until: existing.leaseUntil), existing)
+            }
         }
         return (.acquired, SessionLeaseRecord(id: id, owner: owner, leaseUntil: until, pass: nil))
     }

@@ -27,8 +27,10 @@ public struct VendorDescriptor: Sendable {
     public var configure: @Sendable (JSONValue) -> JSONValue
 
     /// Creates a descriptor.
-    public init(id: String, summary: String, configure: @escaping @Sendable (JSONValue) -> JSONValue = { $0 },
-                make: @escaping @Sendable (JSONValue, ProviderEnvironment) throws -> any WaitingRoomProvider) {
+    public init(
+        id: String, summary: String, configure: @escaping @Sendable (JSONValue) -> JSONValue = { $0 },
+        make: @escaping @Sendable (JSONValue, ProviderEnvironment) throws -> any WaitingRoomProvider
+    ) {
         self.id = id
         self.summary = summary
         self.configure = configure
@@ -47,9 +49,10 @@ public final class VendorRegistry: Sendable {
 
     /// Registers a vendor by its configuration type.
     public func register<C: ProviderConfiguration>(_ type: C.Type, summary: String = "") {
-        register(VendorDescriptor(id: C.vendorID, summary: summary) { json, environment in
-            try C(json: json).makeProvider(environment: environment)
-        })
+        register(
+            VendorDescriptor(id: C.vendorID, summary: summary) { json, environment in
+                try C(json: json).makeProvider(environment: environment)
+            })
     }
 
     /// Registers (or replaces) a vendor.
@@ -69,7 +72,9 @@ public final class VendorRegistry: Sendable {
     ///
     /// - Throws: `.invalidConfiguration` naming `vendor` for an unknown id, or the vendor's
     ///   field-naming error for a bad configuration.
-    public func makeProvider(vendor id: String, configuration: JSONValue, environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
+    public func makeProvider(vendor id: String, configuration: JSONValue, environment: ProviderEnvironment = ProviderEnvironment()) throws
+        -> any WaitingRoomProvider
+    {
         guard let descriptor = vendors.withLock({ $0[id] }) else {
             let known = vendorIDs
             throw WaitingRoomError.invalidConfiguration(
@@ -88,12 +93,16 @@ public final class VendorRegistry: Sendable {
 
     /// Makes a provider from a dictionary of plain values (strings, numbers, bools, arrays,
     /// dictionaries).
-    public func makeProvider(vendor id: String, dictionary: [String: Any], environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
+    public func makeProvider(vendor id: String, dictionary: [String: Any], environment: ProviderEnvironment = ProviderEnvironment()) throws
+        -> any WaitingRoomProvider
+    {
         try makeProvider(vendor: id, configuration: JSONValue(any: dictionary, path: id), environment: environment)
     }
 
     /// Makes a provider from a typed configuration (registered or not).
-    public func makeProvider<C: ProviderConfiguration>(_ configuration: C, environment: ProviderEnvironment = ProviderEnvironment()) throws -> any WaitingRoomProvider {
+    public func makeProvider<C: ProviderConfiguration>(_ configuration: C, environment: ProviderEnvironment = ProviderEnvironment()) throws
+        -> any WaitingRoomProvider
+    {
         try configuration.makeProvider(environment: environment)
     }
 }

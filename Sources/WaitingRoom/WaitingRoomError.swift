@@ -110,8 +110,11 @@ public struct WaitingRoomError: Error, Hashable, Sendable, Codable, CustomString
 
     public var description: String {
         var text = "\(kind.rawValue)"
-        if let vendor { text += " [\(vendor)" + (vendorCode.map { " \($0)" } ?? "") + "]" }
-        else if let vendorCode { text += " [\(vendorCode)]" }
+        if let vendor {
+            text += " [\(vendor)" + (vendorCode.map { " \($0)" } ?? "") + "]"
+        } else if let vendorCode {
+            text += " [\(vendorCode)]"
+        }
         return text + ": " + message
     }
 }

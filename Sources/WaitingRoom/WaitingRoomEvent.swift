@@ -66,8 +66,8 @@ public indirect enum WaitingRoomEvent: Hashable, Sendable, Codable {
     public var status: VendorStatus {
         switch self {
         case .stateChanged(_, let s), .queueOpened(_, let s), .progress(_, let s), .passed(_, let s),
-             .disabled(_, let s), .blocked(let s), .closed(let s), .sessionRestarted(let s), .completed(let s),
-             .keyReturnedLate(let s), .connection(_, let s), .queuePageChanged(_, let s), .userExited(let s):
+            .disabled(_, let s), .blocked(let s), .closed(let s), .sessionRestarted(let s), .completed(let s),
+            .keyReturnedLate(let s), .connection(_, let s), .queuePageChanged(_, let s), .userExited(let s):
             return s
         case .failed(let error):
             return error.status

@@ -46,7 +46,7 @@ public struct WaitingRoomMetrics: Sendable {
         Label.keyReturns: "Key returns handed to the background, and how they ended, by vendor and result.",
         Label.keyReturnsPending: "Key returns still running in the background.",
         Label.connectionChanges: "Connection state changes seen by sessions, by vendor and state.",
-        Label.events: "Session events delivered, by vendor and event name.",
+        Label.events: "Session events delivered, by vendor and event name."
     ]
 
     /// The backend.
@@ -86,15 +86,19 @@ public struct WaitingRoomMetrics: Sendable {
         case .stateChanged(.connecting, _):
             count(Label.sessionsStarted, Self.roomDimensions(vendor: vendor, room: room))
         case .passed(_, let status), .blocked(let status), .closed(let status), .disabled(_, let status):
-            count(Label.sessionsFinished, Self.roomDimensions(vendor: vendor, room: room)
-                + [("outcome", event.name.rawValue), ("code", String(status.code))])
+            count(
+                Label.sessionsFinished,
+                Self.roomDimensions(vendor: vendor, room: room)
+                    + [("outcome", event.name.rawValue), ("code", String(status.code))])
             if case .passed = event, let waited {
                 Timer(label: Label.timeToPass, dimensions: Self.roomDimensions(vendor: vendor, room: room), factory: factory)
                     .recordNanoseconds(Int64(waited.components.seconds) * 1_000_000_000 + waited.components.attoseconds / 1_000_000_000)
             }
         case .failed(let error):
-            count(Label.sessionsFinished, Self.roomDimensions(vendor: vendor, room: room)
-                + [("outcome", event.name.rawValue), ("code", String(error.vendorCode ?? 0))])
+            count(
+                Label.sessionsFinished,
+                Self.roomDimensions(vendor: vendor, room: room)
+                    + [("outcome", event.name.rawValue), ("code", String(error.vendorCode ?? 0))])
         case .connection(let state, _):
             count(Label.connectionChanges, [("vendor", vendor), ("state", state.name)])
         default:

@@ -73,7 +73,7 @@ extension WaitingSession.Core {
         if self.connection != 0 {
             switch event {
             case .progress(_, let status), .queueOpened(_, let status), .passed(_, let status), .disabled(_, let status),
-                 .blocked(let status):
+                .blocked(let status):
                 // The vendor answered again.
                 self.connection = 0
                 delivery.reconnected = .connection(.connected, status)

@@ -46,7 +46,8 @@ extension WaitingSession {
             do {
                 claim = try await store.acquireSession(id, owner: journal.owner, now: now, until: now.addingTimeInterval(lease))
             } catch {
-                logger.warning("state store: cannot take the session's lease; waiting in line on this instance", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "state store: cannot take the session's lease; waiting in line on this instance", metadata: ["error": "\(error)"])
                 return await engine.wait(for: entry, context: context)
             }
             switch claim {

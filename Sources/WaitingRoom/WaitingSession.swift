@@ -213,7 +213,8 @@ public final class WaitingSession: Sendable {
     public func restart() async throws {
         let (state, outcome) = core.withLock { ($0.state, $0.outcome) }
         if state.isFinal {
-            throw WaitingRoomError(.invalidUse, vendor: vendorID, message: "this session has ended (\(state.rawValue)); call enqueue for a new one")
+            throw WaitingRoomError(
+                .invalidUse, vendor: vendorID, message: "this session has ended (\(state.rawValue)); call enqueue for a new one")
         }
         if let pass = outcome?.pass, pass.requiresCompletion {
             _ = await engine.complete(pass, context: SessionContext(session: self, generation: core.withLock { $0.generation }))
@@ -251,7 +252,8 @@ public final class WaitingSession: Sendable {
                 // A shared store's session lease is a separate frame, so a user waiting without
                 // one pays nothing for it (the wait frame lives as long as the user waits).
                 let context = SessionContext(session: self, generation: generation)
-                let outcome = plain
+                let outcome =
+                    plain
                     ? await engine.wait(for: entry, context: context)
                     : await decoratedWait(for: entry, context: context, leased: leased)
                 await finishRunChecked(outcome, generation: generation)

@@ -1,7 +1,8 @@
 import Foundation
 import WaitingRoom
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A server started from this same `waitingroom` binary in a child process for
@@ -22,7 +23,8 @@ package struct BenchChildServer {
     /// Starts `executable arguments…` with its output in files under `directory` (named `name`),
     /// and waits (up to 30 s) for the `baseURL` it prints.
     static func start(executable: String, arguments: [String], name: String, directory: URL) async throws -> BenchChildServer {
-        let out = directory.appendingPathComponent("\(name).out"), err = directory.appendingPathComponent("\(name).log")
+        let out = directory.appendingPathComponent("\(name).out")
+        let err = directory.appendingPathComponent("\(name).log")
         for file in [out, err] {
             guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
                 throw EmulatorBenchmarks.BenchFailure(description: "cannot create \(file.path)")
@@ -37,8 +39,9 @@ package struct BenchChildServer {
         try process.run()
         for _ in 0..<600 {
             if let text = try? String(contentsOf: out, encoding: .utf8),
-               let line = text.split(separator: "\n").first(where: { $0.contains("baseURL") }),
-               let base = (try? JSONValue.parse(String(line)))?.objectValue?["baseURL"]?.stringValue {
+                let line = text.split(separator: "\n").first(where: { $0.contains("baseURL") }),
+                let base = (try? JSONValue.parse(String(line)))?.objectValue?["baseURL"]?.stringValue
+            {
                 return BenchChildServer(process: process, baseURL: base)
             }
             if !process.isRunning { break }
@@ -47,7 +50,8 @@ package struct BenchChildServer {
         if process.isRunning { process.terminate() }
         await EmulatorBenchmarks.waitForExit(process)
         let log = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
-        throw EmulatorBenchmarks.BenchFailure(description: "`waitingroom \(arguments.joined(separator: " "))` did not start: \(log.suffix(300))")
+        throw EmulatorBenchmarks.BenchFailure(
+            description: "`waitingroom \(arguments.joined(separator: " "))` did not start: \(log.suffix(300))")
     }
 
     /// SIGTERM, then waits for the child to end (SIGKILL after 10 s).
@@ -59,7 +63,7 @@ package struct BenchChildServer {
             try? await Task.sleep(for: .milliseconds(20))
         }
         #if canImport(Glibc)
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         #endif
         await EmulatorBenchmarks.waitForExit(process)
     }
@@ -86,35 +90,37 @@ package enum LoopbackHTTP {
         if !body.isEmpty || method != "GET" { head += "Content-Length: \(body.count)\r\n" }
         let request = Array((head + "\r\n").utf8) + body
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw EmulatorBenchmarks.BenchFailure(description: "socket() failed") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else { throw EmulatorBenchmarks.BenchFailure(description: "cannot connect to \(url)") }
-        var sent = 0
-        while sent < request.count {
-            let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw EmulatorBenchmarks.BenchFailure(description: "send to \(url) failed") }
-            sent += n
-        }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            received += buffer[0..<n]
-        }
-        return try parse(received, url: url)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw EmulatorBenchmarks.BenchFailure(description: "socket() failed") }
+            defer { close(fd) }
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            guard connected else { throw EmulatorBenchmarks.BenchFailure(description: "cannot connect to \(url)") }
+            var sent = 0
+            while sent < request.count {
+                let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard n > 0 else { throw EmulatorBenchmarks.BenchFailure(description: "send to \(url) failed") }
+                sent += n
+            }
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 16_384)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { break }
+                received += buffer[0..<n]
+            }
+            return try parse(received, url: url)
         #else
-        throw EmulatorBenchmarks.BenchFailure(description: "loopback HTTP needs Glibc")
+            throw EmulatorBenchmarks.BenchFailure(description: "loopback HTTP needs Glibc")
         #endif
     }
 

@@ -14,7 +14,10 @@ enum BenchEvents {
     /// Each figure is the best of `repeats` runs: the machines here are shared, and a run that
     /// another process interrupted says nothing about the code.
     static func run(events: Int = 200_000, repeats: Int = 5) async -> [BenchFigure] {
-        var lock = Double.infinity, quiet = Double.infinity, plain = Double.infinity, fanOut = Double.infinity
+        var lock = Double.infinity
+        var quiet = Double.infinity
+        var plain = Double.infinity
+        var fanOut = Double.infinity
         var measured = Double.infinity
         for _ in 0..<repeats {
             lock = min(lock, lockRoundTrip(rounds: events * 2))
@@ -24,15 +27,18 @@ enum BenchEvents {
             fanOut = min(fanOut, await deliverToThreeStreams(events: events / 2))
         }
         return [
-            BenchFigure(name: "core event emit, no subscriber", value: quiet, unit: "ns/event",
-                        baseline: .init(name: "one uncontended Mutex lock round trip", value: lock, unit: "ns"),
-                        goal: .value(atMost: 100)),
-            BenchFigure(name: "core event emit, no subscriber, with a metrics backend (swift-prometheus)", value: measured, unit: "ns/event",
-                        baseline: .init(name: "the same emit without a backend", value: quiet, unit: "ns/event"),
-                        goal: .value(atMost: 100)),
-            BenchFigure(name: "core event delivered to 3 subscribers (3 streams, 3 reading tasks)", value: fanOut, unit: "ns/event",
-                        baseline: .init(name: "the same events through 3 plain AsyncStreams", value: plain, unit: "ns/event"),
-                        goal: .value(atMost: 1000)),
+            BenchFigure(
+                name: "core event emit, no subscriber", value: quiet, unit: "ns/event",
+                baseline: .init(name: "one uncontended Mutex lock round trip", value: lock, unit: "ns"),
+                goal: .value(atMost: 100)),
+            BenchFigure(
+                name: "core event emit, no subscriber, with a metrics backend (swift-prometheus)", value: measured, unit: "ns/event",
+                baseline: .init(name: "the same emit without a backend", value: quiet, unit: "ns/event"),
+                goal: .value(atMost: 100)),
+            BenchFigure(
+                name: "core event delivered to 3 subscribers (3 streams, 3 reading tasks)", value: fanOut, unit: "ns/event",
+                baseline: .init(name: "the same events through 3 plain AsyncStreams", value: plain, unit: "ns/event"),
+                goal: .value(atMost: 1000))
         ]
     }
 
@@ -165,7 +171,8 @@ enum BenchEvents {
     /// environment: the bench does not bootstrap the process's backend).
     static var measuredEnvironment: ProviderEnvironment {
         ProviderEnvironment(
-            transport: NoNetworkTransport(), metrics: WaitingRoomMetrics(factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())),
+            transport: NoNetworkTransport(),
+            metrics: WaitingRoomMetrics(factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())),
             tracer: nil)
     }
 }

@@ -23,7 +23,10 @@ final class BenchGateClock: WaitingRoomClock {
 
     func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()
-        let id = state.withLockedValue { s -> UInt64 in s.nextID += 1; return s.nextID }
+        let id = state.withLockedValue { s -> UInt64 in
+            s.nextID += 1
+            return s.nextID
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // Decided under the lock the cancellation handler takes too: exactly one resume.

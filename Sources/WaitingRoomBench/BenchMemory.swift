@@ -43,32 +43,38 @@ enum BenchMemory {
             "--vendor", "netfunnel", "--scope", "service_1", "--room", "bench", "--hold", "0", "--json",
             // the longest deadline the agent allows: every user sends its 5101 at the same
             // moment, and a loaded machine must not turn the burst into failures
-            "--set", "networkTimeout=10000",
+            "--set", "networkTimeout=10000"
         ]
         // 1. Embedded: client, emulator and load driver in one process.
         var peaks: [(users: Int, bytes: Int)] = []
         for users in sizes {
             let output = directory.appendingPathComponent("load-\(users).json").path
-            switch await loadPeak(me, ["load", "--emulator", "--emulator-config", rooms, "--users", String(users)] + common, output: output) {
+            switch await loadPeak(me, ["load", "--emulator", "--emulator-config", rooms, "--users", String(users)] + common, output: output)
+            {
             case .success(let peak): peaks.append((users, peak))
-            case .failure(let failure): return [BenchFigure(name: "memory: load --users \(users) \(failure.description)", value: .nan, unit: "")]
+            case .failure(let failure):
+                return [BenchFigure(name: "memory: load --users \(users) \(failure.description)", value: .nan, unit: "")]
             }
         }
         var figures: [BenchFigure] = []
         for peak in peaks {
-            figures.append(BenchFigure(
-                name: "memory: peak RSS of load --users \(peak.users)", value: Double(peak.bytes) / 1_048_576, unit: "MiB"))
+            figures.append(
+                BenchFigure(
+                    name: "memory: peak RSS of load --users \(peak.users)", value: Double(peak.bytes) / 1_048_576, unit: "MiB"))
         }
         let (small, large) = (peaks[peaks.count - 2], peaks[peaks.count - 1])
         let marginal = Double(large.bytes - small.bytes) / Double(large.users - small.users)
-        figures.append(BenchFigure(
-            name: "memory per waiting user, marginal ((peak \(large.users) − peak \(small.users)) / \(large.users - small.users))",
-            value: marginal, unit: "bytes", baseline: .init(name: "16 KiB", value: 16384, unit: "bytes"), goal: .value(atMost: 16384),
-            note: "client, emulator and load driver in one process"))
-        figures.append(BenchFigure(
-            name: "memory per waiting user, peak RSS / users at \(large.users)", value: Double(large.bytes) / Double(large.users), unit: "bytes",
-            baseline: .init(name: "16 KiB", value: 16384, unit: "bytes"), goal: .value(atMost: 16384),
-            note: "includes the process's fixed cost"))
+        figures.append(
+            BenchFigure(
+                name: "memory per waiting user, marginal ((peak \(large.users) − peak \(small.users)) / \(large.users - small.users))",
+                value: marginal, unit: "bytes", baseline: .init(name: "16 KiB", value: 16384, unit: "bytes"), goal: .value(atMost: 16384),
+                note: "client, emulator and load driver in one process"))
+        figures.append(
+            BenchFigure(
+                name: "memory per waiting user, peak RSS / users at \(large.users)", value: Double(large.bytes) / Double(large.users),
+                unit: "bytes",
+                baseline: .init(name: "16 KiB", value: 16384, unit: "bytes"), goal: .value(atMost: 16384),
+                note: "includes the process's fixed cost"))
 
         // 2. Client only: the emulator in a child of its own, the load driver and the SDK in another.
         var clientPeaks: [(users: Int, bytes: Int, server: Int?)] = []
@@ -76,31 +82,40 @@ enum BenchMemory {
             switch await clientOnlyPeak(me, users: users, rooms: rooms, common: common, directory: directory) {
             case .success(let peak): clientPeaks.append((users, peak.client, peak.server))
             case .failure(let failure):
-                figures.append(BenchFigure(name: "memory (client only): load --users \(users) \(failure.description)", value: .nan, unit: ""))
+                figures.append(
+                    BenchFigure(name: "memory (client only): load --users \(users) \(failure.description)", value: .nan, unit: ""))
                 return figures
             }
         }
         for peak in clientPeaks {
-            figures.append(BenchFigure(
-                name: "memory (client only): peak RSS of load --users \(peak.users)", value: Double(peak.bytes) / 1_048_576, unit: "MiB",
-                note: "load driver and SDK; the emulator runs in another process"))
+            figures.append(
+                BenchFigure(
+                    name: "memory (client only): peak RSS of load --users \(peak.users)", value: Double(peak.bytes) / 1_048_576,
+                    unit: "MiB",
+                    note: "load driver and SDK; the emulator runs in another process"))
             if let server = peak.server {
-                figures.append(BenchFigure(
-                    name: "memory (emulator only): peak RSS serving \(peak.users) users", value: Double(server) / 1_048_576, unit: "MiB"))
+                figures.append(
+                    BenchFigure(
+                        name: "memory (emulator only): peak RSS serving \(peak.users) users", value: Double(server) / 1_048_576, unit: "MiB"
+                    ))
             }
         }
         let (clientSmall, clientLarge) = (clientPeaks[clientPeaks.count - 2], clientPeaks[clientPeaks.count - 1])
         let span = Double(clientLarge.users - clientSmall.users)
-        figures.append(BenchFigure(
-            name: "memory per waiting user, client only, marginal ((peak \(clientLarge.users) − peak \(clientSmall.users)) / \(clientLarge.users - clientSmall.users))",
-            value: Double(clientLarge.bytes - clientSmall.bytes) / span, unit: "bytes",
-            baseline: .init(name: "16 KiB", value: 16384, unit: "bytes"), goal: .value(atMost: 16384),
-            note: "load driver and SDK; the emulator runs in another process"))
+        figures.append(
+            BenchFigure(
+                name:
+                    "memory per waiting user, client only, marginal ((peak \(clientLarge.users) − peak \(clientSmall.users)) / \(clientLarge.users - clientSmall.users))",
+                value: Double(clientLarge.bytes - clientSmall.bytes) / span, unit: "bytes",
+                baseline: .init(name: "16 KiB", value: 16384, unit: "bytes"), goal: .value(atMost: 16384),
+                note: "load driver and SDK; the emulator runs in another process"))
         if let serverSmall = clientSmall.server, let serverLarge = clientLarge.server {
-            figures.append(BenchFigure(
-                name: "memory per waiting user, emulator only, marginal ((peak \(clientLarge.users) − peak \(clientSmall.users)) / \(clientLarge.users - clientSmall.users))",
-                value: Double(serverLarge - serverSmall) / span, unit: "bytes",
-                note: "the NetFUNNEL emulator's own process (VmHWM before it is stopped)"))
+            figures.append(
+                BenchFigure(
+                    name:
+                        "memory per waiting user, emulator only, marginal ((peak \(clientLarge.users) − peak \(clientSmall.users)) / \(clientLarge.users - clientSmall.users))",
+                    value: Double(serverLarge - serverSmall) / span, unit: "bytes",
+                    note: "the NetFUNNEL emulator's own process (VmHWM before it is stopped)"))
         }
         return figures
     }
@@ -122,9 +137,10 @@ enum BenchMemory {
             // The child's own VmHWM from its summary: `ru_maxrss` of a spawned child keeps the
             // parent's resident set as a floor (this process can be large after other suites).
             let summary = (try? String(contentsOfFile: output, encoding: .utf8)).flatMap { try? JSONValue.parse($0) }
-            let peak = summary?.objectValue?["peakResidentBytes"].flatMap { value -> Int? in
-                if case .number(let n) = value { return Int(n) } else { return nil }
-            } ?? run.peakResidentBytes
+            let peak =
+                summary?.objectValue?["peakResidentBytes"].flatMap { value -> Int? in
+                    if case .number(let n) = value { return Int(n) } else { return nil }
+                } ?? run.peakResidentBytes
             return .success(peak)
         } catch {
             return .failure(Failure(description: "failed: \(error)"))
@@ -137,7 +153,8 @@ enum BenchMemory {
         _ me: String, users: Int, rooms: String, common: [String], directory: URL
     ) async -> Result<(client: Int, server: Int?), Failure> {
         let emulatorOutput = directory.appendingPathComponent("emulate-\(users).json").path
-        let emulate = ChildProcess(executable: me, arguments: ["emulate", "--port", "0", "--json", "--config", rooms], outputPath: emulatorOutput)
+        let emulate = ChildProcess(
+            executable: me, arguments: ["emulate", "--port", "0", "--json", "--config", rooms], outputPath: emulatorOutput)
         let emulator: ChildProcess.Started
         do { emulator = try emulate.start() } catch { return .failure(Failure(description: "emulator: \(error)")) }
         defer {
@@ -150,8 +167,9 @@ enum BenchMemory {
         let deadline = clock.now + .seconds(60)
         while address == nil, clock.now < deadline {
             if let text = try? String(contentsOfFile: emulatorOutput, encoding: .utf8), text.hasSuffix("\n"),
-               let netfunnel = (try? JSONValue.parse(text))?.objectValue?["netfunnel"]?.objectValue,
-               case .string(let serverUrl)? = netfunnel["serverUrl"], case .string(let clientId)? = netfunnel["clientId"] {
+                let netfunnel = (try? JSONValue.parse(text))?.objectValue?["netfunnel"]?.objectValue,
+                case .string(let serverUrl)? = netfunnel["serverUrl"], case .string(let clientId)? = netfunnel["clientId"]
+            {
                 address = (serverUrl, clientId)
             } else {
                 try? await Task.sleep(for: .milliseconds(50))
@@ -159,7 +177,8 @@ enum BenchMemory {
         }
         guard let address else { return .failure(Failure(description: "the emulator printed no address in 60 s")) }
         let output = directory.appendingPathComponent("load-client-\(users).json").path
-        let arguments = ["load", "--users", String(users), "--set", "serverUrl=\(address.serverUrl)", "--set", "clientId=\(address.clientId)"] + common
+        let arguments =
+            ["load", "--users", String(users), "--set", "serverUrl=\(address.serverUrl)", "--set", "clientId=\(address.clientId)"] + common
         switch await loadPeak(me, arguments, output: output) {
         case .success(let client): return .success((client, emulator.peakResidentBytes))
         case .failure(let failure): return .failure(failure)

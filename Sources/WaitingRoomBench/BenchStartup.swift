@@ -25,7 +25,9 @@ enum BenchStartup {
                 }
             }
         } catch {
-            return [BenchFigure(name: "start-up benchmark failed: \(error) (lua5.4 comes from Debian's lua5.4 package)", value: .nan, unit: "")]
+            return [
+                BenchFigure(name: "start-up benchmark failed: \(error) (lua5.4 comes from Debian's lua5.4 package)", value: .nan, unit: "")
+            ]
         }
         let oursMedian = median(oursRuns.map { $0.wall.seconds * 1000 })
         let luaMedian = median(luaRuns.map { $0.wall.seconds * 1000 })
@@ -35,7 +37,7 @@ enum BenchStartup {
                 name: "start-up: waitingroom --help (median wall, spawn to exit)", value: oursMedian, unit: "ms",
                 baseline: .init(name: "lua5.4 -e ''", value: luaMedian, unit: "ms"), goal: .ratio(atMost: 3),
                 note: "\(rounds) runs of each, alternating"),
-            BenchFigure(name: "size of the waitingroom executable", value: Double(size) / 1_048_576, unit: "MiB"),
+            BenchFigure(name: "size of the waitingroom executable", value: Double(size) / 1_048_576, unit: "MiB")
         ]
     }
 

@@ -25,11 +25,13 @@ enum BenchState {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         do {
-            let sqlite = try await SQLiteStateStore.benchmarkWrites(path: directory.appendingPathComponent("bench.sqlite").path, count: writes)
-            figures.append(BenchFigure(
-                name: "state: SQLite journal writes (\(writes) recordHeldKey)", value: sqlite.storeWritesPerSecond, unit: "writes/s",
-                baseline: .init(name: "bare INSERT of the same row", value: sqlite.bareInsertsPerSecond, unit: "inserts/s"),
-                goal: .ratio(atLeast: 0.5), note: "WAL, synchronous=NORMAL"))
+            let sqlite = try await SQLiteStateStore.benchmarkWrites(
+                path: directory.appendingPathComponent("bench.sqlite").path, count: writes)
+            figures.append(
+                BenchFigure(
+                    name: "state: SQLite journal writes (\(writes) recordHeldKey)", value: sqlite.storeWritesPerSecond, unit: "writes/s",
+                    baseline: .init(name: "bare INSERT of the same row", value: sqlite.bareInsertsPerSecond, unit: "inserts/s"),
+                    goal: .ratio(atLeast: 0.5), note: "WAL, synchronous=NORMAL"))
         } catch {
             figures.append(BenchFigure(name: "state: SQLite benchmark failed: \(error)", value: .nan, unit: ""))
         }
@@ -52,16 +54,22 @@ enum BenchState {
                 cluster = started
                 url = try await started.makeDatabase()
             } catch {
-                return [BenchFigure(name: "state: PostgreSQL skipped (set WR_BENCH_POSTGRES or install postgresql: \(error))", value: .nan, unit: "")]
+                return [
+                    BenchFigure(
+                        name: "state: PostgreSQL skipped (set WR_BENCH_POSTGRES or install postgresql: \(error))", value: .nan, unit: "")
+                ]
             }
         }
         do {
             let result = try await PostgresStateStore.benchmarkWrites(url: url, count: writes)
             try? await cluster?.stop()
-            return [BenchFigure(
-                name: "state: PostgreSQL journal writes (\(writes) recordHeldKey)", value: result.storeWritesPerSecond, unit: "writes/s",
-                baseline: .init(name: "bare INSERT of the same row", value: result.bareInsertsPerSecond, unit: "inserts/s"),
-                goal: .ratio(atLeast: 0.5), note: cluster == nil ? "WR_BENCH_POSTGRES" : "throwaway local cluster")]
+            return [
+                BenchFigure(
+                    name: "state: PostgreSQL journal writes (\(writes) recordHeldKey)", value: result.storeWritesPerSecond,
+                    unit: "writes/s",
+                    baseline: .init(name: "bare INSERT of the same row", value: result.bareInsertsPerSecond, unit: "inserts/s"),
+                    goal: .ratio(atLeast: 0.5), note: cluster == nil ? "WR_BENCH_POSTGRES" : "throwaway local cluster")
+            ]
         } catch {
             try? await cluster?.stop()
             return [BenchFigure(name: "state: PostgreSQL benchmark failed: \(error)", value: .nan, unit: "")]
@@ -82,8 +90,10 @@ enum BenchState {
         do { try BenchMemory.roomDocument.write(toFile: rooms, atomically: true, encoding: .utf8) } catch {
             return [BenchFigure(name: "state: cannot write \(rooms): \(error)", value: .nan, unit: "")]
         }
-        let common = ["load", "--emulator", "--emulator-config", rooms, "--vendor", "netfunnel", "--scope", "service_1", "--room", "bench",
-                      "--hold", "0", "--json", "--set", "networkTimeout=10000"]
+        let common = [
+            "load", "--emulator", "--emulator-config", rooms, "--vendor", "netfunnel", "--scope", "service_1", "--room", "bench",
+            "--hold", "0", "--json", "--set", "networkTimeout=10000"
+        ]
         func perUser(_ variant: String) async -> Result<Double, BenchMemory.Failure> {
             var peaks: [Int] = []
             for users in [small, large] {
@@ -93,7 +103,8 @@ enum BenchState {
                 case "metrics": arguments += ["--metrics-port", "0"]
                 default: break
                 }
-                switch await BenchMemory.loadPeak(me, arguments, output: directory.appendingPathComponent("\(variant)-\(users).json").path) {
+                switch await BenchMemory.loadPeak(me, arguments, output: directory.appendingPathComponent("\(variant)-\(users).json").path)
+                {
                 case .success(let peak): peaks.append(peak)
                 case .failure(let failure): return .failure(failure)
                 }
@@ -110,7 +121,7 @@ enum BenchState {
                 BenchFigure(
                     name: "memory per waiting user with a metrics backend (--metrics-port: swift-prometheus), marginal \(small)→\(large)",
                     value: measured, unit: "bytes", baseline: .init(name: "no backend", value: memory, unit: "bytes"),
-                    goal: .value(atMost: 16_384), note: "difference \(Int(measured - memory)) bytes"),
+                    goal: .value(atMost: 16_384), note: "difference \(Int(measured - memory)) bytes")
             ]
         case (.failure(let failure), _, _), (_, .failure(let failure), _), (_, _, .failure(let failure)):
             return [BenchFigure(name: "state: memory per user \(failure.description.prefix(300))", value: .nan, unit: "")]

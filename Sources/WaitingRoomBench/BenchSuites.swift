@@ -1,13 +1,13 @@
+import CrowdHandler
+import CrowdHandlerGateEngine
 import Crypto
 import Foundation
-import CrowdHandler
 import NetFUNNEL
 import QueueIt
-import WaitingRoom
-import CrowdHandlerGateEngine
 import QueueItGateEngine
-import WaitingRoomGate
+import WaitingRoom
 import WaitingRoomEmulators
+import WaitingRoomGate
 import WaitingRoomGateProxy
 import WaitingRoomLua
 
@@ -33,10 +33,14 @@ package enum BenchSuites {
                 let f = try await FlowBenchmarks.measure()
                 return [
                     Figure(name: "raw lua_pcall round trip", value: f.rawPcallNanoseconds, unit: "ns"),
-                    Figure(name: "full progress-event dispatch Swift → Lua handler → back", value: f.dispatchNanoseconds / 1000, unit: "µs/event"),
+                    Figure(
+                        name: "full progress-event dispatch Swift → Lua handler → back", value: f.dispatchNanoseconds / 1000,
+                        unit: "µs/event"),
                     Figure(name: "dispatch / raw pcall", value: f.ratio, unit: "×"),
-                    Figure(name: "same dispatch from inside the runtime's actor (no hop)", value: f.inActorDispatchNanoseconds / 1000, unit: "µs/event"),
-                    Figure(name: "Lua heap of one idle flow runtime", value: Double(f.idleRuntimeBytes), unit: "bytes"),
+                    Figure(
+                        name: "same dispatch from inside the runtime's actor (no hop)", value: f.inActorDispatchNanoseconds / 1000,
+                        unit: "µs/event"),
+                    Figure(name: "Lua heap of one idle flow runtime", value: Double(f.idleRuntimeBytes), unit: "bytes")
                 ]
             } catch {
                 return [Figure(name: "lua benchmark failed: \(error)", value: .nan, unit: "")]
@@ -68,21 +72,24 @@ package enum BenchSuites {
             "NetFunnel.gRtype=5101;NetFunnel.gControl.result='5002:200:key=\(String(repeating: "K", count: 64))&nwait=0&nnext=0&tps=0.000000&ttl=0&ip=127.0.0.1&port=8080';NetFunnel.gControl._showResult();",
             "NetFunnel.gRtype = 5002 ; NetFunnel.gControl.result = '5002:201:key=AB&nwait=1532&nnext=410&tps=37.5&ttl=8' ;",
             "201:key=ABCDEF&nwait=1532&nnext=410&tps=37.5&ttl=8&ip=10.0.0.7&port=80",
-            "NetFunnel.gControl.result='5004:200:key=&nwait=0&chk_enter_cnt=0&vwr_html=https%3A%2F%2Fx';",
+            "NetFunnel.gControl.result='5004:200:key=&nwait=0&chk_enter_cnt=0&vwr_html=https%3A%2F%2Fx';"
         ].map { Array($0.utf8) }
         var checksum = 0
         // the fastest of `chunks` equal slices: other processes on a shared machine only slow a run down
         let perChunk = max(1, rounds / chunks)
         var best = Duration.seconds(3600)
         for _ in 0..<chunks {
-            best = min(best, ContinuousClock().measure {
-                for i in 0..<perChunk {
-                    if let reply = try? NetFUNNELReply.parse(bodies[i % bodies.count]) { checksum &+= reply.code }
-                }
-            })
+            best = min(
+                best,
+                ContinuousClock().measure {
+                    for i in 0..<perChunk {
+                        if let reply = try? NetFUNNELReply.parse(bodies[i % bodies.count]) { checksum &+= reply.code }
+                    }
+                })
         }
-        return Figure(name: "NetFUNNEL replies parsed (best of \(chunks) × \(perChunk), checksum \(checksum % 1000))",
-                      value: Double(perChunk) / best.seconds, unit: "replies/s", goal: "value >= 2000000")
+        return Figure(
+            name: "NetFUNNEL replies parsed (best of \(chunks) × \(perChunk), checksum \(checksum % 1000))",
+            value: Double(perChunk) / best.seconds, unit: "replies/s", goal: "value >= 2000000")
     }
 
     /// Queue-it tokens validated per second (hash → event → expiry → ip), next to a bare
@@ -92,8 +99,9 @@ package enum BenchSuites {
         let validator = QueueItTokenValidator(secretKey: "bench-secret-key", eventId: "sale")
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         let tokens = (0..<1000).compactMap { i in
-            try? minter.mint(eventId: "sale", queueId: "9f1c2b7e-\(i)", expiresAt: 1_700_000_600, redirectType: .queue,
-                             cookieValidityMinutes: 20, clientIP: "10.0.\(i % 250).1")
+            try? minter.mint(
+                eventId: "sale", queueId: "9f1c2b7e-\(i)", expiresAt: 1_700_000_600, redirectType: .queue,
+                cookieValidityMinutes: 20, clientIP: "10.0.\(i % 250).1")
         }
         guard !tokens.isEmpty else { return [Figure(name: "queueit token mint failed", value: .nan, unit: "")] }
         // the client addresses are made before timing, as the tokens are
@@ -104,22 +112,27 @@ package enum BenchSuites {
         let perChunk = max(1, rounds / chunks)
         var ok = 0
         var sink = 0
-        let fastest = fastestAlternating(chunks: chunks, [
-            {
-                for i in 0..<perChunk where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: addresses[i % tokens.count % 250])) != nil {
-                    ok += 1
-                }
-            },
-            { for i in 0..<perChunk { sink &+= bareHMAC(key: key, tokens[i % tokens.count]) } },
-        ])
+        let fastest = fastestAlternating(
+            chunks: chunks,
+            [
+                {
+                    for i in 0..<perChunk
+                    where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: addresses[i % tokens.count % 250])) != nil
+                    {
+                        ok += 1
+                    }
+                },
+                { for i in 0..<perChunk { sink &+= bareHMAC(key: key, tokens[i % tokens.count]) } }
+            ])
         let (elapsed, bare) = (fastest[0], fastest[1])
         let validated = Double(perChunk) / elapsed.seconds
         let hashed = Double(perChunk) / bare.seconds
         return [
-            Figure(name: "Queue-it tokens validated (\(ok) valid; best of \(chunks) × \(perChunk), alternating) vs bare HMACs",
-                   value: validated, unit: "tokens/s", baseline: hashed, goal: "ratio >= 0.8"),
+            Figure(
+                name: "Queue-it tokens validated (\(ok) valid; best of \(chunks) × \(perChunk), alternating) vs bare HMACs",
+                value: validated, unit: "tokens/s", baseline: hashed, goal: "ratio >= 0.8"),
             Figure(name: "bare HMAC-SHA256 hex of a whole token (baseline, \(sink % 10))", value: hashed, unit: "hashes/s"),
-            Figure(name: "validations / bare HMACs", value: validated / hashed, unit: "×"),
+            Figure(name: "validations / bare HMACs", value: validated / hashed, unit: "×")
         ]
     }
 
@@ -164,42 +177,58 @@ package enum BenchSuites {
         let secret = "bench-secret-key"
         let json = EmulatorGateIntegration.queueItJSON(queueDomain: "http://127.0.0.1:9")
         guard let configuration = try? QueueItIntegrationConfig(json: json),
-              let gate = try? QueueItGate(customerId: "demo", secretKey: secret, configuration: configuration,
-                                          options: QueueItGate.Options(sessionMemoCapacity: 0)),
-              let remembering = try? QueueItGate(customerId: "demo", secretKey: secret, configuration: configuration) else {
+            let gate = try? QueueItGate(
+                customerId: "demo", secretKey: secret, configuration: configuration,
+                options: QueueItGate.Options(sessionMemoCapacity: 0)),
+            let remembering = try? QueueItGate(customerId: "demo", secretKey: secret, configuration: configuration)
+        else {
             return [Figure(name: "queueit gate set-up failed", value: .nan, unit: "")]
         }
         let now = Int64(Date().timeIntervalSince1970)
         let cookieName = QueueItAcceptedCookie.name(forEvent: EmulatorGateIntegration.queueItEvent)
         let cookies = (0..<1000).map { i in
-            QueueItAcceptedCookie(eventId: EmulatorGateIntegration.queueItEvent, queueId: "9f1c2b7e-4c1d-4e0b-9a57-\(100_000_000_000 + i)",
-                                  fixedValidityMinutes: nil, redirectType: "queue", issueTime: now - 60, hashedIP: nil, secretKey: secret).value
+            QueueItAcceptedCookie(
+                eventId: EmulatorGateIntegration.queueItEvent, queueId: "9f1c2b7e-4c1d-4e0b-9a57-\(100_000_000_000 + i)",
+                fixedValidityMinutes: nil, redirectType: "queue", issueTime: now - 60, hashedIP: nil, secretKey: secret
+            ).value
         }
         let requests = cookies.map { cookie in
-            GateRequest(url: "http://shop.example/reply.js", headers: [
-                GateHeader("Host", "shop.example"), GateHeader("User-Agent", "wrk"), GateHeader("Accept", "*/*"),
-                GateHeader("Cookie", "theme=dark; \(cookieName)=\(cookie); _ga=GA1.2.3"),
-            ], clientIP: "127.0.0.1")
+            GateRequest(
+                url: "http://shop.example/reply.js",
+                headers: [
+                    GateHeader("Host", "shop.example"), GateHeader("User-Agent", "wrk"), GateHeader("Accept", "*/*"),
+                    GateHeader("Cookie", "theme=dark; \(cookieName)=\(cookie); _ga=GA1.2.3")
+                ], clientIP: "127.0.0.1")
         }
         let key = SymmetricKey(data: Array(secret.utf8))
         let perChunk = max(1, rounds / chunks)
-        var passed = 0, passedRemembered = 0, sink = 0
-        let fastest = fastestAlternating(chunks: chunks, [
-            { for i in 0..<perChunk where gate.decideNow(requests[i % requests.count]).verdict == .pass { passed += 1 } },
-            { for i in 0..<perChunk { sink &+= bareHMAC(key: key, cookies[i % cookies.count]) } },
-            { for i in 0..<perChunk where remembering.decideNow(requests[i % requests.count]).verdict == .pass { passedRemembered += 1 } },
-        ])
+        var passed = 0
+        var passedRemembered = 0
+        var sink = 0
+        let fastest = fastestAlternating(
+            chunks: chunks,
+            [
+                { for i in 0..<perChunk where gate.decideNow(requests[i % requests.count]).verdict == .pass { passed += 1 } },
+                { for i in 0..<perChunk { sink &+= bareHMAC(key: key, cookies[i % cookies.count]) } },
+                {
+                    for i in 0..<perChunk where remembering.decideNow(requests[i % requests.count]).verdict == .pass {
+                        passedRemembered += 1
+                    }
+                }
+            ])
         let (deciding, bare, recalling) = (fastest[0], fastest[1], fastest[2])
         let decided = Double(perChunk) / deciding.seconds
         let hashed = Double(perChunk) / bare.seconds
         let recalled = Double(perChunk) / recalling.seconds
         return [
-            Figure(name: "Queue-it gate decisions, valid cookie re-issued (\(passed) passed; best of \(chunks) × \(perChunk)) vs bare HMACs",
-                   value: decided, unit: "decisions/s", baseline: hashed, goal: "ratio >= 0.3"),
+            Figure(
+                name: "Queue-it gate decisions, valid cookie re-issued (\(passed) passed; best of \(chunks) × \(perChunk)) vs bare HMACs",
+                value: decided, unit: "decisions/s", baseline: hashed, goal: "ratio >= 0.3"),
             Figure(name: "one gate decision", value: 1_000_000 / decided, unit: "µs"),
-            Figure(name: "one gate decision, the cookie's decision remembered this second (\(passedRemembered) passed) vs checked",
-                   value: 1_000_000 / recalled, unit: "µs", baseline: 1_000_000 / decided),
-            Figure(name: "bare HMAC-SHA256 hex of a cookie (baseline, \(sink % 10))", value: hashed, unit: "hashes/s"),
+            Figure(
+                name: "one gate decision, the cookie's decision remembered this second (\(passedRemembered) passed) vs checked",
+                value: 1_000_000 / recalled, unit: "µs", baseline: 1_000_000 / decided),
+            Figure(name: "bare HMAC-SHA256 hex of a cookie (baseline, \(sink % 10))", value: hashed, unit: "hashes/s")
         ]
     }
 
@@ -209,7 +238,7 @@ package enum BenchSuites {
     static func crowdHandlerBench(rounds: Int = 40_000, chunks: Int = 40) -> [Figure] {
         let bodies = [
             #"{"result":{"promoted":1,"status":1,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":null,"responseID":"res42","hash":"ab","requested":"2026-01-01T00:00:00Z"}}"#,
-            #"{"result":{"promoted":0,"status":0,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":1532,"eta":900}}"#,
+            #"{"result":{"promoted":0,"status":0,"token":"tok0M7SBFAp9J8kK","slug":"sale","position":1532,"eta":900}}"#
         ].map { Array($0.utf8) }
         let signer = CrowdHandlerSignature(privateKey: "bench-private-key")
         let room = CrowdHandlerRoom(slug: "sale", queueActivatesOn: "1700000000000", timeout: 20)
@@ -218,25 +247,41 @@ package enum BenchSuites {
         let tokens = (0..<1000).map { "tok\($0)ABCDEFGHJK" }
         let signatures = tokens.map { signer.sign(slug: "sale", queueActivatesOn: "1700000000000", token: $0, requested: requested) }
         let perChunk = max(1, rounds / chunks)
-        var checksum = 0, valid = 0, sink = 0
-        let fastest = fastestAlternating(chunks: chunks, [
-            { for i in 0..<perChunk { if let r = try? CrowdHandlerResult.decode(bodies[i % 2]) { checksum &+= r.position ?? 1 } } },
-            {
-                for i in 0..<perChunk where signer.validate(signature: signatures[i % 1000], token: tokens[i % 1000], requested: requested, room: room, now: now) == .valid {
-                    valid += 1
+        var checksum = 0
+        var valid = 0
+        var sink = 0
+        let fastest = fastestAlternating(
+            chunks: chunks,
+            [
+                { for i in 0..<perChunk { if let r = try? CrowdHandlerResult.decode(bodies[i % 2]) { checksum &+= r.position ?? 1 } } },
+                {
+                    for i in 0..<perChunk
+                    where signer.validate(
+                        signature: signatures[i % 1000], token: tokens[i % 1000], requested: requested, room: room, now: now) == .valid
+                    {
+                        valid += 1
+                    }
+                },
+                {
+                    for i in 0..<perChunk {
+                        sink &+=
+                            CrowdHandlerSignature.sha256Hex(signer.hashedPrivateKey + "sale1700000000000" + tokens[i % 1000] + requested)
+                            .utf8.count
+                    }
                 }
-            },
-            { for i in 0..<perChunk { sink &+= CrowdHandlerSignature.sha256Hex(signer.hashedPrivateKey + "sale1700000000000" + tokens[i % 1000] + requested).utf8.count } },
-        ])
+            ])
         let (decoding, validating, bare) = (fastest[0], fastest[1], fastest[2])
         let validated = Double(perChunk) / validating.seconds
         let hashed = Double(perChunk) / bare.seconds
         return [
-            Figure(name: "CrowdHandler answers decoded (checksum \(checksum % 1000); best of \(chunks) × \(perChunk))", value: Double(perChunk) / decoding.seconds, unit: "answers/s"),
-            Figure(name: "CrowdHandler signatures validated (\(valid) valid; best of \(chunks) × \(perChunk), alternating) vs bare SHA-256",
-                   value: validated, unit: "signatures/s", baseline: hashed, goal: "ratio >= 0.8"),
+            Figure(
+                name: "CrowdHandler answers decoded (checksum \(checksum % 1000); best of \(chunks) × \(perChunk))",
+                value: Double(perChunk) / decoding.seconds, unit: "answers/s"),
+            Figure(
+                name: "CrowdHandler signatures validated (\(valid) valid; best of \(chunks) × \(perChunk), alternating) vs bare SHA-256",
+                value: validated, unit: "signatures/s", baseline: hashed, goal: "ratio >= 0.8"),
             Figure(name: "bare SHA-256 hex of the same input (baseline, \(sink % 10))", value: hashed, unit: "hashes/s"),
-            Figure(name: "validations / bare hashes", value: validated / hashed, unit: "×"),
+            Figure(name: "validations / bare hashes", value: validated / hashed, unit: "×")
         ]
     }
 }

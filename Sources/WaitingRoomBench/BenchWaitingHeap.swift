@@ -4,9 +4,9 @@ import Synchronization
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomHTTP
+import WaitingRoomLoad
 import WaitingRoomSQLite
 import WaitingRoomVendors
-import WaitingRoomLoad
 
 /// `waitingroom bench state`'s steady-state memory figure: what a user *waiting* in line costs
 /// when the state is durable, against the memory store, measured in this process.
@@ -50,11 +50,13 @@ enum BenchWaitingHeap {
             return [BenchFigure(name: "state: heap per waiting user failed: \(error)", value: .nan, unit: "")]
         }
         return [
-            BenchFigure(name: "state: heap per waiting user, memory store (\(users) waiting)", value: memory, unit: "bytes",
-                        note: "client, emulator and crowd in one process, steady state"),
-            BenchFigure(name: "state: heap per waiting user, SQLite journal over the memory store", value: sqlite - memory, unit: "bytes",
-                        baseline: .init(name: "512 B", value: 512, unit: "bytes"), goal: .value(atMost: 512),
-                        note: "SQLite \(Int(sqlite.rounded())) B − memory \(Int(memory.rounded())) B per waiting user"),
+            BenchFigure(
+                name: "state: heap per waiting user, memory store (\(users) waiting)", value: memory, unit: "bytes",
+                note: "client, emulator and crowd in one process, steady state"),
+            BenchFigure(
+                name: "state: heap per waiting user, SQLite journal over the memory store", value: sqlite - memory, unit: "bytes",
+                baseline: .init(name: "512 B", value: 512, unit: "bytes"), goal: .value(atMost: 512),
+                note: "SQLite \(Int(sqlite.rounded())) B − memory \(Int(memory.rounded())) B per waiting user")
         ]
     }
 
@@ -68,7 +70,8 @@ enum BenchWaitingHeap {
         let suite = try EmulatorSuite(document: JSONValue.parse(roomDocument))
         let server = try await suite.start()
         defer { Task { await server.stop() } }
-        let environment = store.map { ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: $0, recoversHeldKeysOnStart: false) }
+        let environment =
+            store.map { ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: $0, recoversHeldKeysOnStart: false) }
             ?? ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: CrowdStore(inner: MemoryPassStore()))
         guard let configuration = EmulatorSuite.clientDefaults(for: server)["netfunnel"] else {
             throw Stalled(description: "no NetFUNNEL defaults for the embedded emulator")
@@ -94,9 +97,12 @@ enum BenchWaitingHeap {
         // Everyone but the one admitted user waits; with a durable store each waiting key is journaled.
         let deadline = ContinuousClock.now + .seconds(120)
         while waiting.load(ordering: .relaxed) < users - 1
-            || (environment.keyJournal.isActive && environment.keyJournal.heldCount < users) {
+            || (environment.keyJournal.isActive && environment.keyJournal.heldCount < users)
+        {
             guard ContinuousClock.now < deadline else {
-                throw Stalled(description: "\(waiting.load(ordering: .relaxed)) of \(users - 1) waiting, \(environment.keyJournal.heldCount) journaled")
+                throw Stalled(
+                    description:
+                        "\(waiting.load(ordering: .relaxed)) of \(users - 1) waiting, \(environment.keyJournal.heldCount) journaled")
             }
             try await Task.sleep(for: .milliseconds(200))
         }

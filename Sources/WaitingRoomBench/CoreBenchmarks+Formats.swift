@@ -27,7 +27,7 @@ extension CoreBenchmarks.Figure {
         let figure = self
         func number(_ value: Double) -> JSONValue { value.isFinite ? .number(value) : .null }
         var object: [String: JSONValue] = [
-            "suite": .string(suite), "name": .string(figure.name), "value": number(figure.value), "unit": .string(figure.unit),
+            "suite": .string(suite), "name": .string(figure.name), "value": number(figure.value), "unit": .string(figure.unit)
         ]
         if let baseline = figure.baseline { object["baseline"] = number(baseline) }
         if let ratio = figure.ratio { object["ratio"] = number(ratio) }

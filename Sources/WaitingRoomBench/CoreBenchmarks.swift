@@ -1,8 +1,9 @@
 import Foundation
 import ScriptedVendor
 import WaitingRoom
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Benchmarks of the core, rerun with `waitingroom bench core` (release build).
@@ -71,7 +72,8 @@ package enum CoreBenchmarks {
     package static func eventFanOut(events: Int = 200_000) async -> Figure {
         let room = RoomKey(scope: "bench", room: "fanout")
         let status = VendorStatus(vendor: "bench", code: 201, message: "waiting")
-        let steps: [ScriptedProvider.Step] = [.sleep(.seconds(1))]
+        let steps: [ScriptedProvider.Step] =
+            [.sleep(.seconds(1))]
             + (0..<events).map { .emit(.progress(QueueProgress(ahead: $0, behind: 0), status)) }
             + [.finish(.blocked(VendorStatus(vendor: "bench", code: 301, message: "end")))]
         let clock = BenchGateClock()
@@ -99,7 +101,8 @@ package enum CoreBenchmarks {
     /// Same path with no subscriber, as the baseline the fan-out is compared to.
     package static func eventBaseline(events: Int = 200_000) async -> Figure {
         let status = VendorStatus(vendor: "bench", code: 201, message: "waiting")
-        let steps: [ScriptedProvider.Step] = (0..<events).map { .emit(.progress(QueueProgress(ahead: $0), status)) }
+        let steps: [ScriptedProvider.Step] =
+            (0..<events).map { .emit(.progress(QueueProgress(ahead: $0), status)) }
             + [.finish(.blocked(status))]
         let provider = ScriptedProvider(steps: steps)
         let started = ContinuousClock.now
@@ -114,7 +117,8 @@ package enum CoreBenchmarks {
     /// Resident memory per idle session: makes `count` sessions that wait on a virtual clock.
     package static func idleSessionMemory(count: Int = 20_000) async -> Figure {
         let clock = BenchGateClock()
-        let provider = ScriptedProvider(steps: [.sleep(.seconds(3600))], environment: ProviderEnvironment(transport: NoNetworkTransport(), clock: clock))
+        let provider = ScriptedProvider(
+            steps: [.sleep(.seconds(3600))], environment: ProviderEnvironment(transport: NoNetworkTransport(), clock: clock))
         let before = residentBytes()
         var sessions: [WaitingSession] = []
         sessions.reserveCapacity(count)

@@ -4,8 +4,9 @@ import NetFUNNEL
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomVendors
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `waitingroom bench emulators`: the emulators' request rates under `wrk` (keep-alive, loopback)
@@ -52,14 +53,14 @@ package enum EmulatorBenchmarks {
             let why = "needs \(missing): \(install)"
             return [
                 Figure(name: "NetFUNNEL emulator 5002 vs nginx", value: 0, unit: "req/s", goal: netFunnelGoal, skipped: why),
-                Figure(name: "Queue-it emulator enqueue vs nginx", value: 0, unit: "req/s", goal: queueItGoal, skipped: why),
+                Figure(name: "Queue-it emulator enqueue vs nginx", value: 0, unit: "req/s", goal: queueItGoal, skipped: why)
             ]
         }
         guard let executable = BenchChildServer.currentExecutable() else {
             let why = "runs from the waitingroom binary (it starts its servers from it)"
             return [
                 Figure(name: "NetFUNNEL emulator 5002 vs nginx", value: 0, unit: "req/s", goal: netFunnelGoal, skipped: why),
-                Figure(name: "Queue-it emulator enqueue vs nginx", value: 0, unit: "req/s", goal: queueItGoal, skipped: why),
+                Figure(name: "Queue-it emulator enqueue vs nginx", value: 0, unit: "req/s", goal: queueItGoal, skipped: why)
             ]
         }
         let seconds = max(1, Int(ProcessInfo.processInfo.environment["WR_BENCH_SECONDS"] ?? "") ?? 5)
@@ -71,8 +72,10 @@ package enum EmulatorBenchmarks {
     }
 
     static func measure(wrk: String, nginx: String, executable: String, seconds: Int) async throws -> [Figure] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wr-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        let www = directory.appendingPathComponent("www"), logs = directory.appendingPathComponent("logs")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "wr-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let www = directory.appendingPathComponent("www")
+        let logs = directory.appendingPathComponent("logs")
         let scratch = directory.appendingPathComponent("tmp")
         // nginx's workers run as `nobody` when started by root: everything readable by all
         for folder in [directory, www, logs, scratch] {
@@ -100,7 +103,8 @@ package enum EmulatorBenchmarks {
             let check = "opcode=5002&key=\(key)&nfid=0&prefix=NetFunnel.gRtype%3D5002%3B&ttl=1&sid=service_1&aid=bench&js=yes"
             let netFunnelReply = try LoopbackHTTP.exchange(base + "/ts.wseq?" + check).body
             let enqueueURL = base + "/api/mobileapp/queue/demo/sale/enqueue"
-            let enqueue = try LoopbackHTTP.exchange(enqueueURL, method: "POST", body: Array(enqueueBody.utf8), contentType: "application/json")
+            let enqueue = try LoopbackHTTP.exchange(
+                enqueueURL, method: "POST", body: Array(enqueueBody.utf8), contentType: "application/json")
             guard enqueue.status == 200 else {
                 throw BenchFailure(description: "the Queue-it emulator answered enqueue with \(enqueue.status)")
             }
@@ -108,13 +112,15 @@ package enum EmulatorBenchmarks {
             try Data(netFunnelReply).write(to: www.appendingPathComponent("reply.js"))
             try Data(enqueue.body).write(to: www.appendingPathComponent("enqueue.json"))
             let post = directory.appendingPathComponent("enqueue.lua")
-            try Data("""
+            try Data(
+                """
                 wrk.method = "POST"
                 wrk.body = '\(enqueueBody)'
                 wrk.headers["Content-Type"] = "application/json"
                 wrk.headers["Accept"] = "application/json"
 
-                """.utf8).write(to: post)
+                """.utf8
+            ).write(to: post)
             for file in ["www/reply.js", "www/enqueue.json", "enqueue.lua"] {
                 try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.appendingPathComponent(file).path)
             }
@@ -125,7 +131,8 @@ package enum EmulatorBenchmarks {
             guard let nginxPort = freePort() else { throw BenchFailure(description: "no free port for nginx") }
             let conf = directory.appendingPathComponent("nginx.conf")
             let dir = directory.path
-            try Data("""
+            try Data(
+                """
                 daemon off;
                 worker_processes \(threads);
                 pid \(dir)/nginx.pid;
@@ -141,7 +148,8 @@ package enum EmulatorBenchmarks {
                   server { listen 127.0.0.1:\(nginxPort); root \(dir)/www; error_page 405 =200 $uri; }
                 }
 
-                """.utf8).write(to: conf)
+                """.utf8
+            ).write(to: conf)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: nginx)
             process.arguments = ["-e", "\(dir)/logs/error.log", "-c", conf.path, "-p", dir]
@@ -173,22 +181,30 @@ package enum EmulatorBenchmarks {
             let (nfNginx, nfHello, nfEmulator) = (nf[0], nf[1], nf[2])
             let qi = try await best([
                 (nginxBase + "/enqueue.json", post), (nginxBase + "/enqueue.json", nil), (helloBase + "/enqueue.json", post),
-                (enqueueURL, post),
+                (enqueueURL, post)
             ])
             let (qiNginx, qiNginxGet, qiHello, qiEmulator) = (qi[0], qi[1], qi[2], qi[3])
 
             await stop(nginx: nginxProcess, hello: hello, server: server)
             let setup = "wrk -t\(threads) -c\(connections) -d\(seconds)s, best of 2"
             return [
-                Figure(name: "NetFUNNEL emulator 5002 vs nginx static (\(netFunnelReply.count) B, \(setup))", value: nfEmulator, unit: "req/s",
-                       baseline: nfNginx, goal: netFunnelGoal),
-                Figure(name: "NetFUNNEL emulator 5002 vs Hummingbird static (same bytes)", value: nfEmulator, unit: "req/s", baseline: nfHello),
+                Figure(
+                    name: "NetFUNNEL emulator 5002 vs nginx static (\(netFunnelReply.count) B, \(setup))", value: nfEmulator, unit: "req/s",
+                    baseline: nfNginx, goal: netFunnelGoal),
+                Figure(
+                    name: "NetFUNNEL emulator 5002 vs Hummingbird static (same bytes)", value: nfEmulator, unit: "req/s", baseline: nfHello),
                 Figure(name: "Hummingbird static reply.js vs nginx static", value: nfHello, unit: "req/s", baseline: nfNginx),
-                Figure(name: "Queue-it emulator enqueue vs nginx static (same POST, \(enqueue.body.count) B)", value: qiEmulator, unit: "req/s",
-                       baseline: qiNginx, goal: queueItGoal),
-                Figure(name: "Queue-it emulator enqueue (POST) vs nginx static GET", value: qiEmulator, unit: "req/s", baseline: qiNginxGet),
-                Figure(name: "Queue-it emulator enqueue vs Hummingbird static (same POST, same bytes)", value: qiEmulator, unit: "req/s", baseline: qiHello),
-                Figure(name: "Hummingbird static enqueue.json vs nginx static (same POST)", value: qiHello, unit: "req/s", baseline: qiNginx),
+                Figure(
+                    name: "Queue-it emulator enqueue vs nginx static (same POST, \(enqueue.body.count) B)", value: qiEmulator,
+                    unit: "req/s",
+                    baseline: qiNginx, goal: queueItGoal),
+                Figure(
+                    name: "Queue-it emulator enqueue (POST) vs nginx static GET", value: qiEmulator, unit: "req/s", baseline: qiNginxGet),
+                Figure(
+                    name: "Queue-it emulator enqueue vs Hummingbird static (same POST, same bytes)", value: qiEmulator, unit: "req/s",
+                    baseline: qiHello),
+                Figure(
+                    name: "Hummingbird static enqueue.json vs nginx static (same POST)", value: qiHello, unit: "req/s", baseline: qiNginx)
             ]
         } catch {
             await stop(nginx: nginxProcess, hello: hello, server: server)
@@ -207,7 +223,9 @@ package enum EmulatorBenchmarks {
             let path = URL(fileURLWithPath: folder).appendingPathComponent(name)
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
-            let type = name.hasSuffix(".json") ? "application/json" : name.hasSuffix(".js") ? "application/javascript; charset=utf-8" : "text/plain"
+            let type =
+                name.hasSuffix(".json")
+                ? "application/json" : name.hasSuffix(".js") ? "application/javascript; charset=utf-8" : "text/plain"
             replies["/" + name] = .init(contentType: type, body: Array(try Data(contentsOf: path)))
         }
         let server = try await StaticReplyServer.start(replies: replies)
@@ -216,8 +234,9 @@ package enum EmulatorBenchmarks {
             try? FileManager.default.removeItem(atPath: unixSocket)
             let router = Router()
             StaticReplyServer.install(replies, on: router)
-            let app = Application(router: router, configuration: .init(address: .unixDomainSocket(path: unixSocket), serverName: "waitingroom-emulator"),
-                                  logger: EmulatorServer.quietLogger)
+            let app = Application(
+                router: router, configuration: .init(address: .unixDomainSocket(path: unixSocket), serverName: "waitingroom-emulator"),
+                logger: EmulatorServer.quietLogger)
             // no signal handling of its own: SIGTERM (bench/wrk.sh's cleanup) must still end the
             // process as it does without the socket (a handler here swallowed it)
             socketTask = Task { try await app.runService(gracefulShutdownSignals: []) }
@@ -252,7 +271,7 @@ package enum EmulatorBenchmarks {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let text = String(decoding: data, as: UTF8.self)
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),
-              let value = Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces))
+            let value = Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces))
         else {
             throw BenchFailure(description: "wrk \(arguments.joined(separator: " ")) printed no rate: \(text.suffix(300))")
         }
@@ -276,44 +295,44 @@ package enum EmulatorBenchmarks {
     /// A TCP port on 127.0.0.1 that was free a moment ago.
     static func freePort() -> Int? {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = 0
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                    bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
+                }
             }
-        }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+            return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
         #else
-        return nil
+            return nil
         #endif
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port` within 5 s.
     static func waitForPort(_ port: Int) async -> Bool {
         #if canImport(Glibc)
-        for _ in 0..<100 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { return false }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            for _ in 0..<100 {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                guard fd >= 0 else { return false }
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = UInt16(port).bigEndian
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                    }
                 }
+                close(fd)
+                if connected { return true }
+                try? await Task.sleep(for: .milliseconds(50))
             }
-            close(fd)
-            if connected { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
         #endif
         return false
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Logging for the CLI: warnings and errors to stderr by default; `WR_LOG_LEVEL=debug` for more.
@@ -13,5 +14,3 @@ enum CLILogging {
         return .warning
     }
 }
-
-import Foundation

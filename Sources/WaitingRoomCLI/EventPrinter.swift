@@ -52,7 +52,9 @@ public struct EventPrinter: Sendable {
             if mode == .live { terminal.out("\r\u{1B}[2K") }
             let keys = ["outcome", "vendor", "code", "message", "reason", "attempts", "error", "exit_status"]
             var text = keys.compactMap { key in fields[key].map { "\(key)=\(Self.short($0))" } }.joined(separator: " ")
-            if case .object(let completion)? = fields["completion"], let code = completion["code"] { text += " completion=\(Self.short(code))" }
+            if case .object(let completion)? = fields["completion"], let code = completion["code"] {
+                text += " completion=\(Self.short(code))"
+            }
             if case .array(let actions)? = fields["actions"] { text += " actions=\(actions.count)" }
             terminal.line((label.isEmpty ? "" : "[\(label)] ") + "result " + text)
         }

@@ -1,7 +1,8 @@
 import CEditLine
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads REPL input: libedit (BSD licence) with history on a terminal, plain lines otherwise.

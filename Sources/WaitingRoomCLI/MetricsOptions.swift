@@ -9,8 +9,11 @@ struct MetricsOptions: CLIArguments {
 
     static var arguments: [CLIArgument<Self>] {
         [
-            .option("metrics-port", \.metricsPort,
-                    help: "Serve the SDK's metrics (Prometheus text) at http://127.0.0.1:PORT/metrics while the command runs (0 picks a free port; the address goes to stderr)."),
+            .option(
+                "metrics-port", \.metricsPort,
+                help:
+                    "Serve the SDK's metrics (Prometheus text) at http://127.0.0.1:PORT/metrics while the command runs (0 picks a free port; the address goes to stderr)."
+            )
         ]
     }
 
@@ -28,7 +31,8 @@ struct MetricsOptions: CLIArguments {
         guard let metricsPort else { return try await body() }
         let terminal = Terminal()
         let endpoint: MetricsEndpoint
-        do { endpoint = try await MetricsEndpoint.start(port: metricsPort, logger: CLILogging.logger(label: "waitingroom.metrics")) } catch {
+        do { endpoint = try await MetricsEndpoint.start(port: metricsPort, logger: CLILogging.logger(label: "waitingroom.metrics")) } catch
+        {
             terminal.error("waitingroom \(command): --metrics-port \(metricsPort): \(error)")
             throw ExitStatus.usage
         }

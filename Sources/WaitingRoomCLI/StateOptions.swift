@@ -11,8 +11,12 @@ struct StateOptions: CLIArguments {
 
     static var arguments: [CLIArgument<Self>] {
         [
-            .option("state", \.state, help: "Keep passes and held keys in PATH (SQLite, crash-safe; *.json: a JSON file) or postgres://USER@HOST:PORT/DB (shared by instances).", completion: .files),
-            .option("lease", \.lease, help: "Seconds a claim on held keys and sessions stands without a heartbeat."),
+            .option(
+                "state", \.state,
+                help:
+                    "Keep passes and held keys in PATH (SQLite, crash-safe; *.json: a JSON file) or postgres://USER@HOST:PORT/DB (shared by instances).",
+                completion: .files),
+            .option("lease", \.lease, help: "Seconds a claim on held keys and sessions stands without a heartbeat.")
         ]
     }
 
@@ -41,7 +45,7 @@ struct StateOptions: CLIArguments {
         }
         if spec.lowercased().hasSuffix(".json") {
             let store = FilePassStore(path: spec, clock: clock, logger: CLILogging.logger(label: "waitingroom.state"))
-            try await store.open()   // a file that is not a store file is refused now, untouched
+            try await store.open()  // a file that is not a store file is refused now, untouched
             return store
         }
         return try await SQLiteStateStore.open(path: spec, clock: clock, logger: CLILogging.logger(label: "waitingroom.state"))
@@ -50,6 +54,7 @@ struct StateOptions: CLIArguments {
     /// An environment on `store` (the memory store when nil) with this lease.
     func environment(store: (any StateStore)?, transport: (any HTTPTransport)? = nil, recoverOnStart: Bool = true) -> ProviderEnvironment {
         ProviderEnvironment(
-            transport: transport, passStore: store, leaseDuration: .milliseconds(Int64(lease * 1000)), recoversHeldKeysOnStart: recoverOnStart)
+            transport: transport, passStore: store, leaseDuration: .milliseconds(Int64(lease * 1000)),
+            recoversHeldKeysOnStart: recoverOnStart)
     }
 }

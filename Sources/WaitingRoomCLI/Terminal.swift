@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Output for the CLI: stdout for results, stderr for diagnostics, and whether each is a terminal.

@@ -15,7 +15,7 @@ struct VendorOptions: CLIArguments {
             .option("vendor", \.vendor, help: "Vendor id (netfunnel, queueit, crowdhandler, cloudflare, scripted).", isRequired: true),
             .option("config", \.config, help: "Vendor configuration file (JSON).", completion: .files),
             .repeating("set", \.settings, help: "A vendor setting KEY=VALUE (repeatable)."),
-            .flag("emulator", \.emulator, help: "Start the embedded emulator (default rooms) and point the vendor at it."),
+            .flag("emulator", \.emulator, help: "Start the embedded emulator (default rooms) and point the vendor at it.")
         ]
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 import WaitingRoom
-import WaitingRoomTesting
 import WaitingRoomHTTP
+import WaitingRoomTesting
 
 /// Everything one promise's check works with, and the helpers the checks share.
 struct CheckContext<Emulator: ConformanceEmulator>: Sendable {
@@ -28,7 +28,8 @@ struct CheckContext<Emulator: ConformanceEmulator>: Sendable {
     // MARK: making things
 
     func environment(_ policy: DuplicatePolicy = .join) -> ProviderEnvironment {
-        ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: PacedClock(base: clock), passStore: passStore, duplicatePolicy: policy)
+        ProviderEnvironment(
+            transport: AsyncHTTPTransport.shared, clock: PacedClock(base: clock), passStore: passStore, duplicatePolicy: policy)
     }
 
     func makeProvider(_ policy: DuplicatePolicy = .join) throws -> any WaitingRoomProvider {
@@ -46,7 +47,9 @@ struct CheckContext<Emulator: ConformanceEmulator>: Sendable {
     /// Polls `condition` until it holds or ``timeout`` passes; records a failure naming `what`
     /// when it does not.
     @discardableResult
-    func waitUntil(_ what: String, isolation: isolated (any Actor)? = #isolation, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    func waitUntil(_ what: String, isolation: isolated (any Actor)? = #isolation, _ condition: () async throws -> Bool) async rethrows
+        -> Bool
+    {
         let limit = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < limit {
             if try await condition() { return true }
@@ -58,7 +61,9 @@ struct CheckContext<Emulator: ConformanceEmulator>: Sendable {
     }
 
     /// Polls `condition` for at most `bound` (real time), without recording anything.
-    func holdsWithin(_ bound: Duration, isolation: isolated (any Actor)? = #isolation, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    func holdsWithin(_ bound: Duration, isolation: isolated (any Actor)? = #isolation, _ condition: () async throws -> Bool) async rethrows
+        -> Bool
+    {
         let limit = ContinuousClock.now.advanced(by: bound)
         while ContinuousClock.now < limit {
             if try await condition() { return true }
@@ -173,7 +178,7 @@ struct CheckContext<Emulator: ConformanceEmulator>: Sendable {
             .connecting: [.waiting, .passed, .disabled, .blocked, .closed, .failed],
             .waiting: [.passed, .disabled, .blocked, .closed, .failed, .connecting],
             .passed: [.completed, .connecting],
-            .disabled: [.completed, .connecting],
+            .disabled: [.completed, .connecting]
         ]
     }
 
@@ -219,8 +224,9 @@ struct CheckContext<Emulator: ConformanceEmulator>: Sendable {
             case .keyReturnedLate:
                 recorder.expect(state?.hasOutcome == true, "\(what): event \(index): keyReturnedLate before an outcome")
             case .connection:
-                recorder.expect(state == .connecting || state == .waiting,
-                                "\(what): event \(index): connection while \(state?.rawValue ?? "nothing") (only while connecting or waiting)")
+                recorder.expect(
+                    state == .connecting || state == .waiting,
+                    "\(what): event \(index): connection while \(state?.rawValue ?? "nothing") (only while connecting or waiting)")
             case .queuePageChanged, .userExited:
                 recorder.expect(state == .waiting, "\(what): event \(index): \(event.name.rawValue) while \(state?.rawValue ?? "nothing")")
             case .sessionRestarted:

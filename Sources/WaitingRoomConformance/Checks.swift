@@ -35,8 +35,9 @@ extension CheckContext {
         await waitUntil("open room: the outcome event on the stream") { log.events.contains(outcome.event) }
         let events = log.events
         recorder.expect(!events.contains { $0.name == .progress }, "open room: progress events while passing without waiting")
-        recorder.expect(!events.contains(where: { if case .stateChanged(.waiting, _) = $0 { return true } else { return false } }),
-                        "open room: the session waited in line")
+        recorder.expect(
+            !events.contains(where: { if case .stateChanged(.waiting, _) = $0 { return true } else { return false } }),
+            "open room: the session waited in line")
         checkLifecycle(events, "open room")
         try await cleanUp([session], "open room")
     }
@@ -45,14 +46,18 @@ extension CheckContext {
         let provider = try makeProvider()
         let openEntry = entry(.open, user: "try-open")
         guard let opened = try await bounded("tryPass in the open room", { try await provider.tryPass(openEntry) }) else { return }
-        recorder.expect(opened.disposition == .passed, "tryPass in the open room: expected passed, got \(opened.disposition.rawValue) \(opened.status.code)")
+        recorder.expect(
+            opened.disposition == .passed,
+            "tryPass in the open room: expected passed, got \(opened.disposition.rawValue) \(opened.status.code)")
         recorder.expect(opened.pass != nil, "tryPass in the open room: a passed result without a pass")
         if let pass = opened.pass, pass.requiresCompletion {
             _ = try await bounded("release() of a tryPass pass") { try await provider.release(pass) }
         }
         let queued = entry(.queue, user: "try-queue")
         guard let inLine = try await bounded("tryPass in the queue room", { try await provider.tryPass(queued) }) else { return }
-        recorder.expect(inLine.disposition == .queue, "tryPass in the queue room: expected queue, got \(inLine.disposition.rawValue) \(inLine.status.code)")
+        recorder.expect(
+            inLine.disposition == .queue,
+            "tryPass in the queue room: expected queue, got \(inLine.disposition.rawValue) \(inLine.status.code)")
         recorder.expect(inLine.pass == nil, "tryPass in the queue room: a pass was handed out")
         try await expectNoKeyLeft("tryPass")
     }
@@ -84,7 +89,8 @@ extension CheckContext {
             recorder.expect(!progress.isEmpty, "queue room: no progress event while waiting")
         }
         if let firstProgress = events.firstIndex(where: { $0.name == .progress }),
-           let waiting = events.firstIndex(where: { if case .stateChanged(.waiting, _) = $0 { return true } else { return false } }) {
+            let waiting = events.firstIndex(where: { if case .stateChanged(.waiting, _) = $0 { return true } else { return false } })
+        {
             recorder.expect(waiting < firstProgress, "queue room: progress before stateChanged(waiting)")
         }
         checkLifecycle(events, "queue room")
@@ -147,8 +153,9 @@ extension CheckContext {
 
     func withinBudget(since start: Date, _ what: String) {
         let elapsed = clock.now().timeIntervalSince(start)
-        recorder.expect(elapsed <= capabilities.retryBudget.seconds,
-                        "\(what): the documented event came after \(elapsed) s of vendor time, beyond the retry budget of \(capabilities.retryBudget)")
+        recorder.expect(
+            elapsed <= capabilities.retryBudget.seconds,
+            "\(what): the documented event came after \(elapsed) s of vendor time, beyond the retry budget of \(capabilities.retryBudget)")
     }
 
     func entryFault(_ fault: ConformanceFault) async throws {
@@ -195,7 +202,8 @@ extension CheckContext {
         } else {
             recorder.fail("\(fault): a completion request kind is declared without completionFaultCode")
         }
-        recorder.expect(session.state == .completed, "\(fault): the session is \(session.state.rawValue) after complete(), expected completed")
+        recorder.expect(
+            session.state == .completed, "\(fault): the session is \(session.state.rawValue) after complete(), expected completed")
         try await emulator.clearFaults()
         try await expectNoKeyLeft("\(fault)")
         await waitUntil("\(fault): the event stream to end") { log.finished }
@@ -210,16 +218,21 @@ extension CheckContext {
             recorder.fail("completeOnce needs a pass in the open room, got \(describe(session.currentOutcome))")
             return
         }
-        recorder.expect(pass.requiresCompletion == keys,
-                        keys ? "the pass holds no key, but the vendor declares keys" : "the pass holds a key, but the vendor declares none")
+        recorder.expect(
+            pass.requiresCompletion == keys,
+            keys ? "the pass holds no key, but the vendor declares keys" : "the pass holds a key, but the vendor declares none")
         let before = try await counters()
         let handled = HandlerLog()
         session.bind(.completed) { handled.append($0) }
-        guard let both = try await bounded("two concurrent complete() calls", {
-            async let first = session.complete()
-            async let second = session.complete()
-            return try await (first, second)
-        }) else { return }
+        guard
+            let both = try await bounded(
+                "two concurrent complete() calls",
+                {
+                    async let first = session.complete()
+                    async let second = session.complete()
+                    return try await (first, second)
+                })
+        else { return }
         recorder.expect(both.0 == both.1, "two complete() calls returned different statuses: \(both.0) and \(both.1)")
         guard let third = try await bounded("a third complete()", { try await session.complete() }) else { return }
         recorder.expect(third == both.0, "a later complete() returned \(third), the first returned \(both.0)")
@@ -228,7 +241,8 @@ extension CheckContext {
         // a stream stays open for `completed` only when the pass holds a key; handlers always see it
         let completedEvents = log.events.filter { $0.name == .completed }.count
         let expectedOnStream = pass.requiresCompletion ? 1 : 0
-        recorder.expect(completedEvents == expectedOnStream, "the stream carried \(completedEvents) completed events, expected \(expectedOnStream)")
+        recorder.expect(
+            completedEvents == expectedOnStream, "the stream carried \(completedEvents) completed events, expected \(expectedOnStream)")
         recorder.expect(handled.events.count == 1, "a handler saw \(handled.events.count) completed events, expected exactly 1")
         let after = try await counters()
         let returned = after.keysReturned - before.keysReturned
@@ -286,7 +300,8 @@ extension CheckContext {
             }
             recorder.expect(returned, "restart() while waiting did not return the first waiting key (emulator counters: \(last))")
         }
-        recorder.expect(session.currentOutcome == nil, "restart(): an outcome before anyone was admitted: \(describe(session.currentOutcome))")
+        recorder.expect(
+            session.currentOutcome == nil, "restart(): an outcome before anyone was admitted: \(describe(session.currentOutcome))")
         let outcome = try await admitUntilOutcome(session, others: [], room: emulator.room(.queue), "restart()")
         expect(outcome, is: capabilities.queuedPass, "the restarted session")
         if let outcome { await waitUntil("restart(): the outcome event on the stream") { log.events.contains(outcome.event) } }
@@ -336,7 +351,9 @@ extension CheckContext {
             if let first = try await bounded("complete()", { try await passed.complete() }) {
                 await expectInvalidUse("restart() after completed") { try await passed.restart() }
                 let again = try await bounded("complete() after completed") { try await passed.complete() }
-                recorder.expect(again == first, "complete() after completed returned \(again.map { "\($0)" } ?? "nothing"), expected the first status \(first)")
+                recorder.expect(
+                    again == first,
+                    "complete() after completed returned \(again.map { "\($0)" } ?? "nothing"), expected the first status \(first)")
             }
         }
         try await expectNoKeyLeft("finished sessions")
@@ -386,12 +403,15 @@ extension CheckContext {
         let waiting = try provider.enqueue(entry(.queue))
         let waitingLog = EventCollector(waiting.events)
         if await waitInLine(waiting, "late subscriber") {
-            await waitUntil("the first stream to see the wait") { waitingLog.events.contains { if case .stateChanged(.waiting, _) = $0 { return true } else { return false } } }
+            await waitUntil("the first stream to see the wait") {
+                waitingLog.events.contains { if case .stateChanged(.waiting, _) = $0 { return true } else { return false } }
+            }
             let late = EventCollector(waiting.events)
             await waitUntil("a late stream's first event") { !late.events.isEmpty }
             if let first = late.events.first {
-                recorder.expect({ if case .stateChanged(.waiting, _) = first { return true } else { return false } }(),
-                                "a late subscriber while waiting first got \(first), expected stateChanged(waiting)")
+                recorder.expect(
+                    { if case .stateChanged(.waiting, _) = first { return true } else { return false } }(),
+                    "a late subscriber while waiting first got \(first), expected stateChanged(waiting)")
             }
         }
         // after a pass
@@ -403,17 +423,22 @@ extension CheckContext {
             if let first = late.events.first {
                 let startsWithState: Bool
                 if case .stateChanged(let state, _) = first { startsWithState = state == outcome.state } else { startsWithState = false }
-                recorder.expect(startsWithState, "a late subscriber after \(outcome.name) first got \(first), expected stateChanged(\(outcome.state.rawValue))")
+                recorder.expect(
+                    startsWithState,
+                    "a late subscriber after \(outcome.name) first got \(first), expected stateChanged(\(outcome.state.rawValue))")
             }
             if outcome.pass != nil || outcome.state == .disabled {
                 _ = try await bounded("complete()") { try await passed.complete() }
                 let afterCompletion = EventCollector(passed.events)
                 await waitUntil("a late stream after complete() to end") { afterCompletion.finished }
                 let events = afterCompletion.events
-                recorder.expect(events.first.map { if case .stateChanged(.completed, _) = $0 { return true } else { return false } } == true,
-                                "a late subscriber after complete() first got \(events.first.map { "\($0)" } ?? "nothing"), expected stateChanged(completed)")
+                recorder.expect(
+                    events.first.map { if case .stateChanged(.completed, _) = $0 { return true } else { return false } } == true,
+                    "a late subscriber after complete() first got \(events.first.map { "\($0)" } ?? "nothing"), expected stateChanged(completed)"
+                )
                 recorder.expect(events.contains(outcome.event), "a late subscriber after complete() did not get the outcome replayed")
-                recorder.expect(events.contains { $0.name == .completed }, "a late subscriber after complete() did not get completed replayed")
+                recorder.expect(
+                    events.contains { $0.name == .completed }, "a late subscriber after complete() did not get completed replayed")
             }
         }
         // after a final outcome
@@ -422,8 +447,9 @@ extension CheckContext {
         if let outcome = await awaitOutcome(of: blocked, "block room") {
             let late = EventCollector(blocked.events)
             await waitUntil("a late stream after \(outcome.name) to end") { late.finished }
-            recorder.expect(late.events.first.map { if case .stateChanged(let s, _) = $0 { return s == outcome.state } else { return false } } == true,
-                            "a late subscriber after \(outcome.name) first got \(late.events.first.map { "\($0)" } ?? "nothing")")
+            recorder.expect(
+                late.events.first.map { if case .stateChanged(let s, _) = $0 { return s == outcome.state } else { return false } } == true,
+                "a late subscriber after \(outcome.name) first got \(late.events.first.map { "\($0)" } ?? "nothing")")
             recorder.expect(late.events.contains(outcome.event), "a late subscriber after \(outcome.name) did not get the outcome replayed")
         }
         try await cleanUp([waiting, passed, blocked], "late subscriber")
@@ -445,11 +471,14 @@ extension CheckContext {
                 await waitUntil("\(room.rawValue) room: the \(name) stream to end after \(outcome.name)") { stream.finished }
                 let last = stream.events.last
                 if outcome.pass?.requiresCompletion == true {
-                    recorder.expect(last?.name == .completed || last?.name == .keyReturnedLate,
-                                    "\(room.rawValue) room: the \(name) stream ended with \(last.map { "\($0)" } ?? "nothing"), expected completed")
+                    recorder.expect(
+                        last?.name == .completed || last?.name == .keyReturnedLate,
+                        "\(room.rawValue) room: the \(name) stream ended with \(last.map { "\($0)" } ?? "nothing"), expected completed")
                 } else {
-                    recorder.expect(last == outcome.event,
-                                    "\(room.rawValue) room: the \(name) stream ended with \(last.map { "\($0)" } ?? "nothing"), expected \(outcome.name)")
+                    recorder.expect(
+                        last == outcome.event,
+                        "\(room.rawValue) room: the \(name) stream ended with \(last.map { "\($0)" } ?? "nothing"), expected \(outcome.name)"
+                    )
                 }
                 let outcomeNames: Set<EventName> = [.passed, .disabled, .blocked, .closed, .failed]
                 let outcomes = stream.events.filter { outcomeNames.contains($0.name) }.count
@@ -463,7 +492,8 @@ extension CheckContext {
         if await waitInLine(waiting, "stream of a cancelled session") {
             waiting.cancel()
             await waitUntil("the stream to end after cancel()") { log.finished }
-            recorder.expect(log.events.last?.name == .closed, "after cancel() the stream ended with \(log.events.last.map { "\($0)" } ?? "nothing")")
+            recorder.expect(
+                log.events.last?.name == .closed, "after cancel() the stream ended with \(log.events.last.map { "\($0)" } ?? "nothing")")
         }
         try await cleanUp([waiting], "stream of a cancelled session")
     }
@@ -487,9 +517,12 @@ extension CheckContext {
         recorder.expect(early.isEmpty, "a handler bound while waiting saw events from before it was bound: \(early)")
         let all = log.events
         let handled = seen.events
-        recorder.expect(handled.count <= all.count && Array(all.suffix(handled.count)) == handled,
-                        "a handler bound while waiting saw \(handled.map(\.name.rawValue)), not the stream's latest events \(all.suffix(handled.count).map(\.name.rawValue))")
-        recorder.expect(passedOnly.events.allSatisfy { $0.name == .passed }, "a handler bound to passed saw \(passedOnly.events.map(\.name.rawValue))")
+        recorder.expect(
+            handled.count <= all.count && Array(all.suffix(handled.count)) == handled,
+            "a handler bound while waiting saw \(handled.map(\.name.rawValue)), not the stream's latest events \(all.suffix(handled.count).map(\.name.rawValue))"
+        )
+        recorder.expect(
+            passedOnly.events.allSatisfy { $0.name == .passed }, "a handler bound to passed saw \(passedOnly.events.map(\.name.rawValue))")
         // bound after the outcome: nothing until complete()
         let late = HandlerLog()
         session.bind(nil) { late.append($0) }
@@ -500,10 +533,13 @@ extension CheckContext {
             _ = try await bounded("complete()") { try await session.complete() }
             await waitUntil("the late handler to see completed") { late.events.contains { $0.name == .completed } }
             recorder.expect(!late.events.contains(outcome.event), "a handler bound after \(outcome.name) saw it replayed")
-            recorder.expect(late.events.first.map { if case .stateChanged(.completed, _) = $0 { return true } else { return false } } == true,
-                            "a handler bound after \(outcome.name) first saw \(late.events.first.map { "\($0)" } ?? "nothing"), expected stateChanged(completed)")
-            recorder.expect(completedOnly.events.count == 1 && completedOnly.events.allSatisfy { $0.name == .completed },
-                            "a handler bound to completed saw \(completedOnly.events.map(\.name.rawValue))")
+            recorder.expect(
+                late.events.first.map { if case .stateChanged(.completed, _) = $0 { return true } else { return false } } == true,
+                "a handler bound after \(outcome.name) first saw \(late.events.first.map { "\($0)" } ?? "nothing"), expected stateChanged(completed)"
+            )
+            recorder.expect(
+                completedOnly.events.count == 1 && completedOnly.events.allSatisfy { $0.name == .completed },
+                "a handler bound to completed saw \(completedOnly.events.map(\.name.rawValue))")
         }
         try await cleanUp([session], "bound handlers")
     }
@@ -519,7 +555,9 @@ extension CheckContext {
         switch capabilities.passStorage {
         case .storedUntilExpiry:
             let stored = try await passStore.pass(vendor: vendorID, room: pass.room)
-            recorder.expect(stored?.credential == pass.credential, "the pass was not saved in the PassStore (found \(stored.map { "\($0.credential.prefix(12))…" } ?? "nothing"))")
+            recorder.expect(
+                stored?.credential == pass.credential,
+                "the pass was not saved in the PassStore (found \(stored.map { "\($0.credential.prefix(12))…" } ?? "nothing"))")
             if let expiry = pass.expiresAt {
                 let wait = max(0, expiry.timeIntervalSince(clock.now())) + 1
                 clock.advance(by: .milliseconds(Int64(wait * 1000)))

@@ -127,7 +127,8 @@ extension EmulatedVendor {
         router.post("\(base)/faults") { request, _ -> Response in
             do {
                 let installed = try self.installFaults(try await EmulatorHTTP.jsonBody(request))
-                return EmulatorHTTP.json(.object(["installed": .number(Double(installed)), "pending": .number(Double(self.faultQueue.pending))]))
+                return EmulatorHTTP.json(
+                    .object(["installed": .number(Double(installed)), "pending": .number(Double(self.faultQueue.pending))]))
             } catch let error as WaitingRoomError {
                 return EmulatorHTTP.badRequest(error)
             }
@@ -152,14 +153,16 @@ extension EmulatedVendor {
             if let query = request.uri.queryParameters["count"] {
                 // `?count=abc`, `2.5` or a number past Int admitted 1 without a word
                 guard let value = Int(query) else {
-                    return EmulatorHTTP.badRequest(.invalidConfiguration(field: "count", "count: expected a whole number, got \(String(query.prefix(40)))"))
+                    return EmulatorHTTP.badRequest(
+                        .invalidConfiguration(field: "count", "count: expected a whole number, got \(String(query.prefix(40)))"))
                 }
                 count = value
             } else if let body = try? await EmulatorHTTP.jsonBody(request), let value = body["count"] {
                 // a whole number (or its text); 1e300 or 2.5 is refused (the conversion trapped)
                 count = value.numberValue.flatMap { Int(exactly: $0) } ?? value.stringValue.flatMap { Int($0) }
                 guard count != nil else {
-                    return EmulatorHTTP.badRequest(.invalidConfiguration(field: "count", "count: expected a whole number, got \(value.jsonText.prefix(40))"))
+                    return EmulatorHTTP.badRequest(
+                        .invalidConfiguration(field: "count", "count: expected a whole number, got \(value.jsonText.prefix(40))"))
                 }
             }
             do {

@@ -121,7 +121,7 @@ public final class EmulatorFaultQueue: Sendable {
                 "faultsPending": .number(Double(Self.pending(s))),
                 "faultsInjectedOn": .object(s.injectedOn.mapValues { .number(Double($0)) }),
                 "faultsInjectedByAction": .object(s.injectedByAction.mapValues { .number(Double($0)) }),
-                "faults": .array(s.faults.map(\.json)),
+                "faults": .array(s.faults.map(\.json))
             ])
         }
     }

@@ -15,9 +15,11 @@ public struct EmulatorFaultVocabulary: Sendable {
     /// Reads an older, vendor-specific form (an alias); nil when `json` is not one.
     public let alias: @Sendable (_ json: JSONValue, _ path: String) throws -> EmulatorFault?
 
-    public init(vendor: String, requestKinds: [String], defaultTarget: String = EmulatorFault.anyRequest,
-                vendorActions: [String: Bool] = [:],
-                alias: @escaping @Sendable (_ json: JSONValue, _ path: String) throws -> EmulatorFault? = { _, _ in nil }) {
+    public init(
+        vendor: String, requestKinds: [String], defaultTarget: String = EmulatorFault.anyRequest,
+        vendorActions: [String: Bool] = [:],
+        alias: @escaping @Sendable (_ json: JSONValue, _ path: String) throws -> EmulatorFault? = { _, _ in nil }
+    ) {
         self.vendor = vendor
         self.requestKinds = requestKinds
         self.defaultTarget = defaultTarget
@@ -47,7 +49,8 @@ public struct EmulatorFaultVocabulary: Sendable {
         default:
             guard let takesNumber = vendorActions[name] else {
                 throw WaitingRoomError.invalidConfiguration(
-                    field: "\(path).action", "\"\(name)\" is not an action; expected one of \(actionNames.joined(separator: ", "))", vendor: vendor)
+                    field: "\(path).action", "\"\(name)\" is not an action; expected one of \(actionNames.joined(separator: ", "))",
+                    vendor: vendor)
             }
             let number = try reader.int("code", range: EmulatorFaultBounds.code)
             if takesNumber, number == nil {
@@ -55,9 +58,10 @@ public struct EmulatorFaultVocabulary: Sendable {
             }
             action = .vendor(name, takesNumber ? number : nil)
         }
-        let fault = EmulatorFault(action, on: try reader.string("on") ?? defaultTarget,
-                                  count: try reader.int("count", range: EmulatorFaultBounds.count) ?? 1,
-                                  body: try reader.string("body"))
+        let fault = EmulatorFault(
+            action, on: try reader.string("on") ?? defaultTarget,
+            count: try reader.int("count", range: EmulatorFaultBounds.count) ?? 1,
+            body: try reader.string("body"))
         return try checked(fault, path: path)
     }
 
@@ -79,7 +83,8 @@ public struct EmulatorFaultVocabulary: Sendable {
     private func checked(_ fault: EmulatorFault, path: String) throws -> EmulatorFault {
         guard fault.on == EmulatorFault.anyRequest || requestKinds.contains(fault.on) else {
             throw WaitingRoomError.invalidConfiguration(
-                field: "\(path).on", "\"\(fault.on)\" is not a request kind; expected one of \((requestKinds + [EmulatorFault.anyRequest]).joined(separator: ", "))",
+                field: "\(path).on",
+                "\"\(fault.on)\" is not a request kind; expected one of \((requestKinds + [EmulatorFault.anyRequest]).joined(separator: ", "))",
                 vendor: vendor)
         }
         if let count = fault.count, !EmulatorFaultBounds.count.contains(count) {

@@ -40,9 +40,11 @@ public enum EmulatorHTTP {
 
     /// A 200 that announces 4096 bytes and closes the connection before sending them.
     public static func dropped() -> Response {
-        Response(status: .ok, headers: [.contentLength: "4096"], body: ResponseBody(contentLength: 4096) { _ in
-            throw DroppedConnection()
-        })
+        Response(
+            status: .ok, headers: [.contentLength: "4096"],
+            body: ResponseBody(contentLength: 4096) { _ in
+                throw DroppedConnection()
+            })
     }
 
     /// Reads a request's body, at most `limit` bytes. A `Content-Length` over the bound is refused
@@ -82,8 +84,10 @@ public enum EmulatorHTTP {
     /// - Parameters:
     ///   - errorPage: the body and content type of a `status` answer without a body of its own.
     ///   - garbage: the body and content type of a `garbage` answer without a body of its own.
-    public static func apply(_ fault: EmulatorFault, errorPage: (Int) -> (body: String, contentType: String),
-                             garbage: () -> (body: String, contentType: String)) async -> Response? {
+    public static func apply(
+        _ fault: EmulatorFault, errorPage: (Int) -> (body: String, contentType: String),
+        garbage: () -> (body: String, contentType: String)
+    ) async -> Response? {
         switch fault.action {
         case .delay(let delay):
             try? await Task.sleep(for: delay)

@@ -53,6 +53,6 @@ extension EmulatorMetric {
     /// The kit's families, in the order the standard figures are listed.
     public static let standard: [EmulatorMetric] = [
         usersWaiting, usersInside, admittedTotal, admissionRate, keysNeverReturned, keysAutoReturned, faultsInjected,
-        faultsPending, requests, replies,
+        faultsPending, requests, replies
     ]
 }

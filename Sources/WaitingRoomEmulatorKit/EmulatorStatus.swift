@@ -24,8 +24,10 @@ public struct EmulatorStatus: Sendable, Equatable {
     /// Admin calls on the whole emulator (add a fault, clear faults, reset).
     public var controls: [EmulatorControl]
 
-    public init(vendor: String, displayName: String, rooms: [Room], keysNeverReturned: Int?, faultsInjected: Int,
-                faultsPending: Int, counters: [String: Double] = [:], controls: [EmulatorControl] = []) {
+    public init(
+        vendor: String, displayName: String, rooms: [Room], keysNeverReturned: Int?, faultsInjected: Int,
+        faultsPending: Int, counters: [String: Double] = [:], controls: [EmulatorControl] = []
+    ) {
         self.vendor = vendor
         self.displayName = displayName
         self.rooms = rooms
@@ -61,9 +63,11 @@ public struct EmulatorStatus: Sendable, Equatable {
         /// Admin calls on this room (change the limit, open, close, block).
         public var controls: [EmulatorControl]
 
-        public init(key: RoomKey, state: String, waiting: Int, admittedTotal: Int, inside: Int? = nil, rate: Double,
-                    rateNote: String, limit: Double?, limitNote: String, queuePagePath: String? = nil,
-                    controls: [EmulatorControl] = []) {
+        public init(
+            key: RoomKey, state: String, waiting: Int, admittedTotal: Int, inside: Int? = nil, rate: Double,
+            rateNote: String, limit: Double?, limitNote: String, queuePagePath: String? = nil,
+            controls: [EmulatorControl] = []
+        ) {
             self.key = key
             self.state = state
             self.waiting = waiting
@@ -86,7 +90,7 @@ public struct EmulatorStatus: Sendable, Equatable {
             "keysNeverReturned": keysNeverReturned.map { .number(Double($0)) } ?? .null,
             "faultsInjected": .number(Double(faultsInjected)), "faultsPending": .number(Double(faultsPending)),
             "counters": .object(counters.mapValues { .number($0) }),
-            "controls": .array(controls.map(\.json)),
+            "controls": .array(controls.map(\.json))
         ]
         object["waiting"] = .number(Double(rooms.reduce(0) { $0 + $1.waiting }))
         object["admittedTotal"] = .number(Double(rooms.reduce(0) { $0 + $1.admittedTotal }))
@@ -104,7 +108,7 @@ extension EmulatorStatus.Room {
             "rate": .number(rate), "rateNote": .string(rateNote),
             "limit": limit.map { .number($0) } ?? .null, "limitNote": .string(limitNote),
             "queuePagePath": queuePagePath.map { .string($0) } ?? .null,
-            "controls": .array(controls.map(\.json)),
+            "controls": .array(controls.map(\.json))
         ])
     }
 }

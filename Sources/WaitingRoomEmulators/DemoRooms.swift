@@ -17,14 +17,18 @@ package enum DemoRooms {
 
     /// The four rooms, one per vendor, in the order the demo runs them.
     package static let legs = [
-        Leg(title: "NetFUNNEL basic control (service_1/segKey_demo, 4 at a time)", vendor: "netfunnel",
+        Leg(
+            title: "NetFUNNEL basic control (service_1/segKey_demo, 4 at a time)", vendor: "netfunnel",
             room: RoomKey(scope: "service_1", room: "segKey_demo"), hold: 0.3...1.2),
-        Leg(title: "Queue-it queue (demo/demo-sale, 6 admitted per second)", vendor: "queueit",
+        Leg(
+            title: "Queue-it queue (demo/demo-sale, 6 admitted per second)", vendor: "queueit",
             room: RoomKey(scope: EmulatorSuite.queueItCustomer, room: "demo-sale"), hold: 0...0),
-        Leg(title: "CrowdHandler room (demo-queue, 360 promoted per minute)", vendor: "crowdhandler",
+        Leg(
+            title: "CrowdHandler room (demo-queue, 360 promoted per minute)", vendor: "crowdhandler",
             room: RoomKey(scope: "site", room: "demo-queue"), hold: 0...0),
-        Leg(title: "Cloudflare Waiting Room, JSON mode (demo-queue, 360 new users per minute)", vendor: "cloudflare",
-            room: RoomKey(scope: "site", room: "demo-queue"), hold: 0...0),
+        Leg(
+            title: "Cloudflare Waiting Room, JSON mode (demo-queue, 360 new users per minute)", vendor: "cloudflare",
+            room: RoomKey(scope: "site", room: "demo-queue"), hold: 0...0)
     ]
 
     /// The default rooms plus the four demo rooms.
@@ -39,14 +43,16 @@ package enum DemoRooms {
         var crowdhandler = CrowdHandlerEmulatorConfiguration.demo
         crowdhandler.rooms["demo-queue"] = .init(capacity: 0, rate: 360)
         var cloudflare = CloudflareEmulatorConfiguration.demo
-        cloudflare.rooms["demo-queue"] = .init(newUsersPerMinute: 360, totalActiveUsers: 1_000_000, queueingStatusCode: 202,
-                                               refreshIntervalSeconds: 1)
+        cloudflare.rooms["demo-queue"] = .init(
+            newUsersPerMinute: 360, totalActiveUsers: 1_000_000, queueingStatusCode: 202,
+            refreshIntervalSeconds: 1)
         let clock = SystemClock()
-        return EmulatorSuite(vendors: [
-            NetFUNNELEmulator(configuration: netfunnel, clock: clock),
-            QueueItEmulator(configuration: queueit, now: { clock.now() }),
-            CrowdHandlerEmulator(configuration: crowdhandler, now: { clock.now() }),
-            CloudflareEmulator(configuration: cloudflare, now: { clock.now() }),
-        ], clock: clock)
+        return EmulatorSuite(
+            vendors: [
+                NetFUNNELEmulator(configuration: netfunnel, clock: clock),
+                QueueItEmulator(configuration: queueit, now: { clock.now() }),
+                CrowdHandlerEmulator(configuration: crowdhandler, now: { clock.now() }),
+                CloudflareEmulator(configuration: cloudflare, now: { clock.now() })
+            ], clock: clock)
     }
 }

@@ -48,11 +48,12 @@ public final class EmulatorServer: Sendable {
         let (bound, continuation) = AsyncStream<Int>.makeStream()
         let serverName = "waitingroom-emulator"
         let inlineCount = InlineAnswerCount()
-        let http1: HTTP1Channel.Configuration = if let inline {
-            .init(additionalChannelHandlers: [InlineAnswerHandler(serverName: serverName, answer: inline, count: inlineCount)])
-        } else {
-            .init()
-        }
+        let http1: HTTP1Channel.Configuration =
+            if let inline {
+                .init(additionalChannelHandlers: [InlineAnswerHandler(serverName: serverName, answer: inline, count: inlineCount)])
+            } else {
+                .init()
+            }
         let app = Application(
             router: router,
             server: .http1(configuration: http1),

@@ -8,7 +8,7 @@ extension EmulatorSuite {
         let address = EmulatorAddress(host: server.host, port: server.port)
         var out: [String: JSONValue] = [
             "baseURL": .string(server.baseURL),
-            "dashboard": .string(server.baseURL + "/_emulator/"),
+            "dashboard": .string(server.baseURL + "/_emulator/")
         ]
         for vendor in vendors { out[vendor.vendorID] = vendor.describe(server: address) }
         return out
@@ -19,7 +19,7 @@ extension EmulatorSuite {
         let address = EmulatorAddress(host: server.host, port: server.port)
         var lines = [
             "Emulator on \(server.baseURL)",
-            "Dashboard: \(server.baseURL)/_emulator/  (every room live; waiting pages linked from it)",
+            "Dashboard: \(server.baseURL)/_emulator/  (every room live; waiting pages linked from it)"
         ]
         for vendor in vendors { lines += [""] + vendor.summary(server: address) }
         return lines.joined(separator: "\n")

@@ -18,7 +18,7 @@ import WaitingRoomEmulatorKit
 public struct EmulatorSuite: Sendable {
     /// Every vendor's emulator type: the one list a new vendor is added to.
     public static let vendorTypes: [any EmulatedVendor.Type] = [
-        NetFUNNELEmulator.self, QueueItEmulator.self, CrowdHandlerEmulator.self, CloudflareEmulator.self,
+        NetFUNNELEmulator.self, QueueItEmulator.self, CrowdHandlerEmulator.self, CloudflareEmulator.self
     ]
 
     /// Every vendor's emulator, in ``vendorTypes`` order.
@@ -49,7 +49,8 @@ public struct EmulatorSuite: Sendable {
                 field: "emulator", "expected a JSON object with members named after the vendors (\(ids.joined(separator: ", ")))")
         }
         for key in members.keys.sorted() where !ids.contains(key) {
-            throw WaitingRoomError.invalidConfiguration(field: key, "unknown emulator section; expected one of \(ids.joined(separator: ", "))")
+            throw WaitingRoomError.invalidConfiguration(
+                field: key, "unknown emulator section; expected one of \(ids.joined(separator: ", "))")
         }
         var vendors: [any EmulatedVendor] = []
         for type in Self.vendorTypes {
@@ -59,27 +60,33 @@ public struct EmulatorSuite: Sendable {
     }
 
     /// Builds the suite from typed configurations.
-    public init(netfunnel: NetFUNNELEmulatorConfiguration, queueit: QueueItEmulatorConfiguration,
-                crowdhandler: CrowdHandlerEmulatorConfiguration = .demo, clock: any WaitingRoomClock = SystemClock()) {
-        self.init(vendors: [
-            NetFUNNELEmulator(configuration: netfunnel, clock: clock),
-            QueueItEmulator(configuration: queueit, now: { clock.now() }),
-            CrowdHandlerEmulator(configuration: crowdhandler, now: { clock.now() }),
-        ], clock: clock)
+    public init(
+        netfunnel: NetFUNNELEmulatorConfiguration, queueit: QueueItEmulatorConfiguration,
+        crowdhandler: CrowdHandlerEmulatorConfiguration = .demo, clock: any WaitingRoomClock = SystemClock()
+    ) {
+        self.init(
+            vendors: [
+                NetFUNNELEmulator(configuration: netfunnel, clock: clock),
+                QueueItEmulator(configuration: queueit, now: { clock.now() }),
+                CrowdHandlerEmulator(configuration: crowdhandler, now: { clock.now() })
+            ], clock: clock)
     }
 
     /// The suite of `vendors`; a vendor of ``vendorTypes`` the list lacks is served with its demo
     /// rooms (on `clock`), after the ones given.
     public init(vendors: [any EmulatedVendor], clock: any WaitingRoomClock = SystemClock()) {
         let netfunnel = vendors.lazy.compactMap { $0 as? NetFUNNELEmulator }.first ?? NetFUNNELEmulator(configuration: .demo, clock: clock)
-        let queueit = vendors.lazy.compactMap { $0 as? QueueItEmulator }.first ?? QueueItEmulator(configuration: .demo, now: { clock.now() })
-        let crowdhandler = vendors.lazy.compactMap { $0 as? CrowdHandlerEmulator }.first
+        let queueit =
+            vendors.lazy.compactMap { $0 as? QueueItEmulator }.first ?? QueueItEmulator(configuration: .demo, now: { clock.now() })
+        let crowdhandler =
+            vendors.lazy.compactMap { $0 as? CrowdHandlerEmulator }.first
             ?? CrowdHandlerEmulator(configuration: .demo, now: { clock.now() })
         self.netfunnel = netfunnel
         self.queueit = queueit
         self.crowdhandler = crowdhandler
         var all = vendors
-        for typed in [netfunnel, queueit, crowdhandler] as [any EmulatedVendor] where !all.contains(where: { $0.vendorID == typed.vendorID }) {
+        for typed in [netfunnel, queueit, crowdhandler] as [any EmulatedVendor]
+        where !all.contains(where: { $0.vendorID == typed.vendorID }) {
             all.append(typed)
         }
         for type in Self.vendorTypes where !all.contains(where: { $0.vendorID == type.emulatedVendorID }) {
@@ -90,7 +97,8 @@ public struct EmulatorSuite: Sendable {
 
     /// Serves every emulator on `host:port` (port 0 picks a free one), with the dashboard
     /// (`/_emulator/`) and `GET /metrics`.
-    public func start(host: String = "127.0.0.1", port: Int = 0, logger: Logger = EmulatorServer.quietLogger) async throws -> EmulatorServer {
+    public func start(host: String = "127.0.0.1", port: Int = 0, logger: Logger = EmulatorServer.quietLogger) async throws -> EmulatorServer
+    {
         try await EmulatorServer.start(host: host, port: port, logger: logger, inline: inlineAnswers) { router in
             for vendor in vendors { vendor.addRoutes(to: router) }
             dashboard.addRoutes(to: router)

@@ -1,10 +1,10 @@
 import Foundation
 import HTTPTypes
-import WaitingRoom
-import WaitingRoomEmulatorKit
 import NIOCore
 import NIOHTTPTypes
 import Synchronization
+import WaitingRoom
+import WaitingRoomEmulatorKit
 
 /// Decides, on the event loop, whether a request is answered inline: `nil` hands it to the
 /// router (the request reaches the route unchanged). Must not block or wait.
@@ -180,7 +180,8 @@ struct HTTPDate {
 
     static func format(_ t: tm) -> String {
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let day = days[Int(t.tm_wday) % 7], month = months[Int(t.tm_mon) % 12]
+        let day = days[Int(t.tm_wday) % 7]
+        let month = months[Int(t.tm_mon) % 12]
         return "\(day), \(two(t.tm_mday)) \(month) \(t.tm_year + 1900) \(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec)) GMT"
     }
 }

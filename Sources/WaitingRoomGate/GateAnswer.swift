@@ -39,9 +39,13 @@ public enum GateAnswer: Sendable, Hashable {
             return GateResponse(status: 200, headers: decision.passHeaders + [verdict] + GateResponse.noCacheHeaders)
         }
         if decision.verdict == .refuse {
-            return GateResponse(status: 403, headers: [verdict, GateHeader(statusHeader, String(response.status)),
-                                                        GateHeader("Content-Type", "text/plain; charset=utf-8")] + GateResponse.noCacheHeaders,
-                                body: decision.reason + "\n")
+            return GateResponse(
+                status: 403,
+                headers: [
+                    verdict, GateHeader(statusHeader, String(response.status)),
+                    GateHeader("Content-Type", "text/plain; charset=utf-8")
+                ] + GateResponse.noCacheHeaders,
+                body: decision.reason + "\n")
         }
         return GateResponse(status: 401, headers: [verdict] + GateResponse.noCacheHeaders)
     }

@@ -31,8 +31,10 @@ public struct GateAuthEndpoint: Sendable {
     /// Queue-it's platform pushes its integration configuration so); nil: that route is 404.
     public let configurationPush: (@Sendable ([UInt8]) async -> GateResponse)?
 
-    public init(engine: any GateEngine, limits: GateLimits = .standard, origin: GateOrigin, pathPrefix: String = "/.waitingroom",
-                configurationPush: (@Sendable ([UInt8]) async -> GateResponse)? = nil) {
+    public init(
+        engine: any GateEngine, limits: GateLimits = .standard, origin: GateOrigin, pathPrefix: String = "/.waitingroom",
+        configurationPush: (@Sendable ([UInt8]) async -> GateResponse)? = nil
+    ) {
         self.engine = engine
         self.limits = limits
         self.origin = origin
@@ -135,8 +137,10 @@ public struct GateAuthEndpoint: Sendable {
             // the app is handed the target as the proxy received it: one that is not canonical
             // goes through the start route, which sends the browser to the canonical one
             if decision.reachesHandler, let canonical = request.target, let rawTarget, rawTarget != canonical {
-                return GateAnswer.subrequest(GateDecision(verdict: .queue, response: .canonicalRedirect(to: canonical),
-                                                          reason: "target not canonical"))
+                return GateAnswer.subrequest(
+                    GateDecision(
+                        verdict: .queue, response: .canonicalRedirect(to: canonical),
+                        reason: "target not canonical"))
             }
             return GateAnswer.subrequest(decision)
         }
@@ -147,8 +151,6 @@ public struct GateAuthEndpoint: Sendable {
             return .redirect(to: request.url, extra: adding)
         }
     }
-
-
 
     /// The visitor's request as a proxy's subrequest describes it, as a preview
     /// (``GateRequest/isPreview``):
@@ -163,15 +165,19 @@ public struct GateAuthEndpoint: Sendable {
     ///   the original host.
     /// Throws (the subrequest gets 403) when the peer is not a trusted proxy (if any are set), no
     /// original URI is given, or it has no canonical form.
-    public func originalRequest(method: String, target: String, headers: [GateHeader], peer: String?) throws(GateOrigin.HeadRefusal) -> GateRequest {
+    public func originalRequest(method: String, target: String, headers: [GateHeader], peer: String?) throws(GateOrigin.HeadRefusal)
+        -> GateRequest
+    {
         try subrequest(method: method, target: target, headers: headers, peer: peer).request
     }
 
     /// ``originalRequest(method:target:headers:peer:)`` and the target as the proxy received it
     /// (what the app is handed), from one pass over the subrequest's fields.
     func subrequest(method: String, target: String, headers: [GateHeader], peer: String?)
-        throws(GateOrigin.HeadRefusal) -> (request: GateRequest, rawTarget: String) {
-        if !origin.trustedProxies.isEmpty, !(peer.map { origin.trustedProxies.contains(GateOrigin.canonicalIPAddress($0) ?? $0) } ?? false) {
+        throws(GateOrigin.HeadRefusal) -> (request: GateRequest, rawTarget: String)
+    {
+        if !origin.trustedProxies.isEmpty, !(peer.map { origin.trustedProxies.contains(GateOrigin.canonicalIPAddress($0) ?? $0) } ?? false)
+        {
             throw GateOrigin.HeadRefusal("the auth route answers the configured proxies only")
         }
         let fields = GateSubrequestFields(headers)
@@ -193,8 +199,9 @@ public struct GateAuthEndpoint: Sendable {
         if let authority { visitorHeaders.insert(GateHeader("Host", authority), at: 0) }
         var forwardedFor = fields.forwardedFor
         if forwardedFor.isEmpty, let realIP = fields.realIP { forwardedFor = [realIP] }
-        var request = try origin.request(method: originalMethod, target: rawTarget, scheme: scheme, authority: authority,
-                                         headers: visitorHeaders, peer: peer)
+        var request = try origin.request(
+            method: originalMethod, target: rawTarget, scheme: scheme, authority: authority,
+            headers: visitorHeaders, peer: peer)
         request.clientIP = origin.clientIP(peer: peer, forwardedFor: forwardedFor)
         request.isPreview = true
         return (request, rawTarget)
@@ -221,7 +228,8 @@ public struct GateAuthEndpoint: Sendable {
             // the host in rd must be one visitors reach this site at: the public URL's, else an allowed one
             if let base = origin.publicBaseURL {
                 guard let baseParts = Self.absoluteURL(base + "/"), baseParts.scheme == parts.scheme,
-                      baseParts.authority.lowercased() == parts.authority.lowercased() else {
+                    baseParts.authority.lowercased() == parts.authority.lowercased()
+                else {
                     throw GateOrigin.HeadRefusal("rd must be on \(base)")
                 }
             } else if origin.allowedHosts.isEmpty || !origin.allowedHosts.contains(parts.authority.lowercased()) {
@@ -239,8 +247,9 @@ public struct GateAuthEndpoint: Sendable {
         }
         if let authority { visitorHeaders.insert(GateHeader("Host", authority), at: 0) }
         let forwardedFor = headers.filter { $0.name.equalsIgnoringASCIICase("x-forwarded-for") }.map(\.value)
-        return try origin.request(method: "GET", target: rawTarget, scheme: scheme, authority: authority, headers: visitorHeaders,
-                                  peer: peer, forwardedFor: forwardedFor)
+        return try origin.request(
+            method: "GET", target: rawTarget, scheme: scheme, authority: authority, headers: visitorHeaders,
+            peer: peer, forwardedFor: forwardedFor)
     }
 
     /// The `rd` parameter of a start route's target. Percent-encoded (`rd=https%3A%2F%2F…`), it

@@ -82,7 +82,8 @@ public final class GateConfigurationReloader: Sendable {
         Gauge(label: "waitingroom_gate_config_loaded_timestamp_seconds").record(now.timeIntervalSince1970)
         Counter(label: "waitingroom_gate_config_loads_total", dimensions: [("source", source)]).increment()
         if previous != loaded.version {
-            logger.info("gate configuration in force", metadata: ["version": "\(loaded.version)", "previous": "\(previous)", "source": "\(source)"])
+            logger.info(
+                "gate configuration in force", metadata: ["version": "\(loaded.version)", "previous": "\(previous)", "source": "\(source)"])
         }
     }
 
@@ -93,9 +94,11 @@ public final class GateConfigurationReloader: Sendable {
             s.lastFailure = "\(error)"
         }
         Counter(label: "waitingroom_gate_config_failures_total", dimensions: [("source", source)]).increment()
-        logger.error("gate configuration not loaded; the one in force stays", metadata: [
-            "source": "\(source)", "error": "\(error)", "version": "\(version)",
-        ])
+        logger.error(
+            "gate configuration not loaded; the one in force stays",
+            metadata: [
+                "source": "\(source)", "error": "\(error)", "version": "\(version)"
+            ])
     }
 
     /// Loads with `load` and puts the result in force, or records the failure. Returns whether it
@@ -113,8 +116,10 @@ public final class GateConfigurationReloader: Sendable {
 
     /// Pulls with `load` every `interval` until the task is cancelled. The waits are the core's
     /// `SystemClock` sleeps (woken by an event loop, never by a free cooperative thread).
-    public func pull(every interval: Duration, clock: any WaitingRoomClock = SystemClock(),
-                     _ load: @escaping @Sendable () async throws -> Loaded) async {
+    public func pull(
+        every interval: Duration, clock: any WaitingRoomClock = SystemClock(),
+        _ load: @escaping @Sendable () async throws -> Loaded
+    ) async {
         while !Task.isCancelled {
             do { try await clock.sleep(for: interval) } catch { return }
             await reload(source: "url", load)

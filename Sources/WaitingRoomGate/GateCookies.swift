@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reading a `Cookie` header (RFC 6265 §4.2: `name=value` pairs separated by `;` and optional
@@ -12,7 +12,8 @@ public enum GateCookies {
     /// (`;`, `=`, space and tab are ASCII, so every piece is whole characters).
     public static func value(named name: String, inHeaderValue headerValue: String) -> String? {
         guard !name.utf8.contains(UInt8(ascii: "=")) else { return nil }
-        var header = headerValue, wanted = name
+        var header = headerValue
+        var wanted = name
         return header.withUTF8 { h in
             wanted.withUTF8 { n -> String? in
                 var i = 0
@@ -27,7 +28,9 @@ public enum GateCookies {
                     if let base = h.baseAddress, let wantedBase = n.baseAddress, memcmp(base + start, wantedBase, n.count) != 0 { continue }
                     let valueStart = start + n.count + 1
                     var valueEnd = end
-                    while valueEnd > valueStart, h[valueEnd - 1] == UInt8(ascii: " ") || h[valueEnd - 1] == UInt8(ascii: "\t") { valueEnd -= 1 }
+                    while valueEnd > valueStart, h[valueEnd - 1] == UInt8(ascii: " ") || h[valueEnd - 1] == UInt8(ascii: "\t") {
+                        valueEnd -= 1
+                    }
                     return String(decoding: UnsafeBufferPointer(rebasing: h[valueStart..<valueEnd]), as: UTF8.self)
                 }
                 return nil

@@ -27,8 +27,10 @@ public final class GateCredentialLedger: Sendable {
     /// The store when it answers on the caller's thread.
     let local: GateReplayLedger?
 
-    public init(_ store: any SingleUseLedger, failsOpen: Bool = true,
-                logger: Logger = Logger(label: "waitingroom.gate.ledger")) {
+    public init(
+        _ store: any SingleUseLedger, failsOpen: Bool = true,
+        logger: Logger = Logger(label: "waitingroom.gate.ledger")
+    ) {
         self.store = store
         self.failsOpen = failsOpen
         self.logger = logger
@@ -89,9 +91,11 @@ public final class GateCredentialLedger: Sendable {
     /// Logs and counts a failure; the refusal when failing closed.
     private func failed(_ error: any Error, id: String) -> GateDecision? {
         failures.withLockedValue { $0 += 1 }
-        logger.error("the credential ledger could not answer", metadata: [
-            "error": "\(error)", "failsOpen": "\(failsOpen)",
-        ])
+        logger.error(
+            "the credential ledger could not answer",
+            metadata: [
+                "error": "\(error)", "failsOpen": "\(failsOpen)"
+            ])
         return failsOpen ? nil : Self.unavailable
     }
 }

@@ -16,7 +16,9 @@ public struct GateDecision: Sendable, Hashable {
     /// The vendor's id for reporting how the handler answered (CrowdHandler's `responseID`).
     public var vendorResponseID: String?
 
-    public init(verdict: GateVerdict, response: GateResponse? = nil, passHeaders: [GateHeader] = [], reason: String, sessionID: String? = nil) {
+    public init(
+        verdict: GateVerdict, response: GateResponse? = nil, passHeaders: [GateHeader] = [], reason: String, sessionID: String? = nil
+    ) {
         self.verdict = verdict
         self.response = response
         self.passHeaders = passHeaders

@@ -15,8 +15,10 @@ public struct GateLimits: Sendable, Hashable {
     /// server framework bounds what it reads).
     public var maxBodyBytes: Int
 
-    public init(maxHeaderCount: Int = 64, maxHeaderBytes: Int = 16 * 1024, maxHeaderValueBytes: Int = 8 * 1024,
-                maxURLBytes: Int = 8 * 1024, maxBodyBytes: Int = 1024 * 1024) {
+    public init(
+        maxHeaderCount: Int = 64, maxHeaderBytes: Int = 16 * 1024, maxHeaderValueBytes: Int = 8 * 1024,
+        maxURLBytes: Int = 8 * 1024, maxBodyBytes: Int = 1024 * 1024
+    ) {
         self.maxHeaderCount = maxHeaderCount
         self.maxHeaderBytes = maxHeaderBytes
         self.maxHeaderValueBytes = maxHeaderValueBytes

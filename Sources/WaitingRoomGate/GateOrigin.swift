@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where visitors reach the protected server and which proxies stand in front of it: what every
@@ -70,23 +71,30 @@ public struct GateOrigin: Sendable, Hashable {
     /// repeated ones). Throws when the target has no canonical form, or no URL can be built: no
     /// `publicBaseURL`, and no `Host`, one that is not `host[:port]` (``isAuthority(_:)``) or one
     /// not among ``allowedHosts``.
-    public func request(method: String, target rawTarget: String, authority: String?, headers: [GateHeader],
-                        peer: String?) throws(HeadRefusal) -> GateRequest {
+    public func request(
+        method: String, target rawTarget: String, authority: String?, headers: [GateHeader],
+        peer: String?
+    ) throws(HeadRefusal) -> GateRequest {
         try request(method: method, target: rawTarget, scheme: "http", authority: authority, headers: headers, peer: peer)
     }
 
     /// ``request(method:target:authority:headers:peer:)`` for a request that reached a proxy in
     /// front of the gate over `scheme` (`http` or `https`; used when there is no ``publicBaseURL``).
-    public func request(method: String, target rawTarget: String, scheme: String, authority: String?, headers: [GateHeader],
-                        peer: String?) throws(HeadRefusal) -> GateRequest {
-        try request(method: method, target: rawTarget, scheme: scheme, authority: authority, headers: headers, peer: peer,
-                    forwardedFor: nil)
+    public func request(
+        method: String, target rawTarget: String, scheme: String, authority: String?, headers: [GateHeader],
+        peer: String?
+    ) throws(HeadRefusal) -> GateRequest {
+        try request(
+            method: method, target: rawTarget, scheme: scheme, authority: authority, headers: headers, peer: peer,
+            forwardedFor: nil)
     }
 
     /// With `forwardedFor` given (not nil), the visitor's address comes from it rather than from
     /// the headers' `X-Forwarded-For` (a route that has taken the proxy's fields out of `headers`).
-    func request(method: String, target rawTarget: String, scheme: String, authority: String?, headers: [GateHeader],
-                 peer: String?, forwardedFor given: [String]?) throws(HeadRefusal) -> GateRequest {
+    func request(
+        method: String, target rawTarget: String, scheme: String, authority: String?, headers: [GateHeader],
+        peer: String?, forwardedFor given: [String]?
+    ) throws(HeadRefusal) -> GateRequest {
         let target: String
         if rawTarget == "*", method == "OPTIONS" {
             target = rawTarget
@@ -124,9 +132,10 @@ public struct GateOrigin: Sendable, Hashable {
                 lengths.append(header.value)
             }
         }
-        var request = GateRequest(method: method, url: url, headers: headers,
-                                  clientIP: clientIP(peer: peer, forwardedFor: given ?? forwardedFor),
-                                  bodyLength: lengths.count == 1 ? Int(lengths[0]) : nil)
+        var request = GateRequest(
+            method: method, url: url, headers: headers,
+            clientIP: clientIP(peer: peer, forwardedFor: given ?? forwardedFor),
+            bodyLength: lengths.count == 1 ? Int(lengths[0]) : nil)
         request.target = target
         return request
     }
@@ -163,7 +172,8 @@ public struct GateOrigin: Sendable, Hashable {
     private static func isLiteralByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
-             UInt8(ascii: ":"), UInt8(ascii: "."): true
+            UInt8(ascii: ":"), UInt8(ascii: "."):
+            true
         default: false
         }
     }
@@ -173,7 +183,8 @@ public struct GateOrigin: Sendable, Hashable {
     private static let registeredNameBytes: [Bool] = (0..<256).map { value in
         let byte = UInt8(value)
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
         default: return "-._~%!$&'()*+,;=".utf8.contains(byte)
         }
     }

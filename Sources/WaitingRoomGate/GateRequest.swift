@@ -88,7 +88,8 @@ extension String {
     /// without allocating.
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
-        var a = self, b = other
+        var a = self
+        var b = other
         // on the contiguous UTF-8 in place (a zip of the two views cost more than the compare)
         return a.withUTF8 { x in
             b.withUTF8 { y in

@@ -18,7 +18,7 @@ public struct GateResponse: Sendable, Hashable {
     public static let noCacheHeaders: [GateHeader] = [
         GateHeader("Cache-Control", "no-cache, no-store, must-revalidate"),
         GateHeader("Pragma", "no-cache"),
-        GateHeader("Expires", "Fri, 01 Jan 1990 00:00:00 GMT"),
+        GateHeader("Expires", "Fri, 01 Jan 1990 00:00:00 GMT")
     ]
 
     /// A 302 to `location` that no cache keeps, with `extra` headers (e.g. `Set-Cookie`) first.
@@ -35,8 +35,9 @@ public struct GateResponse: Sendable, Hashable {
 
     /// A refusal: `status` (4xx) with a plain-text reason that says what was wrong.
     public static func refusal(_ status: Int, _ reason: String, extra: [GateHeader] = []) -> GateResponse {
-        GateResponse(status: status, headers: extra + [GateHeader("Content-Type", "text/plain; charset=utf-8")] + noCacheHeaders,
-                     body: reason + "\n")
+        GateResponse(
+            status: status, headers: extra + [GateHeader("Content-Type", "text/plain; charset=utf-8")] + noCacheHeaders,
+            body: reason + "\n")
     }
 
     /// The first value of header `name` (case-insensitive).

@@ -21,9 +21,11 @@ struct GateSubrequestFields {
     var visitor: [GateHeader] = []
 
     /// The proxies' own fields (any case), besides the ones read above.
-    static let proxyFields = ["x-original-method", "x-original-uri", "x-original-url", "x-forwarded-method", "x-forwarded-uri",
-                              "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-forwarded-server", "forwarded",
-                              "x-auth-request-redirect", "x-sent-from"]
+    static let proxyFields = [
+        "x-original-method", "x-original-uri", "x-original-url", "x-forwarded-method", "x-forwarded-uri",
+        "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-forwarded-server", "forwarded",
+        "x-auth-request-redirect", "x-sent-from"
+    ]
 
     enum Kind {
         case originalMethod, forwardedMethod, forwardedProto, forwardedHost, host, originalURL, originalURI, forwardedURI

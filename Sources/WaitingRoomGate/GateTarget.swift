@@ -153,7 +153,8 @@ public enum GateTarget {
     static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
         default: false
         }
     }
@@ -172,7 +173,7 @@ public enum GateTarget {
     }
 }
 
-private extension String {
+extension String {
     /// Two characters, a `0` before a single one.
-    func leftPadded() -> String { count < 2 ? "0" + self : self }
+    fileprivate func leftPadded() -> String { count < 2 ? "0" + self : self }
 }

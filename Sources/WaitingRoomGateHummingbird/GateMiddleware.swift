@@ -32,9 +32,11 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
 
     /// A middleware that asks `engine` about every request it sees, after `limits`.
-    public init(engine: any GateEngine, limits: GateLimits = .standard, publicBaseURL: String? = nil,
-                trustedProxies: Set<String> = [], allowedHosts: Set<String> = [],
-                logger: Logger = Logger(label: "waitingroom.gate")) {
+    public init(
+        engine: any GateEngine, limits: GateLimits = .standard, publicBaseURL: String? = nil,
+        trustedProxies: Set<String> = [], allowedHosts: Set<String> = [],
+        logger: Logger = Logger(label: "waitingroom.gate")
+    ) {
         self.engine = engine
         self.limits = limits
         self.origin = GateOrigin(publicBaseURL: publicBaseURL, trustedProxies: trustedProxies, allowedHosts: allowedHosts)
@@ -58,10 +60,12 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
             gateRequest.body = Array(buffer.readableBytesView.prefix(needed))
         }
         let decision = await engine.decide(gateRequest, within: limits)
-        logger.debug("gate decision", metadata: [
-            "vendor": "\(engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
-            "path": "\(request.uri.path)",
-        ])
+        logger.debug(
+            "gate decision",
+            metadata: [
+                "vendor": "\(engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
+                "path": "\(request.uri.path)"
+            ])
         let passHeaders: [GateHeader]
         switch GateAnswer(decision) {
         case .respond(let answer): return Self.response(answer)
@@ -91,7 +95,8 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
     /// no Host (no URL can be built), one not allowed, or two (RFC 9112 §3.2: the codec made the first the authority and left
     /// the second among the fields, where the app could read a host the gate did not check).
     func gateView(_ request: Request, context: Context) -> Result<GateRequest, HeadRefusal> {
-        let peer = (context as? any GateClientAddressContext)?.clientAddress
+        let peer =
+            (context as? any GateClientAddressContext)?.clientAddress
             ?? (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
         var headers: [GateHeader] = []
         headers.reserveCapacity(request.headers.count)
@@ -104,8 +109,9 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
         let raw = request.uri.description
         let built: GateRequest
         do {
-            built = try origin.request(method: request.method.rawValue, target: raw, authority: request.head.authority,
-                                       headers: headers, peer: peer)
+            built = try origin.request(
+                method: request.method.rawValue, target: raw, authority: request.head.authority,
+                headers: headers, peer: peer)
         } catch {
             return .failure(HeadRefusal(response: error.response))
         }
@@ -127,4 +133,3 @@ public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
         return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: ResponseBody(byteBuffer: body))
     }
 }
-

@@ -136,8 +136,10 @@ final class GateAuthConnection: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Runs `answer` in a task and writes what it gives back on the loop; the requests queued
     /// meanwhile are answered after it.
-    private func awaitAnswer(_ head: HTTPRequestHead, context: ChannelHandlerContext,
-                             _ answer: @escaping @Sendable () async -> GateResponse) {
+    private func awaitAnswer(
+        _ head: HTTPRequestHead, context: ChannelHandlerContext,
+        _ answer: @escaping @Sendable () async -> GateResponse
+    ) {
         awaiting = true
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let loop = context.eventLoop
@@ -178,7 +180,10 @@ final class GateAuthConnection: ChannelInboundHandler, RemovableChannelHandler {
         GateProxyWire.writeStatusLine(&buffer, version: version, status: response.status)
         for header in response.headers where Self.isSafe(header.name) && Self.isSafe(header.value) {
             if header.name.equalsIgnoringASCIICase("content-length") || header.name.equalsIgnoringASCIICase("connection")
-                || header.name.equalsIgnoringASCIICase("transfer-encoding") { continue }
+                || header.name.equalsIgnoringASCIICase("transfer-encoding")
+            {
+                continue
+            }
             GateProxyWire.writeField(&buffer, header.name, header.value)
         }
         buffer.writeStaticString("Content-Length: ")

@@ -26,9 +26,11 @@ public final class GateAuthServer: Service, Sendable {
 
     /// Binds `host:port` (port 0: a free one) on `group` and answers with `endpoint`. A connection
     /// idle for `idleTimeout` is closed. `onRunning` is told the bound port when ``run()`` starts.
-    public static func bind(host: String, port: Int, endpoint: GateAuthEndpoint, group: any EventLoopGroup,
-                            idleTimeout: TimeAmount = .seconds(75), logger: Logger = Logger(label: "waitingroom.gate.authz"),
-                            onRunning: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> GateAuthServer {
+    public static func bind(
+        host: String, port: Int, endpoint: GateAuthEndpoint, group: any EventLoopGroup,
+        idleTimeout: TimeAmount = .seconds(75), logger: Logger = Logger(label: "waitingroom.gate.authz"),
+        onRunning: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> GateAuthServer {
         let connections = GateProxyConnections()
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -40,8 +42,10 @@ public final class GateAuthServer: Service, Sendable {
                     let sync = channel.pipeline.syncOperations
                     // the reverse proxy's lean pipeline: NIO parses, the connection writes its
                     // answers as bytes (GateAuthConnection); the decoder's unparsed bytes are bounded
-                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes),
-                                                             maximumBufferSize: GateProxyServer.decoderBufferBound))
+                    try sync.addHandler(
+                        ByteToMessageHandler(
+                            HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes),
+                            maximumBufferSize: GateProxyServer.decoderBufferBound))
                     try sync.addHandler(GateAuthConnection(endpoint: endpoint, idleTimeout: idleTimeout, logger: logger))
                     connections.add(channel)
                 }

@@ -29,10 +29,12 @@ public struct GateProxyConfiguration: Sendable {
     /// Where decisions (at `debug`) and failures are logged.
     public var logger: Logger
 
-    public init(upstream: GateUpstreamAddress, engine: any GateEngine, limits: GateLimits = GateLimits(), origin: GateOrigin,
-                maxConnections: Int = 1_024, maxConnectionsPerClient: Int = 64, connectTimeout: TimeAmount = .seconds(5),
-                exchangeTimeout: TimeAmount = .seconds(60), idleTimeout: TimeAmount = .seconds(60), bodyTimeout: TimeAmount = .seconds(30),
-                logger: Logger = Logger(label: "waitingroom.gate")) {
+    public init(
+        upstream: GateUpstreamAddress, engine: any GateEngine, limits: GateLimits = GateLimits(), origin: GateOrigin,
+        maxConnections: Int = 1_024, maxConnectionsPerClient: Int = 64, connectTimeout: TimeAmount = .seconds(5),
+        exchangeTimeout: TimeAmount = .seconds(60), idleTimeout: TimeAmount = .seconds(60), bodyTimeout: TimeAmount = .seconds(30),
+        logger: Logger = Logger(label: "waitingroom.gate")
+    ) {
         self.upstream = upstream
         self.engine = engine
         self.limits = limits
@@ -50,12 +52,14 @@ public struct GateProxyConfiguration: Sendable {
 extension GateProxySettings {
     /// The shared state of one server built from `configuration`, its upstream pools on `group`'s loops.
     convenience init(_ configuration: GateProxyConfiguration, group: any EventLoopGroup) {
-        self.init(upstream: configuration.upstream, engine: configuration.engine, limits: configuration.limits,
-                  origin: configuration.origin, slots: GateProxySlots(limit: configuration.maxConnections),
-                  clients: GateProxyClientBound(limit: configuration.maxConnectionsPerClient),
-                  pools: GateUpstreamPools(group: group, address: configuration.upstream, connectTimeout: configuration.connectTimeout,
-                                           maxIdlePerLoop: configuration.maxConnections),
-                  exchangeTimeout: configuration.exchangeTimeout, idleTimeout: configuration.idleTimeout,
-                  bodyTimeout: configuration.bodyTimeout, logger: configuration.logger)
+        self.init(
+            upstream: configuration.upstream, engine: configuration.engine, limits: configuration.limits,
+            origin: configuration.origin, slots: GateProxySlots(limit: configuration.maxConnections),
+            clients: GateProxyClientBound(limit: configuration.maxConnectionsPerClient),
+            pools: GateUpstreamPools(
+                group: group, address: configuration.upstream, connectTimeout: configuration.connectTimeout,
+                maxIdlePerLoop: configuration.maxConnections),
+            exchangeTimeout: configuration.exchangeTimeout, idleTimeout: configuration.idleTimeout,
+            bodyTimeout: configuration.bodyTimeout, logger: configuration.logger)
     }
 }

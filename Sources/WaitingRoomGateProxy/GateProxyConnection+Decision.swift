@@ -74,8 +74,9 @@ extension GateProxyConnection {
         }
         let request: GateRequest
         do {
-            request = try settings.origin.request(method: head.method.rawValue, target: head.uri, authority: head.headers.first(name: "host"),
-                                                  headers: headers, peer: peer)
+            request = try settings.origin.request(
+                method: head.method.rawValue, target: head.uri, authority: head.headers.first(name: "host"),
+                headers: headers, peer: peer)
         } catch {
             releaseSlot()
             answer(error.response)
@@ -139,10 +140,12 @@ extension GateProxyConnection {
     /// The engine's answer sent, or the request forwarded.
     private func apply(_ decision: GateDecision, to request: GateRequest) {
         if settings.logsDecisions {
-            settings.logger.debug("gate decision", metadata: [
-                "vendor": "\(settings.engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
-                "url": "\(request.url)",
-            ])
+            settings.logger.debug(
+                "gate decision",
+                metadata: [
+                    "vendor": "\(settings.engine.vendorID)", "verdict": "\(decision.verdict.rawValue)", "reason": "\(decision.reason)",
+                    "url": "\(request.url)"
+                ])
         }
         guard case .forward(let passHeaders) = GateAnswer(decision) else {
             releaseSlot()

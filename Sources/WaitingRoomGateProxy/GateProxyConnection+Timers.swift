@@ -14,7 +14,9 @@ extension GateProxyConnection {
     /// while an exchange is in hand, of the shorter of the two, so either is kept within 12.5 %
     /// (a timer per request cost 2 % of the gate's time; an idle connection is looked at rarely).
     private func watchInterval(short: Bool) -> TimeAmount {
-        let base = short ? min(settings.idleTimeout.nanoseconds, settings.exchangeTimeout.nanoseconds, settings.bodyTimeout.nanoseconds)
+        let base =
+            short
+            ? min(settings.idleTimeout.nanoseconds, settings.exchangeTimeout.nanoseconds, settings.bodyTimeout.nanoseconds)
             : settings.idleTimeout.nanoseconds
         return .nanoseconds(max(base / 8, 1_000_000))
     }

@@ -62,7 +62,8 @@ extension GateProxyConnection {
         let trusted = peer.map { settings.origin.trustedProxies.contains($0) } ?? false
         // `Connection` may name fields to drop, never the framing, the host or what decides
         // (GateProxyHeaders.neverDropped; the gate writes the framing it parsed itself)
-        let listed = head.headers.contains(name: "connection")
+        let listed =
+            head.headers.contains(name: "connection")
             ? GateProxyHeaders.connectionListed(head.headers["connection"]).subtracting(settings.keptFieldNames) : []
         // One pass, written straight into the bytes sent (fields parsed by NIO cannot hold CR, LF or NUL).
         var bytes = context?.channel.allocator.buffer(capacity: 512) ?? ByteBuffer()
@@ -108,7 +109,9 @@ extension GateProxyConnection {
         } else if declaredLength > 0 || [.POST, .PUT, .PATCH].contains(head.method) {
             GateProxyWire.writeField(&bytes, "Content-Length", String(declaredLength))
         }
-        if let value = GateProxyHeaders.forwardedFor(incoming: forwardedFor, peer: peer) { GateProxyWire.writeField(&bytes, "X-Forwarded-For", value) }
+        if let value = GateProxyHeaders.forwardedFor(incoming: forwardedFor, peer: peer) {
+            GateProxyWire.writeField(&bytes, "X-Forwarded-For", value)
+        }
         if !hasProto { GateProxyWire.writeField(&bytes, "X-Forwarded-Proto", "http") }
         if !hasHost, let visitorHost { GateProxyWire.writeField(&bytes, "X-Forwarded-Host", visitorHost) }
         bytes.writeStaticString("\r\n")
@@ -123,8 +126,9 @@ extension GateProxyConnection {
         case .informational(let answer):
             // 100 Continue, 103 Early Hints: an HTTP/1.0 visitor does not expect them (RFC 9110 §15.2)
             guard !isHTTP10 else { return }
-            let bytes = GateProxyWire.forwardedHead(answer, version: head.version, framing: .asReceived, extra: [], connection: nil,
-                                                    allocator: context.channel.allocator)
+            let bytes = GateProxyWire.forwardedHead(
+                answer, version: head.version, framing: .asReceived, extra: [], connection: nil,
+                allocator: context.channel.allocator)
             context.write(wrapOutboundOut(bytes), promise: nil)
         case .head(let answer):
             switch answer.framing {
@@ -139,7 +143,9 @@ extension GateProxyConnection {
             }
             if visitorFraming == .dechunked || visitorFraming == .untilClose { keepAlive = false }
             var passHeaders = self.passHeaders
-            let isUnsafe = { (field: GateHeader) in !GateProxyHeaders.isSafeFieldText(field.name) || !GateProxyHeaders.isSafeFieldText(field.value) }
+            let isUnsafe = { (field: GateHeader) in
+                !GateProxyHeaders.isSafeFieldText(field.name) || !GateProxyHeaders.isSafeFieldText(field.value)
+            }
             // (removing copies the decision's array: only when there is something to remove)
             if passHeaders.contains(where: isUnsafe) { passHeaders.removeAll(where: isUnsafe) }
             reportHandlerAnswer(status: answer.status)
@@ -147,13 +153,15 @@ extension GateProxyConnection {
             // room for a small body known to follow, so that it joins the head without a copy of the head
             var bodyRoom = 0
             if case .length(let length) = answer.framing, visitorFraming == .asReceived { bodyRoom = min(length, Self.coalescedBodyBound) }
-            heldHead = GateProxyWire.forwardedHead(answer, version: head.version, framing: visitorFraming, extra: passHeaders,
-                                                   connection: connectionField(version: head.version), bodyRoom: bodyRoom,
-                                                   allocator: context.channel.allocator)
+            heldHead = GateProxyWire.forwardedHead(
+                answer, version: head.version, framing: visitorFraming, extra: passHeaders,
+                connection: connectionField(version: head.version), bodyRoom: bodyRoom,
+                allocator: context.channel.allocator)
         case .body(var buffer):
             // a small body right after its head goes in the same buffer: one write, one system call
             if var held = heldHead, !isChunkedForVisitor,
-               buffer.readableBytes <= Self.coalescedBodyBound {
+                buffer.readableBytes <= Self.coalescedBodyBound
+            {
                 heldHead = nil
                 responseStarted = true
                 held.writeBuffer(&buffer)
@@ -219,7 +227,8 @@ extension GateProxyConnection {
             // §9.2.2; a POST or PATCH the upstream may have acted on before closing is not), and
             // only for a connection that closed or failed, not one that answered in something not HTTP
             if upstreamReused, !answerHeadRead, !requestHasBody, !retried, !(error is GateResponseFramer.Malformed), let head,
-               Self.isIdempotent(head.method) {
+                Self.isIdempotent(head.method)
+            {
                 retried = true
                 phase = .connecting
                 pendingParts = []
@@ -228,7 +237,9 @@ extension GateProxyConnection {
             }
             fail(problem: error.map(Self.describe) ?? "it closed the connection", error: error)
         } else {
-            settings.logger.notice("upstream answer cut short", metadata: ["upstream": "\(settings.upstreamBase)", "error": "\(error.map { "\($0)" } ?? "closed")"])
+            settings.logger.notice(
+                "upstream answer cut short",
+                metadata: ["upstream": "\(settings.upstreamBase)", "error": "\(error.map { "\($0)" } ?? "closed")"])
             abandon()
         }
     }
@@ -250,9 +261,11 @@ extension GateProxyConnection {
         }
         cancelTimer()
         releaseSlot()
-        settings.logger.notice("upstream failed", metadata: [
-            "upstream": "\(settings.upstreamBase)", "path": "\(head?.uri ?? "")", "error": "\(error.map { "\($0)" } ?? problem)",
-        ])
+        settings.logger.notice(
+            "upstream failed",
+            metadata: [
+                "upstream": "\(settings.upstreamBase)", "path": "\(head?.uri ?? "")", "error": "\(error.map { "\($0)" } ?? problem)"
+            ])
         answer(GateProxyErrorPage.badGateway(upstream: settings.upstreamBase, problem: problem))
     }
 

@@ -157,7 +157,9 @@ final class GateProxyConnection: ChannelDuplexHandler {
             } else {
                 phase = .closed
                 var bytes = context.channel.allocator.buffer(capacity: 160)
-                bytes.writeStaticString("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: text/plain\r\nContent-Length: 39\r\n\r\ntoo many connections from your address\n")
+                bytes.writeStaticString(
+                    "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: text/plain\r\nContent-Length: 39\r\n\r\ntoo many connections from your address\n"
+                )
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in channel.close(promise: nil) }
                 return

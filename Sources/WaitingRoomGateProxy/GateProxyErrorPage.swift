@@ -15,8 +15,9 @@ enum GateProxyErrorPage {
             <p>Please try again in a moment.</p></body></html>
 
             """
-        return GateResponse(status: 502, headers: [GateHeader("Content-Type", "text/html; charset=utf-8"), GateHeader("Cache-Control", "no-store")],
-                            body: html)
+        return GateResponse(
+            status: 502, headers: [GateHeader("Content-Type", "text/html; charset=utf-8"), GateHeader("Cache-Control", "no-store")],
+            body: html)
     }
 
     /// A 503 for a request over the gate's concurrency bound.
@@ -27,9 +28,13 @@ enum GateProxyErrorPage {
             <body><h1>503 Service Unavailable</h1><p>The gate is forwarding \(limit) requests already. Please try again in a moment.</p></body></html>
 
             """
-        return GateResponse(status: 503, headers: [GateHeader("Content-Type", "text/html; charset=utf-8"), GateHeader("Cache-Control", "no-store"),
-                                                   GateHeader("Retry-After", "1")],
-                            body: html)
+        return GateResponse(
+            status: 503,
+            headers: [
+                GateHeader("Content-Type", "text/html; charset=utf-8"), GateHeader("Cache-Control", "no-store"),
+                GateHeader("Retry-After", "1")
+            ],
+            body: html)
     }
 
     /// A 408 for a request whose body did not arrive within the body timeout; the connection ends.

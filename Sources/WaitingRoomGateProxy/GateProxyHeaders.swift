@@ -9,7 +9,7 @@ enum GateProxyHeaders {
     /// body is sent on chunked again.
     static let hopByHop: Set<String> = [
         "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer",
-        "transfer-encoding", "upgrade",
+        "transfer-encoding", "upgrade"
     ]
 
     /// Fields a `Connection` header may name but the gate never drops (lowercase): the framing
@@ -21,7 +21,7 @@ enum GateProxyHeaders {
     /// (``GateEngine/consultedHeaderNames``).
     static let neverDropped: Set<String> = [
         "content-length", "transfer-encoding", "host", "cookie", "authorization", "user-agent", "accept-language",
-        "x-queueittoken", "x-queueit-ajaxpageurl", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip",
+        "x-queueittoken", "x-queueit-ajaxpageurl", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip"
     ]
 
     /// Fields some servers and frameworks read as the request's real target (IIS and Symfony's

@@ -19,7 +19,9 @@ public final class GateProxyServer: Service, Sendable {
     /// Called with the bound port once it runs under its service group (signals are trapped by then).
     private let onRunning: @Sendable (Int) -> Void
 
-    private init(settings: GateProxySettings, listener: any Channel, connections: GateProxyConnections, onRunning: @escaping @Sendable (Int) -> Void) {
+    private init(
+        settings: GateProxySettings, listener: any Channel, connections: GateProxyConnections, onRunning: @escaping @Sendable (Int) -> Void
+    ) {
         self.settings = settings
         self.listener = listener
         self.connections = connections
@@ -30,13 +32,17 @@ public final class GateProxyServer: Service, Sendable {
     /// engine lets through to its upstream. `onRunning` is told the bound port when ``run()``
     /// starts: a line printed then is printed only once SIGINT and SIGTERM lead to a graceful
     /// shutdown.
-    public static func bind(host: String, port: Int, configuration: GateProxyConfiguration, group: any EventLoopGroup,
-                            onRunning: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> GateProxyServer {
+    public static func bind(
+        host: String, port: Int, configuration: GateProxyConfiguration, group: any EventLoopGroup,
+        onRunning: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> GateProxyServer {
         try await bind(host: host, port: port, settings: GateProxySettings(configuration, group: group), group: group, onRunning: onRunning)
     }
 
-    static func bind(host: String, port: Int, settings: GateProxySettings, group: any EventLoopGroup,
-                     onRunning: @escaping @Sendable (Int) -> Void) async throws -> GateProxyServer {
+    static func bind(
+        host: String, port: Int, settings: GateProxySettings, group: any EventLoopGroup,
+        onRunning: @escaping @Sendable (Int) -> Void
+    ) async throws -> GateProxyServer {
         let connections = GateProxyConnections()
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -52,8 +58,10 @@ public final class GateProxyServer: Service, Sendable {
                     // The decoder keeps at most `decoderBufferBound` bytes it has not parsed (a
                     // head in progress, or all a visitor sends after an `Upgrade` head, which NIO
                     // does not parse): over it the connection fails, it never grows with the input.
-                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes),
-                                                             maximumBufferSize: Self.decoderBufferBound))
+                    try sync.addHandler(
+                        ByteToMessageHandler(
+                            HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes),
+                            maximumBufferSize: Self.decoderBufferBound))
                     try sync.addHandler(GateProxyConnection(settings: settings))
                     connections.add(channel)
                 }

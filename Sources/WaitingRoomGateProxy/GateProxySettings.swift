@@ -31,9 +31,11 @@ final class GateProxySettings: Sendable {
     /// Whether each decision is logged (the logger is at `debug` or finer), read once.
     let logsDecisions: Bool
 
-    init(upstream: GateUpstreamAddress, engine: any GateEngine, limits: GateLimits, origin: GateOrigin,
-         slots: GateProxySlots, clients: GateProxyClientBound = GateProxyClientBound(limit: 0), pools: GateUpstreamPools,
-         exchangeTimeout: TimeAmount, idleTimeout: TimeAmount, bodyTimeout: TimeAmount = .seconds(30), logger: Logger) {
+    init(
+        upstream: GateUpstreamAddress, engine: any GateEngine, limits: GateLimits, origin: GateOrigin,
+        slots: GateProxySlots, clients: GateProxyClientBound = GateProxyClientBound(limit: 0), pools: GateUpstreamPools,
+        exchangeTimeout: TimeAmount, idleTimeout: TimeAmount, bodyTimeout: TimeAmount = .seconds(30), logger: Logger
+    ) {
         self.upstreamBase = upstream.description
         self.upstreamHost = upstream.hostHeader
         self.engine = engine

@@ -17,8 +17,9 @@ final class GateProxySlots: Sendable {
     func take() -> Bool {
         var count = inFlight.load(ordering: .relaxed)
         while count < limit {
-            let (exchanged, original) = inFlight.weakCompareExchange(expected: count, desired: count + 1,
-                                                                     successOrdering: .acquiringAndReleasing, failureOrdering: .relaxed)
+            let (exchanged, original) = inFlight.weakCompareExchange(
+                expected: count, desired: count + 1,
+                successOrdering: .acquiringAndReleasing, failureOrdering: .relaxed)
             if exchanged { return true }
             count = original
         }

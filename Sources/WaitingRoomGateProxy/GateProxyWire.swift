@@ -28,10 +28,13 @@ enum GateProxyWire {
     /// 204, which must not carry them), plus `extra`
     /// (the engine's pass headers, already checked) and `connection` (`close`, `keep-alive` or nil);
     /// `bodyRoom` more bytes of capacity for a body that will be written after it.
-    static func forwardedHead(_ head: GateUpstreamHead, version: HTTPVersion, framing: GateVisitorFraming,
-                              extra: [GateHeader], connection: String?, bodyRoom: Int = 0, allocator: ByteBufferAllocator) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: head.bytes.readableBytes + 64 + bodyRoom
-                                      + extra.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+    static func forwardedHead(
+        _ head: GateUpstreamHead, version: HTTPVersion, framing: GateVisitorFraming,
+        extra: [GateHeader], connection: String?, bodyRoom: Int = 0, allocator: ByteBufferAllocator
+    ) -> ByteBuffer {
+        var buffer = allocator.buffer(
+            capacity: head.bytes.readableBytes + 64 + bodyRoom
+                + extra.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
         buffer.writeStaticString(version.minor == 0 ? "HTTP/1.0 " : "HTTP/1.1 ")
         buffer.writeString(String(head.status))
         buffer.writeStaticString(" ")

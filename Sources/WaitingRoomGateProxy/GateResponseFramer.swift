@@ -1,6 +1,7 @@
 import NIOCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads an upstream's HTTP/1.x answers from the raw bytes of its connection, for
@@ -203,8 +204,9 @@ struct GateResponseFramer {
     /// obsolete line folding, a `Content-Length` that is not one number, a 101 (the gate never
     /// asks for an upgrade).
     static func parseHead(_ bytes: ByteBuffer, requestIsHead: Bool) throws(Malformed) -> GateUpstreamHead {
-        var head = GateUpstreamHead(bytes: bytes, status: 0, reason: 0..<0, isHTTP11: true, fields: [], framing: .untilClose,
-                                    keepAlive: true, otherCodings: nil)
+        var head = GateUpstreamHead(
+            bytes: bytes, status: 0, reason: 0..<0, isHTTP11: true, fields: [], framing: .untilClose,
+            keepAlive: true, otherCodings: nil)
         var closeToken = false
         var keepAliveToken = false
         var listed: [String] = []
@@ -215,7 +217,8 @@ struct GateResponseFramer {
             var cursor = 0
             func nextLine() -> Range<Int>? {
                 guard cursor < raw.count, let base = raw.baseAddress,
-                      let found = memchr(base + cursor, Int32(UInt8(ascii: "\n")), raw.count - cursor) else { return nil }
+                    let found = memchr(base + cursor, Int32(UInt8(ascii: "\n")), raw.count - cursor)
+                else { return nil }
                 let lf = cursor + (UnsafeRawPointer(found) - (base + cursor))
                 var end = lf
                 if end > cursor, raw[end - 1] == UInt8(ascii: "\r") { end -= 1 }
@@ -226,21 +229,27 @@ struct GateResponseFramer {
             // HTTP/1.x SP 3DIGIT [SP reason]
             let s = statusLine.lowerBound
             guard statusLine.count >= 12, raw[s] == UInt8(ascii: "H"), raw[s + 1] == UInt8(ascii: "T"), raw[s + 2] == UInt8(ascii: "T"),
-                  raw[s + 3] == UInt8(ascii: "P"), raw[s + 4] == UInt8(ascii: "/"), raw[s + 5] == UInt8(ascii: "1"), raw[s + 6] == UInt8(ascii: "."),
-                  raw[s + 7] == UInt8(ascii: "0") || raw[s + 7] == UInt8(ascii: "1"), raw[s + 8] == UInt8(ascii: " ") else {
+                raw[s + 3] == UInt8(ascii: "P"), raw[s + 4] == UInt8(ascii: "/"), raw[s + 5] == UInt8(ascii: "1"),
+                raw[s + 6] == UInt8(ascii: "."),
+                raw[s + 7] == UInt8(ascii: "0") || raw[s + 7] == UInt8(ascii: "1"), raw[s + 8] == UInt8(ascii: " ")
+            else {
                 return Malformed(reason: "the status line is not 'HTTP/1.x CODE REASON'")
             }
             head.isHTTP11 = raw[statusLine.lowerBound + 7] == UInt8(ascii: "1")
             var status = 0
             for index in statusLine.lowerBound + 9..<statusLine.lowerBound + 12 {
                 let digit = raw[index]
-                guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return Malformed(reason: "the status code is not three digits") }
+                guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else {
+                    return Malformed(reason: "the status code is not three digits")
+                }
                 status = status * 10 + Int(digit - UInt8(ascii: "0"))
             }
             guard status >= 100 else { return Malformed(reason: "the status code is not three digits") }
             head.status = status
             if statusLine.count > 12 {
-                guard raw[statusLine.lowerBound + 12] == UInt8(ascii: " ") else { return Malformed(reason: "the status code is not three digits") }
+                guard raw[statusLine.lowerBound + 12] == UInt8(ascii: " ") else {
+                    return Malformed(reason: "the status code is not three digits")
+                }
                 head.reason = statusLine.lowerBound + 13..<statusLine.upperBound
                 if raw[head.reason].contains(where: { $0 == 0 || $0 == UInt8(ascii: "\r") }) {
                     return Malformed(reason: "the reason phrase holds a CR or NUL")
@@ -259,13 +268,18 @@ struct GateResponseFramer {
                     return Malformed(reason: "obsolete line folding")
                 }
                 guard let colon = raw[line].firstIndex(of: UInt8(ascii: ":")), colon > line.lowerBound,
-                      raw[line.lowerBound..<colon].allSatisfy(isTokenByte) else {
+                    raw[line.lowerBound..<colon].allSatisfy(isTokenByte)
+                else {
                     return Malformed(reason: "a field line without a valid name")
                 }
                 var valueStart = colon + 1
                 var valueEnd = line.upperBound
-                while valueStart < valueEnd, raw[valueStart] == UInt8(ascii: " ") || raw[valueStart] == UInt8(ascii: "\t") { valueStart += 1 }
-                while valueEnd > valueStart, raw[valueEnd - 1] == UInt8(ascii: " ") || raw[valueEnd - 1] == UInt8(ascii: "\t") { valueEnd -= 1 }
+                while valueStart < valueEnd, raw[valueStart] == UInt8(ascii: " ") || raw[valueStart] == UInt8(ascii: "\t") {
+                    valueStart += 1
+                }
+                while valueEnd > valueStart, raw[valueEnd - 1] == UInt8(ascii: " ") || raw[valueEnd - 1] == UInt8(ascii: "\t") {
+                    valueEnd -= 1
+                }
                 if raw[valueStart..<valueEnd].contains(where: { $0 == 0 || $0 == UInt8(ascii: "\r") }) {
                     return Malformed(reason: "a field value holds a CR or NUL")
                 }
@@ -279,7 +293,13 @@ struct GateResponseFramer {
                     if Self.equalsLowercase(UnsafeRawBufferPointer(rebasing: raw[name]), "connection") {
                         for token in raw[value].split(separator: UInt8(ascii: ",")) {
                             let text = String(decoding: token, as: UTF8.self).trimmingBlanks().lowercased()
-                            if text == "close" { closeToken = true } else if text == "keep-alive" { keepAliveToken = true } else if !text.isEmpty { listed.append(text) }
+                            if text == "close" {
+                                closeToken = true
+                            } else if text == "keep-alive" {
+                                keepAliveToken = true
+                            } else if !text.isEmpty {
+                                listed.append(text)
+                            }
                         }
                     }
                 case .plain: break
@@ -295,7 +315,8 @@ struct GateResponseFramer {
         if !head.isHTTP11, !codings.isEmpty { throw Malformed(reason: "an HTTP/1.0 answer with Transfer-Encoding") }
         // fields a `Connection` field names stop here too
         if !listed.isEmpty {
-            for index in head.fields.indices where head.fields[index].kind == .plain && listed.contains(head.text(head.fields[index].name).lowercased()) {
+            for index in head.fields.indices
+            where head.fields[index].kind == .plain && listed.contains(head.text(head.fields[index].name).lowercased()) {
                 head.fields[index].kind = .hopByHop
             }
         }
@@ -322,8 +343,10 @@ struct GateResponseFramer {
             for range in lengths {
                 for item in head.text(range).split(separator: ",", omittingEmptySubsequences: false) {
                     let digits = String(item).trimmingBlanks()
-                    guard !digits.isEmpty, digits.count <= 18, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                          let value = Int(digits), length == nil || length == value else {
+                    guard !digits.isEmpty, digits.count <= 18,
+                        digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                        let value = Int(digits), length == nil || length == value
+                    else {
                         throw Malformed(reason: "Content-Length is not one number")
                     }
                     length = value
@@ -366,9 +389,10 @@ struct GateResponseFramer {
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
-             UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "^"),
-             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
+            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
+            UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "^"),
+            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
         default: false
         }
     }
@@ -428,7 +452,9 @@ struct GateResponseFramer {
                 if byte == UInt8(ascii: "\n") {
                     chunk = pendingSize == 0 ? .trailer(line: 0, total: 0) : .data(remaining: pendingSize)
                 } else {
-                    guard length < Self.chunkLineBound else { throw Malformed(reason: "chunk extensions over \(Self.chunkLineBound) bytes") }
+                    guard length < Self.chunkLineBound else {
+                        throw Malformed(reason: "chunk extensions over \(Self.chunkLineBound) bytes")
+                    }
                     chunk = .sizeExtension(length: length + 1)
                 }
             case .sizeLF:

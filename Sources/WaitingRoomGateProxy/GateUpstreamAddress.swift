@@ -21,7 +21,8 @@ public enum GateUpstreamAddress: Sendable, Equatable, CustomStringConvertible {
             return
         }
         guard let url = URL(string: text), url.scheme == "http", let host = url.host, !host.isEmpty,
-              url.query == nil, url.user == nil, url.path.isEmpty || url.path == "/" else { return nil }
+            url.query == nil, url.user == nil, url.path.isEmpty || url.path == "/"
+        else { return nil }
         let port = url.port ?? 80
         guard (1...65535).contains(port) else { return nil }
         self = .tcp(host: host, port: port)

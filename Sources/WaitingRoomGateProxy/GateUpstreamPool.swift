@@ -58,10 +58,10 @@ final class GateUpstreamPool {
         var bootstrap = ClientBootstrap(group: eventLoop).connectTimeout(connectTimeout)
         if case .tcp = address { bootstrap = bootstrap.channelOption(.socketOption(.tcp_nodelay), value: 1) }
         bootstrap = bootstrap.channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(GateUpstreamConnection(pool: pool.value))
-                }
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(GateUpstreamConnection(pool: pool.value))
             }
+        }
         switch address {
         case .tcp(let host, let port): return bootstrap.connect(host: host, port: port)
         case .unixSocket(let path): return bootstrap.connect(unixDomainSocketPath: path)

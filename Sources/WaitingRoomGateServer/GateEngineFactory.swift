@@ -1,11 +1,11 @@
 import CrowdHandler
+import CrowdHandlerGateEngine
 import Foundation
 import Logging
 import QueueIt
+import QueueItGateEngine
 import WaitingRoom
 import WaitingRoomEmulators
-import CrowdHandlerGateEngine
-import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateProxy
 import WaitingRoomHTTP
@@ -38,12 +38,15 @@ enum GateEngineFactory {
 
     /// The builder for the options given. With `emulator`: customer `demo` and its secret key.
     /// Without: the customer and the secret key (`QUEUEIT_SECRET_KEY`) must be given.
-    static func queueItBuilder(customer: String?, secretKey: String?, sessionMemo: Int = 10_000, checksOptions: Bool = false,
-                                       cookieSameSite: String? = nil, ledger: GateCredentialLedger? = nil,
-                                               emulator: (suite: EmulatorSuite, server: EmulatorServer)?, logger: Logger) throws -> QueueItBuilder {
-        let options = QueueItGate.Options(ledger: ledger ?? GateCredentialLedger(GateReplayLedger()), sessionMemoCapacity: sessionMemo,
-                                          ignoresOptionsRequests: !checksOptions, cookieSameSite: cookieSameSite,
-                                          logger: logger)
+    static func queueItBuilder(
+        customer: String?, secretKey: String?, sessionMemo: Int = 10_000, checksOptions: Bool = false,
+        cookieSameSite: String? = nil, ledger: GateCredentialLedger? = nil,
+        emulator: (suite: EmulatorSuite, server: EmulatorServer)?, logger: Logger
+    ) throws -> QueueItBuilder {
+        let options = QueueItGate.Options(
+            ledger: ledger ?? GateCredentialLedger(GateReplayLedger()), sessionMemoCapacity: sessionMemo,
+            ignoresOptionsRequests: !checksOptions, cookieSameSite: cookieSameSite,
+            logger: logger)
         if let emulator {
             let customer = EmulatorSuite.queueItCustomer
             guard let secret = emulator.suite.queueitConfiguration.customers[customer]?.secretKey else {
@@ -63,8 +66,10 @@ enum GateEngineFactory {
     /// CrowdHandler's gate: the settings of `configFile` (the same JSON `check --vendor
     /// crowdhandler --config` reads), with `emulator`'s API, waiting rooms, demo public key and
     /// private key filled in where the file says nothing.
-    static func crowdHandler(configFile: String?, mode: CrowdHandlerGate.Mode,
-                                     emulator: (suite: EmulatorSuite, server: EmulatorServer)?) async throws -> CrowdHandlerGate {
+    static func crowdHandler(
+        configFile: String?, mode: CrowdHandlerGate.Mode,
+        emulator: (suite: EmulatorSuite, server: EmulatorServer)?
+    ) async throws -> CrowdHandlerGate {
         var json = try VendorConfigurationLoader.load(vendor: CrowdHandlerConfiguration.vendorID, file: configFile, settings: [])
         if let emulator {
             var defaults = EmulatorSuite.clientDefaults(for: emulator.server)[CrowdHandlerConfiguration.vendorID] ?? .object([:])

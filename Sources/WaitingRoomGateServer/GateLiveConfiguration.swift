@@ -20,18 +20,22 @@ struct GateLiveConfiguration: Sendable {
     let interval: Duration
 
     /// Loads the first configuration and builds its gate.
-    static func start(_ settings: GateServerSettings, emulator: (suite: EmulatorSuite, server: EmulatorServer)?, ledger: GateCredentialLedger?,
-                      output: GateServerOutput, makeLogger: (String) -> Logger) async throws -> GateLiveConfiguration {
+    static func start(
+        _ settings: GateServerSettings, emulator: (suite: EmulatorSuite, server: EmulatorServer)?, ledger: GateCredentialLedger?,
+        output: GateServerOutput, makeLogger: (String) -> Logger
+    ) async throws -> GateLiveConfiguration {
         guard settings.config != nil || settings.configURL != nil || emulator != nil else {
-            throw WaitingRoomError.invalidConfiguration(field: "--config", "give --config FILE (Queue-it's integration configuration), --config-url or --emulator")
+            throw WaitingRoomError.invalidConfiguration(
+                field: "--config", "give --config FILE (Queue-it's integration configuration), --config-url or --emulator")
         }
         let builder = try GateEngineFactory.queueItBuilder(
             customer: settings.customer, secretKey: ProcessInfo.processInfo.environment["QUEUEIT_SECRET_KEY"],
             sessionMemo: settings.sessionMemo, checksOptions: settings.checkOptions, cookieSameSite: settings.cookieSameSite,
             ledger: ledger, emulator: emulator, logger: makeLogger("waitingroom.gate.queueit"))
         let source = settings.configURL.map {
-            QueueItIntegrationConfigSource(customerId: builder.customer, url: $0, apiKey: ProcessInfo.processInfo.environment["QUEUEIT_API_KEY"],
-                                           transport: AsyncHTTPTransport.shared)
+            QueueItIntegrationConfigSource(
+                customerId: builder.customer, url: $0, apiKey: ProcessInfo.processInfo.environment["QUEUEIT_API_KEY"],
+                transport: AsyncHTTPTransport.shared)
         }
         var first: QueueItIntegrationConfig?
         if let source {
@@ -50,14 +54,17 @@ struct GateLiveConfiguration: Sendable {
             } else if let emulator {
                 first = try QueueItIntegrationConfig(json: EmulatorGateIntegration.queueItJSON(queueDomain: emulator.server.baseURL))
             } else {
-                throw WaitingRoomError.invalidConfiguration(field: "--config", "give --config FILE (Queue-it's integration configuration), --config-url or --emulator")
+                throw WaitingRoomError.invalidConfiguration(
+                    field: "--config", "give --config FILE (Queue-it's integration configuration), --config-url or --emulator")
             }
         }
         guard let first else { throw WaitingRoomError.invalidConfiguration(field: "--config", "no integration configuration") }
-        let reloader = GateConfigurationReloader(initial: .init(engine: try builder.build(first), version: first.version),
-                                                 logger: makeLogger("waitingroom.gate.config"))
-        return GateLiveConfiguration(reloader: reloader, builder: builder, source: source, file: settings.config,
-                                     interval: .milliseconds(Int64(settings.configInterval * 1000)))
+        let reloader = GateConfigurationReloader(
+            initial: .init(engine: try builder.build(first), version: first.version),
+            logger: makeLogger("waitingroom.gate.config"))
+        return GateLiveConfiguration(
+            reloader: reloader, builder: builder, source: source, file: settings.config,
+            interval: .milliseconds(Int64(settings.configInterval * 1000)))
     }
 
     /// The push route's answer: 200 when the configuration is in force; 403 for a wrong
@@ -67,8 +74,9 @@ struct GateLiveConfiguration: Sendable {
             do {
                 let configuration = try QueueItIntegrationConfigSource.pushed(body, secretKey: builder.secretKey)
                 reloader.install(.init(engine: try builder.build(configuration), version: configuration.version), source: "push")
-                return GateResponse(status: 200, headers: [GateHeader("Content-Type", "text/plain; charset=utf-8")],
-                                    body: "configuration version \(configuration.version) in force\n")
+                return GateResponse(
+                    status: 200, headers: [GateHeader("Content-Type", "text/plain; charset=utf-8")],
+                    body: "configuration version \(configuration.version) in force\n")
             } catch let failure as QueueItIntegrationConfigSource.Failure {
                 reloader.failed(failure, source: "push")
                 return .refusal(failure == .wrongHash ? 403 : 400, failure.description)
@@ -92,7 +100,8 @@ struct GateLiveConfiguration: Sendable {
                 }
             }
             if let file {
-                let reloader = self.reloader, builder = self.builder
+                let reloader = self.reloader
+                let builder = self.builder
                 group.addTask {
                     let hangups = await UnixSignalsSequence(trapping: .sighup)
                     for await _ in hangups {
@@ -100,7 +109,9 @@ struct GateLiveConfiguration: Sendable {
                             let configuration = try GateEngineFactory.readIntegrationConfig(file)
                             return .init(engine: try builder.build(configuration), version: configuration.version)
                         }
-                        output.error("waitingroom gate: SIGHUP: \(file) \(loaded ? "in force (version \(reloader.version))" : "not loaded; the configuration in force stays")")
+                        output.error(
+                            "waitingroom gate: SIGHUP: \(file) \(loaded ? "in force (version \(reloader.version))" : "not loaded; the configuration in force stays")"
+                        )
                     }
                 }
             }

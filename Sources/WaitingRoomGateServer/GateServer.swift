@@ -44,8 +44,10 @@ package struct GateServer: Sendable {
     /// Opens the store `--state` names.
     package let openStore: @Sendable (String) async throws -> any StateStore
 
-    package init(settings: GateServerSettings, output: GateServerOutput, makeLogger: @escaping @Sendable (String) -> Logger,
-                 openStore: @escaping @Sendable (String) async throws -> any StateStore) {
+    package init(
+        settings: GateServerSettings, output: GateServerOutput, makeLogger: @escaping @Sendable (String) -> Logger,
+        openStore: @escaping @Sendable (String) async throws -> any StateStore
+    ) {
         self.settings = settings
         self.output = output
         self.makeLogger = makeLogger
@@ -55,7 +57,8 @@ package struct GateServer: Sendable {
     /// Runs the gate until SIGINT or SIGTERM (a second one cuts the drain short).
     /// - Throws: ``GateServerFailure`` once its reason is written to standard error.
     package func run() async throws(GateServerFailure) {
-        let settings = self.settings, output = self.output
+        let settings = self.settings
+        let output = self.output
         guard let (host, port) = GateServerSettings.hostAndPort(settings.listen) else { throw .usage }
         let address = GateUpstreamAddress(parsing: settings.upstream)
         var started: (suite: EmulatorSuite, server: EmulatorServer)?
@@ -74,17 +77,20 @@ package struct GateServer: Sendable {
                 guard let shared = opened as? any SingleUseLedger else {
                     throw WaitingRoomError.invalidConfiguration(field: "--state", "this store cannot hold single-use tokens")
                 }
-                ledger = GateCredentialLedger(shared, failsOpen: settings.ledgerUnavailable == "open",
-                                              logger: makeLogger("waitingroom.gate.ledger"))
+                ledger = GateCredentialLedger(
+                    shared, failsOpen: settings.ledgerUnavailable == "open",
+                    logger: makeLogger("waitingroom.gate.ledger"))
             }
             if settings.vendor == "queueit" {
-                let configuration = try await GateLiveConfiguration.start(settings, emulator: started, ledger: ledger, output: output,
-                                                                          makeLogger: makeLogger)
+                let configuration = try await GateLiveConfiguration.start(
+                    settings, emulator: started, ledger: ledger, output: output,
+                    makeLogger: makeLogger)
                 live = configuration
                 engine = configuration.reloader.engineSwitch
             } else {
-                engine = try await GateEngineFactory.crowdHandler(configFile: settings.config,
-                                                                  mode: CrowdHandlerGate.Mode(rawValue: settings.mode) ?? .full, emulator: started)
+                engine = try await GateEngineFactory.crowdHandler(
+                    configFile: settings.config,
+                    mode: CrowdHandlerGate.Mode(rawValue: settings.mode) ?? .full, emulator: started)
             }
         } catch let error as WaitingRoomError {
             output.error("waitingroom gate: \(error)")
@@ -100,7 +106,9 @@ package struct GateServer: Sendable {
         // Without a public URL the URL the triggers read is built on the visitor's Host: only
         // hosts named with --allowed-host may be used then (the demo emulator excepted).
         if settings.publicURL == nil, settings.allowedHosts.isEmpty, started == nil {
-            output.error("waitingroom gate: give --public-url (or --allowed-host for each host visitors use): without them the Host a visitor sends would decide which triggers match")
+            output.error(
+                "waitingroom gate: give --public-url (or --allowed-host for each host visitors use): without them the Host a visitor sends would decide which triggers match"
+            )
             await started?.server.stop()
             try? await store?.close()
             throw .usage
@@ -108,7 +116,9 @@ package struct GateServer: Sendable {
         if let server = started?.server {
             output.line("emulator: \(server.baseURL) (dashboard \(server.baseURL)/_emulator/)")
             // the emulator hands out passes to anyone who asks: loud, on stderr too
-            output.error("waitingroom gate: DEMO ONLY — the embedded emulator mints passes for anyone (POST \(server.baseURL)/_emulator/queueit/tokens); this gate protects nothing. Never expose it; see SECURITY.md.")
+            output.error(
+                "waitingroom gate: DEMO ONLY — the embedded emulator mints passes for anyone (POST \(server.baseURL)/_emulator/queueit/tokens); this gate protects nothing. Never expose it; see SECURITY.md."
+            )
         }
 
         let logger = makeLogger("waitingroom.gate")
@@ -125,9 +135,13 @@ package struct GateServer: Sendable {
             let vendor = settings.vendor
             if settings.authz {
                 let endpoint = GateAuthEndpoint(engine: engine, limits: limits, origin: origin, configurationPush: live?.push)
-                server = try await GateAuthServer.bind(host: host, port: port, endpoint: endpoint, group: group,
-                                                       idleTimeout: idle, logger: logger) { bound in
-                    output.line("waitingroom gate: listening on http://\(host):\(bound) for auth subrequests (\(endpoint.pathPrefix)/auth) and browsers (\(endpoint.pathPrefix)/start) (\(vendor)); Ctrl-C to stop.")
+                server = try await GateAuthServer.bind(
+                    host: host, port: port, endpoint: endpoint, group: group,
+                    idleTimeout: idle, logger: logger
+                ) { bound in
+                    output.line(
+                        "waitingroom gate: listening on http://\(host):\(bound) for auth subrequests (\(endpoint.pathPrefix)/auth) and browsers (\(endpoint.pathPrefix)/start) (\(vendor)); Ctrl-C to stop."
+                    )
                 }
             } else if let address {
                 let configuration = GateProxyConfiguration(
@@ -136,7 +150,9 @@ package struct GateServer: Sendable {
                     exchangeTimeout: .seconds(Int64(settings.timeout)), idleTimeout: idle,
                     bodyTimeout: .seconds(Int64(settings.bodyTimeout)), logger: logger)
                 server = try await GateProxyServer.bind(host: host, port: port, configuration: configuration, group: group) { bound in
-                    output.line("waitingroom gate: listening on http://\(host):\(bound), forwarding to \(address.description) (\(vendor)); Ctrl-C to stop.")
+                    output.line(
+                        "waitingroom gate: listening on http://\(host):\(bound), forwarding to \(address.description) (\(vendor)); Ctrl-C to stop."
+                    )
                 }
             } else {
                 throw GateServerFailure.usage
@@ -151,8 +167,10 @@ package struct GateServer: Sendable {
         // SIGINT / SIGTERM: graceful shutdown (requests in flight finish, within the exchange
         // timeout); a second one stops at once, cutting them. Watched here rather than by the
         // service group, which cannot take the same signal for both.
-        let services = ServiceGroup(configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [],
-                                                         logger: makeLogger("waitingroom.gate.server")))
+        let services = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server)], gracefulShutdownSignals: [],
+                logger: makeLogger("waitingroom.gate.server")))
         let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let running = Task { try await services.run() }
         let reloading = live.map { live in Task { await live.run(output: output) } }

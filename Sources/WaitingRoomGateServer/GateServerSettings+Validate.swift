@@ -1,5 +1,5 @@
-import Foundation
 import CrowdHandlerGateEngine
+import Foundation
 import WaitingRoomGate
 import WaitingRoomGateProxy
 
@@ -20,7 +20,9 @@ extension GateServerSettings {
         guard ["queueit", "crowdhandler"].contains(vendor) else { throw GateSettingsError("--vendor must be queueit or crowdhandler") }
         guard CrowdHandlerGate.Mode(rawValue: mode) != nil else { throw GateSettingsError("--mode must be full or hybrid") }
         if authz {
-            guard upstream.isEmpty else { throw GateSettingsError("--authz answers a proxy's subrequests; the proxy forwards to the app: leave out --upstream") }
+            guard upstream.isEmpty else {
+                throw GateSettingsError("--authz answers a proxy's subrequests; the proxy forwards to the app: leave out --upstream")
+            }
         } else if upstream.isEmpty {
             throw GateSettingsError("--upstream is required (or --authz, behind nginx, Caddy, Traefik or Envoy)")
         }
@@ -40,7 +42,9 @@ extension GateServerSettings {
             throw GateSettingsError("--state for the gate must be an SQLite file or postgres://USER@HOST:PORT/DB")
         }
         guard authz || GateUpstreamAddress(parsing: upstream) != nil else {
-            throw GateSettingsError("--upstream must be http://HOST:PORT (plain HTTP) or unix:PATH (a socket path of at most \(GateUpstreamAddress.maxSocketPathBytes) bytes), got '\(upstream)'")
+            throw GateSettingsError(
+                "--upstream must be http://HOST:PORT (plain HTTP) or unix:PATH (a socket path of at most \(GateUpstreamAddress.maxSocketPathBytes) bytes), got '\(upstream)'"
+            )
         }
         guard Self.hostAndPort(listen) != nil else { throw GateSettingsError("--listen must be HOST:PORT (port 0…65535), got '\(listen)'") }
         guard (1...100_000).contains(maxConnections) else { throw GateSettingsError("--max-connections must be 1…100000") }

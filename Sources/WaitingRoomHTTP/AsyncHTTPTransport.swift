@@ -137,14 +137,16 @@ public struct AsyncHTTPTransport: HTTPTransport {
     /// caller's (a flow's `wr.http`), so it is `.invalidConfiguration`, naming the field.
     static func wireProblem(_ request: HTTPRequest) -> WaitingRoomError? {
         func isToken(_ text: String) -> Bool {
-            !text.isEmpty && text.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    return true
-                default:
-                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            !text.isEmpty
+                && text.utf8.allSatisfy { byte in
+                    switch byte {
+                    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                        UInt8(ascii: "0")...UInt8(ascii: "9"):
+                        return true
+                    default:
+                        return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                    }
                 }
-            }
         }
         // a port NIO cannot hold traps in AsyncHTTPClient (`SocketAddress` for an IP address)
         let shown = Self.shown(request.url)
@@ -152,14 +154,19 @@ public struct AsyncHTTPTransport: HTTPTransport {
             return WaitingRoomError(.invalidConfiguration, message: "\(shown): the port \(port) is not 0…65535", field: "url")
         }
         guard isToken(request.method) else {
-            return WaitingRoomError(.invalidConfiguration, message: "\(shown): the method \(String(reflecting: request.method)) is not an HTTP token", field: "method")
+            return WaitingRoomError(
+                .invalidConfiguration, message: "\(shown): the method \(String(reflecting: request.method)) is not an HTTP token",
+                field: "method")
         }
         for field in request.headers {
             guard isToken(field.name) else {
-                return WaitingRoomError(.invalidConfiguration, message: "\(shown): the header name \(String(reflecting: field.name)) is not an HTTP token", field: "headers")
+                return WaitingRoomError(
+                    .invalidConfiguration, message: "\(shown): the header name \(String(reflecting: field.name)) is not an HTTP token",
+                    field: "headers")
             }
             guard !field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
-                return WaitingRoomError(.invalidConfiguration, message: "\(shown): the value of header \(field.name) holds CR, LF or NUL", field: "headers")
+                return WaitingRoomError(
+                    .invalidConfiguration, message: "\(shown): the value of header \(field.name) holds CR, LF or NUL", field: "headers")
             }
         }
         return nil
@@ -181,7 +188,8 @@ public struct AsyncHTTPTransport: HTTPTransport {
     @inline(never)
     static func failure(_ error: any Error, url: String, limit: Int, timeout: Duration, deadline: NIODeadline) -> WaitingRoomError {
         let failure = classify(error, url: url, limit: limit)
-        let timedOut = (error as? HTTPClientError) == .deadlineExceeded
+        let timedOut =
+            (error as? HTTPClientError) == .deadlineExceeded
             || (failure.kind == .networkOffline && NIODeadline.now() >= deadline)
         if timedOut {
             return WaitingRoomError(.networkTimeout, message: "no complete answer from \(url) within \(timeout.milliseconds) ms")

@@ -33,19 +33,26 @@ struct HTTPRedirect {
     ///   be made for.
     mutating func next(after response: HTTPResponse) throws -> HTTPRequest? {
         guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers.value(for: "location"),
-              let base = URL(string: current.url), let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
-              let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https", resolved.host != nil else {
+            let base = URL(string: current.url), let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
+            let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https", resolved.host != nil
+        else {
             return nil
         }
         if let port = resolved.port, !(0...65535).contains(port) {
-            throw WaitingRoomError(.invalidResponse, message: "\(AsyncHTTPTransport.shown(current.url)): redirected to \(AsyncHTTPTransport.shown(location)), whose port \(port) is not 0…65535")
+            throw WaitingRoomError(
+                .invalidResponse,
+                message:
+                    "\(AsyncHTTPTransport.shown(current.url)): redirected to \(AsyncHTTPTransport.shown(location)), whose port \(port) is not 0…65535"
+            )
         }
         let target = resolved.absoluteString
         guard visited.count <= Self.limit else {
             throw WaitingRoomError(.invalidResponse, message: "\(AsyncHTTPTransport.shown(visited[0])): more than \(Self.limit) redirects")
         }
         guard !visited.contains(target) else {
-            throw WaitingRoomError(.invalidResponse, message: "\(AsyncHTTPTransport.shown(visited[0])): a redirect cycle back to \(AsyncHTTPTransport.shown(target))")
+            throw WaitingRoomError(
+                .invalidResponse,
+                message: "\(AsyncHTTPTransport.shown(visited[0])): a redirect cycle back to \(AsyncHTTPTransport.shown(target))")
         }
         visited.append(target)
 

@@ -28,7 +28,7 @@ public enum FlowBenchmarks {
                 "raw lua_pcall round trip: \(format(rawPcallNanoseconds)) ns/call",
                 "full progress-event dispatch: \(format(dispatchNanoseconds / 1000, digits: 3)) us/event",
                 "ratio full / raw: \(format(ratio))x",
-                "same dispatch from inside the actor (no hop): \(format(inActorDispatchNanoseconds / 1000, digits: 3)) us/event",
+                "same dispatch from inside the actor (no hop): \(format(inActorDispatchNanoseconds / 1000, digits: 3)) us/event"
             ]
             if let endToEndNanoseconds {
                 lines.append("end to end (WaitingSession stream + run()): \(format(endToEndNanoseconds / 1000, digits: 3)) us/event")
@@ -60,9 +60,10 @@ public enum FlowBenchmarks {
     public static func measure(iterations: Int = 200_000, repeats: Int = 5, endToEnd: FlowOptions? = nil) async throws -> Figures {
         let raw = try rawPcall(iterations: iterations, repeats: repeats)
         let options = FlowOptions()
-        options.registry.register(VendorDescriptor(id: "bench", summary: "benchmark") { _, _ in
-            throw WaitingRoomError(.invalidUse, message: "bench vendor")
-        })
+        options.registry.register(
+            VendorDescriptor(id: "bench", summary: "benchmark") { _, _ in
+                throw WaitingRoomError(.invalidUse, message: "bench vendor")
+            })
         let runtime = try FlowRuntime(source: flowSource, name: "bench.lua", options: options)
         try await runtime.prepareHandlers()
         var best = Duration.seconds(1_000_000)
@@ -83,12 +84,13 @@ public enum FlowBenchmarks {
         if let endToEnd {
             let steps = min(iterations, 20_000)
             let step = "{ progress = { ahead = 42, behind = 7, eta = 30, percent = 12.5 } }"
-            let runtime = try FlowRuntime(source: """
-                local count = 0
-                return { vendor = "scripted", entry = { scope = "s", room = "r" },
-                         config = { steps = { \(Array(repeating: step, count: steps).joined(separator: ", ")), { outcome = "passed" } } },
-                         on_progress = function(event) count = count + 1 end }
-                """, name: "e2e.lua", options: endToEnd)
+            let runtime = try FlowRuntime(
+                source: """
+                    local count = 0
+                    return { vendor = "scripted", entry = { scope = "s", room = "r" },
+                             config = { steps = { \(Array(repeating: step, count: steps).joined(separator: ", ")), { outcome = "passed" } } },
+                             on_progress = function(event) count = count + 1 end }
+                    """, name: "e2e.lua", options: endToEnd)
             let start = ContinuousClock.now
             _ = await runtime.run()
             figures.endToEndNanoseconds = nanoseconds(ContinuousClock.now - start) / Double(steps)

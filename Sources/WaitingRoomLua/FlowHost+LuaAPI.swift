@@ -34,7 +34,8 @@ extension FlowHost {
                 vm.push(L, status: VendorStatus(vendor: "", code: 0, message: "nothing to return (no key, or it was already given back)"))
                 return .values(1)
             }
-            return .await(PendingOperation({ await capture { try await held.provider.release(held.pass) } }, deliver: FlowHost.deliverStatus))
+            return .await(
+                PendingOperation({ await capture { try await held.provider.release(held.pass) } }, deliver: FlowHost.deliverStatus))
         }
     }
 
@@ -83,11 +84,13 @@ extension FlowHost {
         lua_setfield(L, -2, "__index")
         vm.push(L, name)
         lua_setfield(L, -2, "__metatable")
-        clua_pushhost(L, vm.register { [weak self] vm, L in
-            let id = self?.userdataID(L, 1, name) ?? 0
-            vm.push(L, "\(name) \(id)")
-            return .values(1)
-        })
+        clua_pushhost(
+            L,
+            vm.register { [weak self] vm, L in
+                let id = self?.userdataID(L, 1, name) ?? 0
+                vm.push(L, "\(name) \(id)")
+                return .values(1)
+            })
         lua_setfield(L, -2, "__tostring")
         clua_pop(L, 1)
     }
@@ -98,7 +101,8 @@ extension FlowHost {
     /// host's clock, logger and actions, HTTP, decisions), `wr.json` and `wr.version`.
     func installWR(in context: FlowContext) {
         let L = vm.L
-        let functions = wrRoomFunctions(for: context) + wrEventFunctions(for: context) + wrHostFunctions(for: context)
+        let functions =
+            wrRoomFunctions(for: context) + wrEventFunctions(for: context) + wrHostFunctions(for: context)
             + wrHTTPFunctions() + Self.wrDecisionFunctions()
         // wr = { ... } in the flow's global table
         _ = clua_getref(L, context.env)

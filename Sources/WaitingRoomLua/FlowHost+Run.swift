@@ -42,8 +42,12 @@ extension FlowHost {
         for held in objects.held.takeAll(context: context.id) {
             let status = await Self.ownTask { await Self.release(held) }.value
             report(status, pass: held.pass, reason: "try_pass key not released", in: context)
-            options.eventObserver?(context.name, .completed(VendorStatus(
-                vendor: status.vendor, code: status.code, message: "returned by the flow host (the flow ended holding it): \(status.message)")))
+            options.eventObserver?(
+                context.name,
+                .completed(
+                    VendorStatus(
+                        vendor: status.vendor, code: status.code,
+                        message: "returned by the flow host (the flow ended holding it): \(status.message)")))
             count += 1
         }
         let started = objects.enqueuedBy.filter { $0.value == context.id }.keys.sorted()
@@ -85,16 +89,20 @@ extension FlowHost {
     /// A `key_returned` action on the flow's actions and the runtime's `actions` stream.
     private func report(_ status: VendorStatus, pass: Pass?, room: RoomKey? = nil, reason: String, in context: FlowContext) {
         let key = pass?.room ?? room
-        let action = FlowAction(flow: context.name, name: "key_returned", payload: .object([
-            "vendor": .string(status.vendor), "scope": .string(key?.scope ?? ""), "room": .string(key?.room ?? ""),
-            "code": .number(Double(status.code)), "message": .string(status.message), "reason": .string(reason),
-        ]))
+        let action = FlowAction(
+            flow: context.name, name: "key_returned",
+            payload: .object([
+                "vendor": .string(status.vendor), "scope": .string(key?.scope ?? ""), "room": .string(key?.room ?? ""),
+                "code": .number(Double(status.code)), "message": .string(status.message), "reason": .string(reason)
+            ]))
         context.actions.append(action)
         actionSink.yield(action)
     }
 
     private func runFlow(_ context: FlowContext, on runtime: isolated FlowRuntime) async -> FlowResult {
-        var result = FlowResult(outcome: .flowError(LuaError(kind: .invalidFlow, message: "not run")), actions: [], attempts: 0, handlerErrors: [], completion: nil)
+        var result = FlowResult(
+            outcome: .flowError(LuaError(kind: .invalidFlow, message: "not run")), actions: [], attempts: 0, handlerErrors: [],
+            completion: nil)
         defer { _ = result }
         let spec: FlowSpec
         switch await loadSpec(context, on: runtime) {
@@ -106,11 +114,19 @@ extension FlowHost {
         }
         let file = context.displayName
         guard let vendor = options.vendor ?? spec.vendor else {
-            result.outcome = .flowError(LuaError(kind: .invalidFlow, message: "\(file): no vendor: the flow table has no 'vendor' field and the host gave none; expected one of \(options.registry.vendorIDs.joined(separator: ", "))"))
+            result.outcome = .flowError(
+                LuaError(
+                    kind: .invalidFlow,
+                    message:
+                        "\(file): no vendor: the flow table has no 'vendor' field and the host gave none; expected one of \(options.registry.vendorIDs.joined(separator: ", "))"
+                ))
             return result
         }
         guard let entry = options.entry ?? spec.entry else {
-            result.outcome = .flowError(LuaError(kind: .invalidFlow, message: "\(file): no entry: the flow table has no 'entry' field ({ scope = ..., room = ... }) and the host gave none"))
+            result.outcome = .flowError(
+                LuaError(
+                    kind: .invalidFlow,
+                    message: "\(file): no entry: the flow table has no 'entry' field ({ scope = ..., room = ... }) and the host gave none"))
             return result
         }
         let config: JSONValue
@@ -135,7 +151,8 @@ extension FlowHost {
 
         while true {
             result.attempts += 1
-            let attempt = await runAttempt(entry: entry, provider: provider, context: context, autoComplete: autoComplete, result: &result, on: runtime)
+            let attempt = await runAttempt(
+                entry: entry, provider: provider, context: context, autoComplete: autoComplete, result: &result, on: runtime)
             switch attempt.decision {
             case .retry(let after)?:
                 if result.attempts <= maxRetries {
@@ -297,7 +314,10 @@ extension FlowHost {
             defer { vm.releaseThread(co) }
             guard count > 0, lua_type(co.thread, -count) == LUA_TTABLE else {
                 let got = count > 0 ? "a \(String(cString: clua_typename_at(co.thread, -count))) value" : "nothing"
-                return .failure(LuaError(kind: .invalidFlow, message: "\(file): the flow must return a table (entry, vendor, config and on_* handlers); it returned \(got)"))
+                return .failure(
+                    LuaError(
+                        kind: .invalidFlow,
+                        message: "\(file): the flow must return a table (entry, vendor, config and on_* handlers); it returned \(got)"))
             }
             return readSpec(co.thread, lua_absindex(co.thread, -count), context: context)
         }
@@ -315,7 +335,13 @@ extension FlowHost {
         for (_, ref) in context.handlers { clua_unref(L, ref) }
         context.handlers = handlers
 
-        switch lua_type(L, { vm.pushField(L, index, "vendor"); return -1 }()) {
+        switch lua_type(
+            L,
+            {
+                vm.pushField(L, index, "vendor")
+                return -1
+            }())
+        {
         case LUA_TNIL: break
         case LUA_TSTRING:
             let vendor = vm.string(L, -1) ?? ""
@@ -391,7 +417,8 @@ extension FlowHost {
             guard LuaEventNames.handlerNames.contains(key) else {
                 clua_pop(L, 2)
                 for ref in handlers.values { clua_unref(L, ref) }
-                return Self.invalidFlow(file, "unknown handler '\(key)'; expected one of \(LuaEventNames.handlerNames.joined(separator: ", "))", line: line)
+                return Self.invalidFlow(
+                    file, "unknown handler '\(key)'; expected one of \(LuaEventNames.handlerNames.joined(separator: ", "))", line: line)
             }
             guard clua_isfunction(L, -1) != 0 else {
                 let type = String(cString: clua_typename_at(L, -1))

@@ -38,8 +38,9 @@ final class FlowHost {
         let sessions = objects.enqueuedBy.keys.sorted().compactMap { objects.sessions[$0] }
         objects.enqueuedBy = [:]
         let pending = sessions.filter { session in
-            !session.state.hasOutcome || (session.currentOutcome?.pass?.requiresCompletion == true
-                && (session.state == .passed || session.state == .disabled))
+            !session.state.hasOutcome
+                || (session.currentOutcome?.pass?.requiresCompletion == true
+                    && (session.state == .passed || session.state == .disabled))
         }
         guard !held.isEmpty || !pending.isEmpty else { return }
         options.logger.notice("the Lua runtime was dropped holding \(held.count + pending.count) key(s); giving them back")
@@ -90,7 +91,11 @@ final class FlowHost {
     func loadFlow(source: String, name: String, chunkName: String? = nil, displayName: String? = nil) throws(LuaError) -> FlowContext {
         let display = displayName ?? name
         if source.allSatisfy({ $0.isWhitespace }) {
-            throw LuaError(kind: .invalidFlow, message: "\(display): the flow is empty; expected Lua code that returns a flow table ({ entry = ..., vendor = ..., on_success = function(event, session) ... end })")
+            throw LuaError(
+                kind: .invalidFlow,
+                message:
+                    "\(display): the flow is empty; expected Lua code that returns a flow table ({ entry = ..., vendor = ..., on_success = function(event, session) ... end })"
+            )
         }
         if source.utf8.first == 0x1B {
             throw LuaError(kind: .invalidFlow, message: "\(display): precompiled Lua is not accepted; give the flow as source text")
@@ -157,14 +162,16 @@ final class FlowHost {
             // the hot path: one handler, no listeners
             guard let (name, ref) = handler else { return (nil, []) }
             let sessionRef = session.map { sessionReference($0) }
-            let result = await call(ref, pushArguments: { L in
-                vm.push(L, event: event)
-                if let sessionRef {
-                    _ = clua_getref(L, sessionRef)
-                    return 2
-                }
-                return 1
-            }, on: runtime)
+            let result = await call(
+                ref,
+                pushArguments: { L in
+                    vm.push(L, event: event)
+                    if let sessionRef {
+                        _ = clua_getref(L, sessionRef)
+                        return 2
+                    }
+                    return 1
+                }, on: runtime)
             switch result {
             case .success(let answer):
                 return (answer, [])
@@ -184,14 +191,16 @@ final class FlowHost {
         var decision: FlowDecision?
         var errors: [LuaError] = []
         for (name, ref) in refs {
-            let result = await call(ref, pushArguments: { L in
-                vm.push(L, event: event)
-                if let sessionRef {
-                    _ = clua_getref(L, sessionRef)
-                    return 2
-                }
-                return 1
-            }, on: runtime)
+            let result = await call(
+                ref,
+                pushArguments: { L in
+                    vm.push(L, event: event)
+                    if let sessionRef {
+                        _ = clua_getref(L, sessionRef)
+                        return 2
+                    }
+                    return 1
+                }, on: runtime)
             switch result {
             case .success(let answer):
                 if decision == nil { decision = answer }

@@ -8,7 +8,7 @@ extension FlowResult {
         var fields: [String: JSONValue] = [
             "outcome": .string(outcome.name),
             "attempts": .number(Double(attempts)),
-            "actions": .array(actions.map { .object(["name": .string($0.name), "payload": $0.payload]) }),
+            "actions": .array(actions.map { .object(["name": .string($0.name), "payload": $0.payload]) })
         ]
         if !handlerErrors.isEmpty { fields["handler_errors"] = .number(Double(handlerErrors.count)) }
         switch outcome {

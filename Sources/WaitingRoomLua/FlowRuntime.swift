@@ -72,7 +72,9 @@ public actor FlowRuntime {
     /// `FlowResult.outcome` (`.flowError`) and `handlerErrors`.
     public func run() async -> FlowResult {
         guard let primary else {
-            return FlowResult(outcome: .flowError(LuaError(kind: .invalidFlow, message: "this runtime was built without a flow")), actions: [], attempts: 0, handlerErrors: [], completion: nil)
+            return FlowResult(
+                outcome: .flowError(LuaError(kind: .invalidFlow, message: "this runtime was built without a flow")), actions: [],
+                attempts: 0, handlerErrors: [], completion: nil)
         }
         host.runtime = self
         let result = await host.run(primary, on: self)
@@ -84,7 +86,9 @@ public actor FlowRuntime {
     /// handlers interleave while they await.
     public func run(_ flow: FlowID) async -> FlowResult {
         guard let context = host.contexts.first(where: { $0.id == flow.value }) else {
-            return FlowResult(outcome: .flowError(LuaError(kind: .invalidFlow, message: "unknown flow")), actions: [], attempts: 0, handlerErrors: [], completion: nil)
+            return FlowResult(
+                outcome: .flowError(LuaError(kind: .invalidFlow, message: "unknown flow")), actions: [], attempts: 0, handlerErrors: [],
+                completion: nil)
         }
         host.runtime = self
         return await host.run(context, on: self)

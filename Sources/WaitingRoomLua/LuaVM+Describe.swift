@@ -38,7 +38,10 @@ extension LuaVM {
             let length = Int(lua_rawlen(L, index))
             var count = 0
             for i in 1...max(length, 1) where length > 0 {
-                if count >= maxItems { parts.append("..."); break }
+                if count >= maxItems {
+                    parts.append("...")
+                    break
+                }
                 _ = lua_rawgeti(L, index, lua_Integer(i))
                 parts.append(describeValue(L, lua_gettop(L), depth: depth - 1, maxItems: maxItems, quoted: true, seen: &seen))
                 clua_pop(L, 1)
@@ -50,7 +53,10 @@ extension LuaVM {
                 let keyIndex = lua_gettop(L) - 1
                 if lua_isinteger(L, keyIndex) != 0 {
                     let k = clua_tointeger(L, keyIndex)
-                    if k >= 1 && k <= length { clua_pop(L, 1); continue }
+                    if k >= 1 && k <= length {
+                        clua_pop(L, 1)
+                        continue
+                    }
                 }
                 if keyed.count + count < maxItems {
                     let key: String
@@ -76,9 +82,12 @@ extension LuaVM {
     }
 
     static func isIdentifier(_ s: String) -> Bool {
-        guard let first = s.utf8.first, first == UInt8(ascii: "_") || (first | 0x20) >= UInt8(ascii: "a") && (first | 0x20) <= UInt8(ascii: "z") else { return false }
+        guard let first = s.utf8.first,
+            first == UInt8(ascii: "_") || (first | 0x20) >= UInt8(ascii: "a") && (first | 0x20) <= UInt8(ascii: "z")
+        else { return false }
         return s.utf8.allSatisfy { c in
-            c == UInt8(ascii: "_") || (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+            c == UInt8(ascii: "_") || (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z")
+                || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
         }
     }
 

@@ -10,13 +10,18 @@ extension LuaVM {
     /// `attributes` (string → string).
     func entry(_ L: OpaquePointer, _ index: Int32) -> Result<Entry, LuaError> {
         guard lua_type(L, index) == LUA_TTABLE else {
-            return .failure(LuaError(kind: .runtime, message: "expected an entry table { scope = ..., room = ... }, got \(String(cString: clua_typename_at(L, index)))"))
+            return .failure(
+                LuaError(
+                    kind: .runtime,
+                    message: "expected an entry table { scope = ..., room = ... }, got \(String(cString: clua_typename_at(L, index)))"))
         }
         guard let scope = stringField(L, index, "scope"), !scope.isEmpty else {
-            return .failure(LuaError(kind: .runtime, message: "entry.scope: expected a non-empty string (NetFUNNEL projectKey, Queue-it customerId)"))
+            return .failure(
+                LuaError(kind: .runtime, message: "entry.scope: expected a non-empty string (NetFUNNEL projectKey, Queue-it customerId)"))
         }
         guard let room = stringField(L, index, "room"), !room.isEmpty else {
-            return .failure(LuaError(kind: .runtime, message: "entry.room: expected a non-empty string (NetFUNNEL segmentKey, Queue-it waitingRoomId)"))
+            return .failure(
+                LuaError(kind: .runtime, message: "entry.room: expected a non-empty string (NetFUNNEL segmentKey, Queue-it waitingRoomId)"))
         }
         let controlName = stringField(L, index, "control") ?? "basic"
         guard let control = ControlMode(rawValue: controlName) else {
@@ -39,7 +44,9 @@ extension LuaVM {
             }
         }
         clua_pop(L, 1)
-        return .success(Entry(room: RoomKey(scope: scope, room: room), control: control, credential: credential, userId: userID, attributes: attributes))
+        return .success(
+            Entry(room: RoomKey(scope: scope, room: room), control: control, credential: credential, userId: userID, attributes: attributes)
+        )
     }
 
     func push(_ L: OpaquePointer, status: VendorStatus) {

@@ -10,13 +10,13 @@ enum LuaEventNames {
         .queueOpened: "on_queue_opened", .progress: "on_progress", .passed: "on_success",
         .disabled: "on_disabled", .blocked: "on_block", .failed: "on_error", .closed: "on_close",
         .sessionRestarted: "on_restart", .completed: "on_complete", .keyReturnedLate: "on_key_returned_late",
-        .connection: "on_connection", .queuePageChanged: "on_queue_page_changed", .userExited: "on_user_exited",
+        .connection: "on_connection", .queuePageChanged: "on_queue_page_changed", .userExited: "on_user_exited"
     ]
     /// Every handler a flow table may define, in documentation order.
     static let handlerNames = [
         "on_progress", "on_queue_opened", "on_success", "on_disabled", "on_block", "on_error",
         "on_close", "on_restart", "on_complete", "on_key_returned_late", "on_connection", "on_queue_page_changed",
-        "on_user_exited",
+        "on_user_exited"
     ]
     /// `wr.on` accepts the handler stem (`success`), the Swift name (`passed`) or `*`.
     static let listenerAliases: [String: EventName] = {

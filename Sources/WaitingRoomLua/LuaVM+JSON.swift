@@ -12,7 +12,9 @@ extension LuaVM {
     /// `LUA_MINSTACK` (20) free slots, and a push past them writes over the heap.
     func json(_ L: OpaquePointer, _ index: Int32, path: String = "value", depth: Int = 0) -> Result<JSONValue, LuaError> {
         let index = lua_absindex(L, index)
-        guard depth < Self.jsonDepthLimit else { return .failure(LuaError(kind: .runtime, message: "\(path): nested too deeply (or a cycle)")) }
+        guard depth < Self.jsonDepthLimit else {
+            return .failure(LuaError(kind: .runtime, message: "\(path): nested too deeply (or a cycle)"))
+        }
         switch lua_type(L, index) {
         case LUA_TNIL, LUA_TNONE:
             return .success(.null)

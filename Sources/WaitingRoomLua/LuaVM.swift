@@ -120,8 +120,10 @@ final class LuaVM {
             return CLUA_HOST_RAISE_WHERE
         case .await(let operation):
             guard lua_isyieldable(L) != 0 else {
-                push(L, "cannot wait here: wr.* calls that wait cannot run inside a metamethod, a "
-                    + "table.sort comparator, a string.gsub function or at the top level of load()")
+                push(
+                    L,
+                    "cannot wait here: wr.* calls that wait cannot run inside a metamethod, a "
+                        + "table.sort comparator, a string.gsub function or at the top level of load()")
                 return CLUA_HOST_RAISE_WHERE
             }
             let id = nextOperationID

@@ -24,7 +24,8 @@ package enum MetricsHelpText {
         var out: [UInt8] = []
         out.reserveCapacity(text.count + 128 * 8)
         var previous: ArraySlice<UInt8> = []
-        let typePrefix = Array("# TYPE ".utf8), helpPrefix = Array("# HELP ".utf8)
+        let typePrefix = Array("# TYPE ".utf8)
+        let helpPrefix = Array("# HELP ".utf8)
         for (index, line) in lines.enumerated() {
             if line.starts(with: typePrefix) {
                 let name = line.dropFirst(typePrefix.count).prefix { $0 != UInt8(ascii: " ") }

@@ -28,7 +28,8 @@ extension PostgresConnectionString {
             case (.prefer, let settings?): tls = .prefer(settings)
             case (_, let settings?): tls = .require(settings)
             }
-            configuration = .init(host: host ?? "localhost", port: port, username: username, password: password, database: database, tls: tls)
+            configuration = .init(
+                host: host ?? "localhost", port: port, username: username, password: password, database: database, tls: tls)
         }
         configuration.options.connectTimeout = connectTimeout
         configuration.options.maximumConnections = maximumConnections
@@ -50,7 +51,8 @@ extension PostgresConnectionString {
             case (.prefer, let settings?): tls = .prefer(try NIOSSLContext(configuration: settings))
             case (_, let settings?): tls = .require(try NIOSSLContext(configuration: settings))
             }
-            configuration = .init(host: host ?? "localhost", port: port, username: username, password: password, database: database, tls: tls)
+            configuration = .init(
+                host: host ?? "localhost", port: port, username: username, password: password, database: database, tls: tls)
         }
         // A backstop a second past the store's own limit, which bounds connecting and preparing
         // the tables together and says so (PostgresNIO's would only say "Connect timeout").

@@ -127,7 +127,8 @@ public struct PostgresConnectionString: Hashable, Sendable, CustomStringConverti
             switch name {
             case "sslmode":
                 guard let mode = TLSMode(rawValue: value) else {
-                    throw Self.invalid("sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(value)\"")
+                    throw Self.invalid(
+                        "sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(value)\"")
                 }
                 tlsMode = mode
             case "connect_timeout":

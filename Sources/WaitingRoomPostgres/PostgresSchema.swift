@@ -94,7 +94,7 @@ struct PostgresSchema: Sendable, Hashable {
                 expires_at bigint NOT NULL
             )
             """,
-            "CREATE INDEX IF NOT EXISTS \(usedCredentials)_expiry ON \(usedCredentials) (expires_at)",
+            "CREATE INDEX IF NOT EXISTS \(usedCredentials)_expiry ON \(usedCredentials) (expires_at)"
         ]
     }
 

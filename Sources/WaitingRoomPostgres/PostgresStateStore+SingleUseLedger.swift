@@ -44,7 +44,8 @@ extension PostgresStateStore: SingleUseLedger {
         let table = schema.usedCredentials
         return try await withinConnectTimeout("recording a used credential") {
             try await self.perform("recording a used credential") {
-                let rows = try await self.client.query("""
+                let rows = try await self.client.query(
+                    """
                     INSERT INTO \(unescaped: table) AS u (id, expires_at) VALUES (\(id), \(expiresAt))
                     ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at
                     WHERE u.expires_at < \(now)
@@ -76,14 +77,16 @@ extension PostgresStateStore: SingleUseLedger {
     private func pruneUsedCredentials(now: Int64) async {
         let table = schema.usedCredentials
         do {
-            try await client.query("""
+            try await client.query(
+                """
                 DELETE FROM \(unescaped: table)
                 WHERE id IN (
                     SELECT id FROM \(unescaped: table) WHERE expires_at < \(now)
                     ORDER BY expires_at LIMIT \(PostgresUsedCredentials.pruneLimit)
                     FOR UPDATE SKIP LOCKED)
                 AND expires_at < \(now)
-                """, logger: logger).drain()
+                """, logger: logger
+            ).drain()
         } catch {
             logger.debug("PostgreSQL state store: cannot prune expired used credentials: \(PostgresFailure.reason(error))")
         }
@@ -91,13 +94,17 @@ extension PostgresStateStore: SingleUseLedger {
 
     /// Runs `body`, or throws `.unavailable` when it has not finished within the URL's
     /// `connect_timeout` (then `body` is cancelled and not waited for).
-    private func withinConnectTimeout<T: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    private func withinConnectTimeout<T: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T
+    {
         let limit = connectionString.connectTimeout
-        return try await withDeadline(limit, clock: SystemClock(), onTimeout: {
-            WaitingRoomError(
-                .unavailable,
-                message: "PostgreSQL state store: \(operation) failed: no answer within \(Int(limit.seconds.rounded())) s (connect_timeout)")
-        }, operation: body)
+        return try await withDeadline(
+            limit, clock: SystemClock(),
+            onTimeout: {
+                WaitingRoomError(
+                    .unavailable,
+                    message:
+                        "PostgreSQL state store: \(operation) failed: no answer within \(Int(limit.seconds.rounded())) s (connect_timeout)")
+            }, operation: body)
     }
 }
 

@@ -84,7 +84,8 @@ public final class PostgresStateStore: StateStore {
         let parsed = try PostgresConnectionString(parsing: url)
         let schema = try PostgresSchema(prefix: tablePrefix)
         guard (1...1000).contains(maximumConnections) else {
-            throw WaitingRoomError.outOfRange(field: PostgresConnectionString.field, value: maximumConnections, range: 1...1000, unit: "connections")
+            throw WaitingRoomError.outOfRange(
+                field: PostgresConnectionString.field, value: maximumConnections, range: 1...1000, unit: "connections")
         }
         let connectionConfiguration: PostgresConnection.Configuration
         do {
@@ -92,7 +93,8 @@ public final class PostgresStateStore: StateStore {
         } catch {
             throw PostgresFailure.cannotConnect(parsed, error)
         }
-        let client = PostgresClient(configuration: parsed.clientConfiguration(maximumConnections: maximumConnections), backgroundLogger: logger)
+        let client = PostgresClient(
+            configuration: parsed.clientConfiguration(maximumConnections: maximumConnections), backgroundLogger: logger)
         let runTask = Task { await client.run() }
         do {
             try await withTimeout(parsed.connectTimeout, parsed) {
@@ -130,11 +132,13 @@ public final class PostgresStateStore: StateStore {
     private static func withTimeout(
         _ limit: Duration, _ url: PostgresConnectionString, _ body: @escaping @Sendable () async throws -> Void
     ) async throws {
-        try await withDeadline(limit, clock: SystemClock(), onTimeout: {
-            WaitingRoomError.invalidConfiguration(
-                field: PostgresConnectionString.field,
-                "PostgreSQL at \(url.endpoint) did not answer within \(Int(limit.seconds.rounded())) s (connect_timeout)")
-        }, operation: body)
+        try await withDeadline(
+            limit, clock: SystemClock(),
+            onTimeout: {
+                WaitingRoomError.invalidConfiguration(
+                    field: PostgresConnectionString.field,
+                    "PostgreSQL at \(url.endpoint) did not answer within \(Int(limit.seconds.rounded())) s (connect_timeout)")
+            }, operation: body)
     }
 
     /// Stops the pool and closes its connections; later calls fail with `.invalidUse`.
@@ -153,7 +157,9 @@ public final class PostgresStateStore: StateStore {
                 "SELECT pass::text FROM \(unescaped: schema.passes) WHERE vendor = \(vendor) AND scope = \(room.scope) AND room = \(room.room)",
                 logger: logger)
             var found: Pass?
-            for try await text in rows.decode(String.self) { found = try PostgresRecordCoding.decode(Pass.self, from: text, table: schema.passes) }
+            for try await text in rows.decode(String.self) {
+                found = try PostgresRecordCoding.decode(Pass.self, from: text, table: schema.passes)
+            }
             guard let found, !found.isExpired(at: now) else { return nil }
             return found
         }
@@ -162,12 +168,14 @@ public final class PostgresStateStore: StateStore {
     public func save(_ pass: Pass) async throws {
         try await perform("saving a pass") {
             let json = try PostgresRecordCoding.encode(pass)
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO \(unescaped: schema.passes) (vendor, scope, room, pass, issued_at, expires_at)
                 VALUES (\(pass.vendor), \(pass.room.scope), \(pass.room.room), \(json)::jsonb, \(pass.issuedAt.postgresSeconds), \(pass.expiresAt?.postgresSeconds))
                 ON CONFLICT (vendor, scope, room) DO UPDATE
                 SET pass = EXCLUDED.pass, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at
-                """, logger: logger).drain()
+                """, logger: logger
+            ).drain()
         }
     }
 
@@ -175,7 +183,8 @@ public final class PostgresStateStore: StateStore {
         try await perform("removing a pass") {
             try await client.query(
                 "DELETE FROM \(unescaped: schema.passes) WHERE vendor = \(vendor) AND scope = \(room.scope) AND room = \(room.room)",
-                logger: logger).drain()
+                logger: logger
+            ).drain()
         }
     }
 
@@ -191,7 +200,9 @@ public final class PostgresStateStore: StateStore {
                 let pass = try PostgresRecordCoding.decode(Pass.self, from: text, table: schema.passes)
                 if !pass.isExpired(at: now) { passes.append(pass) }
             }
-            return passes.sorted { ($0.issuedAt, $0.vendor, $0.room.scope, $0.room.room) < ($1.issuedAt, $1.vendor, $1.room.scope, $1.room.room) }
+            return passes.sorted {
+                ($0.issuedAt, $0.vendor, $0.room.scope, $0.room.room) < ($1.issuedAt, $1.vendor, $1.room.scope, $1.room.room)
+            }
         }
     }
 
@@ -200,13 +211,15 @@ public final class PostgresStateStore: StateStore {
     public func recordHeldKey(_ key: HeldKey) async throws {
         try await perform("recording a held key") {
             let json = try PostgresRecordCoding.encode(key)
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO \(unescaped: schema.heldKeys) (id, vendor, owner, lease_until, taken_at, json)
                 VALUES (\(key.id), \(key.vendor), \(key.owner), \(key.leaseUntil.postgresSeconds), \(key.takenAt.postgresSeconds), \(json)::jsonb)
                 ON CONFLICT (id) DO UPDATE
                 SET vendor = EXCLUDED.vendor, owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until,
                     taken_at = EXCLUDED.taken_at, json = EXCLUDED.json
-                """, logger: logger).drain()
+                """, logger: logger
+            ).drain()
         }
     }
 
@@ -230,7 +243,8 @@ public final class PostgresStateStore: StateStore {
             let leaseJSON = try PostgresRecordCoding.jsonFragment(leaseUntil)
             // The rows are locked as they are picked; rows another claimer has locked are
             // skipped, and one it claimed meanwhile no longer passes the test once re-read.
-            let rows = try await client.query("""
+            let rows = try await client.query(
+                """
                 UPDATE \(unescaped: schema.heldKeys)
                 SET owner = \(owner), lease_until = \(leaseUntil.postgresSeconds),
                     json = jsonb_set(jsonb_set(json, '{owner}', to_jsonb(\(owner)::text)), '{leaseUntil}', \(leaseJSON)::jsonb)
@@ -249,7 +263,8 @@ public final class PostgresStateStore: StateStore {
     public func renewLeases(owner: String, until: Date) async throws {
         try await perform("renewing leases") {
             let untilJSON = try PostgresRecordCoding.jsonFragment(until)
-            try await client.query("""
+            try await client.query(
+                """
                 WITH renewed AS (
                     UPDATE \(unescaped: schema.heldKeys)
                     SET lease_until = \(until.postgresSeconds), json = jsonb_set(json, '{leaseUntil}', \(untilJSON)::jsonb)
@@ -257,7 +272,8 @@ public final class PostgresStateStore: StateStore {
                     RETURNING 1)
                 UPDATE \(unescaped: schema.sessions) SET lease_until = \(until.postgresSeconds)
                 WHERE owner = \(owner) AND pass IS NULL
-                """, logger: logger).drain()
+                """, logger: logger
+            ).drain()
         }
     }
 
@@ -275,13 +291,13 @@ public final class PostgresStateStore: StateStore {
     public func acquireSession(_ id: SessionLeaseID, owner: String, now: Date, until: Date) async throws -> SessionClaim {
         try await perform("asking for a session lease") {
             var binds = PostgresBindings(capacity: 7)
-            binds.append(id.vendor)             // $1
-            binds.append(id.room.scope)         // $2
-            binds.append(id.room.room)          // $3
-            binds.append(id.user)               // $4
-            binds.append(owner)                 // $5
-            binds.append(until.postgresSeconds) // $6
-            binds.append(now.postgresSeconds)   // $7
+            binds.append(id.vendor)  // $1
+            binds.append(id.room.scope)  // $2
+            binds.append(id.room.room)  // $3
+            binds.append(id.user)  // $4
+            binds.append(owner)  // $5
+            binds.append(until.postgresSeconds)  // $6
+            binds.append(now.postgresSeconds)  // $7
             // Whether the asker takes the row over: the lease lapsed, it is the asker's own
             // (without a pass), or its pass expired. Otherwise the row is kept as it is (and
             // locked, so concurrent askers are answered one after the other).
@@ -320,16 +336,20 @@ public final class PostgresStateStore: StateStore {
             if let pass {
                 let json = try PostgresRecordCoding.encode(pass)
                 let leaseUntil = pass.expiresAt ?? keepUntil
-                try await client.query("""
+                try await client.query(
+                    """
                     UPDATE \(unescaped: schema.sessions)
                     SET lease_until = \(leaseUntil.postgresSeconds), pass = \(json)::jsonb, pass_expires_at = \(pass.expiresAt?.postgresSeconds)
                     WHERE vendor = \(id.vendor) AND scope = \(id.room.scope) AND room = \(id.room.room) AND user_id = \(id.user) AND owner = \(owner)
-                    """, logger: logger).drain()
+                    """, logger: logger
+                ).drain()
             } else {
-                try await client.query("""
+                try await client.query(
+                    """
                     DELETE FROM \(unescaped: schema.sessions)
                     WHERE vendor = \(id.vendor) AND scope = \(id.room.scope) AND room = \(id.room.room) AND user_id = \(id.user) AND owner = \(owner)
-                    """, logger: logger).drain()
+                    """, logger: logger
+                ).drain()
             }
         }
     }

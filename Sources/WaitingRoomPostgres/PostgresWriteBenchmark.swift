@@ -14,7 +14,8 @@ extension PostgresStateStore {
     /// The store's tables get their own prefix (`wrbench_<random>_`) and are dropped afterwards.
     /// - Throws: `.invalidConfiguration` for a bad URL, an unreachable server, or a `count`
     ///   below 1.
-    public static func benchmarkWrites(url: String, count: Int) async throws -> (storeWritesPerSecond: Double, bareInsertsPerSecond: Double) {
+    public static func benchmarkWrites(url: String, count: Int) async throws -> (storeWritesPerSecond: Double, bareInsertsPerSecond: Double)
+    {
         guard count >= 1 else {
             throw WaitingRoomError.invalidConfiguration(field: "count", "the benchmark needs at least one write, not \(count)")
         }
@@ -23,9 +24,10 @@ extension PostgresStateStore {
         let store = try await connect(url: url, logger: logger, tablePrefix: "wrbench_\(tag)_", maximumConnections: 2)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let keys = (0..<count).map { i in
-            HeldKey(vendor: "bench", room: RoomKey(scope: "bench", room: "room"), key: "key-\(i)", details: ["node": "n1", "mode": "1"],
-                    takenAt: start.addingTimeInterval(Double(i) / 1000), expiresAt: start.addingTimeInterval(600), owner: "bench-instance",
-                    leaseUntil: start.addingTimeInterval(30))
+            HeldKey(
+                vendor: "bench", room: RoomKey(scope: "bench", room: "room"), key: "key-\(i)", details: ["node": "n1", "mode": "1"],
+                takenAt: start.addingTimeInterval(Double(i) / 1000), expiresAt: start.addingTimeInterval(600), owner: "bench-instance",
+                leaseUntil: start.addingTimeInterval(30))
         }
         let rows = try keys.map { key in (key, try PostgresRecordCoding.encode(key)) }
         let timer = ContinuousClock()
@@ -36,16 +38,20 @@ extension PostgresStateStore {
 
             let table = "wrbench_\(tag)_bare"
             let bareElapsed = try await store.client.withConnection { connection in
-                try await connection.query("""
+                try await connection.query(
+                    """
                     CREATE TABLE \(unescaped: table) (
                         id text PRIMARY KEY, vendor text, owner text, lease_until double precision, taken_at double precision, json jsonb)
-                    """, logger: logger).drain()
+                    """, logger: logger
+                ).drain()
                 let bareStart = timer.now
                 for (key, json) in rows {
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         INSERT INTO \(unescaped: table) (id, vendor, owner, lease_until, taken_at, json)
                         VALUES (\(key.id), \(key.vendor), \(key.owner), \(key.leaseUntil.postgresSeconds), \(key.takenAt.postgresSeconds), \(json)::jsonb)
-                        """, logger: logger).drain()
+                        """, logger: logger
+                    ).drain()
                 }
                 let elapsed = timer.now - bareStart
                 try await connection.query("DROP TABLE \(unescaped: table)", logger: logger).drain()

@@ -106,7 +106,7 @@ struct SQLiteSalvage: Sendable {
                 // The next row in rowid order; a damaged page can fail, or give rows that are
                 // out of order (a page past the end of a truncated file reads as zeros).
                 if let found = try? await db.query(next, [.integer(after)]) {
-                    guard let row = found.first else { break walk }   // the end of the table
+                    guard let row = found.first else { break walk }  // the end of the table
                     if let rowid = row.column("salvage_rowid")?.integer, rowid > after {
                         result.rows.append(row)
                         after = rowid
@@ -177,11 +177,13 @@ extension SQLiteStateStore {
         } catch {
             _ = try? await fresh.query("ROLLBACK")
             try? await fresh.close()
-            let problem = "state store \(path) was damaged (\(reason)); moved aside to \(aside), but the salvaged rows could not be written back: \(error)"
+            let problem =
+                "state store \(path) was damaged (\(reason)); moved aside to \(aside), but the salvaged rows could not be written back: \(error)"
             report(problem)
             throw WaitingRoomError(.invalidConfiguration, message: problem, field: "stateStore")
         }
-        var problem = "state store \(path) was damaged (\(reason)); kept \(salvage.kept) readable row(s) "
+        var problem =
+            "state store \(path) was damaged (\(reason)); kept \(salvage.kept) readable row(s) "
             + "(\(salvage.passes.count) pass(es), \(salvage.heldKeys.count) held key(s), \(salvage.sessions.count) session(s))"
         if salvage.lostRows > 0 { problem += ", lost \(salvage.lostRows) unreadable row(s)" }
         if !salvage.notes.isEmpty { problem += " [\(salvage.notes.joined(separator: "; "))]" }

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The store's files on disk: the database, its write-ahead log (`PATH-wal`) and shared-memory
@@ -39,7 +40,7 @@ enum SQLiteFiles {
     /// zeroed by a crash) are the store's.
     static func foreignContent(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }   // missing (created later) or unreadable (SQLite says why)
+        guard fd >= 0 else { return nil }  // missing (created later) or unreadable (SQLite says why)
         defer { closeDescriptor(fd) }
         var first = [UInt8](repeating: 0, count: 4096)
         let count = first.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -79,9 +80,9 @@ enum SQLiteFiles {
 
     private static func closeDescriptor(_ fd: Int32) {
         #if canImport(Glibc)
-        _ = Glibc.close(fd)
+            _ = Glibc.close(fd)
         #else
-        _ = Darwin.close(fd)
+            _ = Darwin.close(fd)
         #endif
     }
 

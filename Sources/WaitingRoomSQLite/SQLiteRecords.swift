@@ -90,12 +90,13 @@ struct SQLiteRecords {
     /// does not decode.
     func sessionRow(_ row: SQLiteRow) throws -> SQLiteSessionRow {
         guard let vendor = row.column("vendor")?.string, let scope = row.column("scope")?.string,
-              let room = row.column("room")?.string, let user = row.column("user")?.string,
-              let owner = row.column("owner")?.string, let leaseUntil = Self.date(row.column("lease_until"))
+            let room = row.column("room")?.string, let user = row.column("user")?.string,
+            let owner = row.column("owner")?.string, let leaseUntil = Self.date(row.column("lease_until"))
         else { throw SQLiteRecordError(message: "a session row lacks a column") }
         let pass = try row.column("pass")?.string.map { try decode(Pass.self, $0) }
-        return SQLiteSessionRow(id: SessionLeaseID(vendor: vendor, room: RoomKey(scope: scope, room: room), user: user),
-                                owner: owner, leaseUntil: leaseUntil, pass: pass)
+        return SQLiteSessionRow(
+            id: SessionLeaseID(vendor: vendor, room: RoomKey(scope: scope, room: room), user: user),
+            owner: owner, leaseUntil: leaseUntil, pass: pass)
     }
 
     // MARK: - dates
@@ -128,7 +129,9 @@ struct SQLiteSessionRow: Hashable, Sendable {
     {
         if let existing, existing.leaseUntil > now {
             if let pass = existing.pass, !pass.isExpired(at: now) { return (.passed(pass), existing) }
-            if existing.pass == nil, existing.owner != owner { return (.heldBy(owner: existing.owner, until: existing.leaseUntil), existing) }
+            if existing.pass == nil, existing.owner != owner {
+                return (.heldBy(owner: existing.owner, until: existing.leaseUntil), existing)
+            }
         }
         return (.acquired, SQLiteSessionRow(id: id, owner: owner, leaseUntil: until, pass: nil))
     }

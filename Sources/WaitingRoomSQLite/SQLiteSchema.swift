@@ -65,7 +65,7 @@ enum SQLiteSchema {
         CREATE TABLE IF NOT EXISTS used_credentials (
             id TEXT NOT NULL PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID
         """,
-        "CREATE INDEX IF NOT EXISTS used_credentials_expiry ON used_credentials (expires_at)",
+        "CREATE INDEX IF NOT EXISTS used_credentials_expiry ON used_credentials (expires_at)"
     ]
 
     /// Sets up a fresh connection: a bounded wait for other connections' locks, write-ahead
@@ -98,13 +98,16 @@ enum SQLiteSchema {
     /// tables); `path` is for the message.
     static func refuseOtherApplications(_ db: SQLiteConnection, path: String) async throws {
         guard try await userVersion(db) == 0 else { return }
-        let names = try await db.query("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")
-            .compactMap { $0.column("name")?.string }
-            .filter { !tables.contains($0) }
+        let names = try await db.query(
+            "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+        .compactMap { $0.column("name")?.string }
+        .filter { !tables.contains($0) }
         guard !names.isEmpty else { return }
         throw WaitingRoomError(
             .invalidConfiguration,
-            message: "state store \(path) is another application's SQLite database (tables \(names.prefix(5).joined(separator: ", "))\(names.count > 5 ? ", …" : "")); nothing was changed: give a path of its own",
+            message:
+                "state store \(path) is another application's SQLite database (tables \(names.prefix(5).joined(separator: ", "))\(names.count > 5 ? ", …" : "")); nothing was changed: give a path of its own",
             field: "stateStore")
     }
 

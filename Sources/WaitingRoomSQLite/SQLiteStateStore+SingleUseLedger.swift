@@ -61,7 +61,8 @@ extension SQLiteStateStore: SingleUseLedger {
     /// a failure is logged, never thrown.
     private func pruneUsedCredentials(_ db: SQLiteConnection, now: Int64) async {
         do {
-            _ = try await db.query(SQLiteUsedCredentials.prune, [.integer(SQLiteInt64(now)), .integer(SQLiteInt64(SQLiteUsedCredentials.pruneLimit))])
+            _ = try await db.query(
+                SQLiteUsedCredentials.prune, [.integer(SQLiteInt64(now)), .integer(SQLiteInt64(SQLiteUsedCredentials.pruneLimit))])
         } catch {
             logger.warning("state store \(path): cannot prune expired used credentials: \(error)")
         }

@@ -130,7 +130,8 @@ public actor SQLiteStateStore: StateStore {
             guard let pass = decode(Pass.self, text, what: "pass of \(vendor) \(room)") else { return nil }
             if pass.isExpired(at: clock.now()) {
                 // Only the version read: another handle may have saved a new pass since.
-                _ = try await db.query("DELETE FROM passes WHERE vendor = ?1 AND scope = ?2 AND room = ?3 AND pass = ?4", key + [.text(text)])
+                _ = try await db.query(
+                    "DELETE FROM passes WHERE vendor = ?1 AND scope = ?2 AND room = ?3 AND pass = ?4", key + [.text(text)])
                 return nil
             }
             return pass
@@ -145,8 +146,9 @@ public actor SQLiteStateStore: StateStore {
 
     public func remove(vendor: String, room: RoomKey) async throws {
         try await withDatabase("remove a pass") { db in
-            _ = try await db.query("DELETE FROM passes WHERE vendor = ?1 AND scope = ?2 AND room = ?3",
-                                   SQLiteRecords.roomBinds(vendor: vendor, room: room))
+            _ = try await db.query(
+                "DELETE FROM passes WHERE vendor = ?1 AND scope = ?2 AND room = ?3",
+                SQLiteRecords.roomBinds(vendor: vendor, room: room))
         }
     }
 
@@ -255,8 +257,9 @@ public actor SQLiteStateStore: StateStore {
         // ``heldKey(_:)`` reads them over the record's copy.
         try await withDatabase("renew leases", transaction: true) { db in
             _ = try await db.query("UPDATE held_keys SET lease_until = ?1 WHERE owner = ?2", [SQLiteRecords.seconds(until), .text(owner)])
-            _ = try await db.query("UPDATE sessions SET lease_until = ?1 WHERE owner = ?2 AND pass IS NULL",
-                                   [SQLiteRecords.seconds(until), .text(owner)])
+            _ = try await db.query(
+                "UPDATE sessions SET lease_until = ?1 WHERE owner = ?2 AND pass IS NULL",
+                [SQLiteRecords.seconds(until), .text(owner)])
         }
     }
 
@@ -298,8 +301,9 @@ public actor SQLiteStateStore: StateStore {
                     "UPDATE sessions SET lease_until = ?6, pass = ?7 WHERE vendor = ?1 AND scope = ?2 AND room = ?3 AND user = ?4 AND owner = ?5",
                     key + [.text(owner), SQLiteRecords.seconds(pass.expiresAt ?? keepUntil), .text(try records.text(pass))])
             } else {
-                _ = try await db.query("DELETE FROM sessions WHERE vendor = ?1 AND scope = ?2 AND room = ?3 AND user = ?4 AND owner = ?5",
-                                       key + [.text(owner)])
+                _ = try await db.query(
+                    "DELETE FROM sessions WHERE vendor = ?1 AND scope = ?2 AND room = ?3 AND user = ?4 AND owner = ?5",
+                    key + [.text(owner)])
             }
         }
     }
@@ -390,7 +394,7 @@ public actor SQLiteStateStore: StateStore {
         let db: SQLiteConnection
         do {
             db = try await connect()
-        } catch where SQLiteSalvage.isDamage(error) {
+        } catch  where SQLiteSalvage.isDamage(error) {
             return try await recover(damaged: nil, reason: "\(error)")
         }
         do {
@@ -404,7 +408,7 @@ public actor SQLiteStateStore: StateStore {
             } else {
                 opening = .damaged(db, issues.prefix(3).joined(separator: "; "))
             }
-        } catch where SQLiteSalvage.isDamage(error) {
+        } catch  where SQLiteSalvage.isDamage(error) {
             opening = .damaged(db, "\(error)")
         } catch {
             try? await db.close()
@@ -439,7 +443,8 @@ public actor SQLiteStateStore: StateStore {
         if let why = SQLiteFiles.foreignContent(path) {
             throw WaitingRoomError(
                 .invalidConfiguration,
-                message: "state store \(path) is not a store file (\(why)); nothing was changed: give a path of its own, or move the file away",
+                message:
+                    "state store \(path) is not a store file (\(why)); nothing was changed: give a path of its own, or move the file away",
                 field: "stateStore")
         }
         do {
@@ -448,8 +453,9 @@ public actor SQLiteStateStore: StateStore {
             throw storeError("open", error)
         }
         do {
-            return try await SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoopGroup.any())
-        } catch where SQLiteSalvage.isDamage(error) {
+            return try await SQLiteConnection.open(
+                storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoopGroup.any())
+        } catch  where SQLiteSalvage.isDamage(error) {
             throw error
         } catch {
             throw storeError("open", error)

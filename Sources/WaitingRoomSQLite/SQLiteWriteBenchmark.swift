@@ -11,7 +11,9 @@ extension SQLiteStateStore {
     /// Each write is its own transaction, as in use. Opens (or creates) the database at `path`;
     /// use a scratch file: the benchmark's rows and table are removed afterwards, but the file
     /// is left for the caller to delete.
-    public static func benchmarkWrites(path: String, count: Int) async throws -> (storeWritesPerSecond: Double, bareInsertsPerSecond: Double) {
+    public static func benchmarkWrites(path: String, count: Int) async throws -> (
+        storeWritesPerSecond: Double, bareInsertsPerSecond: Double
+    ) {
         let store = try await SQLiteStateStore.open(path: path)
         do {
             let result = try await store.measureWrites(count: max(count, 1))
@@ -27,8 +29,9 @@ extension SQLiteStateStore {
         let owner = "benchmark-\(UUID().uuidString)"
         let start = Date()
         let keys = (0..<count).map { i in
-            HeldKey(vendor: "benchmark", room: RoomKey(scope: "benchmark", room: "benchmark"), key: "\(owner)-\(i)", details: ["node": "n1"],
-                    takenAt: start, expiresAt: start.addingTimeInterval(60), owner: owner, leaseUntil: start.addingTimeInterval(30))
+            HeldKey(
+                vendor: "benchmark", room: RoomKey(scope: "benchmark", room: "benchmark"), key: "\(owner)-\(i)", details: ["node": "n1"],
+                takenAt: start, expiresAt: start.addingTimeInterval(60), owner: owner, leaseUntil: start.addingTimeInterval(30))
         }
         let rows = try keys.map { try records.heldKeyBinds($0) }
         let clock = ContinuousClock()
@@ -38,13 +41,15 @@ extension SQLiteStateStore {
         let storeTime = (clock.now - storeStarted).seconds
 
         let bareTime = try await withDatabase("run the write benchmark") { db in
-            _ = try await db.query("""
+            _ = try await db.query(
+                """
                 CREATE TABLE IF NOT EXISTS benchmark_bare_inserts (
                     id TEXT, vendor TEXT, owner TEXT, lease_until REAL, taken_at REAL, record TEXT)
                 """)
             let started = clock.now
             for row in rows {
-                _ = try await db.query("""
+                _ = try await db.query(
+                    """
                     INSERT INTO benchmark_bare_inserts (id, vendor, owner, lease_until, taken_at, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                     """, row)
             }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs CPU-bound or blocking test work on a thread of its own instead of a thread of Swift's
@@ -46,10 +47,10 @@ public enum DedicatedThread {
     /// the processor when both want it.
     private static func lowerPriority() {
         #if os(Linux)
-        // On Linux (NPTL) `nice` is per thread: PRIO_PROCESS with id 0 sets the calling thread only.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+            // On Linux (NPTL) `nice` is per thread: PRIO_PROCESS with id 0 sets the calling thread only.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         #else
-        Thread.current.qualityOfService = .utility
+            Thread.current.qualityOfService = .utility
         #endif
     }
 }

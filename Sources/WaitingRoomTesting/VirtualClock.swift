@@ -63,7 +63,10 @@ public final class VirtualClock: WaitingRoomClock {
             try Task.checkCancellation()
             return
         }
-        let id = state.withLockedValue { s -> UInt64 in s.nextID += 1; return s.nextID }
+        let id = state.withLockedValue { s -> UInt64 in
+            s.nextID += 1
+            return s.nextID
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // Decided under the lock, so the cancellation handler (which takes the same lock)

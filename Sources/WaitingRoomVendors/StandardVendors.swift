@@ -18,8 +18,11 @@ extension VendorRegistry {
         let registry = VendorRegistry()
         registry.register(NetFUNNELConfiguration.self, summary: "NetFUNNEL (STCLab): basic and section control over /ts.wseq")
         registry.register(QueueItConfiguration.self, summary: "Queue-it: mobile enqueue API, queue page, KnownUser tokens")
-        registry.register(CrowdHandlerConfiguration.self, summary: "CrowdHandler: public API /v1/requests, waiting room, trustOnFail, hybrid signatures")
-        registry.register(CloudflareConfiguration.self, summary: "Cloudflare Waiting Room: JSON mode (Accept: application/json, __cfwaitingroom cookie, refreshIntervalSeconds)")
+        registry.register(
+            CrowdHandlerConfiguration.self, summary: "CrowdHandler: public API /v1/requests, waiting room, trustOnFail, hybrid signatures")
+        registry.register(
+            CloudflareConfiguration.self,
+            summary: "Cloudflare Waiting Room: JSON mode (Accept: application/json, __cfwaitingroom cookie, refreshIntervalSeconds)")
         registry.register(ScriptedConfiguration.self, summary: "scripted: plays a given list of events (tests, flow authoring)")
         return registry
     }()

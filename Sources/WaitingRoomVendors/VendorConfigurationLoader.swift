@@ -31,7 +31,7 @@ package enum VendorConfigurationLoader {
         var document: [String: [String: JSONValue]] = [:]
         for setting in settings {
             guard let eq = setting.firstIndex(of: "="), let dot = setting[..<eq].firstIndex(of: "."),
-                  dot != setting.startIndex, setting.index(after: dot) < eq
+                dot != setting.startIndex, setting.index(after: dot) < eq
             else {
                 throw WaitingRoomError.invalidConfiguration(
                     field: "--set", "expected VENDOR.KEY=VALUE (for example netfunnel.retryCount=3), got \"\(setting)\"")
@@ -63,8 +63,10 @@ package enum VendorConfigurationLoader {
     /// 300 MB file was read whole, then refused).
     /// - Throws: `.invalidConfiguration` naming the file: missing, unreadable or too large.
     package static func contents(_ path: String, limit: Int) throws -> Data {
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path), attributes[.type] as? FileAttributeType == .typeRegular,
-           let size = (attributes[.size] as? NSNumber)?.intValue, size > limit {
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            attributes[.type] as? FileAttributeType == .typeRegular,
+            let size = (attributes[.size] as? NSNumber)?.intValue, size > limit
+        {
             throw WaitingRoomError.invalidConfiguration(field: path, "the file is \(size) bytes; at most \(limit) are read")
         }
         guard let data = FileManager.default.contents(atPath: path) else {

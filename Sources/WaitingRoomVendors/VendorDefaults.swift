@@ -28,7 +28,8 @@ package final class VendorDefaults: Sendable {
         values.withLock { values in
             let ids = VendorRegistry.standard.vendorIDs
             let vendorMembers = top.filter { if case .object = $0.value { return ids.contains($0.key) } else { return false } }
-            let targets: [(String, [String: JSONValue])] = vendorMembers.isEmpty
+            let targets: [(String, [String: JSONValue])] =
+                vendorMembers.isEmpty
                 ? ids.map { ($0, top) }
                 : vendorMembers.compactMap { key, value in value.objectValue.map { (key, $0) } }
             for (vendor, given) in targets {
@@ -88,9 +89,11 @@ extension VendorRegistry {
         for descriptor in descriptors {
             let configure = descriptor.configure
             let id = descriptor.id
-            registry.register(VendorDescriptor(id: id, summary: descriptor.summary,
-                                               configure: { defaults.apply(vendor: id, to: configure($0)) },
-                                               make: descriptor.make))
+            registry.register(
+                VendorDescriptor(
+                    id: id, summary: descriptor.summary,
+                    configure: { defaults.apply(vendor: id, to: configure($0)) },
+                    make: descriptor.make))
         }
         return registry
     }

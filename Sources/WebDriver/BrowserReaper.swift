@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Ends the browser processes a session directory left behind.
@@ -23,19 +24,20 @@ public enum BrowserReaper {
     @discardableResult
     public static func killBrowsers(using directory: String) -> Int {
         #if os(Linux)
-        let marker = Array("--user-data-dir=\(directory)/".utf8)
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
-        var killed = 0
-        for entry in entries {
-            guard let pid = Int32(entry), pid != getpid(),
-                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
-            // arguments are NUL-separated; the marker is the start of one of them
-            let arguments = data.split(separator: 0, omittingEmptySubsequences: true)
-            if arguments.contains(where: { $0.starts(with: marker) }), kill(pid, SIGKILL) == 0 { killed += 1 }
-        }
-        return killed
+            let marker = Array("--user-data-dir=\(directory)/".utf8)
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
+            var killed = 0
+            for entry in entries {
+                guard let pid = Int32(entry), pid != getpid(),
+                    let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+                else { continue }
+                // arguments are NUL-separated; the marker is the start of one of them
+                let arguments = data.split(separator: 0, omittingEmptySubsequences: true)
+                if arguments.contains(where: { $0.starts(with: marker) }), kill(pid, SIGKILL) == 0 { killed += 1 }
+            }
+            return killed
         #else
-        return 0
+            return 0
         #endif
     }
 

@@ -1,11 +1,12 @@
 import Foundation
 import WaitingRoom
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A `chromedriver` child process of `QueueItBrowserDriver`.
@@ -71,9 +72,9 @@ public final class ChromedriverProcess: Sendable {
     /// A free TCP port on 127.0.0.1 (bound to port 0, read back, released), or nil.
     public static func freeLoopbackPort() -> Int? {
         #if os(Linux)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -24,8 +24,10 @@ public final class HeadlessChromium: Sendable {
     /// session in a new directory under the temporary directory, named `directoryPrefix` and a
     /// UUID (chromedriver's `--log-path` is in it, which marks the child as this session's).
     /// - Throws: ``WebDriverFailure`` saying what did not start (chromedriver, chromium) and why.
-    public static func start(chromedriver: String, browser: String, transport: any HTTPTransport,
-                             directoryPrefix: String = "waitingroom-pages-") async throws(WebDriverFailure) -> HeadlessChromium {
+    public static func start(
+        chromedriver: String, browser: String, transport: any HTTPTransport,
+        directoryPrefix: String = "waitingroom-pages-"
+    ) async throws(WebDriverFailure) -> HeadlessChromium {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent(directoryPrefix + UUID().uuidString.lowercased()).path
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
@@ -36,8 +38,9 @@ public final class HeadlessChromium: Sendable {
             guard let port = ChromedriverProcess.freeLoopbackPort() else { continue }
             let process: ChromedriverProcess
             do {
-                process = try ChromedriverProcess(executable: chromedriver, port: port, logPath: "\(directory)/chromedriver-\(attempt).out",
-                                                  extraArguments: ["--log-path=\(directory)/chromedriver-\(attempt).log"])
+                process = try ChromedriverProcess(
+                    executable: chromedriver, port: port, logPath: "\(directory)/chromedriver-\(attempt).out",
+                    extraArguments: ["--log-path=\(directory)/chromedriver-\(attempt).log"])
             } catch {
                 try? FileManager.default.removeItem(atPath: directory)
                 throw WebDriverFailure(error: "setup", message: "cannot start \(chromedriver): \(error)")
@@ -46,7 +49,10 @@ public final class HeadlessChromium: Sendable {
             let deadline = ContinuousClock.now + .seconds(60)
             var ready = false
             while ContinuousClock.now < deadline, !process.hasExited {
-                if await client.ready() { ready = true; break }
+                if await client.ready() {
+                    ready = true
+                    break
+                }
                 try? await Task.sleep(for: .milliseconds(100))
             }
             guard ready else {
@@ -54,15 +60,17 @@ public final class HeadlessChromium: Sendable {
                 await process.stop()
                 continue
             }
-            let args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=\(directory)/profile",
-                        "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--mute-audio", "--window-size=1280,900",
-                        "--hide-scrollbars", "--force-device-scale-factor=1"]
+            let args = [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=\(directory)/profile",
+                "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--mute-audio", "--window-size=1280,900",
+                "--hide-scrollbars", "--force-device-scale-factor=1"
+            ]
             let capabilities: JSONValue = .object([
                 "browserName": .string("chrome"),
                 "pageLoadStrategy": .string("normal"),
                 "timeouts": .object(["pageLoad": .number(60_000), "script": .number(20_000)]),
                 "goog:loggingPrefs": .object(["browser": .string("ALL")]),
-                "goog:chromeOptions": .object(["binary": .string(browser), "args": .array(args.map { .string($0) })]),
+                "goog:chromeOptions": .object(["binary": .string(browser), "args": .array(args.map { .string($0) })])
             ])
             do {
                 let session = try await client.newSession(capabilities: capabilities)
@@ -86,7 +94,9 @@ public final class HeadlessChromium: Sendable {
     public func currentURL() async throws(WebDriverFailure) -> String { try await client.currentURL(session: session) }
 
     /// Runs `script` (a function body; `return` its result) in the page.
-    public func run(_ script: String) async throws(WebDriverFailure) -> JSONValue { try await client.execute(session: session, script: script) }
+    public func run(_ script: String) async throws(WebDriverFailure) -> JSONValue {
+        try await client.execute(session: session, script: script)
+    }
 
     /// The page's visible text (`document.body.innerText`; empty without a body).
     public func bodyText() async throws(WebDriverFailure) -> String {
@@ -95,7 +105,9 @@ public final class HeadlessChromium: Sendable {
 
     /// Polls `condition` every `every` until it is true or `timeout` passed (real time); returns
     /// whether it became true.
-    public func waitUntil(timeout: Duration, every: Duration = .milliseconds(200), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    public func waitUntil(timeout: Duration, every: Duration = .milliseconds(200), _ condition: () async throws -> Bool) async rethrows
+        -> Bool
+    {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return true }

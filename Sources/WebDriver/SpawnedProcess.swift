@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A child process started with `posix_spawn`: each of stdin, stdout and stderr on a pipe, the
@@ -66,7 +67,8 @@ public final class SpawnedProcess: Sendable {
         // glibc 2.29+/2.34+ extensions the Glibc module does not declare
         let libc = dlopen(nil, RTLD_NOW)
         guard let chdirSymbol = dlsym(libc, "posix_spawn_file_actions_addchdir_np"),
-              let closefromSymbol = dlsym(libc, "posix_spawn_file_actions_addclosefrom_np") else {
+            let closefromSymbol = dlsym(libc, "posix_spawn_file_actions_addclosefrom_np")
+        else {
             throw Failure(description: "this C library has no posix_spawn_file_actions_addchdir_np/addclosefrom_np")
         }
         let addChdir = unsafeBitCast(chdirSymbol, to: AddChdir.self)
@@ -137,7 +139,8 @@ public final class SpawnedProcess: Sendable {
         _ path: String, arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil, directory: String? = nil,
         stderr: Stream = .sameAsStdout
     ) throws -> (status: Int32, output: Data) {
-        let child = try spawn(path, arguments: arguments, environment: environment, directory: directory, stderr: stderr == .pipe ? .sameAsStdout : stderr)
+        let child = try spawn(
+            path, arguments: arguments, environment: environment, directory: directory, stderr: stderr == .pipe ? .sameAsStdout : stderr)
         Thread.detachNewThread { child.writeInputAndClose(input) }
         let output = readToEnd(child.stdout)
         return (child.waitForExit(), output)

@@ -41,8 +41,10 @@ public struct WebDriverClient: Sendable {
         }
         let response: HTTPResponse
         do {
-            response = try await transport.send(HTTPRequest(method: method, url: base + path, headers: headers, body: bytes,
-                                                            timeout: timeout, followRedirects: false))
+            response = try await transport.send(
+                HTTPRequest(
+                    method: method, url: base + path, headers: headers, body: bytes,
+                    timeout: timeout, followRedirects: false))
         } catch {
             throw WebDriverFailure(error: "transport", message: "\(method) \(path): \(error)")
         }
@@ -50,8 +52,9 @@ public struct WebDriverClient: Sendable {
         let value = json?.objectValue?["value"] ?? .null
         guard (200...299).contains(response.status) else {
             let o = value.objectValue
-            throw WebDriverFailure(error: o?["error"]?.stringValue ?? "HTTP \(response.status)",
-                                   message: "\(method) \(path): " + (o?["message"]?.stringValue ?? String(response.text.prefix(300))))
+            throw WebDriverFailure(
+                error: o?["error"]?.stringValue ?? "HTTP \(response.status)",
+                message: "\(method) \(path): " + (o?["message"]?.stringValue ?? String(response.text.prefix(300))))
         }
         guard json != nil else {
             throw WebDriverFailure(error: "invalid response", message: "\(method) \(path): not JSON: \(response.text.prefix(200))")

@@ -48,11 +48,14 @@ import WaitingRoomVendors
         // blocking socket calls: on a Dispatch thread, so the server's handlers keep the cooperative pool
         let (get, post, missing) = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    (try LoopbackHTTP.exchange(base + "/a.json"),
-                     try LoopbackHTTP.exchange(base + "/a.json", method: "POST", body: Array("x".utf8), contentType: "text/plain"),
-                     try LoopbackHTTP.exchange(base + "/nothing"))
-                })
+                continuation.resume(
+                    with: Result {
+                        (
+                            try LoopbackHTTP.exchange(base + "/a.json"),
+                            try LoopbackHTTP.exchange(base + "/a.json", method: "POST", body: Array("x".utf8), contentType: "text/plain"),
+                            try LoopbackHTTP.exchange(base + "/nothing")
+                        )
+                    })
             }
         }
         await server.stop()

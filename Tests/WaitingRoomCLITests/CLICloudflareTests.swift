@@ -6,13 +6,17 @@ import Testing
 @Suite("waitingroom with Cloudflare", .serialized, .timeLimit(.minutes(3)))
 struct CLICloudflareTests {
     @Test func checkExitsByOutcome() async throws {
-        let open = try await CLIProcess.run(["check", "--vendor", "cloudflare", "--emulator", "--scope", "site", "--room", "demo-open", "--json"])
+        let open = try await CLIProcess.run([
+            "check", "--vendor", "cloudflare", "--emulator", "--scope", "site", "--room", "demo-open", "--json"
+        ])
         #expect(open.status == 0, "\(open.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(open.stdout.utf8)) as? [String: Any]
         #expect(json?["disposition"] as? String == "passed")
         let reject = try await CLIProcess.run(["check", "--vendor", "cloudflare", "--emulator", "--scope", "site", "--room", "demo-reject"])
         #expect(reject.status == 2, "\(reject.stdout)\(reject.stderr)")
-        let suspended = try await CLIProcess.run(["check", "--vendor", "cloudflare", "--emulator", "--scope", "site", "--room", "demo-suspended"])
+        let suspended = try await CLIProcess.run([
+            "check", "--vendor", "cloudflare", "--emulator", "--scope", "site", "--room", "demo-suspended"
+        ])
         #expect(suspended.status == 0, "\(suspended.stdout)\(suspended.stderr)")
         let noSite = try await CLIProcess.run(["check", "--vendor", "cloudflare", "--scope", "site", "--room", "demo-open"])
         #expect(noSite.status == 64)
@@ -41,10 +45,13 @@ struct CLICloudflareTests {
 
     @Test func loadWithChaosAndReport() async throws {
         let report = CLIProcess.temporaryDirectory() + "/cloudflare-report.html"
-        let result = try await CLIProcess.run(["load", "--vendor", "cloudflare", "--emulator", "--scope", "site", "--room", "demo-open", "--users", "8",
-                                               "--hold", "0", "--chaos", "1", "--chaos-delay", "3", "--set", "timeout=1500",
-                                               "--set", "retries=4", "--set", "retryDelay=100", "--json", "--report", report],
-                                              timeout: .seconds(90))
+        let result = try await CLIProcess.run(
+            [
+                "load", "--vendor", "cloudflare", "--emulator", "--scope", "site", "--room", "demo-open", "--users", "8",
+                "--hold", "0", "--chaos", "1", "--chaos-delay", "3", "--set", "timeout=1500",
+                "--set", "retries=4", "--set", "retryDelay=100", "--json", "--report", report
+            ],
+            timeout: .seconds(90))
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect((json?["outcomes"] as? [String: Any])?["passed"] as? Int == 8, "retries get everyone through 4 faults: \(result.stdout)")

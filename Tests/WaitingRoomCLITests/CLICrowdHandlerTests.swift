@@ -5,16 +5,22 @@ import Testing
 @Suite("waitingroom with CrowdHandler", .serialized, .timeLimit(.minutes(3)))
 struct CLICrowdHandlerTests {
     @Test func checkExitsByOutcome() async throws {
-        let open = try await CLIProcess.run(["check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-open", "--json"])
+        let open = try await CLIProcess.run([
+            "check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-open", "--json"
+        ])
         #expect(open.status == 0, "\(open.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(open.stdout.utf8)) as? [String: Any]
         #expect(json?["disposition"] as? String == "passed")
         let queue = try await CLIProcess.run(["check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-queue"])
         #expect(queue.status == 6, "\(queue.stdout)\(queue.stderr)")
-        let blocked = try await CLIProcess.run(["check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-blocked"])
+        let blocked = try await CLIProcess.run([
+            "check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-blocked"
+        ])
         #expect(blocked.status == 2)
         #expect(blocked.stdout.contains("403"))
-        let closed = try await CLIProcess.run(["check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-closed"])
+        let closed = try await CLIProcess.run([
+            "check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-closed"
+        ])
         #expect(closed.status == 0)
         let noKey = try await CLIProcess.run(["check", "--vendor", "crowdhandler", "--scope", "site", "--room", "demo-open"])
         #expect(noKey.status == 64)
@@ -43,10 +49,13 @@ struct CLICrowdHandlerTests {
 
     @Test func loadWithChaosCountsSessions() async throws {
         let report = CLIProcess.temporaryDirectory() + "/crowdhandler-report.html"
-        let result = try await CLIProcess.run(["load", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-open", "--users", "8",
-                                               "--hold", "0", "--chaos", "1", "--chaos-delay", "6", "--set", "timeout=2000", "--json",
-                                               "--report", report],
-                                              timeout: .seconds(90))
+        let result = try await CLIProcess.run(
+            [
+                "load", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-open", "--users", "8",
+                "--hold", "0", "--chaos", "1", "--chaos-delay", "6", "--set", "timeout=2000", "--json",
+                "--report", report
+            ],
+            timeout: .seconds(90))
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect((json?["outcomes"] as? [String: Any])?["passed"] as? Int == 8, "trustOnFail lets everyone in")

@@ -12,13 +12,17 @@ struct CLIEndToEndTests {
     }
 
     @Test func checkExitsByOutcome() async throws {
-        let passed = try await CLIProcess.run(["check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--json"])
+        let passed = try await CLIProcess.run([
+            "check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--json"
+        ])
         #expect(passed.status == 0, "\(passed.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(passed.stdout.utf8)) as? [String: Any]
         #expect(json?["disposition"] as? String == "passed")
         #expect(json?["code"] as? Int == 200)
 
-        let blocked = try await CLIProcess.run(["check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_block"])
+        let blocked = try await CLIProcess.run([
+            "check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_block"
+        ])
         #expect(blocked.status == 2)
         #expect(blocked.stdout.contains("301"))
 
@@ -30,7 +34,9 @@ struct CLIEndToEndTests {
         let unknown = try await CLIProcess.run(["check", "--vendor", "nobody", "--scope", "a", "--room", "b"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("vendor"))
-        let badSetting = try await CLIProcess.run(["check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--set", "retryCount=99"])
+        let badSetting = try await CLIProcess.run([
+            "check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--set", "retryCount=99"
+        ])
         #expect(badSetting.status == 64)
         #expect(badSetting.stderr.contains("retryCount"))
     }
@@ -54,28 +60,41 @@ struct CLIEndToEndTests {
     /// flows, which name `wr emulate`'s 127.0.0.1:8080, failed unless one ran there).
     @Test func runWithTheEmulatorReplacesTheFlowsOwnServerAddresses() async throws {
         let flows: [(vendor: String, config: String, entry: String)] = [
-            ("netfunnel", #"clientId = "emulator-0000", serverUrl = "http://127.0.0.1:9", settingUrl = "http://127.0.0.1:9/x/nf-setting.json""#,
-             #"scope = "service_1", room = "segKey_basic""#),
-            ("queueit", #"customerId = "demo", waitingRoomDomain = "http://127.0.0.1:9", queuePage = "follow", pollIntervalSeconds = 1"#,
-             #"scope = "demo", room = "open""#),
-            ("crowdhandler", #"publicKey = "demo-public-key", apiURL = "http://127.0.0.1:9", waitURL = "http://127.0.0.1:9", siteURL = "http://127.0.0.1:9/site""#,
-             #"scope = "site", room = "demo-open""#),
-            ("cloudflare", #"siteURL = "http://127.0.0.1:9/cf""#, #"scope = "site", room = "demo-open""#),
+            (
+                "netfunnel",
+                #"clientId = "emulator-0000", serverUrl = "http://127.0.0.1:9", settingUrl = "http://127.0.0.1:9/x/nf-setting.json""#,
+                #"scope = "service_1", room = "segKey_basic""#
+            ),
+            (
+                "queueit", #"customerId = "demo", waitingRoomDomain = "http://127.0.0.1:9", queuePage = "follow", pollIntervalSeconds = 1"#,
+                #"scope = "demo", room = "open""#
+            ),
+            (
+                "crowdhandler",
+                #"publicKey = "demo-public-key", apiURL = "http://127.0.0.1:9", waitURL = "http://127.0.0.1:9", siteURL = "http://127.0.0.1:9/site""#,
+                #"scope = "site", room = "demo-open""#
+            ),
+            ("cloudflare", #"siteURL = "http://127.0.0.1:9/cf""#, #"scope = "site", room = "demo-open""#)
         ]
         for flow in flows {
-            let path = try write("""
+            let path = try write(
+                """
                 return { vendor = "\(flow.vendor)", config = { \(flow.config) }, entry = { \(flow.entry) } }
                 """, name: "elsewhere-\(flow.vendor).lua")
             let result = try await CLIProcess.run(["run", path, "--emulator"])
             #expect(result.status == 0, "\(flow.vendor): \(result.stdout) \(result.stderr)")
-            #expect(!(result.stdout + result.stderr).contains("127.0.0.1:9/") && !(result.stdout + result.stderr).contains("127.0.0.1:9 "),
-                    "\(flow.vendor) still reached the flow's own address: \(result.stdout) \(result.stderr)")
+            #expect(
+                !(result.stdout + result.stderr).contains("127.0.0.1:9/") && !(result.stdout + result.stderr).contains("127.0.0.1:9 "),
+                "\(flow.vendor) still reached the flow's own address: \(result.stdout) \(result.stderr)")
         }
         // --set still chooses: the flow's address replaced by the one given on the command line
-        let path = try write("""
+        let path = try write(
+            """
             return { vendor = "queueit", config = { customerId = "demo", waitingRoomDomain = "http://127.0.0.1:9" }, entry = { scope = "demo", room = "open" } }
             """, name: "elsewhere-set.lua")
-        let chosen = try await CLIProcess.run(["run", path, "--emulator", "--set", "queueit.waitingRoomDomain=http://127.0.0.1:7", "--set", "queueit.requestTimeoutSeconds=2"])
+        let chosen = try await CLIProcess.run([
+            "run", path, "--emulator", "--set", "queueit.waitingRoomDomain=http://127.0.0.1:7", "--set", "queueit.requestTimeoutSeconds=2"
+        ])
         #expect(chosen.status == 4, "\(chosen.stdout) \(chosen.stderr)")
         #expect((chosen.stdout + chosen.stderr).contains("127.0.0.1:7"), "\(chosen.stdout) \(chosen.stderr)")
         // the README's and the flows' own commands
@@ -94,7 +113,8 @@ struct CLIEndToEndTests {
         let suite = try EmulatorSuite(document: .object([:]))
         let server = try await suite.start(host: "127.0.0.1", port: 0)
         let serverURL = try #require(EmulatorSuite.clientDefaults(for: server)["netfunnel"]?.objectValue?["serverUrl"]?.stringValue)
-        let path = try write("""
+        let path = try write(
+            """
             return { vendor = "netfunnel", config = { clientId = "emulator-0000" },
                      entry = { scope = "service_1", room = "segKey_basic" },
                      on_success = function(event, session) wr.emit("held", { code = event.code }) end }
@@ -118,7 +138,9 @@ struct CLIEndToEndTests {
         for (name, content) in [("passwd", "root:x:0:0:root:/root:/bin/bash\n"), ("package.json", #"{"name": "my-app"}"#)] {
             let path = folder + "/" + name
             try Data(content.utf8).write(to: URL(fileURLWithPath: path))
-            let result = try await CLIProcess.run(["check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--state", path])
+            let result = try await CLIProcess.run([
+                "check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--state", path
+            ])
             #expect(result.status == 64, "\(name): \(result.stdout) \(result.stderr)")
             #expect(result.stderr.contains("is not a store file") && result.stderr.contains("nothing was changed"), "\(result.stderr)")
             #expect(try String(contentsOfFile: path, encoding: .utf8) == content)
@@ -128,21 +150,24 @@ struct CLIEndToEndTests {
     }
 
     @Test func runExitStatusesTellTheOutcome() async throws {
-        let blocked = try write("""
+        let blocked = try write(
+            """
             return { vendor = "netfunnel", entry = { scope = "service_1", room = "segKey_block" } }
             """, name: "blocked.lua")
         let result = try await CLIProcess.run(["run", blocked, "--emulator"])
         #expect(result.status == 2, "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("blocked"))
 
-        let aborted = try write("""
+        let aborted = try write(
+            """
             return { vendor = "netfunnel", entry = { scope = "service_1", room = "segKey_block" },
                      on_block = function(e) return wr.abort("not today") end }
             """, name: "abort.lua")
         #expect(try await CLIProcess.run(["run", aborted, "--emulator"]).status == 3)
 
         // a handler that fails ends with 5 whatever the outcome, which is still printed
-        let failing = try write("""
+        let failing = try write(
+            """
             return { vendor = "netfunnel", entry = { scope = "service_1", room = "segKey_basic" },
                      on_success = function(e) error("boom") end }
             """, name: "failing-handler.lua")
@@ -189,7 +214,9 @@ struct CLIEndToEndTests {
         #expect(lines.contains("passed"), "\(result.stdout)\n\(result.stderr)")
         #expect(lines.contains("200"))
         // the first stop stops it; a second says there is none to stop
-        #expect(lines.filter { $0 == "emulator stopped" }.count == 1 && lines.contains { $0.hasPrefix("no emulator is running") }, "\(result.stdout)")
+        #expect(
+            lines.filter { $0 == "emulator stopped" }.count == 1 && lines.contains { $0.hasPrefix("no emulator is running") },
+            "\(result.stdout)")
     }
 
     /// `:load FILE` runs the file in the REPL's globals, and its errors name the file and line
@@ -224,8 +251,11 @@ struct CLIEndToEndTests {
     }
 
     @Test func loadDrivesVirtualUsersAndPrintsAHistogram() async throws {
-        let result = try await CLIProcess.run(["load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_section",
-                                               "--users", "4", "--hold", "0", "--json"], timeout: .seconds(60))
+        let result = try await CLIProcess.run(
+            [
+                "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_section",
+                "--users", "4", "--hold", "0", "--json"
+            ], timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect((json?["outcomes"] as? [String: Any])?["passed"] as? Int == 4)

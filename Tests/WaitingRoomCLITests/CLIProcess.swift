@@ -29,7 +29,9 @@ struct CLIProcess {
     }
 
     /// Runs `waitingroom arguments…` with `input` on stdin; kills it after `timeout`.
-    static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> Result {
+    static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:], timeout: Duration = .seconds(60))
+        async throws -> Result
+    {
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { _, new in new }
         // posix_spawn, not Foundation's Process: see SpawnedProcess
@@ -44,7 +46,8 @@ struct CLIProcess {
         }
         if child.isRunning { child.terminate() }
         let status = await DedicatedThread.run(name: "cli.wait") { child.waitForExit() }
-        return Result(status: status, stdout: String(decoding: await out, as: UTF8.self), stderr: String(decoding: await err, as: UTF8.self))
+        return Result(
+            status: status, stdout: String(decoding: await out, as: UTF8.self), stderr: String(decoding: await err, as: UTF8.self))
     }
 
     /// Starts `waitingroom arguments…` without waiting for it: stdout on a pipe, stderr

@@ -98,7 +98,7 @@ struct CLITests {
         defer { watchdog.cancel() }
         let line = await CLIProcess.read(process) { $0.contains("\n") }
         #expect(line.contains("http://127.0.0.1:"))
-        process.terminate()   // SIGTERM
+        process.terminate()  // SIGTERM
         let status = await DedicatedThread.run(name: "cli.wait") { process.waitForExit() }
         #expect(status == 0)
     }

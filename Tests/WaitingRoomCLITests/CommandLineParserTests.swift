@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import WebDriver
 import WaitingRoom
+import WebDriver
+
 @testable import WaitingRoomCLI
 
 /// `waitingroom`'s command line, parsed in process: values into the commands' properties, the
@@ -35,7 +36,7 @@ struct CommandLineParserTests {
     @Test func valuesLandInTheirProperties() throws {
         let run: RunCommand = try command([
             "run", "flow.lua", "--config", "c.json", "--set", "netfunnel.retryCount=3", "--set=queueit.x=1",
-            "--drain-timeout=2.5", "--emulator", "--json", "--emulator-config", "e.json",
+            "--drain-timeout=2.5", "--emulator", "--json", "--emulator-config", "e.json"
         ])
         #expect(run.flow == "flow.lua")
         #expect(run.config == "c.json")
@@ -50,10 +51,11 @@ struct CommandLineParserTests {
         let load: LoadCommand = try command([
             "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic",
             "--control", "section", "--user-id", "u1", "--users", "7", "--hold", "0", "--chaos", "2", "--chaos-delay", "3",
-            "--faults", "f.json", "--report", "r.html", "--set", "retryCount=3",
+            "--faults", "f.json", "--report", "r.html", "--set", "retryCount=3"
         ])
         #expect(load.vendorOptions.vendor == "netfunnel" && load.vendorOptions.emulator && load.vendorOptions.settings == ["retryCount=3"])
-        #expect(load.room.scope == "service_1" && load.room.room == "segKey_basic" && load.room.control == .section && load.room.userId == "u1")
+        #expect(
+            load.room.scope == "service_1" && load.room.room == "segKey_basic" && load.room.control == .section && load.room.userId == "u1")
         #expect(load.users == 7 && load.hold == 0 && load.chaos == 2 && load.chaosDelay == 3)
         #expect(load.faults == "f.json" && load.report == "r.html")
 
@@ -75,7 +77,9 @@ struct CommandLineParserTests {
         // a report path that cannot be written is refused before the run, not after it
         let folder = CLIProcess.temporaryDirectory()
         #expect(usageError(["load", "--vendor", "scripted", "--report", folder])?.message.contains("is a directory") == true)
-        #expect(usageError(["load", "--vendor", "scripted", "--report", folder + "/missing/r.html"])?.message.contains("does not exist") == true)
+        #expect(
+            usageError(["load", "--vendor", "scripted", "--report", folder + "/missing/r.html"])?.message.contains("does not exist") == true
+        )
         #expect(usageError(["load", "--vendor", "scripted", "--report", folder + "/r.html"]) == nil)
     }
 
@@ -93,15 +97,24 @@ struct CommandLineParserTests {
             (["emulate", "--port", "seventy"], "The value 'seventy' is invalid for '--port <port>'"),
             (["emulate", "--port", "70000"], "--port must be 0…65535"),
             (["run", "f.lua", "--drain-timeout", "nan"], "The value 'nan' is invalid for '--drain-timeout <drain-timeout>'"),
-            (["check", "--vendor", "netfunnel", "--control", "sideways"], "The value 'sideways' is invalid for '--control <control>'; expected basic, section"),
+            (
+                ["check", "--vendor", "netfunnel", "--control", "sideways"],
+                "The value 'sideways' is invalid for '--control <control>'; expected basic, section"
+            ),
             (["check", "--scope", "s"], "Missing expected argument '--vendor <vendor>'"),
-            (["check", "--vendor", "queueit", "--enqueue-token", "t", "--enqueue-key", "k"], "give --enqueue-token or --enqueue-key, not both"),
-            (["load", "--vendor", "netfunnel", "--chaos", "1"], "--chaos and --faults need --emulator (faults are injected into the embedded emulator)"),
+            (
+                ["check", "--vendor", "queueit", "--enqueue-token", "t", "--enqueue-key", "k"],
+                "give --enqueue-token or --enqueue-key, not both"
+            ),
+            (
+                ["load", "--vendor", "netfunnel", "--chaos", "1"],
+                "--chaos and --faults need --emulator (faults are injected into the embedded emulator)"
+            ),
             (["bench", "everything"], "unknown suite everything"),
             (["bench", "--json", "--markdown"], "--json and --markdown: pick one"),
             (["help", "fly"], "Unknown subcommand 'fly'"),
             (["--generate-completion-script="], "Unknown shell ''"),
-            (["--generate-completion-script=tcsh"], "Unknown shell 'tcsh'"),
+            (["--generate-completion-script=tcsh"], "Unknown shell 'tcsh'")
         ]
         for (words, message) in cases {
             let error = usageError(words)
@@ -159,8 +172,10 @@ struct CommandLineParserTests {
         try Data(script.utf8).write(to: file)
         func complete(_ words: [String]) throws -> [String] {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-            let probe = "source '\(file.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _waitingroom; printf '%s\\n' \"${COMPREPLY[@]}\""
-            let (_, data) = try SpawnedProcess.run("/bin/bash", arguments: ["--norc", "--noprofile", "-c", probe], directory: dir.path, stderr: .discard)
+            let probe =
+                "source '\(file.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _waitingroom; printf '%s\\n' \"${COMPREPLY[@]}\""
+            let (_, data) = try SpawnedProcess.run(
+                "/bin/bash", arguments: ["--norc", "--noprofile", "-c", probe], directory: dir.path, stderr: .discard)
             return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         }
         #expect(try complete(["waitingroom", "ch"]) == ["check"])
@@ -171,6 +186,7 @@ struct CommandLineParserTests {
         #expect(try complete(["waitingroom", "run", "waiting"]) == ["waitingroom.bash"], "a flow is a path")
         #expect(try complete(["waitingroom", "--generate-completion-script", "z"]) == ["zsh"])
         let zsh = try #require(try printed(["--generate-completion-script", "zsh"]))
-        #expect(zsh.hasPrefix("#compdef waitingroom") && zsh.contains("bashcompinit") && zsh.contains("complete -F _waitingroom waitingroom"))
+        #expect(
+            zsh.hasPrefix("#compdef waitingroom") && zsh.contains("bashcompinit") && zsh.contains("complete -F _waitingroom waitingroom"))
     }
 }

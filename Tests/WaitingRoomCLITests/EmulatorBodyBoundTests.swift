@@ -19,14 +19,17 @@ struct EmulatorBodyBoundTests {
             ("POST /_emulator/netfunnel/faults", 400),
             ("POST /_emulator/crowdhandler/rooms/demo-queue", 400),
             ("POST /api/mobileapp/queue/demo/sale/enqueue", 413),
-            ("POST /_emulator/queueit/tokens", 413),
+            ("POST /_emulator/queueit/tokens", 413)
         ]
         let replies = try await OffPool.run { () throws -> [(Int, Duration)] in
             var replies: [(Int, Duration)] = []
             for c in cases {
                 let connection = try KeepAliveConnection(port: port)
                 let started = ContinuousClock.now
-                try connection.send(Array("\(c.line) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{\"a\":".utf8))
+                try connection.send(
+                    Array(
+                        "\(c.line) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{\"a\":"
+                            .utf8))
                 let reply = try connection.readReply()
                 replies.append((reply.status, ContinuousClock.now - started))
             }

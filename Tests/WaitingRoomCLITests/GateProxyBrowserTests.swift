@@ -23,9 +23,10 @@ struct GateProxyBrowserTests {
             // The line is held shut while the browser arrives (a slow machine could otherwise find
             // a promotion already due), then opened so the visitor is let in.
             func setRate(_ rate: Int) async throws {
-                let answer = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-                    method: "POST", url: emulator + "/_emulator/crowdhandler/rooms/demo-queue",
-                    headers: [("Content-Type", "application/json")], body: Array("{\"rate\": \(rate)}".utf8), timeout: .seconds(30)))
+                let answer = try await AsyncHTTPTransport.shared.send(
+                    HTTPRequest(
+                        method: "POST", url: emulator + "/_emulator/crowdhandler/rooms/demo-queue",
+                        headers: [("Content-Type", "application/json")], body: Array("{\"rate\": \(rate)}".utf8), timeout: .seconds(30)))
                 #expect(answer.status == 200, "\(answer.text)")
             }
             try await setRate(0)
@@ -38,11 +39,12 @@ struct GateProxyBrowserTests {
             if waited { #expect(pageLoads() == 0, "reached upstream while waiting: \(upstream.paths)") }
             try await setRate(60)
             var text = ""
-            #expect(try await browser.waitUntil(timeout: .seconds(90)) {
-                url = try await browser.currentURL()
-                text = try await browser.run("return document.body ? document.body.innerText : '';").stringValue ?? ""
-                return url.hasPrefix(gate.baseURL + "/demo-queue") && text.contains("upstream /demo-queue")
-            }, "still at \(url): \(text.prefix(200))")
+            #expect(
+                try await browser.waitUntil(timeout: .seconds(90)) {
+                    url = try await browser.currentURL()
+                    text = try await browser.run("return document.body ? document.body.innerText : '';").stringValue ?? ""
+                    return url.hasPrefix(gate.baseURL + "/demo-queue") && text.contains("upstream /demo-queue")
+                }, "still at \(url): \(text.prefix(200))")
             #expect(pageLoads() == 1, "\(upstream.paths)")
             // The cookie the gate set carries the next page load straight through.
             try await browser.open(gate.baseURL + "/demo-queue")
@@ -74,9 +76,11 @@ struct GateProxyBrowserTests {
         do {
             let emulator = try #require(gate.emulatorURL)
             func setRate(_ rate: Int) async throws {
-                let answer = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-                    method: "POST", url: emulator + "/_emulator/queueit/rooms/demo/sale",
-                    headers: [("Content-Type", "application/json")], body: Array("{\"admitPerSecond\": \(rate)}".utf8), timeout: .seconds(30)))
+                let answer = try await AsyncHTTPTransport.shared.send(
+                    HTTPRequest(
+                        method: "POST", url: emulator + "/_emulator/queueit/rooms/demo/sale",
+                        headers: [("Content-Type", "application/json")], body: Array("{\"admitPerSecond\": \(rate)}".utf8),
+                        timeout: .seconds(30)))
                 #expect(answer.status == 200, "\(answer.text)")
             }
             func pageLoads() -> Int { upstream.paths.filter { $0.hasPrefix("/shop/tickets") }.count }
@@ -85,16 +89,18 @@ struct GateProxyBrowserTests {
             var url = try await browser.currentURL()
             // In the line on the emulator's queue page, the upstream untouched.
             #expect(url.hasPrefix(emulator + "/queueit/queue/demo/sale?"), "\(url)")
-            #expect(try await browser.waitUntil(timeout: .seconds(30)) { try await browser.text(ofElement: "ahead") == "0" },
-                    "no position on \(url)")
+            #expect(
+                try await browser.waitUntil(timeout: .seconds(30)) { try await browser.text(ofElement: "ahead") == "0" },
+                "no position on \(url)")
             #expect(pageLoads() == 0, "reached upstream while waiting: \(upstream.paths)")
             try await setRate(50)
             var text = ""
-            #expect(try await browser.waitUntil(timeout: .seconds(90)) {
-                url = try await browser.currentURL()
-                text = try await browser.run("return document.body ? document.body.innerText : '';").stringValue ?? ""
-                return url == gate.baseURL + "/shop/tickets" && text.contains("upstream /shop/tickets")
-            }, "still at \(url): \(text.prefix(200))")
+            #expect(
+                try await browser.waitUntil(timeout: .seconds(90)) {
+                    url = try await browser.currentURL()
+                    text = try await browser.run("return document.body ? document.body.innerText : '';").stringValue ?? ""
+                    return url == gate.baseURL + "/shop/tickets" && text.contains("upstream /shop/tickets")
+                }, "still at \(url): \(text.prefix(200))")
             #expect(pageLoads() == 1, "\(upstream.paths)")
             let cookies = try await browser.run("return document.cookie;").stringValue ?? ""
             #expect(cookies.contains("QueueITAccepted-SDFrts345E-V3_sale=EventId=sale"), "\(cookies)")

@@ -12,8 +12,12 @@ struct GateProxyFramingTests {
     static let answers: [String: (answer: String, thenClose: Bool)] = [
         "/static/chunked": ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Up: 1\r\n\r\n" + chunkedBody, false),
         "/static/close": ("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil close", true),
-        "/static/interim": ("HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false),
-        "/static/hop": ("HTTP/1.1 200 OK\r\nConnection: X-Secret\r\nX-Secret: s\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\nok", false),
+        "/static/interim": (
+            "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
+        ),
+        "/static/hop": (
+            "HTTP/1.1 200 OK\r\nConnection: X-Secret\r\nX-Secret: s\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\nok", false
+        ),
         "/static/split": ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged", false),
         "/static/garbage": ("NOT HTTP AT ALL\r\n\r\n", true),
         "/static/upgrade": ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n", false),
@@ -24,10 +28,12 @@ struct GateProxyFramingTests {
         // an HTTP/1.0 answer with Transfer-Encoding: faulty framing (RFC 9112 §6.1)
         "/static/old-chunked": ("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunkedBody, true),
         "/static/no-content": ("HTTP/1.1 204 No Content\r\nContent-Length: 3\r\nX-A: 1\r\n\r\n", false),
-        "/static/interim-length": ("HTTP/1.1 103 Early Hints\r\nContent-Length: 0\r\nLink: </b.css>; rel=preload\r\n\r\n"
-            + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false),
+        "/static/interim-length": (
+            "HTTP/1.1 103 Early Hints\r\nContent-Length: 0\r\nLink: </b.css>; rel=preload\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
+        ),
         "/static/big-length": ("HTTP/1.1 200 OK\r\nContent-Length: \(bigBody.utf8.count)\r\n\r\n" + bigBody, false),
-        "/static/big-chunked": ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks(of: bigBody) + "0\r\n\r\n", false),
+        "/static/big-chunked": ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks(of: bigBody) + "0\r\n\r\n", false)
     ]
     /// 2 MiB of varied text (built from bytes: Character-wise work on megabytes is slow in debug
     /// builds, and this suite runs beside timing-sensitive ones).
@@ -61,7 +67,9 @@ struct GateProxyFramingTests {
     @Test func answersPassAsTheUpstreamFramedThem() async throws {
         let upstream = try ScriptedUpstream(answers: Self.answers)
         defer { upstream.stop() }
-        let gate = try await GateProxyTests.RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:\(upstream.port)"])
+        let gate = try await GateProxyTests.RunningGate.start([
+            "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:\(upstream.port)"
+        ])
         defer { _ = gate.stop() }
         let port = try #require(URL(string: gate.baseURL)?.port)
         let request: @Sendable (String) -> [UInt8] = { path in KeepAliveConnection.request("GET \(path)", port: port) }
@@ -70,14 +78,18 @@ struct GateProxyFramingTests {
             // chunks and trailers pass byte for byte; the connection is kept
             try visitor.send(request("/static/chunked"))
             let chunked = try visitor.readRaw { $0.hasSuffix("0\r\nX-Trailer: t\r\n\r\n") }
-            #expect(chunked.hasPrefix("HTTP/1.1 200 OK\r\n") && chunked.contains("Transfer-Encoding: chunked\r\n") && chunked.contains("X-Up: 1\r\n"))
+            #expect(
+                chunked.hasPrefix("HTTP/1.1 200 OK\r\n") && chunked.contains("Transfer-Encoding: chunked\r\n")
+                    && chunked.contains("X-Up: 1\r\n"))
             #expect(chunked.hasSuffix("\r\n\r\n" + Self.chunkedBody), "\(chunked)")
             #expect(try visitor.exchange("GET /static/next").body == Array("default /static/next".utf8))
 
             // an answer ended by the upstream's close reaches an HTTP/1.1 visitor in chunks the gate makes, the connection kept
             try visitor.send(request("/static/close"))
             let closing = try visitor.readRaw { $0.hasSuffix("\r\n0\r\n\r\n") }
-            #expect(closing.contains("Transfer-Encoding: chunked\r\n") && closing.hasSuffix("\r\n\r\nb\r\nuntil close\r\n0\r\n\r\n"), "\(closing)")
+            #expect(
+                closing.contains("Transfer-Encoding: chunked\r\n") && closing.hasSuffix("\r\n\r\nb\r\nuntil close\r\n0\r\n\r\n"),
+                "\(closing)")
             #expect(try visitor.exchange("GET /static/after-close").status == 200)
 
             // interim answers go first
@@ -103,7 +115,9 @@ struct GateProxyFramingTests {
         // only as fast as the visitor takes the bytes).
         for path in ["/static/big-length", "/static/big-chunked"] {
             let big = try await gate.send(path)
-            #expect(big.status == 200 && big.body.count == Self.bigBody.utf8.count && big.body.elementsEqual(Self.bigBody.utf8), "\(path): \(big.body.count) bytes")
+            #expect(
+                big.status == 200 && big.body.count == Self.bigBody.utf8.count && big.body.elementsEqual(Self.bigBody.utf8),
+                "\(path): \(big.body.count) bytes")
         }
 
         // An answer of the gate's own to HEAD has no body: the next answer on the connection is read whole.
@@ -135,7 +149,7 @@ struct GateProxyFramingTests {
                 "GET /static/a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /static/b HTTP/1.1\r\nHost: x\r\n\r\n",
                 "GET /static/a HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\nGET /static/b HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n"
                     + "GET /static/c HTTP/1.0\r\nHost: x\r\n\r\nGET /static/d HTTP/1.0\r\nHost: x\r\n\r\n",
-                "GET /static/a HTTP/1.1\r\nHost: x\r\n\r\nGET /static/b HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP\r\n\r\n",
+                "GET /static/a HTTP/1.1\r\nHost: x\r\n\r\nGET /static/b HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP\r\n\r\n"
             ] {
                 let visitor = try KeepAliveConnection(port: port)
                 try visitor.send(Array(bytes.utf8))
@@ -144,7 +158,9 @@ struct GateProxyFramingTests {
             return replies
         }
         func answers(_ text: String) -> [String] {
-            text.components(separatedBy: "\r\n\r\n").compactMap { part in part.hasPrefix("default ") ? String(part.prefix(while: { $0 != "H" })) : nil }
+            text.components(separatedBy: "\r\n\r\n").compactMap { part in
+                part.hasPrefix("default ") ? String(part.prefix(while: { $0 != "H" })) : nil
+            }
         }
         #expect(afterClose[0].hasPrefix("HTTP/1.1 200 OK\r\n") && afterClose[0].hasSuffix("default /static/a"), "\(afterClose[0])")
         #expect(afterClose[1].hasPrefix("HTTP/1.1 200 OK\r\n") && afterClose[1].hasSuffix("default /static/a"), "\(afterClose[1])")
@@ -164,12 +180,16 @@ struct GateProxyFramingTests {
         // A request body in `gzip, chunked` keeps its codings: the gate re-makes the chunks only.
         let echoed = try await OffPool.run { () -> KeepAliveConnection.Reply in
             let visitor = try KeepAliveConnection(port: port)
-            try visitor.send(Array("POST /static/upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8))
+            try visitor.send(
+                Array(
+                    "POST /static/upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+                        .utf8))
             return try visitor.readReply()
         }
         #expect(echoed.status == 200)
         let upload = try #require(upstream.requests.first { $0.hasPrefix("POST /static/upload ") })
-        #expect(upload.contains("\r\nTransfer-Encoding: gzip, chunked\r\n") && upload.hasSuffix("\r\n\r\n3\r\nabc\r\n0\r\n\r\n"), "\(upload)")
+        #expect(
+            upload.contains("\r\nTransfer-Encoding: gzip, chunked\r\n") && upload.hasSuffix("\r\n\r\n3\r\nabc\r\n0\r\n\r\n"), "\(upload)")
 
         // A 204 and an interim answer reach the visitor without the framing fields the upstream
         // gave them (they have no body; a length there misleads a client); the connection goes on.
@@ -189,7 +209,10 @@ struct GateProxyFramingTests {
         // connection ends (it closed without a word).
         let badBody = try await OffPool.run { () -> String in
             let visitor = try KeepAliveConnection(port: port)
-            try visitor.send(Array("POST /static/bad-upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n".utf8))
+            try visitor.send(
+                Array(
+                    "POST /static/bad-upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"
+                        .utf8))
             return try visitor.readRaw(orClose: true) { _ in false }
         }
         #expect(badBody == "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", "\(badBody)")
@@ -252,7 +275,8 @@ final class ScriptedUpstream: Sendable {
                 let rest = String(decoding: received[headEnd...], as: UTF8.self)
                 requestEnd = headEnd + (rest.range(of: "0\r\n\r\n").map { rest[..<$0.upperBound].utf8.count } ?? 0)
             } else if let line = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
-                      let length = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces)) {
+                let length = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces))
+            {
                 while received.count < headEnd + length {
                     guard fill() else { return }
                 }
@@ -261,7 +285,8 @@ final class ScriptedUpstream: Sendable {
             log.lines.withLock { $0.append(String(decoding: received[..<requestEnd], as: UTF8.self)) }
             received.removeFirst(requestEnd)
             let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
-            let script = answers[path] ?? ("HTTP/1.1 200 OK\r\nContent-Length: \("default \(path)".utf8.count)\r\n\r\ndefault \(path)", false)
+            let script =
+                answers[path] ?? ("HTTP/1.1 200 OK\r\nContent-Length: \("default \(path)".utf8.count)\r\n\r\ndefault \(path)", false)
             let bytes = Array(script.answer.utf8)
             _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if script.thenClose { return }

@@ -49,9 +49,12 @@ struct GateProxyTests {
             return status
         }
 
-        func send(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> HTTPResponse {
-            try await AsyncHTTPTransport.shared.send(HTTPRequest(
-                method: method, url: baseURL + path, headers: HTTPHeaderList(headers), body: body, timeout: .seconds(20)))
+        func send(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil) async throws
+            -> HTTPResponse
+        {
+            try await AsyncHTTPTransport.shared.send(
+                HTTPRequest(
+                    method: method, url: baseURL + path, headers: HTTPHeaderList(headers), body: body, timeout: .seconds(20)))
         }
     }
 
@@ -80,7 +83,8 @@ struct GateProxyTests {
         let upstream = try await GateProxyUpstream.start()
         try await Self.withGate(["--vendor", "queueit", "--emulator"], upstream: upstream) { gate in
             // Ignored by the integration: straight to the upstream, with X-Forwarded-*.
-            let open = try await gate.send("/static/app.js?v=1", headers: [("X-Forwarded-For", "203.0.113.9"), ("Connection", "close, X-Secret"), ("X-Secret", "hop")])
+            let open = try await gate.send(
+                "/static/app.js?v=1", headers: [("X-Forwarded-For", "203.0.113.9"), ("Connection", "close, X-Secret"), ("X-Secret", "hop")])
             #expect(open.status == 200 && open.text == "upstream /static/app.js")
             let seen = try #require(upstream.requests.last)
             #expect(seen.path == "/static/app.js?v=1")
@@ -88,10 +92,11 @@ struct GateProxyTests {
             #expect(seen.headers["x-forwarded-for"] == "127.0.0.1")
             #expect(seen.headers["x-forwarded-proto"] == "http")
             #expect(seen.headers["x-forwarded-host"] == String(gate.baseURL.dropFirst("http://".count)))
-            #expect(seen.headers["x-secret"] == nil)   // named by Connection: hop-by-hop
+            #expect(seen.headers["x-secret"] == nil)  // named by Connection: hop-by-hop
             // A body streams through (POST to an ignored path), both ways.
             let payload = [UInt8]((0..<300_000).map { UInt8($0 % 251) })
-            let echoed = try await gate.send("/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")], body: payload)
+            let echoed = try await gate.send(
+                "/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")], body: payload)
             #expect(echoed.status == 200 && echoed.body == payload)
 
             // Protected, no token: to the queue, never cached, never upstream.
@@ -111,7 +116,10 @@ struct GateProxyTests {
             let withToken = try await gate.send("/shop/cart?queueittoken=" + QueueItTestPercent.encode(token))
             #expect(withToken.status == 302)
             #expect(withToken.headers.value(for: "Location") == gate.baseURL + "/shop/cart")
-            let cookie = try #require(withToken.headers.values(for: "Set-Cookie").first { $0.hasPrefix("QueueITAccepted") }.map { String($0.prefix { $0 != ";" }) })
+            let cookie = try #require(
+                withToken.headers.values(for: "Set-Cookie").first { $0.hasPrefix("QueueITAccepted") }.map {
+                    String($0.prefix { $0 != ";" })
+                })
             let page = try await gate.send("/shop/cart", headers: [("Cookie", cookie)])
             #expect(page.status == 200 && page.text == "upstream /shop/cart")
             #expect(upstream.paths.last == "/shop/cart")
@@ -129,9 +137,10 @@ struct GateProxyTests {
             // Three requests in one write: through, queued by the gate (302), through.
             let replies = try await OffPool.run { () -> [KeepAliveConnection.Reply] in
                 let connection = try KeepAliveConnection(port: port)
-                try connection.send(KeepAliveConnection.request("GET /static/first", port: port)
-                    + KeepAliveConnection.request("GET /shop/cart", port: port)
-                    + KeepAliveConnection.request("GET /static/third", port: port))
+                try connection.send(
+                    KeepAliveConnection.request("GET /static/first", port: port)
+                        + KeepAliveConnection.request("GET /shop/cart", port: port)
+                        + KeepAliveConnection.request("GET /static/third", port: port))
                 return try (0..<3).map { _ in try connection.readReply() }
             }
             #expect(replies.map(\.status) == [200, 302, 200])
@@ -142,7 +151,8 @@ struct GateProxyTests {
             // A chunked body, sent in pieces, comes back whole from the echoing upstream.
             let echoed = try await OffPool.run { () -> KeepAliveConnection.Reply in
                 let connection = try KeepAliveConnection(port: port)
-                try connection.send(Array("POST /static/upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+                try connection.send(
+                    Array("POST /static/upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
                 for piece in ["hello, ", "chunked ", "world"] {
                     try connection.send(Array((String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n").utf8))
                     usleep(20_000)
@@ -205,8 +215,10 @@ struct GateProxyTests {
             #expect(upstream.requests.last?.path == "/static/abs.js", "\(String(describing: upstream.requests.last))")
             #expect(upstream.requests.last?.headers["x-forwarded-host"] == "127.0.0.1:\(port)", "the URL's authority, not the Host")
             let before = upstream.paths.count
-            for text in ["CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n", "GET * HTTP/1.1\r\nHost: x\r\n\r\n",
-                         "GET static/x HTTP/1.1\r\nHost: x\r\n\r\n", "GET /static/x HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n"] {
+            for text in [
+                "CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n", "GET * HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET static/x HTTP/1.1\r\nHost: x\r\n\r\n", "GET /static/x HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n"
+            ] {
                 let (refused, closed) = try await raw(text, thenClosed: true)
                 #expect(refused.status == 400 && closed, "\(text): \(refused.status)")
             }
@@ -231,7 +243,9 @@ struct GateProxyTests {
     /// connection, a POST is not (it was: the upstream got the same POST twice) and gets 502.
     @Test func onlyIdempotentRequestsAreSentAgain() async throws {
         let upstream = try OneShotUpstream(dropsSecondRequest: true)
-        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:\(upstream.port)", "--threads", "1"])
+        let gate = try await RunningGate.start([
+            "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:\(upstream.port)", "--threads", "1"
+        ])
         let port = try #require(URL(string: gate.baseURL)?.port)
         let statuses = try await OffPool.run { () throws -> [Int] in
             let connection = try KeepAliveConnection(port: port)
@@ -260,7 +274,7 @@ struct GateProxyTests {
         for i in 0..<20 {
             let r = try await gate.send("/static/\(i)")
             statuses.append(r.status)
-            if i % 5 == 0 { try await Task.sleep(for: .milliseconds(50)) }   // some after the close has landed, some before
+            if i % 5 == 0 { try await Task.sleep(for: .milliseconds(50)) }  // some after the close has landed, some before
         }
         #expect(statuses == Array(repeating: 200, count: 20), "\(statuses)")
         #expect(gate.stop() == 0)
@@ -290,7 +304,10 @@ struct GateProxyTests {
             #expect(try await gate.send("/shop/cart").status == 302 && upstream.paths.count == before)
             let token = try await Self.mintToken(try #require(gate.emulatorURL))
             let withToken = try await gate.send("/shop/cart?queueittoken=" + QueueItTestPercent.encode(token))
-            let cookie = try #require(withToken.headers.values(for: "Set-Cookie").first { $0.hasPrefix("QueueITAccepted") }.map { String($0.prefix { $0 != ";" }) })
+            let cookie = try #require(
+                withToken.headers.values(for: "Set-Cookie").first { $0.hasPrefix("QueueITAccepted") }.map {
+                    String($0.prefix { $0 != ";" })
+                })
             for _ in 0..<3 {
                 let page = try await gate.send("/shop/cart", headers: [("Cookie", cookie)])
                 #expect(page.status == 200 && page.text == "upstream /shop/cart")
@@ -298,7 +315,9 @@ struct GateProxyTests {
         }
 
         let nobody = folder.appendingPathComponent("nobody.sock").path
-        let down = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "unix:" + nobody, "--connect-timeout", "2"])
+        let down = try await RunningGate.start([
+            "--vendor", "queueit", "--emulator", "--upstream", "unix:" + nobody, "--connect-timeout", "2"
+        ])
         let r = try await down.send("/static/index.html")
         #expect(r.status == 502 && r.text.contains("unix:" + nobody), "\(r.status) \(r.text)")
         #expect(down.stop() == 0)
@@ -340,7 +359,9 @@ struct GateProxyTests {
 
     @Test func anUpstreamThatIsDownGives502() async throws {
         // Port 1 on loopback: nothing listens, the connection is refused.
-        let gate = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:1", "--connect-timeout", "2"])
+        let gate = try await RunningGate.start([
+            "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:1", "--connect-timeout", "2"
+        ])
         let r = try await gate.send("/static/index.html")
         #expect(r.status == 502)
         #expect(r.headers.value(for: "Content-Type")?.hasPrefix("text/html") == true)
@@ -367,18 +388,21 @@ struct GateProxyTests {
     @Test func oversizeBodiesAndHeadersAreRefusedBeforeTheUpstream() async throws {
         let upstream = try await GateProxyUpstream.start()
         try await Self.withGate(["--vendor", "queueit", "--emulator", "--max-body-bytes", "1024"], upstream: upstream) { gate in
-            let fits = try await gate.send("/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")],
-                                           body: [UInt8](repeating: 7, count: 1024))
+            let fits = try await gate.send(
+                "/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")],
+                body: [UInt8](repeating: 7, count: 1024))
             #expect(fits.status == 200 && fits.body.count == 1024)
             #expect(upstream.paths == ["/static/upload"])
-            let big = try await gate.send("/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")],
-                                          body: [UInt8](repeating: 7, count: 4096))
+            let big = try await gate.send(
+                "/static/upload", method: "POST", headers: [("Content-Type", "application/octet-stream")],
+                body: [UInt8](repeating: 7, count: 4096))
             #expect(big.status == 413, "\(big.status) \(big.text)")
             let port = try #require(Int(gate.baseURL.split(separator: ":").last ?? ""))
             // A short body over the bound is read and dropped: the connection serves on.
             let (short, next) = try await OffPool.run { () -> (KeepAliveConnection.Reply, KeepAliveConnection.Reply) in
                 let connection = try KeepAliveConnection(port: port)
-                let refused = try connection.exchange("POST /static/upload", body: [UInt8](repeating: 7, count: 4096), contentType: "text/plain")
+                let refused = try connection.exchange(
+                    "POST /static/upload", body: [UInt8](repeating: 7, count: 4096), contentType: "text/plain")
                 return (refused, try connection.exchange("GET /static/kept"))
             }
             #expect(short.status == 413 && !short.headerNames.contains("connection"))
@@ -387,7 +411,8 @@ struct GateProxyTests {
             // arrives whole while the visitor is still sending, then the connection ends.
             let (long, longClosed) = try await OffPool.run { () -> (KeepAliveConnection.Reply, Bool) in
                 let connection = try KeepAliveConnection(port: port)
-                try connection.send(Array("POST /static/upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 50000000\r\n\r\n".utf8))
+                try connection.send(
+                    Array("POST /static/upload HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 50000000\r\n\r\n".utf8))
                 try connection.send([UInt8](repeating: 7, count: 256 * 1024))
                 let reply = try connection.readReply()
                 // what the visitor still sends is dropped until it stops, then the gate closes
@@ -416,9 +441,11 @@ struct GateProxyTests {
     /// `--max-connections 40` no request gets 503 (a slot not given back would show as one).
     @Test func manyVisitorsAtOnceEachGetTheirOwnAnswers() async throws {
         let upstream = try await GateProxyUpstream.start()
-        try await Self.withGate(["--vendor", "queueit", "--emulator", "--threads", "4", "--max-connections", "40"], upstream: upstream) { gate in
+        try await Self.withGate(["--vendor", "queueit", "--emulator", "--threads", "4", "--max-connections", "40"], upstream: upstream) {
+            gate in
             let emulator = try #require(gate.emulatorURL)
-            let visitors = 32, rounds = 15
+            let visitors = 32
+            let rounds = 15
             var tokens: [String] = []
             for _ in 0..<visitors { tokens.append(try await Self.mintToken(emulator)) }
             let outcomes = try await withThrowingTaskGroup(of: (forwarded: [String], problems: [String]).self) { group in
@@ -428,8 +455,9 @@ struct GateProxyTests {
                         var problems: [String] = []
                         let landing = try await gate.send("/shop/v\(visitor)?queueittoken=" + QueueItTestPercent.encode(token))
                         guard landing.status == 302,
-                              let cookie = landing.headers.values(for: "Set-Cookie").first(where: { $0.hasPrefix("QueueITAccepted") })
-                                .map({ String($0.prefix { $0 != ";" }) }) else {
+                            let cookie = landing.headers.values(for: "Set-Cookie").first(where: { $0.hasPrefix("QueueITAccepted") })
+                                .map({ String($0.prefix { $0 != ";" }) })
+                        else {
                             return ([], ["visitor \(visitor): landing \(landing.status)"])
                         }
                         // The token again: used once already, so back to the queue (never upstream).
@@ -441,7 +469,11 @@ struct GateProxyTests {
                             case 0:
                                 path = "/shop/v\(visitor)/r\(round)"
                                 let r = try await gate.send(path, headers: [("Cookie", cookie)])
-                                if r.status == 200, r.text == "upstream " + path { forwarded.append(path) } else { problems.append("\(path): \(r.status) \(r.text)") }
+                                if r.status == 200, r.text == "upstream " + path {
+                                    forwarded.append(path)
+                                } else {
+                                    problems.append("\(path): \(r.status) \(r.text)")
+                                }
                             case 1:
                                 path = "/shop/v\(visitor)/q\(round)"
                                 let r = try await gate.send(path)
@@ -449,7 +481,11 @@ struct GateProxyTests {
                             default:
                                 path = "/static/v\(visitor)/s\(round)"
                                 let r = try await gate.send(path)
-                                if r.status == 200, r.text == "upstream " + path { forwarded.append(path) } else { problems.append("\(path): \(r.status) \(r.text)") }
+                                if r.status == 200, r.text == "upstream " + path {
+                                    forwarded.append(path)
+                                } else {
+                                    problems.append("\(path): \(r.status) \(r.text)")
+                                }
                             }
                         }
                         return (forwarded, problems)
@@ -463,7 +499,9 @@ struct GateProxyTests {
             #expect(problems.isEmpty, "\(problems.count) wrong answers, first: \(problems.prefix(5))")
             let forwarded = outcomes.flatMap(\.forwarded).sorted()
             #expect(forwarded.count == visitors * rounds * 2 / 3)
-            #expect(upstream.paths.sorted() == forwarded, "the upstream saw \(upstream.paths.count) requests for \(forwarded.count) let through")
+            #expect(
+                upstream.paths.sorted() == forwarded, "the upstream saw \(upstream.paths.count) requests for \(forwarded.count) let through"
+            )
         }
     }
 
@@ -473,9 +511,10 @@ struct GateProxyTests {
             // The demo line promotes 30 a minute: on a slow machine the first visitor may already
             // be due. Stop it promoting for this check (keys not given keep their values).
             let emulator = try #require(gate.emulatorURL)
-            let stop = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-                method: "POST", url: emulator + "/_emulator/crowdhandler/rooms/demo-queue",
-                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(30)))
+            let stop = try await AsyncHTTPTransport.shared.send(
+                HTTPRequest(
+                    method: "POST", url: emulator + "/_emulator/crowdhandler/rooms/demo-queue",
+                    headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(30)))
             #expect(stop.status == 200, "\(stop.text)")
             let queued = try await gate.send("/demo-queue")
             #expect(queued.status == 302)
@@ -493,7 +532,8 @@ struct GateProxyTests {
             }
             var recorded = 0
             for _ in 0..<100 where recorded == 0 {
-                let state = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: emulator + "/_emulator/crowdhandler/state", timeout: .seconds(30)))
+                let state = try await AsyncHTTPTransport.shared.send(
+                    HTTPRequest(url: emulator + "/_emulator/crowdhandler/state", timeout: .seconds(30)))
                 let parsed = try JSONValue.parse(Data(state.body))
                 recorded = Int(parsed["counters"]?["responsesRecorded"]?.numberValue ?? parsed["responsesRecorded"]?.numberValue ?? 0)
                 if recorded == 0 { try await Task.sleep(for: .milliseconds(50)) }
@@ -507,23 +547,32 @@ struct GateProxyTests {
         #expect(noVendor.status == 64 && noVendor.stderr.contains("--vendor"))
         let badUpstream = try await CLIProcess.run(["gate", "--vendor", "queueit", "--upstream", "ftp://x"])
         #expect(badUpstream.status == 64 && badUpstream.stderr.contains("--upstream"))
-        for upstream in ["unix:", "unix:/" + String(repeating: "s", count: 200), "http://127.0.0.1:8080/app", "http://user@127.0.0.1:8080"] {
+        for upstream in ["unix:", "unix:/" + String(repeating: "s", count: 200), "http://127.0.0.1:8080/app", "http://user@127.0.0.1:8080"]
+        {
             let bad = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", upstream])
             #expect(bad.status == 64 && bad.stderr.contains("--upstream must be"), "\(upstream): \(bad.stderr)")
         }
-        let badMemo = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--session-memo", "-1"])
+        let badMemo = try await CLIProcess.run([
+            "gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--session-memo", "-1"
+        ])
         #expect(badMemo.status == 64 && badMemo.stderr.contains("--session-memo"))
         // a public URL is scheme://host[:port]: `http://` alone, a path or a query is refused
         for url in ["http://", "https:///", "http://shop.example/path", "http://shop.example?x=1", "http://u@shop.example"] {
-            let bad = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--public-url", url])
+            let bad = try await CLIProcess.run([
+                "gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--public-url", url
+            ])
             #expect(bad.status == 64 && bad.stderr.contains("--public-url must be"), "\(url): \(bad.stderr)")
         }
         // a trusted proxy that is no IP address would never match: refused, not ignored
         for proxy in ["10.0.0.0/8", "300.1.1.1", "proxy.internal"] {
-            let bad = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--trusted-proxy", proxy])
+            let bad = try await CLIProcess.run([
+                "gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--trusted-proxy", proxy
+            ])
             #expect(bad.status == 64 && bad.stderr.contains("--trusted-proxy must be an IP address"), "\(proxy): \(bad.stderr)")
         }
-        let noConfig = try await CLIProcess.run(["gate", "--vendor", "queueit", "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"])
+        let noConfig = try await CLIProcess.run([
+            "gate", "--vendor", "queueit", "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"
+        ])
         #expect(noConfig.status == 64 && noConfig.stderr.contains("--config"))
         // a configuration larger than the bound is refused before it is read (a sparse 5 MB file)
         let folder = CLIProcess.temporaryDirectory()
@@ -532,31 +581,44 @@ struct GateProxyTests {
         let handle = try #require(FileHandle(forWritingAtPath: large))
         try handle.truncate(atOffset: 5 * 1024 * 1024)
         try handle.close()
-        let oversize = try await CLIProcess.run(["gate", "--vendor", "queueit", "--customer", "demo", "--upstream", "http://127.0.0.1:8080", "--config", large],
-                                                 environment: ["QUEUEIT_SECRET_KEY": "k"])
+        let oversize = try await CLIProcess.run(
+            ["gate", "--vendor", "queueit", "--customer", "demo", "--upstream", "http://127.0.0.1:8080", "--config", large],
+            environment: ["QUEUEIT_SECRET_KEY": "k"])
         #expect(oversize.status == 64 && oversize.stderr.contains("at most 4194304 are read"), "\(oversize.stderr)")
         // without --public-url or --allowed-host (and without --emulator) the visitor's Host would
         // choose the URL the triggers read: the gate does not start
         let published = folder + "/integrationconfig.json"
         try Data(#"{"Version": 1, "Integrations": []}"#.utf8).write(to: URL(fileURLWithPath: published))
-        let hostless = try await CLIProcess.run(["gate", "--vendor", "queueit", "--customer", "demo", "--config", published,
-                                                 "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"],
-                                                environment: ["QUEUEIT_SECRET_KEY": "k"])
-        #expect(hostless.status == 64 && hostless.stderr.contains("--public-url") && hostless.stderr.contains("--allowed-host"), "\(hostless.stderr)")
-        let badHost = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--allowed-host", "x/y"])
+        let hostless = try await CLIProcess.run(
+            [
+                "gate", "--vendor", "queueit", "--customer", "demo", "--config", published,
+                "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"
+            ],
+            environment: ["QUEUEIT_SECRET_KEY": "k"])
+        #expect(
+            hostless.status == 64 && hostless.stderr.contains("--public-url") && hostless.stderr.contains("--allowed-host"),
+            "\(hostless.stderr)")
+        let badHost = try await CLIProcess.run([
+            "gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--allowed-host", "x/y"
+        ])
         #expect(badHost.status == 64 && badHost.stderr.contains("--allowed-host must be"), "\(badHost.stderr)")
         // a vendor API that cannot be reached is no usage error: 4 (it was 64)
         let unreachable = folder + "/crowdhandler.json"
-        try Data(#"{"publicKey": "k", "apiURL": "http://127.0.0.1:1", "waitURL": "http://127.0.0.1:1"}"#.utf8).write(to: URL(fileURLWithPath: unreachable))
-        let down = try await CLIProcess.run(["gate", "--vendor", "crowdhandler", "--mode", "hybrid", "--config", unreachable,
-                                             "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"])
+        try Data(#"{"publicKey": "k", "apiURL": "http://127.0.0.1:1", "waitURL": "http://127.0.0.1:1"}"#.utf8).write(
+            to: URL(fileURLWithPath: unreachable))
+        let down = try await CLIProcess.run([
+            "gate", "--vendor", "crowdhandler", "--mode", "hybrid", "--config", unreachable,
+            "--upstream", "http://127.0.0.1:8080", "--listen", "127.0.0.1:0"
+        ])
         #expect(down.status == 4, "\(down.status) \(down.stderr)")
         // a --listen address that cannot be bound (taken by a running gate, or no address of this
         // machine) is a bad value, as for `emulate` and `--metrics-port`
         let running = try await RunningGate.start(["--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080"])
         let taken = try #require(URL(string: running.baseURL)?.port)
         for listen in ["127.0.0.1:\(taken)", "192.0.2.1:0"] {
-            let busy = try await CLIProcess.run(["gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--listen", listen])
+            let busy = try await CLIProcess.run([
+                "gate", "--vendor", "queueit", "--emulator", "--upstream", "http://127.0.0.1:8080", "--listen", listen
+            ])
             #expect(busy.status == 64 && busy.stderr.contains("cannot listen on \(listen)"), "\(listen): \(busy.status) \(busy.stderr)")
         }
         #expect(running.stop() == 0)
@@ -580,11 +642,14 @@ struct GateProxyTests {
 
     /// A `queueittoken` for room `sale` of customer `demo`, minted by the emulator.
     static func mintToken(_ emulator: String) async throws -> String {
-        let fields: [String: JSONValue] = ["customerId": .string("demo"), "waitingRoomId": .string("sale"), "expiresIn": .number(600),
-                                           "queueId": .string(UUID().uuidString.lowercased())]
-        let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-            method: "POST", url: emulator + "/_emulator/queueit/tokens", headers: [("Content-Type", "application/json")],
-            body: Array(JSONValue.object(fields).jsonText.utf8), timeout: .seconds(20)))
+        let fields: [String: JSONValue] = [
+            "customerId": .string("demo"), "waitingRoomId": .string("sale"), "expiresIn": .number(600),
+            "queueId": .string(UUID().uuidString.lowercased())
+        ]
+        let r = try await AsyncHTTPTransport.shared.send(
+            HTTPRequest(
+                method: "POST", url: emulator + "/_emulator/queueit/tokens", headers: [("Content-Type", "application/json")],
+                body: Array(JSONValue.object(fields).jsonText.utf8), timeout: .seconds(20)))
         guard r.status == 200, let token = try JSONValue.parse(Data(r.body))["token"]?.stringValue else {
             throw GateProxyTestError("the emulator minted no token: \(r.status) \(r.text)")
         }
@@ -595,7 +660,8 @@ struct GateProxyTests {
 /// Percent-encodes a query value (RFC 3986 unreserved characters kept).
 enum QueueItTestPercent {
     static func encode(_ s: String) -> String {
-        s.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? s
+        s.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? s
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import ServiceLifecycle
 import NIOConcurrencyHelpers
+import ServiceLifecycle
 
 /// The app behind `waitingroom gate` in its tests: a Hummingbird server on 127.0.0.1 port 0 that
 /// answers every GET with `upstream {path}` (after 5 s for a path with `/slow/`), every HEAD with that answer's head, and every POST with its body, and remembers each
@@ -60,11 +60,12 @@ final class GateProxyUpstream: Sendable {
         }
         let ports = AsyncStream<Int>.makeStream()
         let address: BindAddress = unixSocket.map { .unixDomainSocket(path: $0) } ?? .hostname("127.0.0.1", port: 0)
-        let app = Application(router: router, configuration: .init(address: address),
-                              onServerRunning: { channel in
-                                  ports.continuation.yield(channel.localAddress?.port ?? 0)
-                                  ports.continuation.finish()
-                              })
+        let app = Application(
+            router: router, configuration: .init(address: address),
+            onServerRunning: { channel in
+                ports.continuation.yield(channel.localAddress?.port ?? 0)
+                ports.continuation.finish()
+            })
         // Stopped gracefully, never by cancelling its task: a cancelled server can drop a
         // connection it has accepted but not yet served, and NIO traps on that (swift-nio #3481,
         // "Deinited NIOAsyncWriter without calling finish()"; it crashed one full test run).

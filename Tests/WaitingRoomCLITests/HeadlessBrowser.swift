@@ -1,9 +1,9 @@
 import Foundation
 import QueueIt
+import QueueItBrowser
 import Testing
 import WaitingRoom
 import WaitingRoomHTTP
-import QueueItBrowser
 import WebDriver
 
 /// Headless chromium for the page tests: the `WebDriver` module's ``HeadlessChromium`` (its own
@@ -17,7 +17,8 @@ final class HeadlessBrowser: Sendable {
 
     private init(chromium: HeadlessChromium) { self.chromium = chromium }
 
-    static let installHint = "these tests need Debian's chromium and chromium-driver: run Scripts/setup, "
+    static let installHint =
+        "these tests need Debian's chromium and chromium-driver: run Scripts/setup, "
         + "or `apt-get install chromium chromium-driver`"
 
     /// Starts chromedriver and a headless chromium session. Records a test failure (never a
@@ -32,8 +33,9 @@ final class HeadlessBrowser: Sendable {
             // The profile directory's `waitingroom-pages-` prefix marks these chromedriver children
             // (their `--log-path` is in it), so that QueueItTests' own count of chromedriver
             // children (run in parallel in the same process) can tell them apart.
-            let chromium = try await HeadlessChromium.start(chromedriver: tools.chromedriver, browser: tools.browser,
-                                                            transport: AsyncHTTPTransport.shared, directoryPrefix: "waitingroom-pages-")
+            let chromium = try await HeadlessChromium.start(
+                chromedriver: tools.chromedriver, browser: tools.browser,
+                transport: AsyncHTTPTransport.shared, directoryPrefix: "waitingroom-pages-")
             return HeadlessBrowser(chromium: chromium)
         } catch {
             Issue.record("no headless browser: \(error); \(installHint)", sourceLocation: sourceLocation)

@@ -5,8 +5,9 @@ import Testing
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomVendors
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The emulators' hot requests (NetFUNNEL `/ts.wseq`, Queue-it enqueue) are answered on the
@@ -42,7 +43,8 @@ struct InlineAnswersTests {
         let base = "sid=service_1&aid=inline&js=yes"
         let first = try netfunnel("opcode=5101&nfid=0&\(base)")
         let second = try netfunnel("opcode=5101&nfid=0&\(base)")
-        let firstKey = try #require(key(in: first.body)), secondKey = try #require(key(in: second.body))
+        let firstKey = try #require(key(in: first.body))
+        let secondKey = try #require(key(in: second.body))
         _ = try netfunnel("opcode=5002&key=\(secondKey)&nfid=0&prefix=NetFunnel.gRtype%3D5002%3B&ttl=1&\(base)")
         _ = try netfunnel("opcode=5004&key=\(firstKey)&nfid=0&\(base)")
         _ = try netfunnel("opcode=5002&key=\(secondKey)&nfid=0&\(base)")
@@ -59,7 +61,7 @@ struct InlineAnswersTests {
             ("/api/mobileapp/queue/demo/nosuchroom/enqueue", enqueue),
             ("/api/mobileapp/queue/nosuch/sale/enqueue", enqueue),
             ("/api/mobileapp/queue/demo/sale/enqueue", "{not json"),
-            ("/api/mobileapp/queue/demo/sale/enqueue", ""),
+            ("/api/mobileapp/queue/demo/sale/enqueue", "")
         ] {
             record(try connection.exchange("POST \(path)", body: Array(body.utf8), contentType: "application/json"))
         }
@@ -68,13 +70,19 @@ struct InlineAnswersTests {
 
     @Test("inline answers are the routes' answers, byte for byte (keys, ids and ports masked)")
     func inlineMatchesRoutes() async throws {
-        let inlineSuite = try Self.suite(), routedSuite = try Self.suite()
+        let inlineSuite = try Self.suite()
+        let routedSuite = try Self.suite()
         let inline = try await inlineSuite.start()
         let routed = try await EmulatorServer.start { router in
             routedSuite.netfunnel.addRoutes(to: router)
             routedSuite.queueit.addRoutes(to: router)
         }
-        defer { Task { await inline.stop(); await routed.stop() } }
+        defer {
+            Task {
+                await inline.stop()
+                await routed.stop()
+            }
+        }
         let (inlinePort, routedPort) = (inline.port, routed.port)
         let a = try await OffPool.run { try Self.conversation(port: inlinePort) }
         let b = try await OffPool.run { try Self.conversation(port: routedPort) }
@@ -115,7 +123,9 @@ struct InlineAnswersTests {
             suite.queueit.inject(QueueItEmulatorFault(kind: .status, count: 1, status: 503, on: .enqueue))
             let body = Array(#"{"userId":"u","userAgent":"tests/1","sdkVersion":"tests-1"}"#.utf8)
             for _ in 0..<2 {
-                seen.statuses.append(try connection.exchange("POST /api/mobileapp/queue/demo/sale/enqueue", body: body, contentType: "application/json").status)
+                seen.statuses.append(
+                    try connection.exchange("POST /api/mobileapp/queue/demo/sale/enqueue", body: body, contentType: "application/json")
+                        .status)
             }
             seen.inline.append(server.inlineAnswers)
             return seen
@@ -139,13 +149,16 @@ struct InlineAnswersTests {
             // the enqueue waits 600 ms in its route; the 5002 behind it could be answered at once
             suite.queueit.inject(QueueItEmulatorFault(kind: .delay, count: 1, delayMs: 600, on: .enqueue))
             var inline = [server.inlineAnswers]
-            try connection.send([
-                KeepAliveConnection.request(
-                    "POST /api/mobileapp/queue/demo/sale/enqueue", port: server.port,
-                    body: Array(#"{"userId":"first","userAgent":"tests/1","sdkVersion":"tests-1"}"#.utf8), contentType: "application/json"),
-                KeepAliveConnection.request("GET /ts.wseq?opcode=5002&key=\(key)&nfid=0&prefix=SECOND%3B&\(base)", port: server.port),
-            ].flatMap { $0 })
-            let a = try connection.readReply(), b = try connection.readReply()
+            try connection.send(
+                [
+                    KeepAliveConnection.request(
+                        "POST /api/mobileapp/queue/demo/sale/enqueue", port: server.port,
+                        body: Array(#"{"userId":"first","userAgent":"tests/1","sdkVersion":"tests-1"}"#.utf8),
+                        contentType: "application/json"),
+                    KeepAliveConnection.request("GET /ts.wseq?opcode=5002&key=\(key)&nfid=0&prefix=SECOND%3B&\(base)", port: server.port)
+                ].flatMap { $0 })
+            let a = try connection.readReply()
+            let b = try connection.readReply()
             inline.append(server.inlineAnswers)
             // once the connection is quiet again, it is answered inline
             _ = try connection.exchange("GET /ts.wseq?opcode=5002&key=\(key)&nfid=0&\(base)")
@@ -160,10 +173,16 @@ struct InlineAnswersTests {
 
     @Test("bodies over the inline limit, `Connection: close` and `Expect` go to the route")
     func largeBodiesAndConnectionControlGoToTheRoute() async throws {
-        let inlineSuite = try Self.suite(), routedSuite = try Self.suite()
+        let inlineSuite = try Self.suite()
+        let routedSuite = try Self.suite()
         let inline = try await inlineSuite.start()
         let routed = try await EmulatorServer.start { router in routedSuite.queueit.addRoutes(to: router) }
-        defer { Task { await inline.stop(); await routed.stop() } }
+        defer {
+            Task {
+                await inline.stop()
+                await routed.stop()
+            }
+        }
         let padding = String(repeating: "x", count: 40_000)
         let large = Array(#"{"userId":"u","userAgent":"\#(padding)","sdkVersion":"tests-1"}"#.utf8)
         let ports = [inline.port, routed.port]
@@ -171,15 +190,21 @@ struct InlineAnswersTests {
             var statuses: [Int] = []
             for port in ports {
                 let connection = try KeepAliveConnection(port: port)
-                statuses.append(try connection.exchange("POST /api/mobileapp/queue/demo/sale/enqueue", body: large, contentType: "application/json").status)
+                statuses.append(
+                    try connection.exchange("POST /api/mobileapp/queue/demo/sale/enqueue", body: large, contentType: "application/json")
+                        .status)
             }
             let closing = try KeepAliveConnection(port: ports[0])
-            statuses.append(try closing.exchange(
-                "GET /ts.wseq?opcode=5101&nfid=0&sid=service_1&aid=inline&js=yes", extraHeaders: "Connection: close\r\n").status)
+            statuses.append(
+                try closing.exchange(
+                    "GET /ts.wseq?opcode=5101&nfid=0&sid=service_1&aid=inline&js=yes", extraHeaders: "Connection: close\r\n"
+                ).status)
             let expecting = try KeepAliveConnection(port: ports[0])
-            statuses.append(try expecting.exchange(
-                "POST /api/mobileapp/queue/demo/sale/enqueue", body: Array(#"{"userId":"u","userAgent":"t","sdkVersion":"t"}"#.utf8),
-                contentType: "application/json", extraHeaders: "Expect: 100-continue\r\n").status)
+            statuses.append(
+                try expecting.exchange(
+                    "POST /api/mobileapp/queue/demo/sale/enqueue", body: Array(#"{"userId":"u","userAgent":"t","sdkVersion":"t"}"#.utf8),
+                    contentType: "application/json", extraHeaders: "Expect: 100-continue\r\n"
+                ).status)
             return statuses
         }
         #expect(statuses[0] == statuses[1])
@@ -202,7 +227,7 @@ struct InlineAnswersTests {
         var text = String(decoding: body, as: UTF8.self)
         for (pattern, replacement) in [
             ("key=[0-9A-Za-z]+", "key=K"), ("127\\.0\\.0\\.1:[0-9]+", "HOST"), ("127%2E0%2E0%2E1%3A[0-9]+", "HOST"),
-            ("port=[0-9]+", "port=P"), ("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{12}", "QID"),
+            ("port=[0-9]+", "port=P"), ("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{12}", "QID")
         ] {
             text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
         }

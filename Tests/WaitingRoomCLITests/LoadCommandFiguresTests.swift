@@ -13,10 +13,11 @@ struct LoadCommandFiguresTests {
 
     @Test func loadWithStateGivesEveryUserItsOwnVisit() async throws {
         let state = CLIProcess.temporaryDirectory() + "/state.sqlite"
-        let result = try await CLIProcess.run([
-            "load", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "sale", "--users", "8", "--hold", "0",
-            "--arrivals", "uniform:4", "--state", state, "--json",
-        ], timeout: .seconds(90))
+        let result = try await CLIProcess.run(
+            [
+                "load", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "sale", "--users", "8", "--hold", "0",
+                "--arrivals", "uniform:4", "--state", state, "--json"
+            ], timeout: .seconds(90))
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try Self.json(result.stdout)
         #expect((summary["outcomes"] as? [String: Any])?["passed"] as? Int == 8, "\(summary)")
@@ -34,12 +35,14 @@ struct LoadCommandFiguresTests {
         let suite = try EmulatorSuite(document: .object([:]))
         let server = try await suite.start(host: "127.0.0.1", port: 0)
         let defaults = try #require(EmulatorSuite.clientDefaults(for: server)["netfunnel"]?.objectValue)
-        let serverURL = try #require(defaults["serverUrl"]?.stringValue), clientID = try #require(defaults["clientId"]?.stringValue)
-        let result = try await CLIProcess.run([
-            "load", "--vendor", "netfunnel", "--set", "serverUrl=\(serverURL)", "--set", "clientId=\(clientID)",
-            "--set", "networkTimeout=10000", "--set", "retryCount=5",
-            "--scope", "service_1", "--room", "act_10", "--users", "40", "--hold", "0.3", "--json",
-        ], timeout: .seconds(120))
+        let serverURL = try #require(defaults["serverUrl"]?.stringValue)
+        let clientID = try #require(defaults["clientId"]?.stringValue)
+        let result = try await CLIProcess.run(
+            [
+                "load", "--vendor", "netfunnel", "--set", "serverUrl=\(serverURL)", "--set", "clientId=\(clientID)",
+                "--set", "networkTimeout=10000", "--set", "retryCount=5",
+                "--scope", "service_1", "--room", "act_10", "--users", "40", "--hold", "0.3", "--json"
+            ], timeout: .seconds(120))
         await server.stop()
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try Self.json(result.stdout)
@@ -47,7 +50,8 @@ struct LoadCommandFiguresTests {
         let fairness = try #require(summary["fairness"] as? [String: Any])
         #expect((fairness["source"] as? String ?? "").contains("first answered"), "\(fairness)")
         let post = try #require(fairness["postStart"] as? [String: Any])
-        let pairs = try #require(post["pairs"] as? Int), violations = try #require(post["orderViolations"] as? Int)
+        let pairs = try #require(post["pairs"] as? Int)
+        let violations = try #require(post["orderViolations"] as? Int)
         #expect(pairs == 40 * 39 / 2)
         // users let in within one poll of each other may see their passes out of order: a bound, not 0
         #expect(Double(violations) < 0.25 * Double(pairs), "\(violations) of \(pairs) pairs out of order: \(fairness)")
@@ -57,33 +61,40 @@ struct LoadCommandFiguresTests {
     /// message, in the summary, `--json` (`notPassed`) and the report (it said only "failed 2").
     @Test func usersWhoDoNotPassAreCountedByTheVendorsCodeWithItsMessage() async throws {
         let report = CLIProcess.temporaryDirectory() + "/not-passed.html"
-        let result = try await CLIProcess.run([
-            "load", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "nosuchroom", "--users", "3", "--hold", "0",
-            "--json", "--report", report,
-        ], timeout: .seconds(90))
+        let result = try await CLIProcess.run(
+            [
+                "load", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "nosuchroom", "--users", "3", "--hold", "0",
+                "--json", "--report", report
+            ], timeout: .seconds(90))
         #expect(result.status == 4, "\(result.stderr)")
         let summary = try Self.json(result.stdout)
         let groups = try #require(summary["notPassed"] as? [[String: Any]], "\(summary)")
         #expect(groups.count == 1, "\(groups)")
-        #expect(groups.first?["outcome"] as? String == "failed" && groups.first?["code"] as? Int == 404 && groups.first?["users"] as? Int == 3)
+        #expect(
+            groups.first?["outcome"] as? String == "failed" && groups.first?["code"] as? Int == 404 && groups.first?["users"] as? Int == 3)
         let message = (groups.first?["message"] as? String) ?? ""
         #expect(message.contains("unknown waiting room"), "\(groups)")
         let html = try String(contentsOfFile: report, encoding: .utf8)
         #expect(html.contains("Not passed, by the vendor") && html.contains("unknown waiting room"))
-        let text = try await CLIProcess.run([
-            "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_block", "--users", "2", "--hold", "0",
-        ], timeout: .seconds(90))
+        let text = try await CLIProcess.run(
+            [
+                "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_block", "--users", "2", "--hold",
+                "0"
+            ], timeout: .seconds(90))
         #expect(text.stdout.contains("blocked 301 ×2: Block"), "\(text.stdout)")
-        let passing = try await CLIProcess.run([
-            "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "act_10", "--users", "2", "--hold", "0", "--json",
-        ], timeout: .seconds(90))
+        let passing = try await CLIProcess.run(
+            [
+                "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "act_10", "--users", "2", "--hold", "0",
+                "--json"
+            ], timeout: .seconds(90))
         #expect((try Self.json(passing.stdout)["notPassed"] as? [Any])?.isEmpty == true, "a run where all pass lists nothing")
     }
 
     @Test func queueItLoadReportsFlowsWaitAndAccuracy() async throws {
-        let result = try await CLIProcess.run([
-            "load", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "sale", "--users", "6", "--hold", "0", "--json",
-        ], timeout: .seconds(90))
+        let result = try await CLIProcess.run(
+            [
+                "load", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "sale", "--users", "6", "--hold", "0", "--json"
+            ], timeout: .seconds(90))
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try Self.json(result.stdout)
         let passed = try #require((summary["outcomes"] as? [String: Any])?["passed"] as? Int)
@@ -109,7 +120,8 @@ struct LoadCommandFiguresTests {
         #expect(!minutes.isEmpty)
         #expect(minutes.compactMap { $0["admitted"] as? Int }.reduce(0, +) == passed, "every admission in some minute")
         for minute in minutes {
-            let admitted = try #require(minute["admitted"] as? Double), expected = try #require(minute["expected"] as? Double)
+            let admitted = try #require(minute["admitted"] as? Double)
+            let expected = try #require(minute["expected"] as? Double)
             #expect(abs(try #require(minute["accuracy"] as? Double) - admitted / expected) < 0.01, "accuracy = admitted ÷ rate: \(minute)")
         }
         #expect(accuracy["overall"] as? Double ?? 0 > 0)
@@ -117,10 +129,11 @@ struct LoadCommandFiguresTests {
 
     @Test func netfunnelLoadSaysNAForAccuracyAndWritesTheSectionIntoTheReport() async throws {
         let report = CLIProcess.temporaryDirectory() + "/report.html"
-        let result = try await CLIProcess.run([
-            "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "act_10", "--users", "20",
-            "--hold", "0.2", "--json", "--report", report,
-        ], timeout: .seconds(90))
+        let result = try await CLIProcess.run(
+            [
+                "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "act_10", "--users", "20",
+                "--hold", "0.2", "--json", "--report", report
+            ], timeout: .seconds(90))
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try Self.json(result.stdout)
         #expect((summary["inflow"] as? [String: Any])?["total"] as? Int == 20)

@@ -3,10 +3,11 @@ import Synchronization
 import Testing
 import WaitingRoom
 import WaitingRoomHTTP
+import WaitingRoomMetricsEndpoint
 import WaitingRoomTesting
 import WebDriver
+
 @testable import WaitingRoomCLI
-import WaitingRoomMetricsEndpoint
 
 /// Issue 28 §3: `--metrics-port` on `run`, `load` and `demo`, and `GET /metrics` while `load`
 /// runs, checked by `promtool check metrics`.
@@ -50,12 +51,15 @@ struct MetricsEndpointTests {
     }
 
     @Test func loadServesPrometheusTextWhileItRunsAndStopsAfter() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.promtool),
-                     "\(Self.promtool) is missing: run Scripts/setup (it installs Debian's prometheus package, which has promtool)")
-        let process = try SpawnedProcess.spawn(CLIProcess.binary, arguments: [
-            "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "act_10",
-            "--users", "40", "--hold", "0.5", "--metrics-port", "0",
-        ], directory: CLIProcess.packageRoot, stdin: .discard)
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.promtool),
+            "\(Self.promtool) is missing: run Scripts/setup (it installs Debian's prometheus package, which has promtool)")
+        let process = try SpawnedProcess.spawn(
+            CLIProcess.binary,
+            arguments: [
+                "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "act_10",
+                "--users", "40", "--hold", "0.5", "--metrics-port", "0"
+            ], directory: CLIProcess.packageRoot, stdin: .discard)
         let (out, outDrained) = Collected.draining(process.stdout)
         let (err, errDrained) = Collected.draining(process.stderr)
         defer { if process.isRunning { process.terminate() } }
@@ -74,7 +78,8 @@ struct MetricsEndpointTests {
         var scrapes = 0
         var last: HTTPResponse?
         while process.isRunning, ContinuousClock.now < deadline {
-            if let response = try? await AsyncHTTPTransport.shared.send(HTTPRequest(url: address, timeout: .seconds(5))), process.isRunning {
+            if let response = try? await AsyncHTTPTransport.shared.send(HTTPRequest(url: address, timeout: .seconds(5))), process.isRunning
+            {
                 scrapes += 1
                 last = response
             }
@@ -102,7 +107,8 @@ struct MetricsEndpointTests {
         // and it stopped with the command (the port may be reused by another test's server by now,
         // but not for these metrics)
         let after = try? await AsyncHTTPTransport.shared.send(HTTPRequest(url: address, timeout: .seconds(5)))
-        #expect(after.map { String(decoding: $0.body, as: UTF8.self).contains("waitingroom_") } != true, "\(address) still serves after load")
+        #expect(
+            after.map { String(decoding: $0.body, as: UTF8.self).contains("waitingroom_") } != true, "\(address) still serves after load")
     }
 
     @Test func runLoadAndDemoTakeTheOptionAndRefuseABadPort() throws {
@@ -115,7 +121,9 @@ struct MetricsEndpointTests {
         #expect((try parsed(["demo", "--metrics-port", "0"]) as? DemoCommand)?.metricsOptions.metricsPort == 0)
         let load = try parsed(["load", "--vendor", "netfunnel", "--scope", "s", "--room", "r", "--metrics-port=65535"]) as? LoadCommand
         #expect(load?.metricsOptions.metricsPort == 65535)
-        #expect((try parsed(["load", "--vendor", "netfunnel", "--scope", "s", "--room", "r"]) as? LoadCommand)?.metricsOptions.metricsPort == nil)
+        #expect(
+            (try parsed(["load", "--vendor", "netfunnel", "--scope", "s", "--room", "r"]) as? LoadCommand)?.metricsOptions.metricsPort
+                == nil)
         for bad in ["65536", "-1"] {
             #expect(throws: UsageError.self, "--metrics-port \(bad)") { _ = try parsed(["demo", "--metrics-port", bad]) }
         }
@@ -139,18 +147,19 @@ struct MetricsEndpointTests {
 
             """
         let out = String(decoding: MetricsHelpText.adding(to: Array(text.utf8)), as: UTF8.self)
-        #expect(out == """
-            # HELP waitingroom_events_total Session events delivered, by vendor and event name.
-            # TYPE waitingroom_events_total counter
-            waitingroom_events_total{vendor="netfunnel",event="passed"} 3
-            # HELP mine_total Already explained.
-            # TYPE mine_total counter
-            mine_total 1
-            # HELP other_seconds other_seconds (a swift-metrics metric of this process).
-            # TYPE other_seconds histogram
-            other_seconds_count 0
+        #expect(
+            out == """
+                # HELP waitingroom_events_total Session events delivered, by vendor and event name.
+                # TYPE waitingroom_events_total counter
+                waitingroom_events_total{vendor="netfunnel",event="passed"} 3
+                # HELP mine_total Already explained.
+                # TYPE mine_total counter
+                mine_total 1
+                # HELP other_seconds other_seconds (a swift-metrics metric of this process).
+                # TYPE other_seconds histogram
+                other_seconds_count 0
 
-            """)
+                """)
         #expect(MetricsHelpText.adding(to: []) == [])
         #expect(MetricsHelpText.escape("a\\b\nc") == "a\\\\b\\nc")
     }

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
 import WaitingRoomTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The REPL on a real terminal (tmux), with libedit line editing and history.
 @Suite("REPL on a terminal (tmux)", .serialized, .timeLimit(.minutes(2)))
@@ -27,7 +28,9 @@ struct REPLTerminalTests {
     @discardableResult
     static func tmuxBlocking(_ arguments: [String], timeout: Duration = .seconds(10)) throws -> String {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).txt").path
-        let quoted = ([tmux ?? "/usr/bin/tmux", "-L", socket] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quoted = ([tmux ?? "/usr/bin/tmux", "-L", socket] + arguments).map {
+            "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
         // exec: the shell becomes the tmux client, so a kill reaches the client itself.
         let command = "exec " + quoted.joined(separator: " ") + " > '\(out)' 2>/dev/null < /dev/null"
         var pid: pid_t = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoom
+
 @testable import WaitingRoomCLI
 
 /// `waitingroom returns` run as a child process against SQLite files the test writes.
@@ -11,9 +12,11 @@ struct ReturnsCommandTests {
         let path = CLIProcess.temporaryDirectory() + "/state.sqlite"
         let store = try await StateOptions.open(path)
         let now = Date()
-        try await store.recordHeldKey(HeldKey(
-            vendor: "netfunnel", room: RoomKey(scope: "service_1", room: "segKey_basic"), key: "0000DEADKEY", takenAt: now.addingTimeInterval(-60),
-            expiresAt: now.addingTimeInterval(600), owner: "host/1/dead", leaseUntil: now.addingTimeInterval(-50)))
+        try await store.recordHeldKey(
+            HeldKey(
+                vendor: "netfunnel", room: RoomKey(scope: "service_1", room: "segKey_basic"), key: "0000DEADKEY",
+                takenAt: now.addingTimeInterval(-60),
+                expiresAt: now.addingTimeInterval(600), owner: "host/1/dead", leaseUntil: now.addingTimeInterval(-50)))
         try await store.close()
         return path
     }
@@ -42,8 +45,9 @@ struct ReturnsCommandTests {
 
     @Test func theKeysOfADeadProcessAreClaimedAndLeaveTheJournal() async throws {
         let path = try await Self.storeWithADeadProcessKey()
-        let result = try await CLIProcess.run(["returns", "--state", path, "--vendor", "netfunnel", "--emulator", "--bound", "5", "--wait", "0", "--json"],
-                                              timeout: .seconds(60))
+        let result = try await CLIProcess.run(
+            ["returns", "--state", path, "--vendor", "netfunnel", "--emulator", "--bound", "5", "--wait", "0", "--json"],
+            timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
         #expect(report["claimed"] as? Int == 1, "\(report)")

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 import WaitingRoom
-import WaitingRoomLoad
 import WaitingRoomEmulatorKit
 import WaitingRoomEmulators
 import WaitingRoomHTTP
+import WaitingRoomLoad
 import WaitingRoomVendors
 
 /// Issue 30 §2: 2,000 users through each emulator with a scheduled start (Queue-it, CrowdHandler, NetFUNNEL,
@@ -37,7 +37,8 @@ struct ScheduledSaleFairnessTests {
 
     static let queueit = Sale(
         vendor: "queueit",
-        document: #"{"queueit": {"customers": {"demo": {"secretKey": "demo-secret-key-0123456789", "rooms": {"sale": {"state": "queue", "admitPerSecond": \#(perSecond), "startsAt": "+3600"}}}}}}"#,
+        document:
+            #"{"queueit": {"customers": {"demo": {"secretKey": "demo-secret-key-0123456789", "rooms": {"sale": {"state": "queue", "admitPerSecond": \#(perSecond), "startsAt": "+3600"}}}}}}"#,
         room: RoomKey(scope: "demo", room: "sale"))
 
     static let crowdhandler = Sale(
@@ -51,7 +52,8 @@ struct ScheduledSaleFairnessTests {
     /// machine (the figures come from the emulator's record, not from when a client saw its pass).
     static let cloudflare = Sale(
         vendor: "cloudflare",
-        document: #"{"cloudflare": {"rooms": {"sale": {"new_users_per_minute": \#(Int(perSecond * 60)), "total_active_users": 1000000, "refresh_interval_seconds": 5, "events": [{"name": "scheduled-start", "prequeue_start_time": "+0", "event_start_time": "+3600", "event_end_time": "+7200", "shuffle_at_event_start": true}]}}}}"#,
+        document:
+            #"{"cloudflare": {"rooms": {"sale": {"new_users_per_minute": \#(Int(perSecond * 60)), "total_active_users": 1000000, "refresh_interval_seconds": 5, "events": [{"name": "scheduled-start", "prequeue_start_time": "+0", "event_start_time": "+3600", "event_end_time": "+7200", "shuffle_at_event_start": true}]}}}}"#,
         room: RoomKey(scope: "site", room: "sale"))
 
     /// A NetFUNNEL segment with `startsAt` (its schedule reservation): 100 users inside at once,
@@ -59,7 +61,8 @@ struct ScheduledSaleFairnessTests {
     /// through; it has no rate, so accuracy is n/a.
     static let netfunnel = Sale(
         vendor: "netfunnel",
-        document: #"{"netfunnel": {"projects": {"service_1": {"segments": {"sale": {"control": "basic", "limit": 100, "ttlMin": 1, "ttlMax": 1, "startsAt": "+3600"}}}}}}"#,
+        document:
+            #"{"netfunnel": {"projects": {"service_1": {"segments": {"sale": {"control": "basic", "limit": 100, "ttlMin": 1, "ttlMax": 1, "startsAt": "+3600"}}}}}}"#,
         room: RoomKey(scope: "service_1", room: "sale"), perSecond: nil)
 
     @Test func netFUNNELShufflesTheScheduledSegmentsPreQueueAndKeepsLineOrderAfter() async throws {
@@ -82,30 +85,40 @@ struct ScheduledSaleFairnessTests {
     /// room's start and prints the fairness figures, NetFUNNEL's too.
     @Test func loadSchedulesTheStartAndPrintsFairness() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("wr-sale-\(UUID().uuidString).json")
-        try Data(#"{"queueit": {"customers": {"demo": {"secretKey": "k", "rooms": {"sale": {"state": "queue", "admitPerSecond": 100}}}}}}"#.utf8)
-            .write(to: file)
+        try Data(
+            #"{"queueit": {"customers": {"demo": {"secretKey": "k", "rooms": {"sale": {"state": "queue", "admitPerSecond": 100}}}}}}"#.utf8
+        )
+        .write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try await CLIProcess.run([
-            "load", "--vendor", "queueit", "--emulator", "--emulator-config", file.path, "--scope", "demo", "--room", "sale",
-            "--users", "60", "--hold", "0", "--arrivals", "uniform:2", "--start-at", "+1", "--seed", "3", "--json",
-        ], timeout: .seconds(120))
+        let result = try await CLIProcess.run(
+            [
+                "load", "--vendor", "queueit", "--emulator", "--emulator-config", file.path, "--scope", "demo", "--room", "sale",
+                "--users", "60", "--hold", "0", "--arrivals", "uniform:2", "--start-at", "+1", "--seed", "3", "--json"
+            ], timeout: .seconds(120))
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let fairness = try #require(summary["fairness"] as? [String: Any], "\(summary.keys)")
-        let pre = try #require(fairness["preStart"] as? [String: Any]), post = try #require(fairness["postStart"] as? [String: Any])
+        let pre = try #require(fairness["preStart"] as? [String: Any])
+        let post = try #require(fairness["postStart"] as? [String: Any])
         #expect((pre["users"] as? Int ?? 0) > 0 && (post["users"] as? Int ?? 0) > 0, "\(fairness)")
         #expect(post["orderViolations"] as? Int == 0 && post["aheadOfPreStart"] as? Int == 0, "\(fairness)")
         #expect(abs((fairness["startAtSeconds"] as? Double ?? 0) - 1) < 0.5)
         let settings = try #require(summary["settings"] as? [String: Any])
-        #expect(settings["arrivals"] as? String == "uniform:2" && settings["startAt"] as? String == "+1 s" && settings["seed"] as? String == "3")
+        #expect(
+            settings["arrivals"] as? String == "uniform:2" && settings["startAt"] as? String == "+1 s" && settings["seed"] as? String == "3"
+        )
 
-        let netfunnel = try await CLIProcess.run(["load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "act_10",
-                                                  "--users", "20", "--hold", "0", "--arrivals", "uniform:2", "--start-at", "+1", "--json"],
-                                                 timeout: .seconds(120))
+        let netfunnel = try await CLIProcess.run(
+            [
+                "load", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "act_10",
+                "--users", "20", "--hold", "0", "--arrivals", "uniform:2", "--start-at", "+1", "--json"
+            ],
+            timeout: .seconds(120))
         #expect(netfunnel.status == 0, "\(netfunnel.stderr)")
         let nf = try #require(try JSONSerialization.jsonObject(with: Data(netfunnel.stdout.utf8)) as? [String: Any])
         let nfFairness = try #require(nf["fairness"] as? [String: Any], "\(nf.keys)")
-        let nfPre = try #require(nfFairness["preStart"] as? [String: Any]), nfPost = try #require(nfFairness["postStart"] as? [String: Any])
+        let nfPre = try #require(nfFairness["preStart"] as? [String: Any])
+        let nfPost = try #require(nfFairness["postStart"] as? [String: Any])
         #expect((nfPre["users"] as? Int ?? 0) > 0 && (nfPost["users"] as? Int ?? 0) > 0, "\(nfFairness)")
         #expect(nfPost["orderViolations"] as? Int == 0 && nfPost["aheadOfPreStart"] as? Int == 0, "\(nfFairness)")
     }
@@ -129,8 +142,10 @@ struct ScheduledSaleFairnessTests {
             configuration["networkTimeout"] = .number(10_000)
             configuration["retryCount"] = .number(10)
         }
-        let environment = ProviderEnvironment(transport: AsyncHTTPTransport.shared, passStore: CrowdStore(inner: MemoryPassStore()), metrics: nil, tracer: nil)
-        let provider = try VendorRegistry.standard.makeProvider(vendor: sale.vendor, configuration: .object(configuration), environment: environment)
+        let environment = ProviderEnvironment(
+            transport: AsyncHTTPTransport.shared, passStore: CrowdStore(inner: MemoryPassStore()), metrics: nil, tracer: nil)
+        let provider = try VendorRegistry.standard.makeProvider(
+            vendor: sale.vendor, configuration: .object(configuration), environment: environment)
         let crowd = Crowd(provider: provider, room: sale.room, control: .basic, hold: 0...0)
         let origin = Date()
         let started = ContinuousClock.now
@@ -149,8 +164,10 @@ struct ScheduledSaleFairnessTests {
         let record = try #require(source.admissionRecord(room: sale.room))
         await server.stop()
 
-        #expect(visits.filter { $0.outcome == "passed" }.count == early + late,
-                "every user passes: \(Dictionary(visits.map { ($0.outcome, 1) }, uniquingKeysWith: +)); why not: \(Set(visits.compactMap { visit in visit.message.map { "\(visit.code) \($0.prefix(160))" } }).prefix(5))")
+        #expect(
+            visits.filter { $0.outcome == "passed" }.count == early + late,
+            "every user passes: \(Dictionary(visits.map { ($0.outcome, 1) }, uniquingKeysWith: +)); why not: \(Set(visits.compactMap { visit in visit.message.map { "\(visit.code) \($0.prefix(160))" } }).prefix(5))"
+        )
         let rate = sale.perSecond.map { LoadOperatorFigures.RoomRate(perSecond: $0, source: "test") } ?? .unknown
         let figures = LoadFairnessFigures.measured(visits: visits, record: record, origin: origin, startAt: nil, rate: rate)
         let summary = figures.text.joined(separator: "\n")
@@ -163,7 +180,8 @@ struct ScheduledSaleFairnessTests {
         #expect(figures.postStartAheadOfPreStart == 0, "\(summary)")
         let r = figures.preStartRankCorrelation
         let rho = try #require(r.rho, "\(summary)")
-        let low = try #require(r.low), high = try #require(r.high)
+        let low = try #require(r.low)
+        let high = try #require(r.high)
         #expect(abs(rho) < 0.1 && low < 0 && 0 < high, "\(summary)")
         if sale.perSecond == nil {
             #expect(figures.accuracy.overall == nil, "\(summary)")

@@ -1,12 +1,12 @@
 import Foundation
 import Synchronization
 import Testing
-import WebDriver
 import WaitingRoom
 import WaitingRoomEmulatorKit
 import WaitingRoomEmulators
 import WaitingRoomHTTP
 import WaitingRoomVendors
+import WebDriver
 
 /// Issue 28 §3: the combined emulator serves `GET /metrics` in the Prometheus text format with
 /// every room of every vendor; its figures are the emulators' own counters (the admin routes and
@@ -21,8 +21,10 @@ struct EmulatorMetricsTests {
     /// it passed; `/metrics` scraped during the load (consistent, counters never going down, promtool
     /// happy) and after it (every figure equal to the admin counters read right after).
     @Test func netfunnelLoadMatchesTheAdminCounters() async throws {
-        let users = 200, limit = 20
-        let document = try JSONValue.parse(#"""
+        let users = 200
+        let limit = 20
+        let document = try JSONValue.parse(
+            #"""
             {"netfunnel": {"projects": {"service_1": {"segments": {
                 "metrics_load": {"control": "basic", "limit": \#(limit), "ttlMin": 1, "ttlMax": 1}}}}}}
             """#)
@@ -65,7 +67,8 @@ struct EmulatorMetricsTests {
         // during the load: scrape, check each scrape on its own and against the one before
         var during: [Scrape] = []
         var previous = before
-        var maxWaiting = 0.0, maxInside = 0.0
+        var maxWaiting = 0.0
+        var maxInside = 0.0
         while finished.count < users {
             let scrape = try await Self.scrape(base)
             let stillLoading = finished.count < users
@@ -78,7 +81,9 @@ struct EmulatorMetricsTests {
             try await Task.sleep(for: .milliseconds(250))
         }
         let outcomes = try await load.value
-        #expect(outcomes.count == users && outcomes.allSatisfy { $0 == "passed" }, "\(Dictionary(grouping: outcomes) { $0 }.mapValues(\.count))")
+        #expect(
+            outcomes.count == users && outcomes.allSatisfy { $0 == "passed" }, "\(Dictionary(grouping: outcomes) { $0 }.mapValues(\.count))"
+        )
         #expect(during.count >= 2, "scrapes taken while users were still waiting: \(during.count)")
         #expect(maxWaiting > 0, "a scrape during the load saw users waiting")
         #expect(maxInside > 0 && maxInside <= Double(limit), "users inside peaked at \(maxInside)")
@@ -103,7 +108,8 @@ struct EmulatorMetricsTests {
         #expect(admitted >= Double(users) && admitted <= tickets, "admitted \(admitted), users \(users), 5101 requests \(tickets)")
         #expect(requests.count >= 2, "\(requests)")
         for (opcode, count) in requests {
-            #expect(after.value("requests_total", ["vendor": "netfunnel", "kind": "opcode \(opcode)"]) == count.numberValue, "opcode \(opcode)")
+            #expect(
+                after.value("requests_total", ["vendor": "netfunnel", "kind": "opcode \(opcode)"]) == count.numberValue, "opcode \(opcode)")
         }
         #expect((requests["5004"]?.numberValue ?? 0) >= Double(users), "every user returned its key with 5004")
         #expect(after.series("requests_total", matching: ["vendor": "netfunnel"]).count == requests.count)
@@ -130,15 +136,19 @@ struct EmulatorMetricsTests {
         let server = try await suite.start(host: "127.0.0.1", port: 0)
         let base = server.baseURL
         let enqueue = try await Self.send(
-            HTTPRequest(method: "POST", url: "/api/mobileapp/queue/demo/sale/enqueue", body: Array(#"{"userId": "metrics-visitor", "userAgent": "metrics-test", "sdkVersion": "test"}"#.utf8)), to: base)
+            HTTPRequest(
+                method: "POST", url: "/api/mobileapp/queue/demo/sale/enqueue",
+                body: Array(#"{"userId": "metrics-visitor", "userAgent": "metrics-test", "sdkVersion": "test"}"#.utf8)), to: base)
         #expect(enqueue.status == 200, "\(enqueue.text)")
         let arrival = try await Self.send(
-            HTTPRequest(method: "POST", url: "/v1/requests", headers: [("x-api-key", "k")], body: Array(#"{"url": "/site/demo-queue"}"#.utf8)),
+            HTTPRequest(
+                method: "POST", url: "/v1/requests", headers: [("x-api-key", "k")], body: Array(#"{"url": "/site/demo-queue"}"#.utf8)),
             to: base)
         #expect(arrival.status == 200, "\(arrival.text)")
         let fault = try await Self.send(
-            HTTPRequest(method: "POST", url: "/_emulator/crowdhandler/faults",
-                        body: Array(#"{"action": "status", "status": 503, "on": "rooms", "count": 2}"#.utf8)), to: base)
+            HTTPRequest(
+                method: "POST", url: "/_emulator/crowdhandler/faults",
+                body: Array(#"{"action": "status", "status": 503, "on": "rooms", "count": 2}"#.utf8)), to: base)
         #expect(fault.status == 200, "\(fault.text)")
 
         let scrape = try await Self.scrape(base)
@@ -236,11 +246,14 @@ struct EmulatorMetricsTests {
             EmulatorMetricSample(EmulatorMetric(name: "bad-name", help: "Bad.", kind: .gauge), labels: ["vendor": "x"], value: 1),
             EmulatorMetricSample(.usersWaiting, labels: ["vendor": "x", "scope": "s", "room": "r"], value: .nan),
             EmulatorMetricSample(.usersWaiting, labels: ["vendor": "x", "scope": "s", "room": "r2"], value: 4),
-            EmulatorMetricSample(EmulatorMetric(name: "waitingroom_emulator_quiet", help: "", kind: .gauge), labels: ["vendor": "x"], value: 1),
+            EmulatorMetricSample(
+                EmulatorMetric(name: "waitingroom_emulator_quiet", help: "", kind: .gauge), labels: ["vendor": "x"], value: 1)
         ]
         let text = EmulatorMetricsEndpoint.render(samples)
         let scrape = try Scrape(text)
-        #expect(scrape.value("things_total", ["vendor": "x", "kind": "a \"quoted\"\nline \\"]) == 5, "counters with the same labels add up\n\(text)")
+        #expect(
+            scrape.value("things_total", ["vendor": "x", "kind": "a \"quoted\"\nline \\"]) == 5,
+            "counters with the same labels add up\n\(text)")
         #expect(scrape.value("things_total", ["vendor": "y"]) == 1)
         #expect(scrape.series("things_total", matching: [:]).count == 2, "\(text)")
         #expect(scrape.help[Self.prefix + "things_total"] == "Things.")

@@ -33,7 +33,8 @@ struct EmulatorPreQueueTests {
     /// about 800 times (chi-square over the 25 cells, 16 degrees of freedom: the 0.999 quantile is
     /// 39.25; a biased shuffle such as "swap with any index" fails it by far).
     @Test func everyPositionEquallyLikely() {
-        let n = 5, trials = 4_000
+        let n = 5
+        let trials = 4_000
         var counts = Array(repeating: Array(repeating: 0, count: n), count: n)
         for seed in 0..<trials {
             for (position, member) in Self.released(n, shuffle: true, seed: UInt64(seed)).enumerated() {

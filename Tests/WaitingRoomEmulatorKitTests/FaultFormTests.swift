@@ -23,7 +23,7 @@ struct FaultFormTests {
             #"{"action": "status", "status": 429, "body": "slow down", "on": "b", "count": 2}"#,
             #"{"action": "garbage", "on": "a", "count": 1}"#,
             #"{"action": "code", "code": 505, "on": "a", "count": 1}"#,
-            #"{"action": "loseReply", "on": "b", "count": 4}"#,
+            #"{"action": "loseReply", "on": "b", "count": 4}"#
         ]
         for text in forms {
             let fault = try vocabulary.parse(try JSONValue.parse(text))
@@ -45,7 +45,7 @@ struct FaultFormTests {
             (#"{"action": "drop", "colour": "red"}"#, "fault"),
             (#"{"kind": "other"}"#, "fault.kind"),
             (#"{"count": 2}"#, "fault.action"),
-            (#"[1]"#, "fault"),
+            (#"[1]"#, "fault")
         ]
         for (text, field) in cases {
             do {

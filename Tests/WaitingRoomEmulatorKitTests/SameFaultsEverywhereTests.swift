@@ -13,8 +13,9 @@ struct SameFaultsEverywhereTests {
     static let wire: [String: HTTPRequest] = [
         "netfunnel": HTTPRequest(url: "/ts.wseq?opcode=5101&sid=service_1&aid=segKey_basic&js=yes"),
         "queueit": HTTPRequest(method: "POST", url: "/api/mobileapp/queue/demo/sale/enqueue", body: Array("{}".utf8)),
-        "crowdhandler": HTTPRequest(method: "POST", url: "/v1/requests", headers: [("x-api-key", "k")], body: Array(#"{"url": "/site/demo-open"}"#.utf8)),
-        "cloudflare": HTTPRequest(url: "/cf/demo-open", headers: [("Accept", "application/json")]),
+        "crowdhandler": HTTPRequest(
+            method: "POST", url: "/v1/requests", headers: [("x-api-key", "k")], body: Array(#"{"url": "/site/demo-open"}"#.utf8)),
+        "cloudflare": HTTPRequest(url: "/cf/demo-open", headers: [("Accept", "application/json")])
     ]
     /// The older form of each vendor, still accepted.
     static let legacy: [String: String] = [
@@ -22,7 +23,7 @@ struct SameFaultsEverywhereTests {
         "queueit": #"{"kind": "nonjson", "on": "queue", "count": 2}"#,
         "crowdhandler": #"{"kind": "garbage", "on": "requests.get", "count": 2}"#,
         // Cloudflare's emulator has no older form: the kit's
-        "cloudflare": #"{"action": "garbage", "on": "page", "count": 2}"#,
+        "cloudflare": #"{"action": "garbage", "on": "page", "count": 2}"#
     ]
 
     func send(_ request: HTTPRequest, to base: String) async throws -> HTTPResponse {
@@ -58,12 +59,15 @@ struct SameFaultsEverywhereTests {
             #expect(old.status == 200, "\(vendor): \(old.text)")
             #expect(try await faults(vendor, base)["faultsPending"] == .number(2))
             // a bad one is refused naming the field; nothing is installed
-            let bad = try await send(HTTPRequest(method: "POST", url: path, body: Array(#"[{"action": "drop"}, {"action": "drop", "count": 0}]"#.utf8)), to: base)
+            let bad = try await send(
+                HTTPRequest(method: "POST", url: path, body: Array(#"[{"action": "drop"}, {"action": "drop", "count": 0}]"#.utf8)), to: base
+            )
             #expect(bad.status == 400 && bad.text.contains("faults[1].count"), "\(vendor): \(bad.text)")
             #expect(try await faults(vendor, base)["faultsPending"] == .number(2))
             // a 1xx is no final answer (100 broke the HTTP on the wire, 101 hung the client)
             for status in [100, 101, 199] {
-                let informational = try await send(HTTPRequest(method: "POST", url: path, body: Array(#"{"action": "status", "status": \#(status)}"#.utf8)), to: base)
+                let informational = try await send(
+                    HTTPRequest(method: "POST", url: path, body: Array(#"{"action": "status", "status": \#(status)}"#.utf8)), to: base)
                 #expect(informational.status == 400 && informational.text.contains("status"), "\(vendor) \(status): \(informational.text)")
             }
             #expect(try await faults(vendor, base)["faultsPending"] == .number(2))
@@ -80,7 +84,10 @@ struct SameFaultsEverywhereTests {
             #expect(vendor.faultQueue.pending == installed)
             vendor.faultQueue.clear()
         }
-        #expect(try suite.installFaults(try JSONValue.parse(#"{"netfunnel": [{"action": "loseReply", "on": "5004"}], "crowdhandler": [{"action": "drop"}]}"#), vendor: "netfunnel") == 2)
+        #expect(
+            try suite.installFaults(
+                try JSONValue.parse(#"{"netfunnel": [{"action": "loseReply", "on": "5004"}], "crowdhandler": [{"action": "drop"}]}"#),
+                vendor: "netfunnel") == 2)
         #expect(throws: WaitingRoomError.self) { try suite.installFaults(try JSONValue.parse(#"{"nobody": []}"#), vendor: "netfunnel") }
         await server.stop()
     }
@@ -97,7 +104,7 @@ struct SameFaultsEverywhereTests {
         let cases: [(vendor: String, room: String, good: String, bad: String, admit: Int)] = [
             ("netfunnel", "service_1/segKey_basic", #"{"limit": 3}"#, #"{"limit": "x"}"#, 405),
             ("queueit", "demo/sale", #"{"admitPerSecond": 2}"#, #"{"admitPerSecond": "fast"}"#, 200),
-            ("crowdhandler", "demo-queue", #"{"rate": 60}"#, #"{"rate": "fast"}"#, 200),
+            ("crowdhandler", "demo-queue", #"{"rate": 60}"#, #"{"rate": "fast"}"#, 200)
         ]
         for c in cases {
             let root = "/_emulator/\(c.vendor)/rooms/"
@@ -120,7 +127,8 @@ struct SameFaultsEverywhereTests {
                 // the query form is checked the same way (`?count=abc` admitted 1)
                 for count in ["abc", "2.5", "99999999999999999999", ""] {
                     let refused = try await post(root + c.room + "/admit?count=" + count)
-                    #expect(refused.status == 400 && refused.text.contains(#""field":"count""#), "\(c.vendor) ?count=\(count): \(refused.text)")
+                    #expect(
+                        refused.status == 400 && refused.text.contains(#""field":"count""#), "\(c.vendor) ?count=\(count): \(refused.text)")
                 }
             }
         }
@@ -134,10 +142,12 @@ struct SameFaultsEverywhereTests {
         let server = try await suite.start()
         let path = "/_emulator/cloudflare/rooms/demo-queue"
         for bad in [#""a=b""#, #""x;y""#, #""""#, #""caf\u00e9""#, #""a\r\nb""#, "\"" + String(repeating: "s", count: 65) + "\""] {
-            let r = try await send(HTTPRequest(method: "POST", url: path, body: Array(#"{"cookie_suffix": \#(bad)}"#.utf8)), to: server.baseURL)
+            let r = try await send(
+                HTTPRequest(method: "POST", url: path, body: Array(#"{"cookie_suffix": \#(bad)}"#.utf8)), to: server.baseURL)
             #expect(r.status == 400 && r.text.contains("cookie_suffix"), "\(bad): \(r.text)")
         }
-        let good = try await send(HTTPRequest(method: "POST", url: path, body: Array(#"{"cookie_suffix": "shop_2"}"#.utf8)), to: server.baseURL)
+        let good = try await send(
+            HTTPRequest(method: "POST", url: path, body: Array(#"{"cookie_suffix": "shop_2"}"#.utf8)), to: server.baseURL)
         #expect(good.status == 200, "\(good.text)")
         await server.stop()
     }
@@ -149,15 +159,21 @@ struct SameFaultsEverywhereTests {
         let suite = EmulatorSuite.demo()
         let server = try await suite.start()
         let base = server.baseURL
-        for path in ["/_emulator/queueit/rooms/demo/s%61le", "/_emulator/crowdhandler/rooms/demo%2Dqueue", "/_emulator/netfunnel/rooms/service_1/segKey%5Fbasic"] {
+        for path in [
+            "/_emulator/queueit/rooms/demo/s%61le", "/_emulator/crowdhandler/rooms/demo%2Dqueue",
+            "/_emulator/netfunnel/rooms/service_1/segKey%5Fbasic"
+        ] {
             let r = try await send(HTTPRequest(method: "POST", url: path, body: Array("{}".utf8)), to: base)
             #expect(r.status == 200, "\(path): \(r.status) \(r.text)")
         }
-        let enqueued = try await send(HTTPRequest(method: "POST", url: "/api/mobileapp/queue/d%65mo/s%61le/enqueue",
-                                                  body: Array(#"{"userId":"u1","userAgent":"tests/1","sdkVersion":"tests-1"}"#.utf8)), to: base)
+        let enqueued = try await send(
+            HTTPRequest(
+                method: "POST", url: "/api/mobileapp/queue/d%65mo/s%61le/enqueue",
+                body: Array(#"{"userId":"u1","userAgent":"tests/1","sdkVersion":"tests-1"}"#.utf8)), to: base)
         #expect(enqueued.status == 200, "\(enqueued.text)")
         #expect(enqueued.text.contains("/queueit/queue/demo/sale") || enqueued.text.contains("queueittoken"), "\(enqueued.text)")
-        let unknown = try await send(HTTPRequest(method: "POST", url: "/_emulator/queueit/rooms/demo/%2e%2e%2Fx", body: Array("{}".utf8)), to: base)
+        let unknown = try await send(
+            HTTPRequest(method: "POST", url: "/_emulator/queueit/rooms/demo/%2e%2e%2Fx", body: Array("{}".utf8)), to: base)
         #expect(unknown.status == 404 && unknown.text.contains("../x"), "\(unknown.text)")
         await server.stop()
     }

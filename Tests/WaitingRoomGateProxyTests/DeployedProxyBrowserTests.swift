@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import QueueIt
+import QueueItBrowser
 import ServiceLifecycle
 import Testing
 import WaitingRoom
@@ -8,7 +9,6 @@ import WaitingRoomEmulators
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
-import QueueItBrowser
 import WebDriver
 
 /// Issue 49, "Done when" bullet 1: headless Chromium in front of Debian's nginx and Caddy, each
@@ -28,8 +28,9 @@ struct DeployedProxyBrowserTests {
             try await UngatedApp.serve(counter: counter) { appPort in
                 let port = try LoopbackHTTPClient.freePort()
                 let base = "http://127.0.0.1:\(port)"
-                let endpoint = GateAuthEndpoint(engine: try QueueItGateFixture.gate(server),
-                                                origin: GateOrigin(trustedProxies: ["127.0.0.1"], allowedHosts: ["127.0.0.1:\(port)"]))
+                let endpoint = GateAuthEndpoint(
+                    engine: try QueueItGateFixture.gate(server),
+                    origin: GateOrigin(trustedProxies: ["127.0.0.1"], allowedHosts: ["127.0.0.1:\(port)"]))
                 try await GateServers.withAuth(endpoint) { gatePort in
                     try await DeployedProxy.with(kind, upstreamPort: appPort, gatePort: gatePort, port: port) { proxy in
                         guard let browser = await GateTestBrowser.start() else { return }
@@ -49,24 +50,28 @@ struct DeployedProxyBrowserTests {
         await server.stop()
     }
 
-    static func waitThrough(browser: HeadlessChromium, base: String, server: EmulatorServer, counter: UpstreamCounter,
-                            proxy: DeployedProxy) async throws {
+    static func waitThrough(
+        browser: HeadlessChromium, base: String, server: EmulatorServer, counter: UpstreamCounter,
+        proxy: DeployedProxy
+    ) async throws {
         try await patchRoom(server, "queueit/rooms/demo/sale", #"{"admitPerSecond": 0}"#)
         try await browser.open(base + "/shop/tickets?size=2&colour=red")
         var url = try await browser.currentURL()
         #expect(url.hasPrefix(server.baseURL + "/queueit/queue/demo/sale?"), "\(proxy.kind): \(url)")
-        #expect(try await browser.waitUntil(timeout: .seconds(30)) {
-            try await browser.run("var e = document.getElementById('ahead'); return e ? e.textContent : null;").stringValue == "0"
-        }, "no position on \(url)")
+        #expect(
+            try await browser.waitUntil(timeout: .seconds(30)) {
+                try await browser.run("var e = document.getElementById('ahead'); return e ? e.textContent : null;").stringValue == "0"
+            }, "no position on \(url)")
         #expect(counter.paths.filter { $0.hasPrefix("/shop/") }.isEmpty, "reached the app while waiting")
         try await patchRoom(server, "queueit/rooms/demo/sale", #"{"admitPerSecond": 50}"#)
         var text = ""
         let wanted = base + "/shop/tickets?size=2&colour=red"
-        #expect(try await browser.waitUntil(timeout: .seconds(90)) {
-            url = try await browser.currentURL()
-            text = try await browser.bodyText()
-            return url == wanted && text.contains("upstream /shop/tickets")
-        }, "\(proxy.kind): still at \(url): \(text.prefix(200))")
+        #expect(
+            try await browser.waitUntil(timeout: .seconds(90)) {
+                url = try await browser.currentURL()
+                text = try await browser.bodyText()
+                return url == wanted && text.contains("upstream /shop/tickets")
+            }, "\(proxy.kind): still at \(url): \(text.prefix(200))")
         // (the browser's /favicon.ico queues too, in the same session: it reaches the app with the cookie)
         #expect(counter.paths.filter { $0.hasPrefix("/shop/") } == ["/shop/tickets"], "\(counter.paths)")
         let cookies = try await browser.run("return document.cookie;").stringValue ?? ""
@@ -78,9 +83,10 @@ struct DeployedProxyBrowserTests {
     }
 
     static func patchRoom(_ server: EmulatorServer, _ route: String, _ json: String) async throws {
-        let answer = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-            method: "POST", url: server.baseURL + "/_emulator/" + route, headers: [("Content-Type", "application/json")],
-            body: Array(json.utf8), timeout: .seconds(30)))
+        let answer = try await AsyncHTTPTransport.shared.send(
+            WaitingRoom.HTTPRequest(
+                method: "POST", url: server.baseURL + "/_emulator/" + route, headers: [("Content-Type", "application/json")],
+                body: Array(json.utf8), timeout: .seconds(30)))
         #expect(answer.status == 200, "\(route): \(answer.text)")
     }
 }
@@ -95,11 +101,12 @@ enum UngatedApp {
             return "upstream \(request.uri.path)"
         }
         let ports = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in
-                                  ports.continuation.yield(channel.localAddress?.port ?? 0)
-                                  ports.continuation.finish()
-                              }, logger: EmulatorServer.quietLogger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                ports.continuation.yield(channel.localAddress?.port ?? 0)
+                ports.continuation.finish()
+            }, logger: EmulatorServer.quietLogger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
         let task = Task { try await group.run() }
         var port = 0
@@ -127,8 +134,9 @@ enum GateTestBrowser {
             return nil
         }
         do {
-            return try await HeadlessChromium.start(chromedriver: tools.chromedriver, browser: tools.browser,
-                                                    transport: AsyncHTTPTransport.shared, directoryPrefix: "waitingroom-pages-")
+            return try await HeadlessChromium.start(
+                chromedriver: tools.chromedriver, browser: tools.browser,
+                transport: AsyncHTTPTransport.shared, directoryPrefix: "waitingroom-pages-")
         } catch {
             Issue.record("no headless browser: \(error); \(hint)", sourceLocation: sourceLocation)
             return nil

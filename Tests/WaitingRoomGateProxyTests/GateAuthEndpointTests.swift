@@ -8,14 +8,19 @@ import WaitingRoomGateTestSupport
 /// answers, and what its start route accepts as `rd`.
 struct GateAuthEndpointTests {
     /// A Queue-it engine on the fixture's configuration (`/static/` ignored, `/shop/` queues).
-    static func endpoint(origin: GateOrigin = GateOrigin(publicBaseURL: "https://shop.example", trustedProxies: ["127.0.0.1"])) throws -> GateAuthEndpoint {
-        let gate = try QueueItGate(customerId: QueueItGateFixture.customer, secretKey: QueueItGateFixture.secret,
-                                   configuration: try QueueItIntegrationConfig(json: QueueItGateFixture.configurationJSON(queueDomain: "queue.example")))
+    static func endpoint(origin: GateOrigin = GateOrigin(publicBaseURL: "https://shop.example", trustedProxies: ["127.0.0.1"])) throws
+        -> GateAuthEndpoint
+    {
+        let gate = try QueueItGate(
+            customerId: QueueItGateFixture.customer, secretKey: QueueItGateFixture.secret,
+            configuration: try QueueItIntegrationConfig(json: QueueItGateFixture.configurationJSON(queueDomain: "queue.example")))
         return GateAuthEndpoint(engine: gate, origin: origin)
     }
 
-    static func ask(_ endpoint: GateAuthEndpoint, target: String = "/.waitingroom/auth", _ headers: [(String, String)],
-                    peer: String = "127.0.0.1") async -> GateResponse {
+    static func ask(
+        _ endpoint: GateAuthEndpoint, target: String = "/.waitingroom/auth", _ headers: [(String, String)],
+        peer: String = "127.0.0.1"
+    ) async -> GateResponse {
         await endpoint.answer(method: "GET", target: target, headers: headers.map { GateHeader($0.0, $0.1) }, peer: peer)
     }
 
@@ -25,7 +30,9 @@ struct GateAuthEndpointTests {
         #expect(await Self.ask(endpoint, [("X-Original-URI", "/shop/cart"), ("X-Original-Method", "GET")]).status == 401)
         #expect(await Self.ask(endpoint, [("X-Original-URI", "/static/app.js")]).status == 200)
         // ingress-nginx: the absolute URL decides, whatever else came
-        #expect(await Self.ask(endpoint, [("X-Original-URL", "https://shop.example/static/a.css"), ("X-Original-URI", "/shop/cart")]).status == 200)
+        #expect(
+            await Self.ask(endpoint, [("X-Original-URL", "https://shop.example/static/a.css"), ("X-Original-URI", "/shop/cart")]).status
+                == 200)
         // Caddy, Traefik
         #expect(await Self.ask(endpoint, [("X-Forwarded-Uri", "/shop/cart"), ("X-Forwarded-Method", "POST")]).status == 401)
         // Envoy: the original path after /auth
@@ -58,8 +65,11 @@ struct GateAuthEndpointTests {
 
     @Test func theStartRouteSendsNoOneToAnotherSite() async throws {
         let endpoint = try Self.endpoint()
-        for rd in ["https://evil.example/", "https%3A%2F%2Fevil.example%2F", "//evil.example/x", "http://shop.example/", "https://shop.example@evil.example/",
-                   "javascript:alert(1)", "https://shop.example:444/", ""] {
+        for rd in [
+            "https://evil.example/", "https%3A%2F%2Fevil.example%2F", "//evil.example/x", "http://shop.example/",
+            "https://shop.example@evil.example/",
+            "javascript:alert(1)", "https://shop.example:444/", ""
+        ] {
             let r = await Self.ask(endpoint, target: "/.waitingroom/start?rd=\(rd)", [])
             #expect(r.status == 400, "\(rd): \(r.status) \(r.header("Location") ?? "")")
         }
@@ -67,7 +77,8 @@ struct GateAuthEndpointTests {
         // the raw form (nginx's $request_uri, last parameter): the query comes along whole
         let raw = await Self.ask(endpoint, target: "/.waitingroom/start?rd=https://shop.example/static/a?x=1&y=2", [])
         #expect(raw.status == 302 && raw.header("Location") == "https://shop.example/static/a?x=1&y=2")
-        let encoded = await Self.ask(endpoint, target: "/.waitingroom/start?rd=https%3A%2F%2Fshop.example%2Fstatic%2Fa%3Fx%3D1%26y%3D2&z=9", [])
+        let encoded = await Self.ask(
+            endpoint, target: "/.waitingroom/start?rd=https%3A%2F%2Fshop.example%2Fstatic%2Fa%3Fx%3D1%26y%3D2&z=9", [])
         #expect(encoded.status == 302 && encoded.header("Location") == "https://shop.example/static/a?x=1&y=2")
         // a path: on the public URL
         let path = await Self.ask(endpoint, target: "/.waitingroom/start?rd=/shop/cart", [])

@@ -26,9 +26,11 @@ struct GateAuthServerWireTests {
     }
 
     static func endpoint() throws -> GateAuthEndpoint {
-        let gate = try QueueItGate(customerId: QueueItGateFixture.customer, secretKey: QueueItGateFixture.secret,
-                                   configuration: try QueueItIntegrationConfig(json: QueueItGateFixture.configurationJSON(queueDomain: "queue.example")))
-        return GateAuthEndpoint(engine: SlowPaths(inner: gate), origin: GateOrigin(publicBaseURL: "https://shop.example", trustedProxies: ["127.0.0.1"]))
+        let gate = try QueueItGate(
+            customerId: QueueItGateFixture.customer, secretKey: QueueItGateFixture.secret,
+            configuration: try QueueItIntegrationConfig(json: QueueItGateFixture.configurationJSON(queueDomain: "queue.example")))
+        return GateAuthEndpoint(
+            engine: SlowPaths(inner: gate), origin: GateOrigin(publicBaseURL: "https://shop.example", trustedProxies: ["127.0.0.1"]))
     }
 
     static func subrequest(_ uri: String, method: String = "GET", close: Bool = false) -> String {
@@ -48,7 +50,8 @@ struct GateAuthServerWireTests {
 
     @Test func pipelinedRequestsAreAnsweredInOrderAroundAnAwaitedDecision() async throws {
         try await GateServers.withAuth(try Self.endpoint()) { port in
-            let request = Self.subrequest("/static/a.js") + Self.subrequest("/slow/b") + Self.subrequest("/shop/cart")
+            let request =
+                Self.subrequest("/static/a.js") + Self.subrequest("/slow/b") + Self.subrequest("/shop/cart")
                 + "GET /.waitingroom/healthz HTTP/1.1\r\nHost: gate\r\n\r\n" + Self.subrequest("/static/c.js", close: true)
             let (bytes, closed) = try await LoopbackHTTPClient.exchangeRaw(port: port, Array(request.utf8))
             #expect(Self.statuses(bytes) == [200, 200, 401, 200, 200], "\(String(decoding: bytes, as: UTF8.self))")
@@ -61,7 +64,8 @@ struct GateAuthServerWireTests {
 
     @Test func aHeadRequestGetsTheLengthButNoBody() async throws {
         try await GateServers.withAuth(try Self.endpoint()) { port in
-            let request = "HEAD /.waitingroom/healthz HTTP/1.1\r\nHost: gate\r\n\r\n"
+            let request =
+                "HEAD /.waitingroom/healthz HTTP/1.1\r\nHost: gate\r\n\r\n"
                 + "GET /.waitingroom/healthz HTTP/1.1\r\nHost: gate\r\nConnection: close\r\n\r\n"
             let (bytes, closed) = try await LoopbackHTTPClient.exchangeRaw(port: port, Array(request.utf8))
             let text = String(decoding: bytes, as: UTF8.self)
@@ -80,7 +84,9 @@ struct GateAuthServerWireTests {
             #expect(String(decoding: plain.bytes, as: UTF8.self).hasPrefix("HTTP/1.0 200 OK\r\n"))
             // kept alive: a second request on the same connection is answered, then it closes
             let kept = try await LoopbackHTTPClient.exchangeRaw(
-                port: port, Array("GET /.waitingroom/healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /.waitingroom/healthz HTTP/1.0\r\n\r\n".utf8))
+                port: port,
+                Array("GET /.waitingroom/healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /.waitingroom/healthz HTTP/1.0\r\n\r\n".utf8)
+            )
             #expect(Self.statuses(kept.bytes) == [200, 200] && kept.closed)
             #expect(String(decoding: kept.bytes, as: UTF8.self).contains("Connection: keep-alive\r\n"))
         }
@@ -91,7 +97,7 @@ struct GateAuthServerWireTests {
         "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxy",
         "GET / HTTP/1.1\r\nHo st: a\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-        "GET /\u{0}x HTTP/1.1\r\n\r\n",
+        "GET /\u{0}x HTTP/1.1\r\n\r\n"
     ])
     func unparsableInputIsAnswered400AndClosed(_ input: String) async throws {
         try await GateServers.withAuth(try Self.endpoint()) { port in
@@ -104,7 +110,8 @@ struct GateAuthServerWireTests {
     @Test func aBodyOverTheBoundIsRefused() async throws {
         try await GateServers.withAuth(try Self.endpoint()) { port in
             let body = [UInt8](repeating: 0x61, count: 70_000)
-            let head = "POST /.waitingroom/auth HTTP/1.1\r\nHost: gate\r\nX-Original-URI: /static/a\r\nContent-Length: \(body.count)\r\n\r\n"
+            let head =
+                "POST /.waitingroom/auth HTTP/1.1\r\nHost: gate\r\nX-Original-URI: /static/a\r\nContent-Length: \(body.count)\r\n\r\n"
             let (bytes, closed) = try await LoopbackHTTPClient.exchangeRaw(port: port, Array(head.utf8) + body)
             #expect(Self.statuses(bytes) == [413], "\(String(decoding: bytes.prefix(300), as: UTF8.self))")
             #expect(closed)

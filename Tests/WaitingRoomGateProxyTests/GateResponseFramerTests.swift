@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+
 @testable import WaitingRoomGateProxy
 
 /// The gate's reader of upstream answers (``GateResponseFramer``), fed bytes directly: framing by
@@ -64,7 +65,8 @@ struct GateResponseFramerTests {
     }
 
     @Test func chunksPassWithTheirFramingOrAsDataForHTTP10() throws {
-        let answer = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n1A\r\n" + String(repeating: "x", count: 26)
+        let answer =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n1A\r\n" + String(repeating: "x", count: 26)
             + "\r\n0\r\nTrailer-Field: yes\r\n\r\n"
         let body = String(answer[answer.range(of: "\r\n\r\n")!.upperBound...])
         for pieces in Self.splits(answer) {
@@ -93,17 +95,21 @@ struct GateResponseFramerTests {
     }
 
     @Test func answersWithoutBodyEndAtTheirHead() throws {
-        for (answer, isHead) in [("HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n", false),
-                                 ("HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n", false),
-                                 ("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n", true),
-                                 ("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false)] {
+        for (answer, isHead) in [
+            ("HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n", false),
+            ("HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n", false),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n", true),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false)
+        ] {
             let outcome = try Self.run([answer], requestIsHead: isHead)
             #expect(outcome.body.isEmpty && outcome.ended == true, "\(answer)")
         }
     }
 
     @Test func interimAnswersComeBeforeTheFinalOne() throws {
-        let outcome = try Self.run(["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok"])
+        let outcome = try Self.run([
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok"
+        ])
         #expect(outcome.informational == [100, 103])
         #expect(outcome.heads.first?.status == 201)
         #expect(String(decoding: outcome.body, as: UTF8.self) == "ok" && outcome.ended == true)
@@ -120,9 +126,14 @@ struct GateResponseFramerTests {
         #expect(extra.ended == false && extra.leftover == 5, "bytes after the answer: the connection is not reused")
         let both = try Self.run(["HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"])
         #expect(both.heads.first?.framing == .chunked && both.ended == false, "RFC 9112 §6.3: the coding wins and the connection ends")
-        let listed = try #require(try Self.run(["HTTP/1.1 200 OK\r\nConnection: X-Private, keep-alive\r\nX-Private: 1\r\nKeep-Alive: timeout=5\r\nUpgrade: h2c\r\nX-Public: 2\r\nContent-Length: 0\r\n\r\n"]).heads.first)
+        let listed = try #require(
+            try Self.run([
+                "HTTP/1.1 200 OK\r\nConnection: X-Private, keep-alive\r\nX-Private: 1\r\nKeep-Alive: timeout=5\r\nUpgrade: h2c\r\nX-Public: 2\r\nContent-Length: 0\r\n\r\n"
+            ]).heads.first)
         let kinds = Dictionary(uniqueKeysWithValues: listed.fields.map { (listed.text($0.name).lowercased(), $0.kind) })
-        #expect(kinds["x-private"] == .hopByHop && kinds["keep-alive"] == .hopByHop && kinds["upgrade"] == .hopByHop && kinds["connection"] == .hopByHop)
+        #expect(
+            kinds["x-private"] == .hopByHop && kinds["keep-alive"] == .hopByHop && kinds["upgrade"] == .hopByHop
+                && kinds["connection"] == .hopByHop)
         #expect(kinds["x-public"] == .plain && kinds["content-length"] == .contentLength)
     }
 
@@ -150,11 +161,13 @@ struct GateResponseFramerTests {
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5z\r\n", "hexadecimal"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\n", "without a size"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokX\r\n", "longer than its size"),
-            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000000\r\n", "15 hex digits"),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000000\r\n", "15 hex digits")
         ]
         for (answer, reason) in bad {
             for dechunk in [false, true] {
-                #expect(throws: GateResponseFramer.Malformed.self, "\(answer.debugDescription)") { try Self.run([answer], dechunk: dechunk) }
+                #expect(throws: GateResponseFramer.Malformed.self, "\(answer.debugDescription)") {
+                    try Self.run([answer], dechunk: dechunk)
+                }
                 do {
                     _ = try Self.run([answer], dechunk: dechunk)
                 } catch let error as GateResponseFramer.Malformed {
@@ -188,9 +201,13 @@ struct GateResponseFramerTests {
             String(decoding: Array(long.utf8)[offset..<min(offset + 1000, long.utf8.count)], as: UTF8.self)
         }
         #expect(throws: GateResponseFramer.Malformed.self) { try Self.run(pieces) }
-        let trailers = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: " + String(repeating: "t", count: GateResponseFramer.chunkLineBound) + "\r\n\r\n"
+        let trailers =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: "
+            + String(repeating: "t", count: GateResponseFramer.chunkLineBound) + "\r\n\r\n"
         #expect(throws: GateResponseFramer.Malformed.self) { try Self.run([trailers]) }
-        let extensions = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;" + String(repeating: "e", count: GateResponseFramer.chunkLineBound + 1) + "\r\nx\r\n0\r\n\r\n"
+        let extensions =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;" + String(repeating: "e", count: GateResponseFramer.chunkLineBound + 1)
+            + "\r\nx\r\n0\r\n\r\n"
         #expect(throws: GateResponseFramer.Malformed.self) { try Self.run([extensions]) }
     }
 
@@ -198,7 +215,10 @@ struct GateResponseFramerTests {
     @Test func randomAnswersCutAnywhereComeThroughWhole() throws {
         var generator = SystemRandomNumberGenerator()
         for round in 0..<150 {
-            let payload = String((0..<Int.random(in: 0...600, using: &generator)).map { _ in Character(UnicodeScalar(UInt8.random(in: 32...126, using: &generator))) })
+            let payload = String(
+                (0..<Int.random(in: 0...600, using: &generator)).map { _ in
+                    Character(UnicodeScalar(UInt8.random(in: 32...126, using: &generator)))
+                })
             let chunked = round % 2 == 0
             var answer = "HTTP/1.1 200 OK\r\nServer: t\r\n"
             var expectedRaw = payload
@@ -217,7 +237,8 @@ struct GateResponseFramerTests {
             } else {
                 answer += "Content-Length: \(payload.utf8.count)\r\n\r\n" + payload
             }
-            var cuts = Set((0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 1..<answer.utf8.count, using: &generator) })
+            var cuts = Set(
+                (0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 1..<answer.utf8.count, using: &generator) })
             cuts.insert(answer.utf8.count)
             let bytes = Array(answer.utf8)
             var pieces: [String] = []

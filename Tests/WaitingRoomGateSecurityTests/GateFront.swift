@@ -1,15 +1,16 @@
 import Foundation
 import Hummingbird
-import ServiceLifecycle
 import QueueItGateEngine
+import ServiceLifecycle
 import WaitingRoomGate
 import WaitingRoomGateHummingbird
 import WaitingRoomGateTestSupport
 import WaitingRoomTesting
 import WebDriver
+
 #if Vapor
-import Vapor
-import WaitingRoomGateVapor
+    import Vapor
+    import WaitingRoomGateVapor
 #endif
 
 /// The one Queue-it configuration every front is attacked with: `/static/` is let through (an
@@ -59,9 +60,9 @@ enum GateFrontKind: String, CaseIterable, Sendable, CustomStringConvertible {
     /// The fronts this build has (Vapor's behind its trait).
     static var available: [GateFrontKind] {
         #if Vapor
-        [.proxy, .hummingbird, .vapor]
+            [.proxy, .hummingbird, .vapor]
         #else
-        [.proxy, .hummingbird]
+            [.proxy, .hummingbird]
         #endif
     }
 
@@ -83,9 +84,12 @@ struct GateFront: Sendable {
     static func withCrowdHandlerProxy(_ body: @Sendable (GateFront) async throws -> Void) async throws {
         let log = AppLog()
         try await RecordingApp.serve(log: log, middleware: nil) { upstreamPort in
-            let process = try SpawnedProcess.spawn(ProxyProcess.binary, arguments: [
-                "gate", "--vendor", "crowdhandler", "--emulator", "--upstream", "http://127.0.0.1:\(upstreamPort)", "--listen", "127.0.0.1:0",
-            ], directory: ProxyProcess.packageRoot, stdin: .discard, stdout: .pipe, stderr: .discard)
+            let process = try SpawnedProcess.spawn(
+                ProxyProcess.binary,
+                arguments: [
+                    "gate", "--vendor", "crowdhandler", "--emulator", "--upstream", "http://127.0.0.1:\(upstreamPort)", "--listen",
+                    "127.0.0.1:0"
+                ], directory: ProxyProcess.packageRoot, stdin: .discard, stdout: .pipe, stderr: .discard)
             do {
                 let port = try await ProxyProcess.port(of: process)
                 try await body(GateFront(kind: .proxy, port: port, log: log, process: process))
@@ -114,19 +118,21 @@ struct GateFront: Sendable {
                 ProxyProcess.stop(process)
             }
         case .hummingbird:
-            let middleware = GateMiddleware<GateRequestContext>(engine: try AttackConfiguration.engine(), allowedHosts: [AttackConfiguration.host])
+            let middleware = GateMiddleware<GateRequestContext>(
+                engine: try AttackConfiguration.engine(), allowedHosts: [AttackConfiguration.host])
             try await RecordingApp.serve(log: log, middleware: middleware) { port in
                 try await body(GateFront(kind: kind, port: port, log: log, process: nil))
             }
         case .vapor:
             #if Vapor
-            try await VaporRecordingApp.serve(log: log) { port in
-                try await body(GateFront(kind: kind, port: port, log: log, process: nil))
-            }
+                try await VaporRecordingApp.serve(log: log) { port in
+                    try await body(GateFront(kind: kind, port: port, log: log, process: nil))
+                }
             #endif
         case .nginx, .caddy:
-            let endpoint = GateAuthEndpoint(engine: try AttackConfiguration.engine(),
-                                            origin: GateOrigin(trustedProxies: ["127.0.0.1"], allowedHosts: [AttackConfiguration.host]))
+            let endpoint = GateAuthEndpoint(
+                engine: try AttackConfiguration.engine(),
+                origin: GateOrigin(trustedProxies: ["127.0.0.1"], allowedHosts: [AttackConfiguration.host]))
             try await RecordingApp.serve(log: log, middleware: nil) { appPort in
                 try await GateServers.withAuth(endpoint) { gatePort in
                     try await DeployedProxy.with(kind == .nginx ? .nginx : .caddy, upstreamPort: appPort, gatePort: gatePort) { proxy in
@@ -150,7 +156,9 @@ struct GateFront: Sendable {
 /// answers `app {path}`; POST bodies are read and dropped. With `middleware`, the gate's
 /// Hummingbird middleware stands in front of the routes.
 enum RecordingApp {
-    static func serve(log: AppLog, middleware: GateMiddleware<GateRequestContext>?, _ body: @Sendable (Int) async throws -> Void) async throws {
+    static func serve(log: AppLog, middleware: GateMiddleware<GateRequestContext>?, _ body: @Sendable (Int) async throws -> Void)
+        async throws
+    {
         let router = Router(context: GateRequestContext.self)
         if let middleware { router.add(middleware: middleware) }
         let record: @Sendable (Request) async throws -> Void = { request in
@@ -168,11 +176,12 @@ enum RecordingApp {
             }
         }
         let ports = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in
-                                  ports.continuation.yield(channel.localAddress?.port ?? 0)
-                                  ports.continuation.finish()
-                              })
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                ports.continuation.yield(channel.localAddress?.port ?? 0)
+                ports.continuation.finish()
+            })
         // stopped gracefully, never by cancelling its task (swift-nio #3481)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
         let task = Task { try await group.run() }
@@ -191,32 +200,34 @@ enum RecordingApp {
 }
 
 #if Vapor
-/// The app on Vapor, behind `VaporGateMiddleware`: every path and method recorded.
-enum VaporRecordingApp {
-    static func serve(log: AppLog, _ body: @Sendable (Int) async throws -> Void) async throws {
-        let app = try await Vapor.Application.make(.testing)
-        app.logger.logLevel = .critical
-        do {
-            let gated = app.grouped(VaporGateMiddleware(engine: try AttackConfiguration.engine(), allowedHosts: [AttackConfiguration.host]))
-            for method in [Vapor.HTTPMethod.GET, .POST, .PUT, .DELETE, .OPTIONS, .PATCH] {
-                gated.on(method, "**", body: .collect(maxSize: "1mb")) { request -> String in
-                    log.record(request.method.rawValue, request.url.string, headers: request.headers.map { ($0.name.lowercased(), $0.value) },
-                               bodyBytes: request.body.data?.readableBytes ?? 0)
-                    return "app \(request.url.path)"
+    /// The app on Vapor, behind `VaporGateMiddleware`: every path and method recorded.
+    enum VaporRecordingApp {
+        static func serve(log: AppLog, _ body: @Sendable (Int) async throws -> Void) async throws {
+            let app = try await Vapor.Application.make(.testing)
+            app.logger.logLevel = .critical
+            do {
+                let gated = app.grouped(
+                    VaporGateMiddleware(engine: try AttackConfiguration.engine(), allowedHosts: [AttackConfiguration.host]))
+                for method in [Vapor.HTTPMethod.GET, .POST, .PUT, .DELETE, .OPTIONS, .PATCH] {
+                    gated.on(method, "**", body: .collect(maxSize: "1mb")) { request -> String in
+                        log.record(
+                            request.method.rawValue, request.url.string, headers: request.headers.map { ($0.name.lowercased(), $0.value) },
+                            bodyBytes: request.body.data?.readableBytes ?? 0)
+                        return "app \(request.url.path)"
+                    }
                 }
+                try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+                guard let port = app.http.server.shared.localAddress?.port else { throw GateTestError("the Vapor server has no port") }
+                try await body(port)
+            } catch {
+                await app.server.shutdown()
+                try await app.asyncShutdown()
+                throw error
             }
-            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
-            guard let port = app.http.server.shared.localAddress?.port else { throw GateTestError("the Vapor server has no port") }
-            try await body(port)
-        } catch {
             await app.server.shutdown()
             try await app.asyncShutdown()
-            throw error
         }
-        await app.server.shutdown()
-        try await app.asyncShutdown()
     }
-}
 #endif
 
 /// `waitingroom gate` as an operator runs it, with the attack configuration.
@@ -247,11 +258,13 @@ enum ProxyProcess {
         try Data(AttackConfiguration.json.utf8).write(to: config)
         var environment = ProcessInfo.processInfo.environment
         environment["QUEUEIT_SECRET_KEY"] = AttackConfiguration.secret
-        return try SpawnedProcess.spawn(binary, arguments: [
-            "gate", "--vendor", "queueit", "--customer", AttackConfiguration.customer, "--config", config.path,
-            "--upstream", "http://127.0.0.1:\(upstreamPort)", "--listen", "127.0.0.1:0", "--allowed-host", AttackConfiguration.host,
-            "--max-connections", "64", "--max-connections-per-client", "\(maxPerClient)", "--body-timeout", "2",
-        ], environment: environment, directory: packageRoot, stdin: .discard, stdout: .pipe, stderr: .discard)
+        return try SpawnedProcess.spawn(
+            binary,
+            arguments: [
+                "gate", "--vendor", "queueit", "--customer", AttackConfiguration.customer, "--config", config.path,
+                "--upstream", "http://127.0.0.1:\(upstreamPort)", "--listen", "127.0.0.1:0", "--allowed-host", AttackConfiguration.host,
+                "--max-connections", "64", "--max-connections-per-client", "\(maxPerClient)", "--body-timeout", "2"
+            ], environment: environment, directory: packageRoot, stdin: .discard, stdout: .pipe, stderr: .discard)
     }
 
     /// The port the gate printed it listens on.
@@ -275,7 +288,8 @@ enum ProxyProcess {
             return String(decoding: data, as: UTF8.self)
         }
         guard let range = text.range(of: "listening on http://127.0.0.1:"),
-              let port = Int(text[range.upperBound...].prefix { $0.isNumber }) else {
+            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+        else {
             throw GateTestError("the gate printed no address: \(text)")
         }
         return port
@@ -290,8 +304,9 @@ enum ProxyProcess {
     /// The process's resident set in bytes (`VmRSS`), or nil once it is gone.
     static func residentBytes(_ process: SpawnedProcess) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
         return kib * 1024
     }
 }

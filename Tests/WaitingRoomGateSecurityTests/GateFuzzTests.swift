@@ -25,7 +25,9 @@ struct GateFuzzTests {
                 func add() {
                     let bytes = inputs[next]
                     next += 1
-                    group.addTask { !(try await RawHTTP.exchange(port: front.port, bytes, readTimeout: 2, quietAfterFirstByte: 0.1)).isEmpty }
+                    group.addTask {
+                        !(try await RawHTTP.exchange(port: front.port, bytes, readTimeout: 2, quietAfterFirstByte: 0.1)).isEmpty
+                    }
                 }
                 for _ in 0..<min(16, inputs.count) { add() }
                 while let got = try await group.next() {
@@ -52,18 +54,24 @@ struct GateFuzzTests {
 enum FuzzRequest {
     static let segments = [
         "static", "static", "sale", "..", ".", "%2e%2e", "%2E.", ".%2e", "%2f", "%2F", "%5c", "\\", "", "%73ale", "sa%6ce", "..;",
-        ";x=1", "%00", "%252e%252e", "x", "STATIC", "%73tatic", "static%2f..", "%", "%g1",
+        ";x=1", "%00", "%252e%252e", "x", "STATIC", "%73tatic", "static%2f..", "%", "%g1"
     ]
-    static let connectionNames = ["content-length", "transfer-encoding", "host", "cookie", "close", "keep-alive", "upgrade", "x-a",
-                                  "Content-Length", "te", "authorization"]
+    static let connectionNames = [
+        "content-length", "transfer-encoding", "host", "cookie", "close", "keep-alive", "upgrade", "x-a",
+        "Content-Length", "te", "authorization"
+    ]
     static let hidden = "GET /sale/fuzz-hidden HTTP/1.1\r\nHost: shop.example\r\n\r\n"
 
     static func make(id: Int, using random: inout SeededRandom) -> [UInt8] {
         let method = ["GET", "GET", "POST", "POST", "HEAD", "OPTIONS", "PUT", "CONNECT", "G\tET", "get"].randomElement(using: &random)!
         var target = ""
         for _ in 0..<Int.random(in: 1...5, using: &random) { target += "/" + segments.randomElement(using: &random)! }
-        if Int.random(in: 0..<6, using: &random) == 0 { target = "http://" + ["shop.example", "evil.example"].randomElement(using: &random)! + target }
-        if Bool.random(using: &random) { target += ["?x=/static/", "?queueittoken=x", "#/static/", "?a=%2e%2e"].randomElement(using: &random)! }
+        if Int.random(in: 0..<6, using: &random) == 0 {
+            target = "http://" + ["shop.example", "evil.example"].randomElement(using: &random)! + target
+        }
+        if Bool.random(using: &random) {
+            target += ["?x=/static/", "?queueittoken=x", "#/static/", "?a=%2e%2e"].randomElement(using: &random)!
+        }
         var fields: [String] = []
         switch Int.random(in: 0..<8, using: &random) {
         case 0: break
@@ -94,14 +102,18 @@ enum FuzzRequest {
             fields += ["Content-Length: 0", "Content-Length: \(hidden.utf8.count)"]
         case 4:
             body = "0\r\n\r\n" + hidden
-            fields.append(["Transfer-Encoding: xchunked", "Transfer-Encoding : chunked", "Transfer-Encoding: chunked, identity",
-                           "Transfer-Encoding:\r\n chunked"].randomElement(using: &random)!)
+            fields.append(
+                [
+                    "Transfer-Encoding: xchunked", "Transfer-Encoding : chunked", "Transfer-Encoding: chunked, identity",
+                    "Transfer-Encoding:\r\n chunked"
+                ].randomElement(using: &random)!)
         default: break
         }
         fields.append("X-Fuzz-Id: \(id)")
         fields.shuffle(using: &random)
-        var bytes = Array((method + " " + target + " HTTP/1." + (Int.random(in: 0..<8, using: &random) == 0 ? "0" : "1") + "\r\n"
-            + fields.map { $0 + "\r\n" }.joined() + "\r\n" + body).utf8)
+        var bytes = Array(
+            (method + " " + target + " HTTP/1." + (Int.random(in: 0..<8, using: &random) == 0 ? "0" : "1") + "\r\n"
+                + fields.map { $0 + "\r\n" }.joined() + "\r\n" + body).utf8)
         // byte mutations: flip, insert a delimiter, delete
         for _ in 0..<[0, 0, 1, 2, 3].randomElement(using: &random)! where !bytes.isEmpty {
             let at = Int.random(in: 0..<bytes.count, using: &random)

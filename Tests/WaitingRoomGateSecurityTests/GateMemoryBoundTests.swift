@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOConcurrencyHelpers
 import Testing
 import WaitingRoomTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One visitor streams 256 MiB after a request head; the gate's resident set (the real binary's
 /// `VmRSS`) must stay within 64 MiB of what it was idle, whatever the head was.
@@ -18,7 +19,7 @@ struct GateMemoryBoundTests {
         ("a queued POST", GateAttackTests.head("POST", "/sale/upload", ["Content-Length: \(streamed)"])),
         ("an open POST over the body bound", GateAttackTests.head("POST", "/static/upload", ["Content-Length: \(streamed)"])),
         ("a forwarded chunked POST", GateAttackTests.head("POST", "/static/upload", ["Transfer-Encoding: chunked"])),
-        ("half a head", "GET /static/x HTTP/1.1\r\nHost: \(AttackConfiguration.host)\r\nX-Long: "),
+        ("half a head", "GET /static/x HTTP/1.1\r\nHost: \(AttackConfiguration.host)\r\nX-Long: ")
     ]
 
     @Test func streamingAfterAnyHeadKeepsTheGateSmall() async throws {

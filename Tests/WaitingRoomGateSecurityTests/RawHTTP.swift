@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import WaitingRoomTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An attacker's client: bytes exactly as given, over a loopback TCP socket, and whatever comes
 /// back until the server closes or `readTimeout` passes in silence. Blocking POSIX calls, run on
@@ -16,8 +17,10 @@ enum RawHTTP {
     /// `halfClose`: shut the sending side after the bytes (the server sees the end of input).
     /// `quietAfterFirstByte`: once something came, stop after this many seconds of silence (a
     /// kept-alive connection is not waited out).
-    static func exchange(port: Int, _ bytes: [UInt8], readTimeout: Double = 3, halfClose: Bool = false,
-                         quietAfterFirstByte: Double? = nil) async throws -> String {
+    static func exchange(
+        port: Int, _ bytes: [UInt8], readTimeout: Double = 3, halfClose: Bool = false,
+        quietAfterFirstByte: Double? = nil
+    ) async throws -> String {
         try await DedicatedThread.run(name: "raw-http") {
             let fd = try connect(port: port)
             defer { close(fd) }

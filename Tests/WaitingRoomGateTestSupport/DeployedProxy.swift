@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import WebDriver
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Debian's nginx or Caddy, started by a test on a free loopback port with the file this
 /// repository ships (`deploy/nginx/waitingroom.conf.template` rendered by `envsubst`,
@@ -35,7 +36,9 @@ public final class DeployedProxy: Sendable {
     /// Whether the proxy's program is installed (`Scripts/setup` installs both).
     public static func isInstalled(_ kind: Kind) -> Bool {
         switch kind {
-        case .nginx: FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") && FileManager.default.isExecutableFile(atPath: "/usr/bin/envsubst")
+        case .nginx:
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/envsubst")
         case .caddy: FileManager.default.isExecutableFile(atPath: "/usr/bin/caddy")
         }
     }
@@ -46,8 +49,9 @@ public final class DeployedProxy: Sendable {
     /// name it to the gate first).
     public static func start(_ kind: Kind, upstreamPort: Int, gatePort: Int, port chosen: Int? = nil) async throws -> DeployedProxy {
         let directory = NSTemporaryDirectory() + "waitingroom-\(kind)-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755])
         var lastError: (any Error)?
         // a port picked free can be taken before the proxy binds it: try a few
         for _ in 0..<5 {
@@ -79,8 +83,9 @@ public final class DeployedProxy: Sendable {
         case .nginx:
             // rendered as the official image and deploy/README.md do: envsubst with the three names
             let template = try String(contentsOfFile: packageRoot + "/deploy/nginx/waitingroom.conf.template", encoding: .utf8)
-            let rendered = try SpawnedProcess.run("/usr/bin/envsubst", arguments: ["${WAITINGROOM_LISTEN} ${WAITINGROOM_UPSTREAM} ${WAITINGROOM_GATE}"],
-                                                  input: Array(template.utf8), environment: environment)
+            let rendered = try SpawnedProcess.run(
+                "/usr/bin/envsubst", arguments: ["${WAITINGROOM_LISTEN} ${WAITINGROOM_UPSTREAM} ${WAITINGROOM_GATE}"],
+                input: Array(template.utf8), environment: environment)
             guard rendered.status == 0 else { throw LoopbackHTTPClient.Failure(description: "envsubst failed") }
             try rendered.output.write(to: URL(fileURLWithPath: directory + "/waitingroom.conf"))
             let main = """
@@ -101,17 +106,25 @@ public final class DeployedProxy: Sendable {
                 }
                 """
             try main.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-            return try SpawnedProcess.spawn("/usr/sbin/nginx", arguments: ["-p", directory, "-e", directory + "/error.log",
-                                                                           "-c", directory + "/nginx.conf", "-g", "daemon off;"],
-                                            environment: environment, directory: directory, stdin: .discard, stdout: .discard, stderr: .discard)
+            return try SpawnedProcess.spawn(
+                "/usr/sbin/nginx",
+                arguments: [
+                    "-p", directory, "-e", directory + "/error.log",
+                    "-c", directory + "/nginx.conf", "-g", "daemon off;"
+                ],
+                environment: environment, directory: directory, stdin: .discard, stdout: .discard, stderr: .discard)
         case .caddy:
             environment["XDG_CONFIG_HOME"] = directory + "/config"
             environment["XDG_DATA_HOME"] = directory + "/data"
             environment["HOME"] = directory
-            return try SpawnedProcess.spawn("/usr/bin/caddy", arguments: ["run", "--config", packageRoot + "/deploy/caddy/Caddyfile",
-                                                                          "--adapter", "caddyfile"],
-                                            environment: environment, directory: directory, stdin: .discard, stdout: .discard,
-                                            stderr: .discard)
+            return try SpawnedProcess.spawn(
+                "/usr/bin/caddy",
+                arguments: [
+                    "run", "--config", packageRoot + "/deploy/caddy/Caddyfile",
+                    "--adapter", "caddyfile"
+                ],
+                environment: environment, directory: directory, stdin: .discard, stdout: .discard,
+                stderr: .discard)
         }
     }
 
@@ -130,8 +143,10 @@ public final class DeployedProxy: Sendable {
     }
 
     /// Runs `body` with `kind` started; stopped however `body` ends.
-    public static func with<T: Sendable>(_ kind: Kind, upstreamPort: Int, gatePort: Int, port: Int? = nil,
-                                         _ body: @Sendable (DeployedProxy) async throws -> T) async throws -> T {
+    public static func with<T: Sendable>(
+        _ kind: Kind, upstreamPort: Int, gatePort: Int, port: Int? = nil,
+        _ body: @Sendable (DeployedProxy) async throws -> T
+    ) async throws -> T {
         let proxy = try await start(kind, upstreamPort: upstreamPort, gatePort: gatePort, port: port)
         do {
             let result = try await body(proxy)

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import WaitingRoomTesting
 import WebDriver
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `waitingroom gate` as an operator runs it: the package's own binary, started with given
 /// arguments and environment; its port read from the line it prints.
@@ -27,8 +28,9 @@ public struct GateProcess: Sendable {
     public static func start(_ arguments: [String], environment: [String: String] = [:]) async throws -> GateProcess {
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
-        let process = try SpawnedProcess.spawn(binary, arguments: ["gate"] + arguments, environment: env, directory: DeployedProxy.packageRoot,
-                                               stdin: .discard, stdout: .pipe, stderr: .discard)
+        let process = try SpawnedProcess.spawn(
+            binary, arguments: ["gate"] + arguments, environment: env, directory: DeployedProxy.packageRoot,
+            stdin: .discard, stdout: .pipe, stderr: .discard)
         let watchdog = Task.detached {
             try await Task.sleep(for: .seconds(60))
             if process.isRunning { process.terminate() }
@@ -48,7 +50,8 @@ public struct GateProcess: Sendable {
             return String(decoding: data, as: UTF8.self)
         }
         guard let range = text.range(of: "listening on http://127.0.0.1:"),
-              let port = Int(text[range.upperBound...].prefix { $0.isNumber }) else {
+            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+        else {
             process.terminate()
             _ = process.waitForExit()
             throw GateTestError("the gate printed no address: \(text)")
@@ -66,8 +69,10 @@ public struct GateProcess: Sendable {
     }
 
     /// Runs `body` with the gate started; stopped however `body` ends.
-    public static func with<T: Sendable>(_ arguments: [String], environment: [String: String] = [:],
-                                         _ body: @Sendable (GateProcess) async throws -> T) async throws -> T {
+    public static func with<T: Sendable>(
+        _ arguments: [String], environment: [String: String] = [:],
+        _ body: @Sendable (GateProcess) async throws -> T
+    ) async throws -> T {
         let gate = try await start(arguments, environment: environment)
         do {
             let result = try await body(gate)

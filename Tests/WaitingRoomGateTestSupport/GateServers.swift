@@ -9,24 +9,30 @@ import WaitingRoomGateProxy
 /// app, or the auth-subrequest server for nginx and Caddy. Stopped gracefully however the body ends.
 public enum GateServers {
     /// Runs `body` with a ``GateProxyServer`` on 127.0.0.1 port 0 forwarding to `upstreamPort`.
-    public static func withProxy<T: Sendable>(engine: any GateEngine, limits: GateLimits, origin: GateOrigin, upstreamPort: Int,
-                                              _ body: @Sendable (Int) async throws -> T) async throws -> T {
-        let configuration = GateProxyConfiguration(upstream: .tcp(host: "127.0.0.1", port: upstreamPort), engine: engine, limits: limits,
-                                                   origin: origin, maxConnectionsPerClient: 0, logger: quietLogger)
-        let server = try await GateProxyServer.bind(host: "127.0.0.1", port: 0, configuration: configuration,
-                                                    group: MultiThreadedEventLoopGroup.singleton)
+    public static func withProxy<T: Sendable>(
+        engine: any GateEngine, limits: GateLimits, origin: GateOrigin, upstreamPort: Int,
+        _ body: @Sendable (Int) async throws -> T
+    ) async throws -> T {
+        let configuration = GateProxyConfiguration(
+            upstream: .tcp(host: "127.0.0.1", port: upstreamPort), engine: engine, limits: limits,
+            origin: origin, maxConnectionsPerClient: 0, logger: quietLogger)
+        let server = try await GateProxyServer.bind(
+            host: "127.0.0.1", port: 0, configuration: configuration,
+            group: MultiThreadedEventLoopGroup.singleton)
         return try await serve(server, port: server.port ?? 0, body)
     }
 
     /// Runs `body` with a ``GateAuthServer`` on 127.0.0.1 port 0 answering with `endpoint`.
     public static func withAuth<T: Sendable>(_ endpoint: GateAuthEndpoint, _ body: @Sendable (Int) async throws -> T) async throws -> T {
-        let server = try await GateAuthServer.bind(host: "127.0.0.1", port: 0, endpoint: endpoint, group: MultiThreadedEventLoopGroup.singleton,
-                                                   logger: quietLogger)
+        let server = try await GateAuthServer.bind(
+            host: "127.0.0.1", port: 0, endpoint: endpoint, group: MultiThreadedEventLoopGroup.singleton,
+            logger: quietLogger)
         return try await serve(server, port: server.port ?? 0, body)
     }
 
     static func serve<T: Sendable>(_ service: any Service, port: Int, _ body: @Sendable (Int) async throws -> T) async throws -> T {
-        let group = ServiceGroup(configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [], logger: quietLogger))
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [], logger: quietLogger))
         let task = Task { try await group.run() }
         do {
             let result = try await body(port)

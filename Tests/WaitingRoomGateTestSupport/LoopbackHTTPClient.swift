@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import WaitingRoom
 import WaitingRoomTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A plain HTTP/1.1 client over loopback that can choose its source address (any of 127.0.0.0/8
 /// on Linux), so a test can be two visitors with two addresses whatever stands in front of the
@@ -17,8 +18,10 @@ public enum LoopbackHTTPClient {
 
     /// Sends one request to 127.0.0.1:`port` from `source` and reads the whole answer (no
     /// redirect followed). `headers` may include `Host` (else `127.0.0.1:port`).
-    public static func send(port: Int, from source: String = "127.0.0.1", method: String = "GET", target: String,
-                            headers: [(String, String)] = [], body: [UInt8]? = nil, timeout: Double = 20) async throws -> WaitingRoom.HTTPResponse {
+    public static func send(
+        port: Int, from source: String = "127.0.0.1", method: String = "GET", target: String,
+        headers: [(String, String)] = [], body: [UInt8]? = nil, timeout: Double = 20
+    ) async throws -> WaitingRoom.HTTPResponse {
         var head = "\(method) \(target) HTTP/1.1\r\n"
         if !headers.contains(where: { $0.0.lowercased() == "host" }) { head += "Host: 127.0.0.1:\(port)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -118,8 +121,9 @@ public enum LoopbackHTTPClient {
             fields.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         var body = Array(raw[(end + 4)...])
-        if isHead || status == 204 || status == 304 { body = [] }
-        else if fields.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased().contains("chunked") }) {
+        if isHead || status == 204 || status == 304 {
+            body = []
+        } else if fields.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased().contains("chunked") }) {
             body = dechunk(body)
         } else if let length = fields.first(where: { $0.0.lowercased() == "content-length" }).flatMap({ Int($0.1) }) {
             body = Array(body.prefix(length))
@@ -135,7 +139,10 @@ public enum LoopbackHTTPClient {
             let sizeText = String(decoding: bytes[i..<lineEnd], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard let size = Int(sizeText.split(separator: ";").first ?? "", radix: 16), size > 0 else { break }
             let start = lineEnd + 1
-            guard start + size <= bytes.count else { out += bytes[start...]; break }
+            guard start + size <= bytes.count else {
+                out += bytes[start...]
+                break
+            }
             out += bytes[start..<(start + size)]
             i = start + size + 2
         }

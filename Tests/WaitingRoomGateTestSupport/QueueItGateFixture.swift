@@ -1,8 +1,8 @@
 import Foundation
 import QueueIt
+import QueueItGateEngine
 import WaitingRoom
 import WaitingRoomEmulators
-import QueueItGateEngine
 import WaitingRoomGate
 
 /// The Queue-it side of the gate's test apps (the Hummingbird middleware's, and the Vapor and
@@ -44,15 +44,20 @@ public enum QueueItGateFixture {
 
     /// A gate for the emulator behind `server` (its queue domain is the emulator's base URL).
     public static func gate(_ server: EmulatorServer, options: QueueItGate.Options = QueueItGate.Options()) throws -> QueueItGate {
-        try QueueItGate(customerId: customer, secretKey: secret,
-                        configuration: try QueueItIntegrationConfig(json: configurationJSON(queueDomain: server.baseURL)), options: options)
+        try QueueItGate(
+            customerId: customer, secretKey: secret,
+            configuration: try QueueItIntegrationConfig(json: configurationJSON(queueDomain: server.baseURL)), options: options)
     }
 
     /// A `queueittoken` minted by the emulator (`POST /_emulator/queueit/tokens`).
-    public static func token(_ server: EmulatorServer, room: String = "sale", expiresIn: Int = 600, clientIP: String? = nil,
-                      secretKey: String? = nil, eventId: String? = nil) async throws -> String {
-        var f: [String: JSONValue] = ["customerId": .string(customer), "waitingRoomId": .string(room), "expiresIn": .number(Double(expiresIn)),
-                                      "queueId": .string(UUID().uuidString.lowercased())]
+    public static func token(
+        _ server: EmulatorServer, room: String = "sale", expiresIn: Int = 600, clientIP: String? = nil,
+        secretKey: String? = nil, eventId: String? = nil
+    ) async throws -> String {
+        var f: [String: JSONValue] = [
+            "customerId": .string(customer), "waitingRoomId": .string(room), "expiresIn": .number(Double(expiresIn)),
+            "queueId": .string(UUID().uuidString.lowercased())
+        ]
         if let clientIP { f["clientIP"] = .string(clientIP) }
         if let secretKey { f["secretKey"] = .string(secretKey) }
         if let eventId { f["eventId"] = .string(eventId) }
@@ -62,8 +67,9 @@ public enum QueueItGateFixture {
     /// A signed `QueueITAccepted` cookie issued `age` seconds ago.
     public static func cookie(age: Int64, queueId: String = "00000000-0000-4000-8000-00000000c00c") -> String {
         let issued = Int64(Date().timeIntervalSince1970) - age
-        let c = QueueItAcceptedCookie(eventId: "sale", queueId: queueId, fixedValidityMinutes: nil, redirectType: "queue",
-                                      issueTime: issued, hashedIP: nil, secretKey: secret)
+        let c = QueueItAcceptedCookie(
+            eventId: "sale", queueId: queueId, fixedValidityMinutes: nil, redirectType: "queue",
+            issueTime: issued, hashedIP: nil, secretKey: secret)
         return "\(cookieName)=\(c.value)"
     }
 

@@ -1,9 +1,9 @@
 import CrowdHandler
+import CrowdHandlerGateEngine
 import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomEmulators
-import CrowdHandlerGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
@@ -11,17 +11,23 @@ import WaitingRoomHTTP
 /// CrowdHandler through the gate, against the project's CrowdHandler emulator: full mode,
 /// hybrid mode, trustOnFail and the safety-net room, the recorded response, and abuse.
 @Suite struct CrowdHandlerGateTests {
-    static func configuration(_ server: EmulatorServer, apiURL: String? = nil, trustOnFail: Bool = true,
-                              safetyNet: String? = nil) throws -> CrowdHandlerConfiguration {
-        try CrowdHandlerConfiguration(publicKey: "demo-public-key", privateKey: "emulator-private-key", apiURL: apiURL ?? server.baseURL,
-                                      waitURL: server.baseURL, timeout: .seconds(15), trustOnFail: trustOnFail, safetyNetSlug: safetyNet)
+    static func configuration(
+        _ server: EmulatorServer, apiURL: String? = nil, trustOnFail: Bool = true,
+        safetyNet: String? = nil
+    ) throws -> CrowdHandlerConfiguration {
+        try CrowdHandlerConfiguration(
+            publicKey: "demo-public-key", privateKey: "emulator-private-key", apiURL: apiURL ?? server.baseURL,
+            waitURL: server.baseURL, timeout: .seconds(15), trustOnFail: trustOnFail, safetyNetSlug: safetyNet)
     }
 
     // (the API check's timeout is long: with `trustOnFail` a check that times out on a loaded
     // machine would let the request in without a session, which these tests do not test)
-    static func fullGate(_ server: EmulatorServer, apiURL: String? = nil, trustOnFail: Bool = true, safetyNet: String? = nil) throws -> CrowdHandlerGate {
-        try CrowdHandlerGate(configuration: configuration(server, apiURL: apiURL, trustOnFail: trustOnFail, safetyNet: safetyNet),
-                             transport: AsyncHTTPTransport.shared, mode: .full, options: .init(responseSampleRate: 1))
+    static func fullGate(_ server: EmulatorServer, apiURL: String? = nil, trustOnFail: Bool = true, safetyNet: String? = nil) throws
+        -> CrowdHandlerGate
+    {
+        try CrowdHandlerGate(
+            configuration: configuration(server, apiURL: apiURL, trustOnFail: trustOnFail, safetyNet: safetyNet),
+            transport: AsyncHTTPTransport.shared, mode: .full, options: .init(responseSampleRate: 1))
     }
 
     static func counter(_ state: JSONValue, _ name: String) -> Int {
@@ -53,9 +59,10 @@ import WaitingRoomHTTP
         try await GateTestApp.run(makeEngine: { try Self.fullGate($0) }) { server, app, upstream in
             // The demo line promotes 30 a minute: on a slow machine the first visitor may already
             // be due. Stop it promoting, so the visitor must wait (keys not given keep their values).
-            let stop = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-                method: "POST", url: server.baseURL + "/_emulator/crowdhandler/rooms/demo-queue",
-                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(30)))
+            let stop = try await AsyncHTTPTransport.shared.send(
+                HTTPRequest(
+                    method: "POST", url: server.baseURL + "/_emulator/crowdhandler/rooms/demo-queue",
+                    headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(30)))
             #expect(stop.status == 200, "\(stop.text)")
             let r = try await app.send("/site/demo-queue")
             #expect(r.status == 302)
@@ -79,7 +86,8 @@ import WaitingRoomHTTP
             #expect(answer1.status == 200)
             #expect(upstream.count == 1)
         }
-        try await GateTestApp.run(makeEngine: { try Self.fullGate($0, apiURL: dead, trustOnFail: false, safetyNet: "demo-queue") }) { server, app, upstream in
+        try await GateTestApp.run(makeEngine: { try Self.fullGate($0, apiURL: dead, trustOnFail: false, safetyNet: "demo-queue") }) {
+            server, app, upstream in
             let r = try await app.send("/site/demo-open")
             #expect(r.status == 302 && r.value("Location")?.hasPrefix(server.baseURL + "/demo-queue?") == true)
             #expect(upstream.count == 0)
@@ -87,8 +95,10 @@ import WaitingRoomHTTP
         // no trust and no safety net: CrowdHandler's catch-all waiting room (every SDK), no cookie
         try await GateTestApp.run(makeEngine: { try Self.fullGate($0, apiURL: dead, trustOnFail: false) }) { server, app, upstream in
             let answer2 = try await app.send("/site/demo-open", headers: [("Cookie", "crowdhandler=tok-kept")])
-            #expect(answer2.status == 302 && answer2.value("Location")?.hasPrefix(server.baseURL + "/?url=http%3A%2F%2Fshop.example%2Fsite%2Fdemo-open&") == true,
-                    "\(answer2.value("Location") ?? "")")
+            #expect(
+                answer2.status == 302
+                    && answer2.value("Location")?.hasPrefix(server.baseURL + "/?url=http%3A%2F%2Fshop.example%2Fsite%2Fdemo-open&") == true,
+                "\(answer2.value("Location") ?? "")")
             #expect(cookiePair(answer2, named: "crowdhandler") == nil, "a failed check leaves the visitor's cookie alone")
             #expect(upstream.count == 0)
         }
@@ -100,8 +110,9 @@ import WaitingRoomHTTP
     /// token (the SDKs'), with the `Domain` and `Secure` asked for.
     @Test func aTokenInTheURLBecomesTheCookieAndLeavesTheURL() async throws {
         try await GateTestApp.run(makeEngine: { server in
-            try CrowdHandlerGate(configuration: Self.configuration(server), transport: AsyncHTTPTransport.shared, mode: .full,
-                                 options: .init(cookieSecure: true, cookieDomain: "shop.example", responseSampleRate: 0))
+            try CrowdHandlerGate(
+                configuration: Self.configuration(server), transport: AsyncHTTPTransport.shared, mode: .full,
+                options: .init(cookieSecure: true, cookieDomain: "shop.example", responseSampleRate: 0))
         }) { _, app, upstream in
             let first = try await app.send("/site/demo-open")
             let token = try #require(cookiePair(first, named: "crowdhandler")).dropFirst("crowdhandler=".count)
@@ -109,7 +120,8 @@ import WaitingRoomHTTP
             #expect(first.values("Set-Cookie").first?.contains("; Domain=shop.example") == true)
             #expect(first.values("Set-Cookie").first?.contains("; Secure") == true)
             let back = try await app.send("/site/demo-open?x=1&ch-id=\(token)&ch-code=&ch-fresh=true")
-            #expect(back.status == 302 && back.value("Location") == "http://shop.example/site/demo-open?x=1", "\(back.value("Location") ?? "")")
+            #expect(
+                back.status == 302 && back.value("Location") == "http://shop.example/site/demo-open?x=1", "\(back.value("Location") ?? "")")
             #expect(cookiePair(back, named: "crowdhandler") == "crowdhandler=\(token)")
             #expect(upstream.count == 1, "the URL with the token never reaches the app")
         }
@@ -117,8 +129,9 @@ import WaitingRoomHTTP
 
     @Test func hybridModeChecksTheSignatureLocally() async throws {
         try await GateTestApp.run(makeEngine: { server in
-            try await CrowdHandlerGate.withRoomFeed(configuration: Self.configuration(server), transport: AsyncHTTPTransport.shared,
-                                                    mode: .hybrid, options: .init(responseSampleRate: 0))
+            try await CrowdHandlerGate.withRoomFeed(
+                configuration: Self.configuration(server), transport: AsyncHTTPTransport.shared,
+                mode: .hybrid, options: .init(responseSampleRate: 0))
         }) { server, app, upstream in
             let first = try await app.send("/site/demo-open")
             #expect(first.status == 200)
@@ -143,7 +156,8 @@ import WaitingRoomHTTP
             let tampered = "crowdhandler=\(parts[0])~\(parts[1])~\(String(repeating: "0", count: 64))"
             let r = try await app.send("/site/demo-blocked", headers: [("Cookie", tampered)])
             #expect(r.status != 200, "a tampered signature reaches the API, which refuses")
-            let forged = try await app.send("/site/demo-blocked?ch-id=\(parts[0])&ch-id-signature=\(parts[2])&ch-requested=2099-01-01T00:00:00Z")
+            let forged = try await app.send(
+                "/site/demo-blocked?ch-id=\(parts[0])&ch-id-signature=\(parts[2])&ch-requested=2099-01-01T00:00:00Z")
             #expect(forged.status != 200, "a forged signature reaches the API, which refuses")
             #expect(upstream.count == 4)
         }
@@ -182,9 +196,10 @@ import WaitingRoomHTTP
             #expect(versioned.status == 200)
             let checked = try await calls()
             #expect(checked > after, "with a query it is no static asset to the SDKs: the API is asked")
-            let stop = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-                method: "POST", url: server.baseURL + "/_emulator/crowdhandler/rooms/demo-queue",
-                headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(30)))
+            let stop = try await AsyncHTTPTransport.shared.send(
+                HTTPRequest(
+                    method: "POST", url: server.baseURL + "/_emulator/crowdhandler/rooms/demo-queue",
+                    headers: [("Content-Type", "application/json")], body: Array(#"{"rate": 0}"#.utf8), timeout: .seconds(30)))
             #expect(stop.status == 200)
             let waiting = try await app.send("/site/demo-queue?q=a+b")
             let location = try #require(waiting.value("Location"))

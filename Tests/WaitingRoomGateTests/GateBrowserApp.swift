@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import QueueIt
+import QueueItBrowser
 import ServiceLifecycle
 import Testing
 import WaitingRoomEmulators
@@ -8,7 +9,6 @@ import WaitingRoomGate
 import WaitingRoomGateHummingbird
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
-import QueueItBrowser
 import WebDriver
 
 /// The protected app of the browser tests: a Hummingbird server on 127.0.0.1, port 0, with
@@ -40,11 +40,12 @@ final class GateBrowserApp: Sendable {
             return "upstream \(request.uri.path)"
         }
         let ports = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in
-                                  ports.continuation.yield(channel.localAddress?.port ?? 0)
-                                  ports.continuation.finish()
-                              }, logger: EmulatorServer.quietLogger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                ports.continuation.yield(channel.localAddress?.port ?? 0)
+                ports.continuation.finish()
+            }, logger: EmulatorServer.quietLogger)
         // Stopped gracefully, never by cancelling its task: a cancelled server can drop a
         // connection it has accepted but not yet served, and NIO traps on that (swift-nio #3481,
         // "Deinited NIOAsyncWriter without calling finish()"; it crashed one full test run).
@@ -75,7 +76,8 @@ enum GateTestBrowser {
     /// Starts one, or records a test failure (never a silent skip) saying how to install
     /// chromium and chromedriver, and returns nil.
     static func start(sourceLocation: SourceLocation = #_sourceLocation) async -> HeadlessChromium? {
-        let hint = "these tests need Debian's chromium and chromium-driver: run Scripts/setup, or `apt-get install chromium chromium-driver`"
+        let hint =
+            "these tests need Debian's chromium and chromium-driver: run Scripts/setup, or `apt-get install chromium chromium-driver`"
         let tools: (chromedriver: String, browser: String)
         do { tools = try QueueItBrowserDriver().executables() } catch {
             Issue.record("\(hint) (\(error.message))", sourceLocation: sourceLocation)
@@ -83,8 +85,9 @@ enum GateTestBrowser {
         }
         do {
             // `waitingroom-pages-` marks the chromedriver child as a page test's (QueueItTests counts its own).
-            return try await HeadlessChromium.start(chromedriver: tools.chromedriver, browser: tools.browser,
-                                                    transport: AsyncHTTPTransport.shared, directoryPrefix: "waitingroom-pages-")
+            return try await HeadlessChromium.start(
+                chromedriver: tools.chromedriver, browser: tools.browser,
+                transport: AsyncHTTPTransport.shared, directoryPrefix: "waitingroom-pages-")
         } catch {
             Issue.record("no headless browser: \(error); \(hint)", sourceLocation: sourceLocation)
             return nil

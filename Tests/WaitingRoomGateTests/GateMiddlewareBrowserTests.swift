@@ -1,8 +1,8 @@
 import Foundation
+import QueueItGateEngine
 import Testing
 import WaitingRoom
 import WaitingRoomEmulators
-import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
@@ -16,9 +16,10 @@ import WebDriver
 struct GateMiddlewareBrowserTests {
     /// POSTs a room patch to the emulator (`/_emulator/{vendor}/rooms/{room}`).
     static func patchRoom(_ server: EmulatorServer, _ route: String, _ json: String) async throws {
-        let answer = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-            method: "POST", url: server.baseURL + "/_emulator/" + route, headers: [("Content-Type", "application/json")],
-            body: Array(json.utf8), timeout: .seconds(30)))
+        let answer = try await AsyncHTTPTransport.shared.send(
+            HTTPRequest(
+                method: "POST", url: server.baseURL + "/_emulator/" + route, headers: [("Content-Type", "application/json")],
+                body: Array(json.utf8), timeout: .seconds(30)))
         #expect(answer.status == 200, "\(route): \(answer.text)")
     }
 
@@ -38,17 +39,19 @@ struct GateMiddlewareBrowserTests {
             try await browser.open(app.baseURL + "/shop/tickets")
             var url = try await browser.currentURL()
             #expect(url.hasPrefix(server.baseURL + "/queueit/queue/demo/sale?"), "\(url)")
-            #expect(try await browser.waitUntil(timeout: .seconds(30)) {
-                try await browser.run("var e = document.getElementById('ahead'); return e ? e.textContent : null;").stringValue == "0"
-            }, "no position on \(url)")
+            #expect(
+                try await browser.waitUntil(timeout: .seconds(30)) {
+                    try await browser.run("var e = document.getElementById('ahead'); return e ? e.textContent : null;").stringValue == "0"
+                }, "no position on \(url)")
             #expect(app.hits("/shop/") == 0, "reached the app while waiting")
             try await Self.patchRoom(server, "queueit/rooms/demo/sale", #"{"admitPerSecond": 50}"#)
             var text = ""
-            #expect(try await browser.waitUntil(timeout: .seconds(90)) {
-                url = try await browser.currentURL()
-                text = try await browser.bodyText()
-                return url == app.baseURL + "/shop/tickets" && text.contains("upstream /shop/tickets")
-            }, "still at \(url): \(text.prefix(200))")
+            #expect(
+                try await browser.waitUntil(timeout: .seconds(90)) {
+                    url = try await browser.currentURL()
+                    text = try await browser.bodyText()
+                    return url == app.baseURL + "/shop/tickets" && text.contains("upstream /shop/tickets")
+                }, "still at \(url): \(text.prefix(200))")
             #expect(app.hits("/shop/") == 1)
             let cookies = try await browser.run("return document.cookie;").stringValue ?? ""
             #expect(cookies.contains(QueueItGateFixture.cookieName + "=EventId=sale"), "\(cookies)")
@@ -82,11 +85,12 @@ struct GateMiddlewareBrowserTests {
             #expect(app.hits("/site/") == 0, "reached the app while waiting")
             try await Self.patchRoom(server, "crowdhandler/rooms/demo-queue", #"{"rate": 60}"#)
             var text = ""
-            #expect(try await browser.waitUntil(timeout: .seconds(90)) {
-                url = try await browser.currentURL()
-                text = try await browser.bodyText()
-                return url.hasPrefix(app.baseURL + "/site/demo-queue") && text.contains("upstream /site/demo-queue")
-            }, "still at \(url): \(text.prefix(200))")
+            #expect(
+                try await browser.waitUntil(timeout: .seconds(90)) {
+                    url = try await browser.currentURL()
+                    text = try await browser.bodyText()
+                    return url.hasPrefix(app.baseURL + "/site/demo-queue") && text.contains("upstream /site/demo-queue")
+                }, "still at \(url): \(text.prefix(200))")
             #expect(app.hits("/site/") == 1)
             let cookies = try await browser.run("return document.cookie;").stringValue ?? ""
             #expect(cookies.contains("crowdhandler="), "\(cookies)")

@@ -30,25 +30,37 @@ import WaitingRoomGate
 
     /// A Host is host[:port]: nothing that ends or changes a URL's authority.
     @Test func aHostIsHostAndPortOnly() throws {
-        for good in ["shop.example", "shop.example:8080", "127.0.0.1", "[::1]", "[::1]:8443", "xn--bcher-kva.example", "a_b.example", "%41.example"] {
+        for good in [
+            "shop.example", "shop.example:8080", "127.0.0.1", "[::1]", "[::1]:8443", "xn--bcher-kva.example", "a_b.example", "%41.example"
+        ] {
             #expect(GateOrigin.isAuthority(good), "\(good)")
         }
         for bad in ["", "x?", "x#", "x/static/", "u@x", "x y", "x:port", "x:123456", "[::1", "[]", "[::1]x", ":80", "x\t", "é.example"] {
             #expect(!GateOrigin.isAuthority(bad), "\(bad)")
         }
         let origin = GateOrigin()
-        #expect(throws: GateOrigin.HeadRefusal.self) { try origin.request(method: "GET", target: "/secret", authority: "x?", headers: [], peer: nil) }
+        #expect(throws: GateOrigin.HeadRefusal.self) {
+            try origin.request(method: "GET", target: "/secret", authority: "x?", headers: [], peer: nil)
+        }
         #expect(try origin.request(method: "GET", target: "/secret", authority: "x", headers: [], peer: nil).url == "http://x/secret")
         // behind a public URL the Host is not used
-        #expect(try GateOrigin(publicBaseURL: "https://shop.example").request(method: "GET", target: "/a", authority: "x?", headers: [], peer: nil).url == "https://shop.example/a")
+        #expect(
+            try GateOrigin(publicBaseURL: "https://shop.example").request(
+                method: "GET", target: "/a", authority: "x?", headers: [], peer: nil
+            ).url == "https://shop.example/a")
     }
 
     @Test func onlyTheAllowedHostsAreServedWithoutAPublicURL() throws {
         let origin = GateOrigin(allowedHosts: ["Shop.Example", "shop.example:8443"])
-        #expect(try origin.request(method: "GET", target: "/", authority: "SHOP.example", headers: [], peer: nil).url == "http://SHOP.example/")
-        #expect(try origin.request(method: "GET", target: "/", authority: "shop.example:8443", headers: [], peer: nil).url == "http://shop.example:8443/")
+        #expect(
+            try origin.request(method: "GET", target: "/", authority: "SHOP.example", headers: [], peer: nil).url == "http://SHOP.example/")
+        #expect(
+            try origin.request(method: "GET", target: "/", authority: "shop.example:8443", headers: [], peer: nil).url
+                == "http://shop.example:8443/")
         for host in ["evil.example", "shop.example:80", "shop.example.evil.example"] {
-            #expect(throws: GateOrigin.HeadRefusal.self, "\(host)") { try origin.request(method: "GET", target: "/", authority: host, headers: [], peer: nil) }
+            #expect(throws: GateOrigin.HeadRefusal.self, "\(host)") {
+                try origin.request(method: "GET", target: "/", authority: host, headers: [], peer: nil)
+            }
         }
     }
 
@@ -61,8 +73,9 @@ import WaitingRoomGate
             ("/./sale", "/sale"), ("/sale/.", "/sale/"), ("/sale/..", "/"), ("/../../sale", "/sale"), ("/a/b/../../sale/x", "/sale/x"),
             ("/a/.b/c", "/a/.b/c"), ("/a/..b/c", "/a/..b/c"), ("/a/b..", "/a/b.."), ("/.well-known/x", "/.well-known/x"),
             ("/a%20b", "/a%20b"), ("/a%3fb", "/a%3Fb"), ("/%7euser", "/~user"), ("/%E2%82%AC", "/%E2%82%AC"), ("/%e2%82%ac", "/%E2%82%AC"),
-            ("/sale?q=%73&r=%2F", "/sale?q=%73&r=%2F"), ("/%73ale?q=%7e", "/sale?q=%7e"), ("/sale?next=/../x", "/sale?next=/../x"), ("/sale#queueittoken=x", "/sale"),
-            ("/sale?a=1#frag", "/sale?a=1"), ("/100%25", "/100%25"), ("/100%25-off", "/100%25-off"), ("/a?b=%252e", "/a?b=%252e"),
+            ("/sale?q=%73&r=%2F", "/sale?q=%73&r=%2F"), ("/%73ale?q=%7e", "/sale?q=%7e"), ("/sale?next=/../x", "/sale?next=/../x"),
+            ("/sale#queueittoken=x", "/sale"),
+            ("/sale?a=1#frag", "/sale?a=1"), ("/100%25", "/100%25"), ("/100%25-off", "/100%25-off"), ("/a?b=%252e", "/a?b=%252e")
         ]
         for (raw, canonical) in same {
             #expect(GateTarget.canonical(raw) == .success(canonical), "\(raw)")
@@ -70,8 +83,9 @@ import WaitingRoomGate
         let refused: [(String, GateTarget.Refusal)] = [
             ("/static/..%2fsale", .encodedSeparator("%2F")), ("/static/..%2Fsale", .encodedSeparator("%2F")),
             ("/static/..%5csale", .encodedSeparator("%5C")), ("/sale%00.html", .encodedSeparator("%00")),
-            ("/static\\..\\sale", .backslash), ("/sa%6", .malformedEscape), ("/%252e%252e/sale", .doubleEncoded), ("/%2573ale", .doubleEncoded), ("/sa%zz", .malformedEscape), ("/sa%", .malformedEscape),
-            ("sale", .notAPath), ("", .notAPath),
+            ("/static\\..\\sale", .backslash), ("/sa%6", .malformedEscape), ("/%252e%252e/sale", .doubleEncoded),
+            ("/%2573ale", .doubleEncoded), ("/sa%zz", .malformedEscape), ("/sa%", .malformedEscape),
+            ("sale", .notAPath), ("", .notAPath)
         ]
         for (raw, refusal) in refused {
             #expect(GateTarget.canonical(raw) == .failure(refusal), "\(raw)")

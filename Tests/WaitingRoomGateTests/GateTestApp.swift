@@ -13,23 +13,34 @@ import WaitingRoomHTTP
 enum GateTestApp {
     /// Visitors reach the app as this origin (triggers match on it).
     static let origin = "http://shop.example"
-    static let paths = ["/shop/cart", "/api/data", "/static/app.js", "/logout", "/free", "/site/demo-open", "/site/demo-queue",
-                        "/site/demo-blocked", "/site/free"]
+    static let paths = [
+        "/shop/cart", "/api/data", "/static/app.js", "/logout", "/free", "/site/demo-open", "/site/demo-queue",
+        "/site/demo-blocked", "/site/free"
+    ]
 
     /// Runs `body` with the emulators started, a gate made by `makeEngine` (given the emulator
     /// server) in front of the app, a test client and the upstream counter.
-    static func run(limits: GateLimits = GateLimits(maxBodyBytes: 64 * 1024),
-                    makeEngine: (EmulatorServer) async throws -> any GateEngine,
-                    _ body: @Sendable (EmulatorServer, AppClient, UpstreamCounter) async throws -> Void) async throws {
+    static func run(
+        limits: GateLimits = GateLimits(maxBodyBytes: 64 * 1024),
+        makeEngine: (EmulatorServer) async throws -> any GateEngine,
+        _ body: @Sendable (EmulatorServer, AppClient, UpstreamCounter) async throws -> Void
+    ) async throws {
         let server = try await EmulatorSuite.demo().start()
         do {
             let engine = try await makeEngine(server)
             let counter = UpstreamCounter()
             let router = Router(context: GateRequestContext.self)
-            router.add(middleware: GateMiddleware(engine: engine, limits: limits, publicBaseURL: origin, trustedProxies: ["127.0.0.1", "::1"]))
+            router.add(
+                middleware: GateMiddleware(engine: engine, limits: limits, publicBaseURL: origin, trustedProxies: ["127.0.0.1", "::1"]))
             for path in paths {
-                router.get(RouterPath(path)) { _, _ in counter.hit(path); return "upstream \(path)" }
-                router.post(RouterPath(path)) { _, _ in counter.hit(path); return "upstream \(path)" }
+                router.get(RouterPath(path)) { _, _ in
+                    counter.hit(path)
+                    return "upstream \(path)"
+                }
+                router.post(RouterPath(path)) { _, _ in
+                    counter.hit(path)
+                    return "upstream \(path)"
+                }
             }
             let app = Application(router: router)
             try await app.test(.live) { client in
@@ -48,8 +59,12 @@ enum GateTestApp {
 struct AppClient: Sendable {
     let port: Int
 
-    func send(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> WaitingRoom.HTTPResponse {
-        try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-            method: method, url: "http://localhost:\(port)" + path, headers: HTTPHeaderList(headers), body: body, timeout: .seconds(20)))
+    func send(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil) async throws
+        -> WaitingRoom.HTTPResponse
+    {
+        try await AsyncHTTPTransport.shared.send(
+            WaitingRoom.HTTPRequest(
+                method: method, url: "http://localhost:\(port)" + path, headers: HTTPHeaderList(headers), body: body, timeout: .seconds(20))
+        )
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import QueueIt
+import QueueItGateEngine
 import Testing
 import WaitingRoom
 import WaitingRoomEmulators
-import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 
@@ -21,7 +21,8 @@ import WaitingRoomGateTestSupport
             let token = try await QueueItGateFixture.token(s.server)
             // Another queue id, the hash kept: the HMAC no longer matches.
             let queueId = QueueItToken(token).value("q") ?? ""
-            let forged = token.replacingOccurrences(of: "~q_" + queueId, with: "~q_" + queueId.dropLast() + (queueId.hasSuffix("0") ? "1" : "0"))
+            let forged = token.replacingOccurrences(
+                of: "~q_" + queueId, with: "~q_" + queueId.dropLast() + (queueId.hasSuffix("0") ? "1" : "0"))
             #expect(forged != token)
             let r = try await app.send("/shop/cart?queueittoken=\(QueueItGateFixture.encoded(forged))")
             #expect(r.status == 302 && r.value("Location")?.contains("/error/hash/") == true)
@@ -55,7 +56,8 @@ import WaitingRoomGateTestSupport
             #expect(r1.status == 302 && r1.value("Location")?.contains("/error/hash/") == true)
             // Signed with our key but naming another customer (`c_`): refused before it is trusted.
             let expiry = Int64(Date().timeIntervalSince1970) + 600
-            let named = QueueItTokenMinter(secretKey: QueueItGateFixture.secret).sign(body: "e_sale~q_q-1~ts_\(expiry)~c_other~ce_false~rt_queue")
+            let named = QueueItTokenMinter(secretKey: QueueItGateFixture.secret).sign(
+                body: "e_sale~q_q-1~ts_\(expiry)~c_other~ce_false~rt_queue")
             let r2 = try await app.send("/shop/cart?queueittoken=\(QueueItGateFixture.encoded(named))")
             #expect(r2.status == 302 && r2.value("Location")?.hasPrefix(s.server.baseURL + "/?c=demo&e=sale") == true)
             #expect(cookiePair(r2, named: QueueItGateFixture.cookieName) == nil)
@@ -75,8 +77,9 @@ import WaitingRoomGateTestSupport
             #expect(replay.status == 302 && replay.value("Location")?.hasPrefix(s.server.baseURL + "/?c=demo&e=sale") == true)
             #expect(cookiePair(replay, named: QueueItGateFixture.cookieName) == nil)
             // The AJAX form too.
-            let ajax = try await app.send("/api/data?queueittoken=\(QueueItGateFixture.encoded(token))",
-                                          headers: [("x-queueit-ajaxpageurl", QueueItGateFixture.encoded(GateTestApp.origin + "/shop"))])
+            let ajax = try await app.send(
+                "/api/data?queueittoken=\(QueueItGateFixture.encoded(token))",
+                headers: [("x-queueit-ajaxpageurl", QueueItGateFixture.encoded(GateTestApp.origin + "/shop"))])
             #expect(ajax.status == 200 && ajax.value("x-queueit-redirect") != nil)
             #expect(upstream.count == 0)
         }
@@ -86,7 +89,8 @@ import WaitingRoomGateTestSupport
         try await run { s, app, upstream in
             let visitor = "203.0.113.7"
             let token = try await QueueItGateFixture.token(s.server, clientIP: visitor)
-            let first = try await app.send("/shop/cart?queueittoken=\(QueueItGateFixture.encoded(token))", headers: [("X-Forwarded-For", visitor)])
+            let first = try await app.send(
+                "/shop/cart?queueittoken=\(QueueItGateFixture.encoded(token))", headers: [("X-Forwarded-For", visitor)])
             let cookie = try #require(cookiePair(first, named: QueueItGateFixture.cookieName))
             #expect(cookie.contains("&Hip="))
             let own = try await app.send("/shop/cart", headers: [("Cookie", cookie), ("X-Forwarded-For", visitor)])
@@ -94,12 +98,17 @@ import WaitingRoomGateTestSupport
             #expect(upstream.count == 1)
             let copied = try await app.send("/shop/cart", headers: [("Cookie", cookie), ("X-Forwarded-For", "198.51.100.9")])
             // KU-JS `validateQueueRequest`: Queue-it's session-state error page, with the binding in `icr`
-            #expect(copied.status == 302 && copied.value("Location")?.hasPrefix(s.server.baseURL + "/error/connector/sessionstate/?c=demo&e=sale") == true)
-            #expect(copied.value("Location")?.contains("&icr=ip%2Ccip%3A3139382e35312e3130302e39%2Chip%3A") == true, "\(copied.value("Location") ?? "")")
+            #expect(
+                copied.status == 302
+                    && copied.value("Location")?.hasPrefix(s.server.baseURL + "/error/connector/sessionstate/?c=demo&e=sale") == true)
+            #expect(
+                copied.value("Location")?.contains("&icr=ip%2Ccip%3A3139382e35312e3130302e39%2Chip%3A") == true,
+                "\(copied.value("Location") ?? "")")
             #expect(copied.values("Set-Cookie").contains { $0.hasPrefix(QueueItGateFixture.cookieName + "=;") })
             // The token itself, from the other address.
             let other = try await QueueItGateFixture.token(s.server, clientIP: visitor)
-            let moved = try await app.send("/shop/cart?queueittoken=\(QueueItGateFixture.encoded(other))", headers: [("X-Forwarded-For", "198.51.100.9")])
+            let moved = try await app.send(
+                "/shop/cart?queueittoken=\(QueueItGateFixture.encoded(other))", headers: [("X-Forwarded-For", "198.51.100.9")])
             #expect(moved.value("Location")?.contains("/error/ip/") == true)
             #expect(upstream.count == 1)
         }
@@ -108,10 +117,12 @@ import WaitingRoomGateTestSupport
     @Test func enqueueTokenIdUsedTwiceIsRefused() async throws {
         try await run { s, app, upstream in
             func invitation() async throws -> String {
-                try await EmulatorAdmin.token(s.server, route: "/_emulator/queueit/enqueuetokens", [
-                    "customerId": .string("demo"), "waitingRoomId": .string("sale"), "expiresIn": .number(600),
-                    "tokenIdentifier": .string("invite-0001"),
-                ])
+                try await EmulatorAdmin.token(
+                    s.server, route: "/_emulator/queueit/enqueuetokens",
+                    [
+                        "customerId": .string("demo"), "waitingRoomId": .string("sale"), "expiresIn": .number(600),
+                        "tokenIdentifier": .string("invite-0001")
+                    ])
             }
             let token = try await invitation()
             let first = try await app.send("/shop/cart?enqueuetoken=\(QueueItGateFixture.encoded(token))")
@@ -158,7 +169,8 @@ import WaitingRoomGateTestSupport
             let longURL = try await app.send("/shop/cart?x=" + String(repeating: "u", count: 9000), headers: [("Cookie", valid)])
             #expect(longURL.status == 414)
             let body = [UInt8](repeating: 65, count: 100 * 1024)
-            let big = try await app.send("/shop/cart", method: "POST", headers: [("Cookie", valid), ("Content-Type", "text/plain")], body: body)
+            let big = try await app.send(
+                "/shop/cart", method: "POST", headers: [("Cookie", valid), ("Content-Type", "text/plain")], body: body)
             #expect(big.status == 413)
             #expect(upstream.count == 0)
             // Within bounds, the same cookie passes.

@@ -1,8 +1,8 @@
 import Foundation
 import QueueIt
+import QueueItGateEngine
 import Testing
 import WaitingRoom
-import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
@@ -13,8 +13,9 @@ import WaitingRoomHTTP
 @Suite struct QueueItEndToEndTests {
     @Test func hybridClientWaitsInTheRoomAndReachesTheProtectedAPI() async throws {
         try await GateTestApp.run(makeEngine: { try QueueItGateFixture.gate($0) }) { server, app, upstream in
-            let template = try QueueItConfiguration(customerId: "demo", waitingRoomId: "sale", waitingRoomDomain: "\(server.host):\(server.port)",
-                                                    userId: "gate-e2e", pollInterval: .seconds(1), queuePage: .follow)
+            let template = try QueueItConfiguration(
+                customerId: "demo", waitingRoomId: "sale", waitingRoomDomain: "\(server.host):\(server.port)",
+                userId: "gate-e2e", pollInterval: .seconds(1), queuePage: .follow)
             let client = QueueItHybridClient(environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared), template: template)
             let url = "http://localhost:\(app.port)/api/data"
             let first = try await client.send(WaitingRoom.HTTPRequest(url: url, timeout: .seconds(30)))

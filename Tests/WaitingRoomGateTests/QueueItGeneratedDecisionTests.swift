@@ -1,7 +1,7 @@
 import Foundation
 import QueueIt
-import Testing
 import QueueItGateEngine
+import Testing
 import WaitingRoomGate
 import WaitingRoomTesting
 
@@ -26,9 +26,10 @@ import WaitingRoomTesting
 
     @Test func theGateDecidesAsTheConnectorModelOnGeneratedRequests() throws {
         let clock = VirtualClock(start: Date(timeIntervalSince1970: TimeInterval(Model.now)))
-        let gate = try QueueItGate(customerId: Model.customer, secretKey: Model.secret,
-                                   configuration: try QueueItIntegrationConfig(json: Model.configurationJSON()),
-                                   options: QueueItGate.Options(platformVersion: Model.platformVersion, ledger: nil, clock: clock))
+        let gate = try QueueItGate(
+            customerId: Model.customer, secretKey: Model.secret,
+            configuration: try QueueItIntegrationConfig(json: Model.configurationJSON()),
+            options: QueueItGate.Options(platformVersion: Model.platformVersion, ledger: nil, clock: clock))
         var mismatches: [String] = []
         var kinds: [String: (count: Int, seed: UInt64)] = [:]
         var kindOrder: [String] = []
@@ -52,13 +53,15 @@ import WaitingRoomTesting
             guard !differences.isEmpty else { continue }
             let kind = "\(expected.base.rawValue) [\(differences.joined(separator: ", "))]"
             let text = """
-            seed \(String(seed, radix: 16)) (\(generated.note)): \(Model.describe(request))
-              integration: \(expected.integration ?? "none"), rule: \(expected.rule)
-              expected: \(expected.outcome)
-              got:      \(got) (gate reason: \(decision.reason))
-            """
+                seed \(String(seed, radix: 16)) (\(generated.note)): \(Model.describe(request))
+                  integration: \(expected.integration ?? "none"), rule: \(expected.rule)
+                  expected: \(expected.outcome)
+                  got:      \(got) (gate reason: \(decision.reason))
+                """
             mismatches.append(text)
-            if let seen = kinds[kind] { kinds[kind] = (seen.count + 1, seen.seed) } else {
+            if let seen = kinds[kind] {
+                kinds[kind] = (seen.count + 1, seen.seed)
+            } else {
                 kinds[kind] = (1, seed)
                 kindOrder.append(kind)
             }
@@ -68,13 +71,15 @@ import WaitingRoomTesting
             return "\(seen.count) × \(kind) (first: seed \(String(seen.seed, radix: 16)))"
         }.joined(separator: "\n")
         let mismatchCount = mismatches.count
-        #expect(mismatchCount == 0, """
-        \(mismatches.count) of \(Self.requestCount) generated requests differ from the connector model.
-        Kinds:
-        \(kindSummary)
-        First \(min(15, mismatches.count)):
-        \(mismatches.prefix(15).joined(separator: "\n"))
-        """)
+        #expect(
+            mismatchCount == 0,
+            """
+            \(mismatches.count) of \(Self.requestCount) generated requests differ from the connector model.
+            Kinds:
+            \(kindSummary)
+            First \(min(15, mismatches.count)):
+            \(mismatches.prefix(15).joined(separator: "\n"))
+            """)
 
         // The set cannot silently shrink: every action, answer and rule of the model is reached.
         #expect(Self.requestCount >= 500)
@@ -84,23 +89,28 @@ import WaitingRoomTesting
             #expect(count >= 8, "rule reached only \(count) times: \(rule.rawValue)\n\(ruleSummary)")
         }
         for integration in Model.integrations {
-            #expect(coverage.matched[integration.name, default: 0] >= 30,
-                    "integration \(integration.name) matched \(coverage.matched[integration.name, default: 0]) times")
+            #expect(
+                coverage.matched[integration.name, default: 0] >= 30,
+                "integration \(integration.name) matched \(coverage.matched[integration.name, default: 0]) times")
         }
         #expect(coverage.matched["(none)", default: 0] >= 30, "no integration matched only \(coverage.matched["(none)", default: 0]) times")
         for answer in ["handler", "302", "ajax 200", "400", "403"] {
-            #expect(coverage.answers[answer, default: 0] >= 8, "answer \(answer): \(coverage.answers[answer, default: 0]) (\(coverage.answers))")
+            #expect(
+                coverage.answers[answer, default: 0] >= 8, "answer \(answer): \(coverage.answers[answer, default: 0]) (\(coverage.answers))"
+            )
         }
         // Every validator and operator, both ways round (true and false), IsNegative and
         // IsIgnoreCase both ways, And and Or triggers both ways; unknown ones are never true.
         let partSummary = coverage.parts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.t) true, \($0.value.f) false" }
             .joined(separator: "\n")
-        let expectedLabels = ["UrlValidator/PageUrl", "UrlValidator/PagePath", "UrlValidator/HostName", "CookieValidator",
-                              "UserAgentValidator", "HttpHeaderValidator", "Equals", "Contains", "Contains *", "EqualsAny",
-                              "ContainsAny", "ContainsAny [*]", "IsNegative true", "IsNegative false", "IsIgnoreCase true",
-                              "IsIgnoreCase false", "Contains * IsNegative false",
-                              "ContainsAny [*] IsNegative true", "ContainsAny [*] IsNegative false",
-                              "trigger And", "trigger Or"]
+        let expectedLabels = [
+            "UrlValidator/PageUrl", "UrlValidator/PagePath", "UrlValidator/HostName", "CookieValidator",
+            "UserAgentValidator", "HttpHeaderValidator", "Equals", "Contains", "Contains *", "EqualsAny",
+            "ContainsAny", "ContainsAny [*]", "IsNegative true", "IsNegative false", "IsIgnoreCase true",
+            "IsIgnoreCase false", "Contains * IsNegative false",
+            "ContainsAny [*] IsNegative true", "ContainsAny [*] IsNegative false",
+            "trigger And", "trigger Or"
+        ]
         for label in expectedLabels {
             let c = coverage.parts[label] ?? (0, 0)
             #expect(c.t >= 10 && c.f >= 10, "\(label): \(c.t) true, \(c.f) false\n\(partSummary)")
@@ -113,10 +123,14 @@ import WaitingRoomTesting
             #expect(c.t == 0 && c.f >= 100, "\(label): \(c.t) true, \(c.f) false")
         }
         for kind in Generator.CookieKind.allCases {
-            #expect(coverage.cookieKinds[kind.rawValue, default: 0] >= 15, "session cookie \(kind.rawValue): \(coverage.cookieKinds[kind.rawValue, default: 0])")
+            #expect(
+                coverage.cookieKinds[kind.rawValue, default: 0] >= 15,
+                "session cookie \(kind.rawValue): \(coverage.cookieKinds[kind.rawValue, default: 0])")
         }
         for kind in Generator.TokenKind.allCases {
-            #expect(coverage.tokenKinds[kind.rawValue, default: 0] >= 15, "token \(kind.rawValue): \(coverage.tokenKinds[kind.rawValue, default: 0])")
+            #expect(
+                coverage.tokenKinds[kind.rawValue, default: 0] >= 15,
+                "token \(kind.rawValue): \(coverage.tokenKinds[kind.rawValue, default: 0])")
         }
     }
 }
@@ -201,72 +215,115 @@ private enum Model {
     /// without `*`), IsNegative and IsIgnoreCase both ways, And and Or; plus an unknown operator
     /// and an unknown validator, both negated.
     static let integrations: [Integration] = [
-        Integration(name: "static-assets", action: "Ignore", eventId: "", queueDomain: "", triggers: [
-            Trigger(logical: "Or", parts: [
-                Part(validator: "UrlValidator", urlPart: "PagePath", op: "Contains", value: "/static/", ignoreCase: true),
-                Part(validator: "UrlValidator", urlPart: "PagePath", op: "EqualsAny", values: ["/favicon.ico", "/robots.txt"]),
+        Integration(
+            name: "static-assets", action: "Ignore", eventId: "", queueDomain: "",
+            triggers: [
+                Trigger(
+                    logical: "Or",
+                    parts: [
+                        Part(validator: "UrlValidator", urlPart: "PagePath", op: "Contains", value: "/static/", ignoreCase: true),
+                        Part(validator: "UrlValidator", urlPart: "PagePath", op: "EqualsAny", values: ["/favicon.ico", "/robots.txt"])
+                    ]),
+                Trigger(
+                    logical: "And",
+                    parts: [
+                        Part(validator: "UserAgentValidator", op: "Contains", value: "healthcheck", ignoreCase: true),
+                        Part(validator: "HttpHeaderValidator", headerName: "x-internal", op: "Equals", value: "yes")
+                    ]),
+                Trigger(
+                    logical: "Or",
+                    parts: [
+                        Part(validator: "UrlValidator", urlPart: "PagePath", op: "StartsWith", value: "/", negative: true),
+                        Part(validator: "GeoIpValidator", op: "Equals", value: "DK", negative: true)
+                    ])
             ]),
-            Trigger(logical: "And", parts: [
-                Part(validator: "UserAgentValidator", op: "Contains", value: "healthcheck", ignoreCase: true),
-                Part(validator: "HttpHeaderValidator", headerName: "x-internal", op: "Equals", value: "yes"),
+        Integration(
+            name: "logout", action: "Cancel", eventId: "sale", queueDomain: "acme.queue-it.net", cookieDomain: ".shop.example",
+            triggers: [
+                Trigger(
+                    logical: "And",
+                    parts: [
+                        Part(validator: "UrlValidator", urlPart: "PagePath", op: "Equals", value: "/account/logout", ignoreCase: true),
+                        Part(validator: "UrlValidator", urlPart: "HostName", op: "Contains", value: "shop")
+                    ]),
+                Trigger(
+                    logical: "Or",
+                    parts: [
+                        Part(validator: "UrlValidator", urlPart: "PageUrl", op: "Contains", value: "leave=queue"),
+                        Part(
+                            validator: "HttpHeaderValidator", headerName: "x-cancel-queue", op: "ContainsAny", values: ["now", "please"],
+                            ignoreCase: true)
+                    ])
             ]),
-            Trigger(logical: "Or", parts: [
-                Part(validator: "UrlValidator", urlPart: "PagePath", op: "StartsWith", value: "/", negative: true),
-                Part(validator: "GeoIpValidator", op: "Equals", value: "DK", negative: true),
+        Integration(
+            name: "vip-members", action: "Queue", eventId: "vip", queueDomain: "queue.example.com/acme", layout: "VIP (gold) layout",
+            culture: "en-US", extend: false, validity: 20, redirectLogic: "EventTargetUrl",
+            triggers: [
+                Trigger(
+                    logical: "And",
+                    parts: [
+                        Part(validator: "CookieValidator", cookieName: "member", op: "Contains", value: "*"),
+                        Part(validator: "UrlValidator", urlPart: "PagePath", op: "Contains", value: "/shop/", ignoreCase: true),
+                        Part(
+                            validator: "CookieValidator", cookieName: "member", op: "EqualsAny", values: ["silver", "bronze"],
+                            negative: true, ignoreCase: true)
+                    ])
             ]),
-        ]),
-        Integration(name: "logout", action: "Cancel", eventId: "sale", queueDomain: "acme.queue-it.net", cookieDomain: ".shop.example",
-                    triggers: [
-            Trigger(logical: "And", parts: [
-                Part(validator: "UrlValidator", urlPart: "PagePath", op: "Equals", value: "/account/logout", ignoreCase: true),
-                Part(validator: "UrlValidator", urlPart: "HostName", op: "Contains", value: "shop"),
+        Integration(
+            name: "sale", action: "Queue", eventId: "sale", queueDomain: "acme.queue-it.net", cookieDomain: ".shop.example",
+            httpOnly: true, secure: true, culture: "",
+            triggers: [
+                Trigger(
+                    logical: "And",
+                    parts: [
+                        Part(
+                            validator: "UrlValidator", urlPart: "HostName", op: "EqualsAny", values: ["shop.example", "www.shop.example"],
+                            ignoreCase: true),
+                        Part(validator: "UserAgentValidator", op: "Contains", value: "bot", negative: true, ignoreCase: true),
+                        Part(validator: "CookieValidator", cookieName: "optout", op: "Contains", value: "*", negative: true),
+                        Part(validator: "UrlValidator", urlPart: "PagePath", op: "Contains", value: "/shop/")
+                    ]),
+                Trigger(
+                    logical: "Or",
+                    parts: [
+                        Part(validator: "UrlValidator", urlPart: "PageUrl", op: "ContainsAny", values: ["/api/", "/checkout"]),
+                        Part(validator: "HttpHeaderValidator", headerName: "x-queue-me", op: "Equals", value: "1")
+                    ])
             ]),
-            Trigger(logical: "Or", parts: [
-                Part(validator: "UrlValidator", urlPart: "PageUrl", op: "Contains", value: "leave=queue"),
-                Part(validator: "HttpHeaderValidator", headerName: "x-cancel-queue", op: "ContainsAny", values: ["now", "please"], ignoreCase: true),
+        Integration(
+            name: "campaign", action: "Queue", eventId: "campaign", queueDomain: "https://campaign.example/", culture: "da-DK",
+            validity: 5, redirectLogic: "ForcedTargetUrl", forced: "https://shop.example/campaign/landing?src=queue",
+            triggers: [
+                Trigger(
+                    logical: "And",
+                    parts: [
+                        Part(
+                            validator: "UrlValidator", urlPart: "PagePath", op: "EqualsAny", values: ["/promo", "/promo/"], ignoreCase: true
+                        ),
+                        Part(
+                            validator: "UrlValidator", urlPart: "PageUrl", op: "ContainsAny", values: ["preview=1", "draft"],
+                            negative: true, ignoreCase: true),
+                        Part(validator: "UrlValidator", urlPart: "HostName", op: "Equals", value: "other.test", negative: true)
+                    ]),
+                Trigger(
+                    logical: "And",
+                    parts: [
+                        Part(validator: "HttpHeaderValidator", headerName: "x-campaign", op: "ContainsAny", values: ["*"]),
+                        Part(validator: "CookieValidator", cookieName: "member", op: "Equals", value: "gold", negative: true)
+                    ])
             ]),
-        ]),
-        Integration(name: "vip-members", action: "Queue", eventId: "vip", queueDomain: "queue.example.com/acme", layout: "VIP (gold) layout",
-                    culture: "en-US", extend: false, validity: 20, redirectLogic: "EventTargetUrl", triggers: [
-            Trigger(logical: "And", parts: [
-                Part(validator: "CookieValidator", cookieName: "member", op: "Contains", value: "*"),
-                Part(validator: "UrlValidator", urlPart: "PagePath", op: "Contains", value: "/shop/", ignoreCase: true),
-                Part(validator: "CookieValidator", cookieName: "member", op: "EqualsAny", values: ["silver", "bronze"], negative: true, ignoreCase: true),
-            ]),
-        ]),
-        Integration(name: "sale", action: "Queue", eventId: "sale", queueDomain: "acme.queue-it.net", cookieDomain: ".shop.example",
-                    httpOnly: true, secure: true, culture: "", triggers: [
-            Trigger(logical: "And", parts: [
-                Part(validator: "UrlValidator", urlPart: "HostName", op: "EqualsAny", values: ["shop.example", "www.shop.example"], ignoreCase: true),
-                Part(validator: "UserAgentValidator", op: "Contains", value: "bot", negative: true, ignoreCase: true),
-                Part(validator: "CookieValidator", cookieName: "optout", op: "Contains", value: "*", negative: true),
-                Part(validator: "UrlValidator", urlPart: "PagePath", op: "Contains", value: "/shop/"),
-            ]),
-            Trigger(logical: "Or", parts: [
-                Part(validator: "UrlValidator", urlPart: "PageUrl", op: "ContainsAny", values: ["/api/", "/checkout"]),
-                Part(validator: "HttpHeaderValidator", headerName: "x-queue-me", op: "Equals", value: "1"),
-            ]),
-        ]),
-        Integration(name: "campaign", action: "Queue", eventId: "campaign", queueDomain: "https://campaign.example/", culture: "da-DK",
-                    validity: 5, redirectLogic: "ForcedTargetUrl", forced: "https://shop.example/campaign/landing?src=queue", triggers: [
-            Trigger(logical: "And", parts: [
-                Part(validator: "UrlValidator", urlPart: "PagePath", op: "EqualsAny", values: ["/promo", "/promo/"], ignoreCase: true),
-                Part(validator: "UrlValidator", urlPart: "PageUrl", op: "ContainsAny", values: ["preview=1", "draft"], negative: true, ignoreCase: true),
-                Part(validator: "UrlValidator", urlPart: "HostName", op: "Equals", value: "other.test", negative: true),
-            ]),
-            Trigger(logical: "And", parts: [
-                Part(validator: "HttpHeaderValidator", headerName: "x-campaign", op: "ContainsAny", values: ["*"]),
-                Part(validator: "CookieValidator", cookieName: "member", op: "Equals", value: "gold", negative: true),
-            ]),
-        ]),
-        Integration(name: "api-json", action: "Queue", eventId: "sale", queueDomain: "acme.queue-it.net", triggers: [
-            Trigger(logical: "And", parts: [
-                Part(validator: "HttpHeaderValidator", headerName: "accept", op: "Contains", value: "json", ignoreCase: true),
-                Part(validator: "HttpHeaderValidator", headerName: "x-no-queue", op: "ContainsAny", values: ["*"], negative: true),
-                Part(validator: "UrlValidator", urlPart: "PagePath", op: "Equals", value: "/health", negative: true),
-                Part(validator: "UserAgentValidator", op: "Equals", value: "Monitor/1.0", negative: true),
-            ]),
-        ]),
+        Integration(
+            name: "api-json", action: "Queue", eventId: "sale", queueDomain: "acme.queue-it.net",
+            triggers: [
+                Trigger(
+                    logical: "And",
+                    parts: [
+                        Part(validator: "HttpHeaderValidator", headerName: "accept", op: "Contains", value: "json", ignoreCase: true),
+                        Part(validator: "HttpHeaderValidator", headerName: "x-no-queue", op: "ContainsAny", values: ["*"], negative: true),
+                        Part(validator: "UrlValidator", urlPart: "PagePath", op: "Equals", value: "/health", negative: true),
+                        Part(validator: "UserAgentValidator", op: "Equals", value: "Monitor/1.0", negative: true)
+                    ])
+            ])
     ]
 
     /// The configuration in the form the Go platform publishes it (QueueItGateFixture's shape).
@@ -291,18 +348,18 @@ private enum Model {
                 "{\"LogicalOperator\": \(q(t.logical)), \"TriggerParts\": [\(t.parts.map(part).joined(separator: ", "))]}"
             }
             return """
-            {"Name": \(q(i.name)), "ActionType": \(q(i.action)), "EventId": \(q(i.eventId)), "QueueDomain": \(q(i.queueDomain)),
-             "CookieDomain": \(q(i.cookieDomain)), "IsCookieHttpOnly": \(i.httpOnly), "IsCookieSecure": \(i.secure),
-             "LayoutName": \(i.layout.map(q) ?? "null"), "Culture": \(i.culture.map(q) ?? "null"), "ExtendCookieValidity": \(i.extend),
-             "CookieValidityMinute": \(i.validity), "RedirectLogic": \(q(i.redirectLogic)), "ForcedTargetUrl": \(q(i.forced)),
-             "Triggers": [\(triggers.joined(separator: ", "))]}
-            """
+                {"Name": \(q(i.name)), "ActionType": \(q(i.action)), "EventId": \(q(i.eventId)), "QueueDomain": \(q(i.queueDomain)),
+                 "CookieDomain": \(q(i.cookieDomain)), "IsCookieHttpOnly": \(i.httpOnly), "IsCookieSecure": \(i.secure),
+                 "LayoutName": \(i.layout.map(q) ?? "null"), "Culture": \(i.culture.map(q) ?? "null"), "ExtendCookieValidity": \(i.extend),
+                 "CookieValidityMinute": \(i.validity), "RedirectLogic": \(q(i.redirectLogic)), "ForcedTargetUrl": \(q(i.forced)),
+                 "Triggers": [\(triggers.joined(separator: ", "))]}
+                """
         }
         return """
-        {"Description": "generated decisions", "CustomerId": \(q(customer)), "AccountId": \(q(customer)), "Version": \(configVersion),
-         "PublishDate": "2027-01-15T08:00:00Z", "ConfigDataVersion": "1.0.0.1",
-         "Integrations": [\(integrations.map(integration).joined(separator: ",\n"))]}
-        """
+            {"Description": "generated decisions", "CustomerId": \(q(customer)), "AccountId": \(q(customer)), "Version": \(configVersion),
+             "PublishDate": "2027-01-15T08:00:00Z", "ConfigDataVersion": "1.0.0.1",
+             "Integrations": [\(integrations.map(integration).joined(separator: ",\n"))]}
+            """
     }
 
     // MARK: request parts (KU-JS sample context provider and SDK helpers)
@@ -383,9 +440,9 @@ private enum Model {
             case "HostName": return hostAndPath(url).host
             default: return ""
             }
-        case "CookieValidator": return cookie(r, p.cookieName ?? "") ?? ""          // KU-JS `CookieValidatorHelper.getCookie`
-        case "UserAgentValidator": return header(r, "user-agent") ?? ""            // KU-JS sample `getUserAgent`
-        case "HttpHeaderValidator": return header(r, p.headerName ?? "") ?? ""     // KU-JS `HttpHeaderValidatorHelper`
+        case "CookieValidator": return cookie(r, p.cookieName ?? "") ?? ""  // KU-JS `CookieValidatorHelper.getCookie`
+        case "UserAgentValidator": return header(r, "user-agent") ?? ""  // KU-JS sample `getUserAgent`
+        case "HttpHeaderValidator": return header(r, p.headerName ?? "") ?? ""  // KU-JS `HttpHeaderValidatorHelper`
         default: return nil
         }
     }
@@ -475,9 +532,10 @@ private enum Model {
             let kv = item.split(separator: "=", omittingEmptySubsequences: false)
             map[String(kv[0])] = kv.count > 1 ? String(kv[1]) : ""
         }
-        let c = StoredCookie(eventId: map["EventId"] ?? "", queueId: map["QueueId"] ?? "", fixed: map["FixedValidityMins"] ?? "",
-                             redirectType: map["RedirectType"] ?? "", issueTime: map["IssueTime"] ?? "", hip: map["Hip"] ?? "",
-                             hash: map["Hash"] ?? "")
+        let c = StoredCookie(
+            eventId: map["EventId"] ?? "", queueId: map["QueueId"] ?? "", fixed: map["FixedValidityMins"] ?? "",
+            redirectType: map["RedirectType"] ?? "", issueTime: map["IssueTime"] ?? "", hip: map["Hip"] ?? "",
+            hash: map["Hash"] ?? "")
         // KU-JS `generateHash`: EventId + QueueId + FixedValidityMins + RedirectType + IssueTime + Hip, no separators (notes §3.2)
         guard hmac(c.eventId + c.queueId + c.fixed + c.redirectType + c.issueTime + c.hip) == c.hash else { return .invalid("hash") }
         guard eventId.lowercased() == c.eventId.lowercased() else { return .invalid("eventid") }
@@ -571,7 +629,8 @@ private enum Model {
     /// KU-JS `validateCancelRequest` (notes §2.1): `{domain}/cancel/{c}/{e}[/{q}]?c&e&ver&cver&man[&r]`,
     /// no `/` before `?`, no `cid`/`l`.
     static func cancelURL(_ i: Integration, queueId: String, target t: String) -> String {
-        base(i) + "cancel/\(customer)/\(i.eventId)" + (queueId.isEmpty ? "" : "/\(queueId)") + "?" + query(i, withLayout: false) + target(t, "r")
+        base(i) + "cancel/\(customer)/\(i.eventId)" + (queueId.isEmpty ? "" : "/\(queueId)") + "?" + query(i, withLayout: false)
+            + target(t, "r")
     }
 
     // MARK: the decision
@@ -685,8 +744,9 @@ private enum Model {
         let stripped = stripToken(r.url)
         guard let i = firstMatch(r, url: stripped.url) else {
             // KU-JS `validateRequestByIntegrationConfig`: no match → a result without action; the sample renders the page
-            return Expectation(integration: nil, rule: Rule.noMatch.rawValue, base: .noMatch,
-                               outcome: Outcome(verdict: .pass, answer: .handler, cookie: .none))
+            return Expectation(
+                integration: nil, rule: Rule.noMatch.rawValue, base: .noMatch,
+                outcome: Outcome(verdict: .pass, answer: .handler, cookie: .none))
         }
         func result(_ rule: Rule, _ detail: String = "", _ outcome: Outcome) -> Expectation {
             Expectation(integration: i.name, rule: rule.rawValue + detail, base: rule, outcome: outcome)
@@ -717,8 +777,11 @@ private enum Model {
             let t = page ?? stripped.url
             // KU-JS `validateCancelRequest`: `getState(eventId, -1, secret, validateTime: false)`; the IP still counts (notes §2.2)
             if case .valid(let c) = cookieState(raw, eventId: i.eventId, validity: nil, clientIP: r.clientIP) {
-                return result(.cancelRedirect, "", Outcome(verdict: .cancel, answer: answer(cancelURL(i, queueId: c.queueId, target: t)),
-                                                          cookie: cleared, noCache: true))
+                return result(
+                    .cancelRedirect, "",
+                    Outcome(
+                        verdict: .cancel, answer: answer(cancelURL(i, queueId: c.queueId, target: t)),
+                        cookie: cleared, noCache: true))
             }
             return result(.cancelNothing, "", Outcome(verdict: .cancel, answer: .handler, cookie: .none))
         }
@@ -737,8 +800,10 @@ private enum Model {
             // KU-JS `UserInQueueStateCookieRepository.store`/`createCookie`: EventId, QueueId,
             // [FixedValidityMins], RedirectType lower-cased, IssueTime now, [Hip]; the integration's
             // CookieDomain ("" → none, KU-JS sample), IsCookieSecure, IsCookieHttpOnly (notes §3.1, §3.4)
-            .set(SetCookie(name: name, eventId: i.eventId, queueId: queueId, fixed: fixed, redirectType: redirectType.lowercased(),
-                           issueTime: "\(now)", hip: hip, hashValid: true, domain: domain, secure: i.secure, httpOnly: i.httpOnly))
+            .set(
+                SetCookie(
+                    name: name, eventId: i.eventId, queueId: queueId, fixed: fixed, redirectType: redirectType.lowercased(),
+                    issueTime: "\(now)", hip: hip, hashValid: true, domain: domain, secure: i.secure, httpOnly: i.httpOnly))
         }
         func pass(_ rule: Rule, _ redirectRule: Rule, _ cookie: CookieEffect) -> Expectation {
             // KU-JS README sample: a pass on a URL that had `queueittoken` (Queue action) is answered
@@ -752,28 +817,33 @@ private enum Model {
         // IssueTime when it has no FixedValidityMins and ExtendCookieValidity (notes §3.5)
         if case .valid(let c) = state {
             let extend = c.fixed.isEmpty && i.extend
-            return pass(.cookiePass, .cookiePassRedirect,
-                        extend ? stored(queueId: c.queueId, fixed: nil, redirectType: c.redirectType, hip: c.hip.isEmpty ? nil : c.hip) : .none)
+            return pass(
+                .cookiePass, .cookiePassRedirect,
+                extend ? stored(queueId: c.queueId, fixed: nil, redirectType: c.redirectType, hip: c.hip.isEmpty ? nil : c.hip) : .none)
         }
         // KU-JS `extractQueueParams`: an empty token is no token
         if let token = stripped.token, !token.isEmpty {
             let parsed = parseToken(token)
             // README G4: a token whose `c_` names another customer goes to the queue (the README says nothing of the cookie)
             if let c = parsed.fields["c"], c != customer {
-                return result(.otherCustomer, "", Outcome(verdict: .queue, answer: answer(queueURL(i, target: t)), cookie: .unchecked, noCache: true))
+                return result(
+                    .otherCustomer, "", Outcome(verdict: .queue, answer: answer(queueURL(i, target: t)), cookie: .unchecked, noCache: true))
             }
             switch check(parsed, eventId: i.eventId, clientIP: r.clientIP) {
             case .valid:
                 // KU-JS `getValidTokenResult` → `store(q, cv, rt, hip)`; `cv` through `parseInt`, 0 → none (notes §4.2)
                 let cv = parsed.fields["cv"].flatMap { Int($0) }.flatMap { $0 == 0 ? nil : String($0) }
                 let hip = parsed.fields["hip"].flatMap { $0.isEmpty ? nil : $0 }
-                return pass(.tokenPass, .tokenPassRedirect,
-                            stored(queueId: parsed.fields["q"] ?? "", fixed: cv, redirectType: parsed.fields["rt"] ?? "", hip: hip))
+                return pass(
+                    .tokenPass, .tokenPassRedirect,
+                    stored(queueId: parsed.fields["q"] ?? "", fixed: cv, redirectType: parsed.fields["rt"] ?? "", hip: hip))
             case .invalid(let code, let icr):
                 // KU-JS `getErrorResult` with the token's result; the found cookie is cleared
-                return result(.tokenError, " (\(code); cookie \(state.label))",
-                              Outcome(verdict: .queue, answer: answer(errorURL(i, code: code, token: token, icr: icr, target: t)),
-                                      cookie: clearIfFound, noCache: true))
+                return result(
+                    .tokenError, " (\(code); cookie \(state.label))",
+                    Outcome(
+                        verdict: .queue, answer: answer(errorURL(i, code: code, token: token, icr: icr, target: t)),
+                        cookie: clearIfFound, noCache: true))
             }
         }
         // README G5: an `enqueuetoken` the visitor brings is checked; a bad one is answered 403
@@ -782,12 +852,18 @@ private enum Model {
         }
         // KU-JS `validateQueueRequest` step 3: a cookie bound to another IP and no token → sessionstate error (notes §3.6)
         if case .boundToAnotherIP(let hip) = state, let ip = r.clientIP {
-            return result(.sessionState, "", Outcome(verdict: .queue, answer: answer(sessionStateURL(i, hip: hip, clientIP: ip, target: t)),
-                                                     cookie: clearIfFound, noCache: true))
+            return result(
+                .sessionState, "",
+                Outcome(
+                    verdict: .queue, answer: answer(sessionStateURL(i, hip: hip, clientIP: ip, target: t)),
+                    cookie: clearIfFound, noCache: true))
         }
         // KU-JS `getQueueResult`: to the queue; a found (refused) cookie is cleared (notes §3.6, §14)
-        return result(.queue, " (cookie \(state.label))", Outcome(verdict: .queue, answer: answer(queueURL(i, target: t)),
-                                                                  cookie: clearIfFound, noCache: true))
+        return result(
+            .queue, " (cookie \(state.label))",
+            Outcome(
+                verdict: .queue, answer: answer(queueURL(i, target: t)),
+                cookie: clearIfFound, noCache: true))
     }
 
     /// What the gate answered, in the model's terms.
@@ -835,12 +911,18 @@ private enum Model {
             let kv = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             map[String(kv[0])] = kv.count > 1 ? String(kv[1]) : ""
         }
-        let e = map["EventId"] ?? "", q = map["QueueId"] ?? "", rt = map["RedirectType"] ?? "", it = map["IssueTime"] ?? ""
-        let fixed = map["FixedValidityMins"], hip = map["Hip"]
+        let e = map["EventId"] ?? ""
+        let q = map["QueueId"] ?? ""
+        let rt = map["RedirectType"] ?? ""
+        let it = map["IssueTime"] ?? ""
+        let fixed = map["FixedValidityMins"]
+        let hip = map["Hip"]
         // the hash a connector checks: KU-JS `generateHash` over the stored fields (notes §3.2)
         let good = hmac(e.lowercased() + q + (fixed ?? "") + rt + it + (hip ?? "")) == map["Hash"]
-        return .set(SetCookie(name: name, eventId: e, queueId: q, fixed: fixed, redirectType: rt, issueTime: it, hip: hip, hashValid: good,
-                              domain: domain, secure: secure, httpOnly: httpOnly))
+        return .set(
+            SetCookie(
+                name: name, eventId: e, queueId: q, fixed: fixed, redirectType: rt, issueTime: it, hip: hip, hashValid: good,
+                domain: domain, secure: secure, httpOnly: httpOnly))
     }
 
     static func differences(_ expected: Outcome, _ got: Outcome) -> [String] {
@@ -854,7 +936,9 @@ private enum Model {
                 d.append("answer \(expected.answer.kind) → \(got.answer.kind)")
             }
         }
-        if expected.cookie != .unchecked, expected.cookie != got.cookie { d.append("cookie: " + cookieDifference(expected.cookie, got.cookie)) }
+        if expected.cookie != .unchecked, expected.cookie != got.cookie {
+            d.append("cookie: " + cookieDifference(expected.cookie, got.cookie))
+        }
         if let n = expected.noCache, n != got.noCache { d.append("no-cache headers") }
         return d
     }
@@ -1015,7 +1099,9 @@ private struct Coverage {
                     let v = Model.evaluate(p, r, url: url)
                     add(p.validatorLabel, v)
                     add(p.operatorLabel, v)
-                    if p.operatorLabel.hasSuffix("*]") || p.operatorLabel.hasSuffix("*") { add("\(p.operatorLabel) IsNegative \(p.negative)", v) }
+                    if p.operatorLabel.hasSuffix("*]") || p.operatorLabel.hasSuffix("*") {
+                        add("\(p.operatorLabel) IsNegative \(p.negative)", v)
+                    }
                     if p.validatorLabel != "unknown validator", p.operatorLabel != "unknown operator" {
                         add("IsNegative \(p.negative)", v)
                         add("IsIgnoreCase \(p.ignoreCase)", v)
@@ -1049,20 +1135,29 @@ private enum Generator {
         case badHash, tamperedBody, otherEvent, otherSecret, otherCustomer, ownCustomer, garbage, empty
     }
 
-    static let hosts = ["shop.example", "shop.example", "shop.example", "shop.example", "SHOP.example", "www.shop.example",
-                        "shop.example:8443", "api.shop.example", "other.test"]
-    static let paths = ["/", "/shop/item/42", "/shop/item/42", "/shop/item/7", "/shop/cart", "/shop/cart", "/api/cart", "/checkout", "/SHOP/item/7", "/shop/static/app.css", "/static/logo.png",
-                        "/Static/Logo.PNG", "/favicon.ico", "/FAVICON.ico", "/robots.txt", "/account/logout", "/Account/LOGOUT",
-                        "/account/profile", "/api/cart", "/api/v2/items", "/checkout", "/checkout/pay", "/promo", "/promo/", "/PROMO",
-                        "/promo/x", "/health", "/about", ""]
+    static let hosts = [
+        "shop.example", "shop.example", "shop.example", "shop.example", "SHOP.example", "www.shop.example",
+        "shop.example:8443", "api.shop.example", "other.test"
+    ]
+    static let paths = [
+        "/", "/shop/item/42", "/shop/item/42", "/shop/item/7", "/shop/cart", "/shop/cart", "/api/cart", "/checkout", "/SHOP/item/7",
+        "/shop/static/app.css", "/static/logo.png",
+        "/Static/Logo.PNG", "/favicon.ico", "/FAVICON.ico", "/robots.txt", "/account/logout", "/Account/LOGOUT",
+        "/account/profile", "/api/cart", "/api/v2/items", "/checkout", "/checkout/pay", "/promo", "/promo/", "/PROMO",
+        "/promo/x", "/health", "/about", ""
+    ]
     static let queryPairs = ["a=1", "a=1", "page=2", "ref=mail", "ref=mail", "leave=queue", "preview=1", "draft=yes", "DRAFT=1"]
     static let ips: [String?] = ["192.0.2.10", "192.0.2.10", "192.0.2.10", "198.51.100.20", "2001:db8::5", nil]
-    static let userAgents: [String?] = [nil, "Mozilla/5.0 (X11; Linux x86_64)", "Mozilla/5.0 (X11; Linux x86_64)", "Mozilla/5.0 (X11; Linux x86_64)",
-                                        "Googlebot/2.1", "SomeBOT/1", "HealthCheck/1.0", "kube-healthcheck", "Monitor/1.0", "curl/8.0"]
-    static let ajaxValues: [String?] = [nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil,
-                                        Model.encode("https://shop.example/shop/item/42?a=1"), "https://shop.example/checkout",
-                                        Model.encode("https://shop.example/search?q=a%20b"), Model.encode("https://shop.example/shop/cart"),
-                                        "not-a-url", "%E0%A4%A", "", "javascript%3Aalert(1)"]
+    static let userAgents: [String?] = [
+        nil, "Mozilla/5.0 (X11; Linux x86_64)", "Mozilla/5.0 (X11; Linux x86_64)", "Mozilla/5.0 (X11; Linux x86_64)",
+        "Googlebot/2.1", "SomeBOT/1", "HealthCheck/1.0", "kube-healthcheck", "Monitor/1.0", "curl/8.0"
+    ]
+    static let ajaxValues: [String?] = [
+        nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil,
+        Model.encode("https://shop.example/shop/item/42?a=1"), "https://shop.example/checkout",
+        Model.encode("https://shop.example/search?q=a%20b"), Model.encode("https://shop.example/shop/cart"),
+        "not-a-url", "%E0%A4%A", "", "javascript%3Aalert(1)"
+    ]
     static let elsewhere = "203.0.113.99"
 
     static func request(seed: UInt64) throws -> Generated {
@@ -1082,20 +1177,25 @@ private enum Generator {
         }
         add(["User-Agent", "user-agent"], userAgents)
         add(["x-internal", "X-Internal"], [nil, nil, nil, nil, "yes", "YES"])
-        add(["x-cancel-queue", "X-Cancel-Queue"], [nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "now", "PLEASE", "later"])
+        add(
+            ["x-cancel-queue", "X-Cancel-Queue"],
+            [nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "now", "PLEASE", "later"])
         add(["x-queue-me", "X-Queue-Me"], [nil, nil, nil, nil, nil, "1", "0"])
         add(["accept", "Accept"], [nil, nil, "application/json", "text/html", "Application/JSON; q=1"])
         add(["x-no-queue", "X-No-Queue"], [nil, nil, nil, nil, "", "1"])
         add(["x-campaign", "X-Campaign"], [nil, nil, nil, nil, nil, "spring", ""])
         add(["x-queueit-ajaxpageurl", "X-QueueIT-AjaxPageUrl"], ajaxValues)
         var cookies: [String] = []
-        if let m = rng.pick([nil, nil, nil, "gold", "gold", "silver", "SILVER", "", "platinum"] as [String?]) { cookies.append("member=\(m)") }
+        if let m = rng.pick([nil, nil, nil, "gold", "gold", "silver", "SILVER", "", "platinum"] as [String?]) {
+            cookies.append("member=\(m)")
+        }
         if let o = rng.pick([nil, nil, nil, "1", ""] as [String?]) { cookies.append("optout=\(o)") }
 
         // The integration these would match: tokens and session cookies take no part in the
         // triggers, so the session cookie and token can be made for its event most of the time.
         let url = scheme + "://" + host + path + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
-        let probe = GateRequest(method: method, url: url, headers: headers + [GateHeader("Cookie", cookies.joined(separator: "; "))], clientIP: clientIP)
+        let probe = GateRequest(
+            method: method, url: url, headers: headers + [GateHeader("Cookie", cookies.joined(separator: "; "))], clientIP: clientIP)
         let matchedEvent = Model.firstMatch(probe, url: url)?.eventId ?? ""
         func event() -> String {
             !matchedEvent.isEmpty && rng.chance(75) ? matchedEvent : rng.pick(["sale", "sale", "vip", "campaign"])
@@ -1108,14 +1208,17 @@ private enum Generator {
             let kind = rng.pick(CookieKind.allCases + [.boundElsewhere])
             cookieKind = kind
             let e = event()
-            let value = sessionCookie(kind, event: e, queueId: rng.guid(), redirectType: rng.pick(["queue", "queue", "safetynet"]),
-                                      clientIP: clientIP)
+            let value = sessionCookie(
+                kind, event: e, queueId: rng.guid(), redirectType: rng.pick(["queue", "queue", "safetynet"]),
+                clientIP: clientIP)
             cookies.append(Model.cookiePrefix + e + "=" + value)
             notes.append("cookie=\(kind.rawValue)@\(e)")
         }
         if rng.chance(12) {
             let e = rng.pick(["sale", "vip", "campaign"])
-            cookies.append(Model.cookiePrefix + e + "=" + sessionCookie(.valid, event: e, queueId: rng.guid(), redirectType: "queue", clientIP: clientIP))
+            cookies.append(
+                Model.cookiePrefix + e + "="
+                    + sessionCookie(.valid, event: e, queueId: rng.guid(), redirectType: "queue", clientIP: clientIP))
             notes.append("extra cookie@\(e)")
         }
         var withToken = query
@@ -1137,19 +1240,22 @@ private enum Generator {
             headers.append(GateHeader("Cookie", cookies.joined(separator: "; ")))
         }
         let full = scheme + "://" + host + path + (withToken.isEmpty ? "" : "?" + withToken.joined(separator: "&"))
-        return Generated(request: GateRequest(method: method, url: full, headers: headers, clientIP: clientIP),
-                         note: notes.isEmpty ? "no session cookie, no token" : notes.joined(separator: ", "),
-                         cookieKind: cookieKind, tokenKind: tokenKind)
+        return Generated(
+            request: GateRequest(method: method, url: full, headers: headers, clientIP: clientIP),
+            note: notes.isEmpty ? "no session cookie, no token" : notes.joined(separator: ", "),
+            cookieKind: cookieKind, tokenKind: tokenKind)
     }
 
     static func sessionCookie(_ kind: CookieKind, event: String, queueId: String, redirectType: String, clientIP: String?) -> String {
         func make(eventId: String? = nil, fixed: Int? = nil, age: Int64 = 60, hip: String? = nil, secret: String = Model.secret) -> String {
-            QueueItAcceptedCookie(eventId: eventId ?? event, queueId: queueId, fixedValidityMinutes: fixed, redirectType: redirectType,
-                                  issueTime: Model.now - age, hashedIP: hip, secretKey: secret).value
+            QueueItAcceptedCookie(
+                eventId: eventId ?? event, queueId: queueId, fixedValidityMinutes: fixed, redirectType: redirectType,
+                issueTime: Model.now - age, hashedIP: hip, secretKey: secret
+            ).value
         }
         switch kind {
         case .valid: return make()
-        case .validSevenMinutes: return make(age: 7 * 60)       // valid for 10 and 20 minutes, expired for 5
+        case .validSevenMinutes: return make(age: 7 * 60)  // valid for 10 and 20 minutes, expired for 5
         case .fixedValid: return make(fixed: 3)
         case .fixedExpired: return make(fixed: 1, age: 120)
         case .expired: return make(age: 3_600)
@@ -1172,18 +1278,25 @@ private enum Generator {
         switch kind {
         case .valid: return try valid()
         case .safetynet: return try minter.mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .safetynet)
-        case .fixed3: return try minter.mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue, cookieValidityMinutes: 3)
-        case .fixed0: return try minter.mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue, cookieValidityMinutes: 0)
-        case .extendable: return try minter.mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue, extendableCookie: true)
-        case .boundHere: return try minter.mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue, clientIP: clientIP ?? "192.0.2.10")
-        case .boundElsewhere: return try minter.mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue, clientIP: elsewhere)
+        case .fixed3:
+            return try minter.mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue, cookieValidityMinutes: 3)
+        case .fixed0:
+            return try minter.mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue, cookieValidityMinutes: 0)
+        case .extendable:
+            return try minter.mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue, extendableCookie: true)
+        case .boundHere:
+            return try minter.mint(
+                eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue, clientIP: clientIP ?? "192.0.2.10")
+        case .boundElsewhere:
+            return try minter.mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue, clientIP: elsewhere)
         case .expired: return try minter.mint(eventId: event, queueId: queueId, expiresAt: Model.now - 30, redirectType: .queue)
         case .expiresNow: return try minter.mint(eventId: event, queueId: queueId, expiresAt: Model.now, redirectType: .queue)
         case .badHash: return flipLast(try valid())
         case .tamperedBody: return try valid().replacingOccurrences(of: "q_\(queueId)~", with: "q_\(queueId)0~")
         case .otherEvent: return try minter.mint(eventId: "winter", queueId: queueId, expiresAt: later, redirectType: .queue)
         case .otherSecret:
-            return try QueueItTokenMinter(secretKey: Model.otherSecret).mint(eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue)
+            return try QueueItTokenMinter(secretKey: Model.otherSecret).mint(
+                eventId: event, queueId: queueId, expiresAt: later, redirectType: .queue)
         case .otherCustomer: return minter.sign(body: "c_rival~e_\(event)~q_\(queueId)~ts_\(later)~ce_false~rt_queue")
         case .ownCustomer: return minter.sign(body: "c_\(Model.customer)~e_\(event)~q_\(queueId)~ts_\(later)~ce_false~rt_queue")
         case .garbage: return "not-a-token"
@@ -1198,12 +1311,11 @@ private enum Generator {
     }
 }
 
-private extension SeededRandom {
-    mutating func pick<T>(_ values: [T]) -> T { values[Int(next() % UInt64(values.count))] }
-    mutating func chance(_ percent: Int) -> Bool { Int(next() % 100) < percent }
+extension SeededRandom {
+    fileprivate mutating func pick<T>(_ values: [T]) -> T { values[Int(next() % UInt64(values.count))] }
+    fileprivate mutating func chance(_ percent: Int) -> Bool { Int(next() % 100) < percent }
     /// A queue id in the form Queue-it issues them (a GUID, `8-4-4-4-12` lower-case hex digits).
-    mutating func guid() -> String {
+    fileprivate mutating func guid() -> String {
         [8, 4, 4, 4, 12].map { n in String((0..<n).map { _ in Array("0123456789abcdef")[Int(next() % 16)] }) }.joined(separator: "-")
     }
 }
-

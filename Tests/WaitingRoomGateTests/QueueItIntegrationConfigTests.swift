@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import QueueItGateEngine
+import Testing
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 
@@ -11,18 +11,35 @@ import WaitingRoomGateTestSupport
         try JSONDecoder().decode(QueueItTriggerPart.self, from: Data(json.utf8))
     }
 
-    let request = GateRequest(url: "https://Shop.Example:8443/Checkout/pay?x=1", headers: [
-        GateHeader("User-Agent", "Mozilla/5.0 Googlebot"), GateHeader("Cookie", "seg=vip; other=1"), GateHeader("X-Tier", "gold"),
-    ])
+    let request = GateRequest(
+        url: "https://Shop.Example:8443/Checkout/pay?x=1",
+        headers: [
+            GateHeader("User-Agent", "Mozilla/5.0 Googlebot"), GateHeader("Cookie", "seg=vip; other=1"), GateHeader("X-Tier", "gold")
+        ])
 
     @Test func urlParts() throws {
         let url = request.url
-        #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"Equals","ValueToCompare":"/Checkout/pay"}"#).matches(request, url: url))
-        #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"HostName","Operator":"Equals","ValueToCompare":"shop.example:8443","IsIgnoreCase":true}"#).matches(request, url: url))
-        #expect(try !part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"Contains","ValueToCompare":"checkout"}"#).matches(request, url: url))
-        #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PageUrl","Operator":"Contains","ValueToCompare":"*"}"#).matches(request, url: url))
-        #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"EqualsAny","ValuesToCompare":["/a","/checkout/PAY"],"IsIgnoreCase":true}"#).matches(request, url: url))
-        #expect(try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"ContainsAny","ValuesToCompare":["/x","/y"],"IsNegative":true}"#).matches(request, url: url))
+        #expect(
+            try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"Equals","ValueToCompare":"/Checkout/pay"}"#)
+                .matches(request, url: url))
+        #expect(
+            try part(
+                #"{"ValidatorType":"UrlValidator","UrlPart":"HostName","Operator":"Equals","ValueToCompare":"shop.example:8443","IsIgnoreCase":true}"#
+            ).matches(request, url: url))
+        #expect(
+            try !part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"Contains","ValueToCompare":"checkout"}"#).matches(
+                request, url: url))
+        #expect(
+            try part(#"{"ValidatorType":"UrlValidator","UrlPart":"PageUrl","Operator":"Contains","ValueToCompare":"*"}"#).matches(
+                request, url: url))
+        #expect(
+            try part(
+                #"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"EqualsAny","ValuesToCompare":["/a","/checkout/PAY"],"IsIgnoreCase":true}"#
+            ).matches(request, url: url))
+        #expect(
+            try part(
+                #"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"ContainsAny","ValuesToCompare":["/x","/y"],"IsNegative":true}"#
+            ).matches(request, url: url))
     }
 
     /// `Contains` and `Equals`, with and without `IsIgnoreCase`, as KU-JS's `indexOf` and
@@ -30,8 +47,9 @@ import WaitingRoomGateTestSupport
     @Test func containsAndEqualsAsKUJS() throws {
         func holds(_ op: String, _ value: String, _ compared: String, ignoreCase: Bool) throws -> Bool {
             let escaped = compared.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            let p = try part(#"{"ValidatorType":"HttpHeaderValidator","HttpHeaderName":"X-V","Operator":""# + op
-                             + #"","ValueToCompare":""# + escaped + #"","IsIgnoreCase":"# + (ignoreCase ? "true" : "false") + "}")
+            let p = try part(
+                #"{"ValidatorType":"HttpHeaderValidator","HttpHeaderName":"X-V","Operator":""# + op
+                    + #"","ValueToCompare":""# + escaped + #"","IsIgnoreCase":"# + (ignoreCase ? "true" : "false") + "}")
             return p.matches(GateRequest(url: "http://h/", headers: [GateHeader("X-V", value)]), url: "http://h/")
         }
         let rows: [(String, String, String, Bool, Bool)] = [
@@ -54,20 +72,31 @@ import WaitingRoomGateTestSupport
             ("Equals", "Shop", "shop", true, true),
             ("Equals", "Shop", "shop", false, false),
             ("Equals", "straße", "STRASSE", true, true),
-            ("Equals", "a", "a ", true, false),
+            ("Equals", "a", "a ", true, false)
         ]
         for (op, value, compared, ignoreCase, expected) in rows {
-            #expect(try holds(op, value, compared, ignoreCase: ignoreCase) == expected, "\(op) '\(value)' '\(compared)' ignoreCase \(ignoreCase)")
+            #expect(
+                try holds(op, value, compared, ignoreCase: ignoreCase) == expected,
+                "\(op) '\(value)' '\(compared)' ignoreCase \(ignoreCase)")
         }
     }
 
     @Test func cookieUserAgentAndHeaderParts() throws {
         let url = request.url
-        #expect(try part(#"{"ValidatorType":"CookieValidator","CookieName":"seg","Operator":"Equals","ValueToCompare":"vip"}"#).matches(request, url: url))
-        #expect(try part(#"{"ValidatorType":"UserAgentValidator","Operator":"Contains","ValueToCompare":"googlebot","IsIgnoreCase":true,"IsNegative":true}"#).matches(request, url: url) == false)
-        #expect(try part(#"{"ValidatorType":"HttpHeaderValidator","HttpHeaderName":"x-tier","Operator":"Equals","ValueToCompare":"gold"}"#).matches(request, url: url))
+        #expect(
+            try part(#"{"ValidatorType":"CookieValidator","CookieName":"seg","Operator":"Equals","ValueToCompare":"vip"}"#).matches(
+                request, url: url))
+        #expect(
+            try part(
+                #"{"ValidatorType":"UserAgentValidator","Operator":"Contains","ValueToCompare":"googlebot","IsIgnoreCase":true,"IsNegative":true}"#
+            ).matches(request, url: url) == false)
+        #expect(
+            try part(#"{"ValidatorType":"HttpHeaderValidator","HttpHeaderName":"x-tier","Operator":"Equals","ValueToCompare":"gold"}"#)
+                .matches(request, url: url))
         #expect(try !part(#"{"ValidatorType":"SomethingNew","Operator":"Equals","ValueToCompare":""}"#).matches(request, url: url))
-        #expect(try !part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"Regex","ValueToCompare":".*"}"#).matches(request, url: url))
+        #expect(
+            try !part(#"{"ValidatorType":"UrlValidator","UrlPart":"PagePath","Operator":"Regex","ValueToCompare":".*"}"#).matches(
+                request, url: url))
     }
 
     @Test func configurationRulesAndErrors() throws {
@@ -84,7 +113,8 @@ import WaitingRoomGateTestSupport
         }
         #expect(try QueueItIntegrationConfig(json: #"{"Version": 4.0, "Integrations": []}"#).version == 4)
         #expect(throws: QueueItIntegrationConfigError.missingField(integration: "q", field: "QueueDomain")) {
-            try QueueItIntegrationConfig(json: #"{"Version":1,"Integrations":[{"Name":"q","ActionType":"Queue","EventId":"e","Triggers":[]}]}"#)
+            try QueueItIntegrationConfig(
+                json: #"{"Version":1,"Integrations":[{"Name":"q","ActionType":"Queue","EventId":"e","Triggers":[]}]}"#)
         }
         // a validity whose seconds overflow read every cookie as expired: refused, naming the field
         let fixture = QueueItGateFixture.configurationJSON(queueDomain: "demo.queue-it.net")
@@ -93,13 +123,15 @@ import WaitingRoomGateTestSupport
             #expect(huge != fixture)
             #expect { try QueueItIntegrationConfig(json: huge) } throws: { "\($0)".contains("CookieValidityMinute") }
         }
-        let longest = fixture.replacingOccurrences(of: #""CookieValidityMinute": 10"#, with: #""CookieValidityMinute": \#(QueueItIntegration.cookieValidityMinuteBound)"#)
+        let longest = fixture.replacingOccurrences(
+            of: #""CookieValidityMinute": 10"#, with: #""CookieValidityMinute": \#(QueueItIntegration.cookieValidityMinuteBound)"#)
         #expect(try QueueItIntegrationConfig(json: longest).integrations.count == 3)
     }
 
     @Test func aNoTriggerRequestPassesUntouched() async throws {
-        let gate = try QueueItGate(customerId: "demo", secretKey: "k",
-                                   configuration: try QueueItIntegrationConfig(json: QueueItGateFixture.configurationJSON(queueDomain: "demo.queue-it.net")))
+        let gate = try QueueItGate(
+            customerId: "demo", secretKey: "k",
+            configuration: try QueueItIntegrationConfig(json: QueueItGateFixture.configurationJSON(queueDomain: "demo.queue-it.net")))
         let d = await gate.decide(GateRequest(url: "https://s/home?queueittoken=abc", headers: [GateHeader("Cookie", "x=1")]))
         #expect(d.verdict == .pass && d.reachesHandler && d.passHeaders.isEmpty)
     }

@@ -1,9 +1,9 @@
 import Foundation
 import QueueIt
+import QueueItGateEngine
 import Testing
 import WaitingRoom
 import WaitingRoomEmulators
-import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomHTTP
@@ -18,9 +18,10 @@ import WaitingRoomHTTP
     }
 
     static func post(_ server: EmulatorServer, _ route: String, _ json: String = "{}") async throws {
-        let r = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-            method: "POST", url: server.baseURL + route, headers: [("Content-Type", "application/json")], body: Array(json.utf8),
-            timeout: .seconds(30)))
+        let r = try await AsyncHTTPTransport.shared.send(
+            WaitingRoom.HTTPRequest(
+                method: "POST", url: server.baseURL + route, headers: [("Content-Type", "application/json")], body: Array(json.utf8),
+                timeout: .seconds(30)))
         #expect(r.status == 200, "\(route): \(r.text)")
     }
 
@@ -94,16 +95,19 @@ import WaitingRoomHTTP
             // `members` needs an enqueue token (or key): without one it refuses; with one it queues.
             let refused = try await Self.get(base + "/?c=demo&e=members")
             #expect(refused.status == 403 && refused.text.contains("requires a valid enqueue token"))
-            let invitation = try await EmulatorAdmin.token(server, route: "/_emulator/queueit/enqueuetokens",
-                                                                 ["customerId": .string("demo"), "waitingRoomId": .string("members")])
+            let invitation = try await EmulatorAdmin.token(
+                server, route: "/_emulator/queueit/enqueuetokens",
+                ["customerId": .string("demo"), "waitingRoomId": .string("members")])
             let invited = try await Self.get(base + "/?c=demo&e=members&enqueuetoken=" + QueueItPercent.encodeComponent(invitation))
             #expect(invited.status == 302 && invited.value("Location")?.contains("/queueit/queue/demo/members?") == true)
             // A refused token's error address queues again; the cancel address goes back to `r`.
-            let error = try await Self.get(base + "/error/hash/?c=demo&e=sale&queueittoken=x&ts=1&t=" + QueueItPercent.encodeComponent("http://shop.example/a"))
+            let error = try await Self.get(
+                base + "/error/hash/?c=demo&e=sale&queueittoken=x&ts=1&t=" + QueueItPercent.encodeComponent("http://shop.example/a"))
             #expect(error.status == 302 && error.value("Location")?.contains("/queueit/queue/demo/sale?") == true)
             let session = try await Self.get(base + "/error/connector/sessionstate/?c=demo&e=sale")
             #expect(session.status == 302)
-            let cancel = try await Self.get(base + "/cancel/demo/sale/q1/?c=demo&e=sale&r=" + QueueItPercent.encodeComponent("http://shop.example/a"))
+            let cancel = try await Self.get(
+                base + "/cancel/demo/sale/q1/?c=demo&e=sale&r=" + QueueItPercent.encodeComponent("http://shop.example/a"))
             #expect(cancel.status == 302 && cancel.value("Location") == "http://shop.example/a")
         } catch {
             await server.stop()

@@ -1,11 +1,12 @@
 import Foundation
-@testable import QueueIt
 import Testing
 import WaitingRoom
-@testable import QueueItGateEngine
 import WaitingRoomGate
 import WaitingRoomGateTestSupport
 import WaitingRoomTesting
+
+@testable import QueueIt
+@testable import QueueItGateEngine
 
 /// `QueueItGate.Options.sessionMemoCapacity`: a valid cookie's decision reused for the rest of its
 /// second gives exactly the answers a gate without it gives, at the expiry boundary, for an
@@ -16,18 +17,23 @@ import WaitingRoomTesting
 
     static func gate(clock: VirtualClock, memo: Int = 10_000, validityMinutes: Int = 1) throws -> QueueItGate {
         let json = """
-        {"Version": 3, "Integrations": [{"Name": "all", "ActionType": "Queue", "EventId": "\(event)", "QueueDomain": "demo.queue-it.net",
-          "RedirectLogic": "AllowTParameter", "CookieValidityMinute": \(validityMinutes), "ExtendCookieValidity": true,
-          "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
-            {"ValidatorType": "UrlValidator", "UrlPart": "PageUrl", "Operator": "Contains", "ValueToCompare": "/shop/"}]}]}]}
-        """
-        return try QueueItGate(customerId: "demo", secretKey: secret, configuration: try QueueItIntegrationConfig(json: json),
-                               options: QueueItGate.Options(ledger: nil, clock: clock, sessionMemoCapacity: memo))
+            {"Version": 3, "Integrations": [{"Name": "all", "ActionType": "Queue", "EventId": "\(event)", "QueueDomain": "demo.queue-it.net",
+              "RedirectLogic": "AllowTParameter", "CookieValidityMinute": \(validityMinutes), "ExtendCookieValidity": true,
+              "Triggers": [{"LogicalOperator": "And", "TriggerParts": [
+                {"ValidatorType": "UrlValidator", "UrlPart": "PageUrl", "Operator": "Contains", "ValueToCompare": "/shop/"}]}]}]}
+            """
+        return try QueueItGate(
+            customerId: "demo", secretKey: secret, configuration: try QueueItIntegrationConfig(json: json),
+            options: QueueItGate.Options(ledger: nil, clock: clock, sessionMemoCapacity: memo))
     }
 
-    static func cookie(issuedAt issueTime: Int64, queueId: String = "00000000-0000-4000-8000-0000000000aa", boundTo ip: String? = nil, fixed: Int? = nil) -> String {
-        QueueItAcceptedCookie(eventId: event, queueId: queueId, fixedValidityMinutes: fixed, redirectType: "queue", issueTime: issueTime,
-                              hashedIP: ip.map { QueueItHash.hmacHex(secretKey: secret, message: $0) }, secretKey: secret).value
+    static func cookie(
+        issuedAt issueTime: Int64, queueId: String = "00000000-0000-4000-8000-0000000000aa", boundTo ip: String? = nil, fixed: Int? = nil
+    ) -> String {
+        QueueItAcceptedCookie(
+            eventId: event, queueId: queueId, fixedValidityMinutes: fixed, redirectType: "queue", issueTime: issueTime,
+            hashedIP: ip.map { QueueItHash.hmacHex(secretKey: secret, message: $0) }, secretKey: secret
+        ).value
     }
 
     static func request(_ cookie: String?, path: String = "/shop/cart", ip: String = "198.51.100.7", ajax: Bool = false) -> GateRequest {
@@ -52,7 +58,7 @@ import WaitingRoomTesting
             Self.request(good, ip: "203.0.113.1"), Self.request(Self.cookie(issuedAt: now - 30, boundTo: "198.51.100.7")),
             Self.request(Self.cookie(issuedAt: now - 30, boundTo: "198.51.100.7"), ip: "203.0.113.1"),
             Self.request(Self.cookie(issuedAt: now - 61)), Self.request(tampered), Self.request("garbage"), Self.request(nil),
-            Self.request(Self.cookie(issuedAt: now - 600, fixed: 20)),
+            Self.request(Self.cookie(issuedAt: now - 600, fixed: 20))
         ]
         for step in 0..<3 {
             if step > 0 { clock.advance(by: .milliseconds(400)) }
@@ -67,7 +73,9 @@ import WaitingRoomTesting
         let pass = remembering.decideNow(Self.request(good))
         #expect(pass.verdict == .pass && pass.passHeaders.contains { $0.value.contains("IssueTime=\(now)&") })
         #expect(remembering.decideNow(Self.request(tampered)).verdict == .queue)
-        #expect(remembering.decideNow(Self.request(Self.cookie(issuedAt: now - 30, boundTo: "198.51.100.7"), ip: "203.0.113.1")).verdict == .queue)
+        #expect(
+            remembering.decideNow(Self.request(Self.cookie(issuedAt: now - 30, boundTo: "198.51.100.7"), ip: "203.0.113.1")).verdict
+                == .queue)
     }
 
     /// A cookie valid until this second passes for all of it (remembered), and the next second
@@ -76,7 +84,7 @@ import WaitingRoomTesting
         let clock = VirtualClock(start: Date(timeIntervalSince1970: 1_800_000_000))
         let gate = try Self.gate(clock: clock)
         let lastValidSecond: Int64 = 1_800_000_000
-        let request = Self.request(Self.cookie(issuedAt: lastValidSecond - 60))   // 1 minute's validity
+        let request = Self.request(Self.cookie(issuedAt: lastValidSecond - 60))  // 1 minute's validity
         #expect(gate.decideNow(request).verdict == .pass)
         clock.advance(by: .milliseconds(999))
         #expect(gate.decideNow(request).verdict == .pass)
@@ -89,8 +97,9 @@ import WaitingRoomTesting
     /// and a decision from a second already past is not kept.
     @Test func theMemoKeepsOnlyThisSecondsPasses() throws {
         let memo = QueueItSessionMemo(capacity: 2)
-        let pass = QueueItKnownUserDecision(isPassed: true, redirectURL: nil, isAjax: false, rejection: nil, queueId: "q",
-                                            redirectType: "queue", setCookies: ["c"])
+        let pass = QueueItKnownUserDecision(
+            isPassed: true, redirectURL: nil, isAjax: false, rejection: nil, queueId: "q",
+            redirectType: "queue", setCookies: ["c"])
         var refused = pass
         refused.isPassed = false
         let key = { (cookie: String) in QueueItSessionMemo.Key(cookie: cookie, clientIP: "198.51.100.7", isAjax: false) }
@@ -105,7 +114,7 @@ import WaitingRoomTesting
         #expect(memo.decision(for: QueueItSessionMemo.Key(cookie: "a", clientIP: "203.0.113.1", isAjax: false), second: 10) == nil)
         memo.remember(pass, for: key("d"), second: 11)
         #expect(memo.count == 1 && memo.decision(for: key("a"), second: 10) == nil)
-        memo.remember(pass, for: key("e"), second: 10)   // late: that second is over
+        memo.remember(pass, for: key("e"), second: 10)  // late: that second is over
         #expect(memo.count == 1 && memo.decision(for: key("e"), second: 10) == nil)
         let off = QueueItSessionMemo(capacity: 0)
         off.remember(pass, for: key("a"), second: 10)
@@ -116,7 +125,10 @@ import WaitingRoomTesting
     @Test func concurrentCallersGetTheCheckedAnswers() async throws {
         let clock = VirtualClock(start: Date(timeIntervalSince1970: 1_800_000_000.5))
         let gate = try Self.gate(clock: clock, validityMinutes: 20)
-        let requests = (0..<64).map { Self.request(Self.cookie(issuedAt: 1_800_000_000 - 60, queueId: "00000000-0000-4000-8000-0000000000" + String($0 % 16 + 16, radix: 16))) }
+        let requests = (0..<64).map {
+            Self.request(
+                Self.cookie(issuedAt: 1_800_000_000 - 60, queueId: "00000000-0000-4000-8000-0000000000" + String($0 % 16 + 16, radix: 16)))
+        }
         let verdicts = await withTaskGroup(of: [GateVerdict].self) { group in
             for worker in 0..<8 {
                 group.addTask { (0..<400).map { gate.decideNow(requests[($0 + worker) % requests.count]).verdict } }

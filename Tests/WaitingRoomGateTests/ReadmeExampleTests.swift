@@ -1,9 +1,9 @@
 import CrowdHandler
+import CrowdHandlerGateEngine
 import Foundation
 import Hummingbird
-import Testing
 import QueueItGateEngine
-import CrowdHandlerGateEngine
+import Testing
 import WaitingRoomGate
 import WaitingRoomGateHummingbird
 import WaitingRoomGateTestSupport
@@ -13,8 +13,9 @@ import WaitingRoomHTTP
 /// keeps building (it reads a file and talks to CrowdHandler, so it is not run).
 func readmeProtectingAServerExample() async throws {
     let published = try String(contentsOfFile: "integrationconfig.json", encoding: .utf8)
-    let queueIt = try QueueItGate(customerId: "acme", secretKey: ProcessInfo.processInfo.environment["QUEUEIT_SECRET_KEY"] ?? "",
-                                  configuration: try QueueItIntegrationConfig(json: published))
+    let queueIt = try QueueItGate(
+        customerId: "acme", secretKey: ProcessInfo.processInfo.environment["QUEUEIT_SECRET_KEY"] ?? "",
+        configuration: try QueueItIntegrationConfig(json: published))
     let crowdHandler = try await CrowdHandlerGate.withRoomFeed(
         configuration: try CrowdHandlerConfiguration(publicKey: "your-public-key", privateKey: "your-private-key", trustOnFail: true),
         transport: AsyncHTTPTransport.shared, mode: .hybrid)
@@ -38,6 +39,8 @@ func readmeProtectingAServerExample() async throws {
         #expect(gate.configuration.integrations.map(\.actionType) == [.ignore, .cancel, .queue])
         #expect(gate.configuration.integrations[2].queueBaseURL == "https://acme.queue-it.net")
         let router = Router(context: GateRequestContext.self)
-        router.group("shop").add(middleware: GateMiddleware(engine: gate, publicBaseURL: "https://shop.example/")).get("cart") { _, _ in "cart" }
+        router.group("shop").add(middleware: GateMiddleware(engine: gate, publicBaseURL: "https://shop.example/")).get("cart") { _, _ in
+            "cart"
+        }
     }
 }

@@ -35,15 +35,17 @@ struct LoadFairnessFiguresTests {
         }
         // pre-start: admitted 0…3, one post-start user (admission 100) is not ahead of them
         let pre = (0..<4).map { Figures.User(arrival: Double($0), prequeued: true, admission: Double(3 - $0), admittedAt: 1) }
-        let f = Figures(users: pre + post + [Figures.User(arrival: 20, prequeued: false, admission: nil, admittedAt: nil)],
-                        startAt: 1, rate: .unknown, source: "test")
+        let f = Figures(
+            users: pre + post + [Figures.User(arrival: 20, prequeued: false, admission: nil, admittedAt: nil)],
+            startAt: 1, rate: .unknown, source: "test")
         #expect(f.preStart == 4 && f.postStart == 5 && f.preStartAdmitted == 4 && f.postStartAdmitted == 4)
         #expect(f.orderViolations == 1 && f.postStartPairs == 6)
         #expect(f.postStartAheadOfPreStart == 0)
         #expect(f.preStartRankCorrelation.rho == -1, "admitted in reverse arrival order")
         // a post-start user admitted ahead of two pre-start ones
-        let early = Figures(users: pre + [Figures.User(arrival: 9, prequeued: false, admission: 1.5, admittedAt: 1)],
-                            startAt: 1, rate: .unknown, source: "test")
+        let early = Figures(
+            users: pre + [Figures.User(arrival: 9, prequeued: false, admission: 1.5, admittedAt: 1)],
+            startAt: 1, rate: .unknown, source: "test")
         #expect(early.postStartAheadOfPreStart == 2)
     }
 
@@ -53,8 +55,9 @@ struct LoadFairnessFiguresTests {
     @Test func usersOwnTimesOrderArrivalsByTheVendorsFirstAnswer() {
         // 5 users started at the same moment; the vendor answered them in reverse and admitted them in that order
         let visits = (0..<5).map { index in
-            Crowd.Visit(outcome: "passed", code: 200, waited: .seconds(10 + index), completed: true, started: .milliseconds(index),
-                        answered: .milliseconds(500 - 100 * index))
+            Crowd.Visit(
+                outcome: "passed", code: 200, waited: .seconds(10 + index), completed: true, started: .milliseconds(index),
+                answered: .milliseconds(500 - 100 * index))
         }
         let admittedInAnswerOrder = visits.enumerated().map { index, visit in
             var reordered = visit
@@ -71,7 +74,8 @@ struct LoadFairnessFiguresTests {
         let atOnce = Crowd.Visit(outcome: "passed", code: 200, waited: .milliseconds(30), completed: true, started: .seconds(2))
         #expect(abs(Figures.users(of: [atOnce], startAt: nil)[0].arrival - 2.03) < 1e-9)
         // before or after the start goes by when the user started
-        #expect(Figures.users(of: [visits[0]], startAt: 0.2)[0].prequeued, "started at 0 s, first answered at 0.5 s: before a start at 0.2 s")
+        #expect(
+            Figures.users(of: [visits[0]], startAt: 0.2)[0].prequeued, "started at 0 s, first answered at 0.5 s: before a start at 0.2 s")
     }
 
     @Test func spearmanWithTiesAndFisherInterval() throws {
@@ -100,7 +104,9 @@ struct LoadFairnessFiguresTests {
 
     @Test func accuracyCountsFromTheStart() throws {
         // 2 a second from a start at 30 s, for 60 s
-        let users = (1...120).map { Figures.User(arrival: Double($0), prequeued: false, admission: Double($0), admittedAt: 30 + Double($0) * 0.5) }
+        let users = (1...120).map {
+            Figures.User(arrival: Double($0), prequeued: false, admission: Double($0), admittedAt: 30 + Double($0) * 0.5)
+        }
         let f = Figures(users: users, startAt: 30, rate: .init(perSecond: 2, source: "test"), source: "test")
         #expect(f.accuracy.minutes.count == 1)
         #expect(abs(try #require(f.accuracy.overall) - 1) < 1e-9)

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 import WaitingRoom
-import WaitingRoomLoad
-import WaitingRoomEmulators
 import WaitingRoomEmulatorKit
+import WaitingRoomEmulators
+import WaitingRoomLoad
 
 /// Issue 28 §4: `load`'s operators' figures (inflow, outflow, expected vs actual wait, admission
 /// accuracy): the pure functions (`load --json` and `--report` on the embedded emulator: LoadCommandTests).
@@ -16,9 +16,10 @@ struct LoadOperatorFiguresTests {
     }
 
     static func visit(_ outcome: String, start: Double, waited: Double, expected: (wait: Double, shownAt: Double)? = nil) -> Crowd.Visit {
-        Crowd.Visit(outcome: outcome, code: 200, waited: .milliseconds(Int64(waited * 1000)), completed: true,
-                    started: .milliseconds(Int64(start * 1000)),
-                    expectation: expected.map { ExpectedWait(wait: $0.wait, shownAt: $0.shownAt) })
+        Crowd.Visit(
+            outcome: outcome, code: 200, waited: .milliseconds(Int64(waited * 1000)), completed: true,
+            started: .milliseconds(Int64(start * 1000)),
+            expectation: expected.map { ExpectedWait(wait: $0.wait, shownAt: $0.shownAt) })
     }
 
     // MARK: pure figures
@@ -43,10 +44,10 @@ struct LoadOperatorFiguresTests {
 
     @Test func waitErrorIsActualMinusExpectedFromWhenItWasShown() throws {
         let visits = [
-            Self.visit("passed", start: 0, waited: 10, expected: (wait: 8, shownAt: 1)),    // had 9, told 8: +1
-            Self.visit("passed", start: 0, waited: 4, expected: (wait: 6, shownAt: 0)),     // had 4, told 6: −2
-            Self.visit("blocked", start: 0, waited: 3, expected: (wait: 5, shownAt: 0)),    // shown, never passed
-            Self.visit("passed", start: 2, waited: 1),                                       // passed without being shown one
+            Self.visit("passed", start: 0, waited: 10, expected: (wait: 8, shownAt: 1)),  // had 9, told 8: +1
+            Self.visit("passed", start: 0, waited: 4, expected: (wait: 6, shownAt: 0)),  // had 4, told 6: −2
+            Self.visit("blocked", start: 0, waited: 3, expected: (wait: 5, shownAt: 0)),  // shown, never passed
+            Self.visit("passed", start: 2, waited: 1)  // passed without being shown one
         ]
         let figures = Figures(visits: visits, runSeconds: 10, rate: .unknown)
         #expect(figures.wait.usersWithExpectation == 3)
@@ -86,13 +87,14 @@ struct LoadOperatorFiguresTests {
 
     @Test func theRoomRateComesFromTheEmulatorWhenItIsConfigured() {
         func room(_ name: String, rate: Double, note: String, limit: Double? = nil, state: String = "queue") -> Figures.EmulatedRoom {
-            Figures.EmulatedRoom(key: RoomKey(scope: "s", room: name), state: state, rate: rate, rateNote: note, limit: limit,
-                                 limitNote: "users inside")
+            Figures.EmulatedRoom(
+                key: RoomKey(scope: "s", room: name), state: state, rate: rate, rateNote: note, limit: limit,
+                limitNote: "users inside")
         }
         let rooms = [
             room("queue", rate: 0.5, note: "admissions/s (configured 30/min)"),
             room("measured", rate: 3, note: "admissions/s over 10 s", limit: 10),
-            room("open", rate: 0, note: "admissions/s (configured)", state: "safetynet"),
+            room("open", rate: 0, note: "admissions/s (configured)", state: "safetynet")
         ]
         func rate(_ scope: String, _ name: String) -> Figures.RoomRate {
             Figures.roomRate(vendor: "Vendor", rooms: rooms, room: RoomKey(scope: scope, room: name))
@@ -123,7 +125,7 @@ struct LoadOperatorFiguresTests {
     @Test func theJSONAndTheReportSectionCarryTheFigures() throws {
         let visits = [
             Self.visit("passed", start: 0, waited: 2.5, expected: (wait: 2, shownAt: 0)),
-            Self.visit("passed", start: 0, waited: 1.5),
+            Self.visit("passed", start: 0, waited: 1.5)
         ]
         let figures = Figures(visits: visits, runSeconds: 3, rate: .init(perSecond: 1, source: "configured in a test"))
         let json = figures.json

@@ -5,9 +5,10 @@ import QueueIt
 import QueueItEmulator
 import Testing
 import WaitingRoom
-import WaitingRoomTesting
-@testable import WaitingRoomLua
 import WaitingRoomHTTP
+import WaitingRoomTesting
+
+@testable import WaitingRoomLua
 
 /// The example flows run against the local emulators (loopback, port 0, virtual time).
 @Suite("Example flows on the emulators")
@@ -28,12 +29,13 @@ struct EmulatorFlowTests {
         let clock = VirtualClock(autoAdvance: true)
         let emulator = NetFUNNELEmulator(configuration: .demo, clock: clock)
         let server = try await emulator.start(host: "127.0.0.1", port: 0)
-        var options = FlowOptions(registry: Self.registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: clock))
+        var options = FlowOptions(
+            registry: Self.registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: clock))
         // a clientId is needed: without one the agent runs in bypass mode (the documented rule)
         // The host's keys win over the flow's: a 5 s deadline, so a loaded machine's late answer is
         // not a network error (fail-open's own 1 s made it bypass once under three parallel builds).
         options.config = .object([
-            "clientId": .string("emulator-0000"), "serverUrl": .string(server.baseURL), "networkTimeout": .number(5000),
+            "clientId": .string("emulator-0000"), "serverUrl": .string(server.baseURL), "networkTimeout": .number(5000)
         ])
         let runtime = try FlowRuntime(path: Self.path(name), options: options)
         let result = await runtime.run()
@@ -49,7 +51,8 @@ struct EmulatorFlowTests {
         let clock = VirtualClock(autoAdvance: true)
         let emulator = QueueItEmulator(configuration: .demo, now: { clock.now() })
         let server = try await QueueItEmulatorServer.start(emulator)
-        var options = FlowOptions(registry: Self.registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: clock))
+        var options = FlowOptions(
+            registry: Self.registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: clock))
         options.config = .object(["waitingRoomDomain": .string(server.baseURL)])
         let runtime = try FlowRuntime(path: Self.path(name), options: options)
         let result = await runtime.run()

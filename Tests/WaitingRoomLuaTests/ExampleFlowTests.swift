@@ -3,6 +3,7 @@ import NetFUNNEL
 import QueueIt
 import Testing
 import WaitingRoom
+
 @testable import WaitingRoomLua
 
 /// The example flows in Scripts/flows compile and satisfy the flow contract (known vendor,

@@ -1,10 +1,11 @@
 import Foundation
+import Logging
 import NetFUNNEL
 import NetFUNNELEmulator
 import Testing
 import WaitingRoom
-import Logging
 import WaitingRoomHTTP
+
 @testable import WaitingRoomLua
 
 /// Issue 25 §2: no key a flow cannot give back. Flows take NetFUNNEL keys with `room:try_pass`
@@ -34,20 +35,21 @@ struct HeldKeyTests {
     /// The flow's source for `ending`; `url` is the emulator's.
     static func source(_ ending: Ending, url: String) -> String {
         let open = #"local room = wr.open("netfunnel", { clientId = "emulator-0000", serverUrl = "\#(url)", networkTimeout = 5000 })"#
-        let take = #"local answer = room:try_pass{ scope = "service_1", room = "wide" }; assert(answer and answer.pass and answer.pass.handle, "no key")"#
+        let take =
+            #"local answer = room:try_pass{ scope = "service_1", room = "wide" }; assert(answer and answer.pass and answer.pass.handle, "no key")"#
         let flow = #"vendor = "netfunnel", entry = { scope = "service_1", room = "wide" }"#
         switch ending {
         case .finishes:
             return "\(open)\n\(take)\nreturn { \(flow) }"
         case .releases:
             return """
-            \(open)
-            \(take)
-            local status = room:release(answer)
-            assert(status.code == 200, "release: " .. tostring(status.code))
-            assert(room:release(answer).code == 0, "a second release is a no-op")
-            return { \(flow) }
-            """
+                \(open)
+                \(take)
+                local status = room:release(answer)
+                assert(status.code == 200, "release: " .. tostring(status.code))
+                assert(room:release(answer).code == 0, "a second release is a no-op")
+                return { \(flow) }
+                """
         case .completesAlias:
             return "\(open)\n\(take)\nassert(room:complete(answer.pass).code == 200)\nreturn { \(flow) }"
         case .handlerError:
@@ -60,13 +62,13 @@ struct HeldKeyTests {
             return "\(open)\nreturn { \(flow), on_success = function() \(take) wr.emit(\"took\") wr.sleep(600) end }"
         case .enqueuedAndLeft:
             return #"""
-            \#(open)
-            return { \#(flow), on_success = function()
-                local s = room:enqueue{ scope = "service_1", room = "wide", user_id = "side-" .. tostring(math.random(1, 1e9)) }
-                local outcome = s:wait()
-                assert(outcome.outcome == "passed", outcome.outcome)
-            end }
-            """#
+                \#(open)
+                return { \#(flow), on_success = function()
+                    local s = room:enqueue{ scope = "service_1", room = "wide", user_id = "side-" .. tostring(math.random(1, 1e9)) }
+                    local outcome = s:wait()
+                    assert(outcome.outcome == "passed", outcome.outcome)
+                end }
+                """#
         }
     }
 
@@ -107,7 +109,8 @@ struct HeldKeyTests {
             for _ in 0..<8 { add() }
             while let (ending, result) = try await group.next() {
                 if result.keysReturnedByHost != Self.expectedReturns(ending) {
-                    failures.append("\(ending): returned \(result.keysReturnedByHost), expected \(Self.expectedReturns(ending)) (\(result.outcome))")
+                    failures.append(
+                        "\(ending): returned \(result.keysReturnedByHost), expected \(Self.expectedReturns(ending)) (\(result.outcome))")
                 }
                 if result.keysReturnedByHost > 0 {
                     let reported = result.actions.filter { $0.name == "key_returned" }.count
@@ -129,14 +132,19 @@ struct HeldKeyTests {
         let emulator = Self.emulator()
         let server = try await emulator.start()
         do {
-            let runtime = try FlowRuntime(options: FlowOptions(registry: Self.registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared)))
-            let result = await runtime.evaluate(#"""
+            let runtime = try FlowRuntime(
+                options: FlowOptions(registry: Self.registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared)))
+            let result = await runtime.evaluate(
+                #"""
                 room = wr.open("netfunnel", { clientId = "emulator-0000", serverUrl = "\#(server.baseURL)", networkTimeout = 5000 })
                 a = room:try_pass{ scope = "service_1", room = "wide" }
                 b = room:try_pass{ scope = "service_1", room = "wide" }
                 return a.pass.handle ~= nil and b.pass.handle ~= nil
                 """#)
-            guard case .values(let values) = result else { Issue.record("\(result)"); return }
+            guard case .values(let values) = result else {
+                Issue.record("\(result)")
+                return
+            }
             #expect(values == ["true"])
             #expect(emulator.counters().keysHeld == 2)
         }
@@ -152,12 +160,17 @@ struct HeldKeyTests {
     func releaseMisuseAndReplExit() async throws {
         let emulator = Self.emulator()
         let server = try await emulator.start()
-        let runtime = try FlowRuntime(options: FlowOptions(registry: Self.registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared)))
-        let misuse = await runtime.evaluate(#"""
+        let runtime = try FlowRuntime(
+            options: FlowOptions(registry: Self.registry(), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared)))
+        let misuse = await runtime.evaluate(
+            #"""
             room = wr.open("netfunnel", { clientId = "emulator-0000", serverUrl = "\#(server.baseURL)", networkTimeout = 5000 })
             return pcall(room.release, room, "not a table")
             """#)
-        guard case .values(let values) = misuse else { Issue.record("\(misuse)"); return }
+        guard case .values(let values) = misuse else {
+            Issue.record("\(misuse)")
+            return
+        }
         #expect(values.first == "false" && values.last?.contains("room:release(answer)") == true, "\(values)")
         _ = await runtime.evaluate(#"kept = room:try_pass{ scope = "service_1", room = "wide" }"#)
         #expect(emulator.counters().keysHeld == 1)

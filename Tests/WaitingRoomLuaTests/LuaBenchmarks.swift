@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomTesting
+
 @testable import WaitingRoomLua
 
 /// Rerun: `WR_BENCH=1 swift test -c release --filter LuaBenchmarks`

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WaitingRoomLua
 
 /// Issue 26: `Scripts/wr.meta.lua` (the editor stubs) and the Lua bindings name the same
@@ -21,7 +22,8 @@ struct MetaStubTests {
     /// What `pairs(t)` lists in a fresh runtime.
     static func keys(_ table: String) async throws -> Set<String> {
         let runtime = try FlowRuntime()
-        let result = await runtime.evaluate("local t = {} for k in pairs(\(table)) do t[#t + 1] = k end table.sort(t) return table.concat(t, ' ')")
+        let result = await runtime.evaluate(
+            "local t = {} for k in pairs(\(table)) do t[#t + 1] = k end table.sort(t) return table.concat(t, ' ')")
         guard case .values(let values) = result, let first = values.first else {
             Issue.record("\(result)")
             return []
@@ -40,7 +42,8 @@ struct MetaStubTests {
         let stubbed = try Self.matches(#"^function wr\.([a-z_]+)\("#, in: meta).union(try Self.matches(#"^wr\.([a-z_]+) ="#, in: meta))
         #expect(wrKeys == stubbed, "host only: \(wrKeys.subtracting(stubbed)); stubs only: \(stubbed.subtracting(wrKeys))")
         let jsonKeys = try await Self.keys("wr.json")
-        let jsonStubs = try Self.matches(#"^function wr\.json\.([a-z_]+)\("#, in: meta).union(try Self.matches(#"^wr\.json\.([a-z_]+) ="#, in: meta))
+        let jsonStubs = try Self.matches(#"^function wr\.json\.([a-z_]+)\("#, in: meta).union(
+            try Self.matches(#"^wr\.json\.([a-z_]+) ="#, in: meta))
         #expect(jsonKeys == jsonStubs, "host only: \(jsonKeys.subtracting(jsonStubs)); stubs only: \(jsonStubs.subtracting(jsonKeys))")
 
         // room and session methods, from the bindings' tables
@@ -58,7 +61,10 @@ struct MetaStubTests {
         // every wr.on name the host knows is in the stub's list
         let onDoc = try #require(meta.range(of: "---Listen to an event of every session of this flow:"))
         let onText = String(meta[onDoc.lowerBound...].prefix(600))
-        for name in LuaEventNames.listenerAliases.keys where name.contains("_") || ["success", "block", "error", "close", "restart", "complete", "state", "progress", "connection", "disabled"].contains(name) {
+        for name in LuaEventNames.listenerAliases.keys
+        where name.contains("_")
+            || ["success", "block", "error", "close", "restart", "complete", "state", "progress", "connection", "disabled"].contains(name)
+        {
             #expect(onText.contains("\"\(name)\""), "wr.on(\"\(name)\") is not in the stub's list")
         }
     }

@@ -4,6 +4,7 @@ import NetFUNNEL
 import QueueIt
 import Testing
 import WaitingRoom
+
 @testable import WaitingRoomLua
 
 /// Issue 25: each vendor README's tables match the code: its code table lists every case of the
@@ -50,7 +51,9 @@ struct ReadmeTableTests {
             try #require(row.count == 4, "\(vendor): row \(row)")
             let event = try #require(EventName(rawValue: Self.unquoted(row[1])), "\(vendor): unknown core event \(row[1])")
             #expect(seen.insert(event).inserted, "\(vendor): \(event) listed twice")
-            #expect(Self.unquoted(row[2]) == LuaEventNames.handlers[event], "\(vendor): \(event) is handled by \(LuaEventNames.handlers[event] ?? "none"), the README says \(row[2])")
+            #expect(
+                Self.unquoted(row[2]) == LuaEventNames.handlers[event],
+                "\(vendor): \(event) is handled by \(LuaEventNames.handlers[event] ?? "none"), the README says \(row[2])")
             #expect(LuaEventNames.listenerAliases[Self.unquoted(row[3])] == event, "\(vendor): wr.on(\"\(row[3])\") is not \(event)")
         }
         let expected = Set(EventName.allCases).subtracting([.stateChanged])
@@ -77,8 +80,9 @@ struct ReadmeTableTests {
             #expect(table.contains { $0.0.contains(code) }, "\(vendor): code \(code) of the enum is not in the README's table")
         }
         for (range, row) in table where range.count == 1 {
-            #expect(cases.contains(range.lowerBound) || allowedExtra.contains(range.lowerBound),
-                    "\(vendor): the README lists \(range.lowerBound) (\(row)) but the code table has no such case")
+            #expect(
+                cases.contains(range.lowerBound) || allowedExtra.contains(range.lowerBound),
+                "\(vendor): the README lists \(range.lowerBound) (\(row)) but the code table has no such case")
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WaitingRoomLua
 
 /// Small limits so the runaway cases end fast.
@@ -36,25 +37,27 @@ struct SandboxTests {
     }
 
     /// Every escape of docs/lua-embedding.md §3.1 is refused.
-    @Test("escapes are refused", arguments: [
-        "return io.open('/etc/passwd')",
-        "return os.execute('true')",
-        "return os.getenv('HOME')",
-        "return require('os')",
-        "return package.loadlib('libc.so.6', 'system')",
-        "return debug.getregistry()",
-        "return dofile('/etc/passwd')",
-        "return loadfile('/etc/passwd')",
-        "return string.dump(function() end)",
-        "return ('').dump(function() end)",
-        "return getmetatable('').__index",
-        "return collectgarbage('collect')",
-        "return collectgarbage()",
-        "return setmetatable({}, { __gc = function() end })",
-        "return assert(load('\\27Lua\\84\\0'))()",
-        "return assert(load('\\27Lua\\84\\0', 'x', 'b'))()",
-        "return rawget(_G, 'io').open('/etc/passwd')",
-    ])
+    @Test(
+        "escapes are refused",
+        arguments: [
+            "return io.open('/etc/passwd')",
+            "return os.execute('true')",
+            "return os.getenv('HOME')",
+            "return require('os')",
+            "return package.loadlib('libc.so.6', 'system')",
+            "return debug.getregistry()",
+            "return dofile('/etc/passwd')",
+            "return loadfile('/etc/passwd')",
+            "return string.dump(function() end)",
+            "return ('').dump(function() end)",
+            "return getmetatable('').__index",
+            "return collectgarbage('collect')",
+            "return collectgarbage()",
+            "return setmetatable({}, { __gc = function() end })",
+            "return assert(load('\\27Lua\\84\\0'))()",
+            "return assert(load('\\27Lua\\84\\0', 'x', 'b'))()",
+            "return rawget(_G, 'io').open('/etc/passwd')"
+        ])
     func escapeRefused(_ chunk: String) async throws {
         let runtime = try FlowRuntime(options: FlowOptions(limits: testLimits))
         let error = try #require(failure(await runtime.evaluate(chunk)), "\(chunk) was not refused")
@@ -65,7 +68,8 @@ struct SandboxTests {
     @Test("what the sandbox leaves in _G")
     func globals() async throws {
         let runtime = try FlowRuntime(options: FlowOptions(limits: testLimits))
-        let result = await runtime.evaluate("""
+        let result = await runtime.evaluate(
+            """
             local names = {}
             for k in pairs(_G) do names[#names + 1] = k end
             table.sort(names)
@@ -98,13 +102,18 @@ struct SandboxTests {
     @Test("a pcall-wrapped loop cannot swallow the budget (sticky)")
     func pcallLoop() async throws {
         let runtime = try FlowRuntime(options: FlowOptions(limits: testLimits))
-        let error = try #require(failure(await runtime.evaluate(
-            "while true do pcall(function() while true do end end) end")))
+        let error = try #require(
+            failure(
+                await runtime.evaluate(
+                    "while true do pcall(function() while true do end end) end")))
         #expect(error.kind == .instructionBudget)
-        let nested = try #require(failure(await runtime.evaluate("""
-            local co = coroutine.wrap(function() while true do pcall(function() while true do end end) end end)
-            while true do pcall(co) end
-            """)))
+        let nested = try #require(
+            failure(
+                await runtime.evaluate(
+                    """
+                    local co = coroutine.wrap(function() while true do pcall(function() while true do end end) end end)
+                    while true do pcall(co) end
+                    """)))
         #expect(nested.kind == .instructionBudget)
         #expect(value(await runtime.evaluate("return 3")) == ["3"])
     }
@@ -120,14 +129,16 @@ struct SandboxTests {
         #expect(value(await runtime.evaluate("return 4")) == ["4"])
     }
 
-    @Test("memory bombs end with the memory limit; the runtime recovers", arguments: [
-        "local t = {} for i = 1, 1e8 do t[i] = i end",
-        "local s = 'x' for i = 1, 40 do s = s .. s end",
-        "return string.rep('x', 1e9)",
-        "return ('x'):rep(1e7):rep(100)",
-        "local ok = pcall(string.rep, 'x', 1e9) while true do local t = {} end",
-        "local t = {} while true do pcall(function() t[#t + 1] = {} end) end",
-    ])
+    @Test(
+        "memory bombs end with the memory limit; the runtime recovers",
+        arguments: [
+            "local t = {} for i = 1, 1e8 do t[i] = i end",
+            "local s = 'x' for i = 1, 40 do s = s .. s end",
+            "return string.rep('x', 1e9)",
+            "return ('x'):rep(1e7):rep(100)",
+            "local ok = pcall(string.rep, 'x', 1e9) while true do local t = {} end",
+            "local t = {} while true do pcall(function() t[#t + 1] = {} end) end"
+        ])
     func memoryBomb(_ chunk: String) async throws {
         let runtime = try FlowRuntime(options: FlowOptions(limits: testLimits))
         let error = try #require(failure(await runtime.evaluate(chunk)))
@@ -182,7 +193,10 @@ struct SandboxTests {
         let runtime = try FlowRuntime(options: FlowOptions(limits: testLimits))
         let other = try await runtime.testContext(name: "other")
         #expect(value(await runtime.evaluate("string.format = nil; shared = 1; rawset(string, 'x', 1); return string.format")) == ["nil"])
-        #expect(value(await runtime.evaluate("return type(string.format), shared, string.x, ('%d'):format(7)", in: other)) == ["function", "nil", "nil", "7"])
+        #expect(
+            value(await runtime.evaluate("return type(string.format), shared, string.x, ('%d'):format(7)", in: other)) == [
+                "function", "nil", "nil", "7"
+            ])
         #expect(value(await runtime.evaluate("load('leak = 1')(); return leak")) == ["1"])
         #expect(value(await runtime.evaluate("return leak", in: other)) == ["nil"])
     }

@@ -1,12 +1,13 @@
 import Foundation
 import Logging
+import ScriptedVendor
 import Synchronization
 import Testing
 import WaitingRoom
-import WaitingRoomTesting
-@testable import WaitingRoomLua
 import WaitingRoomHTTP
-import ScriptedVendor
+import WaitingRoomTesting
+
+@testable import WaitingRoomLua
 
 /// Many flows on one `lua_State` at once. Lua allows one thread at a time in a state and all of
 /// its coroutines; these tests make every way the host enters Lua overlap (handler awaits, script
@@ -114,7 +115,9 @@ struct StressTests {
             case .scriptError:
                 #expect(result.outcome.name == "passed", "\(context)")
                 #expect(result.handlerErrors.count == 2, "\(context)")
-                #expect(result.handlerErrors.allSatisfy { $0.kind == .runtime && $0.message.contains("boom \(index)") }, "\(context): \(result.handlerErrors)")
+                #expect(
+                    result.handlerErrors.allSatisfy { $0.kind == .runtime && $0.message.contains("boom \(index)") },
+                    "\(context): \(result.handlerErrors)")
             case .instructionBudget:
                 #expect(result.outcome.name == "passed", "\(context)")
                 #expect(result.handlerErrors.count == 2, "\(context)")
@@ -135,11 +138,12 @@ struct StressTests {
             weak let weakRuntime = runtime
             var tasks: [Task<FlowResult, Never>] = []
             for index in 0..<100 {
-                let id = try await runtime!.addFlow(source: """
-                    return { vendor = "scripted", entry = { scope = "s", room = "t\(index)" },
-                             config = { steps = { { progress = { ahead = 1 } }, { outcome = "passed" } } },
-                             on_progress = function() wr.emit('asleep'); if wr.sleep(60) then wr.emit('woke') end end }
-                    """, name: "t\(index).lua")
+                let id = try await runtime!.addFlow(
+                    source: """
+                        return { vendor = "scripted", entry = { scope = "s", room = "t\(index)" },
+                                 config = { steps = { { progress = { ahead = 1 } }, { outcome = "passed" } } },
+                                 on_progress = function() wr.emit('asleep'); if wr.sleep(60) then wr.emit('woke') end end }
+                        """, name: "t\(index).lua")
                 let held = runtime!
                 tasks.append(Task { await held.run(id) })
             }
@@ -165,4 +169,3 @@ struct StressTests {
         }
     }
 }
-

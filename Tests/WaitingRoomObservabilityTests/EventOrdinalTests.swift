@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WaitingRoom
 
 /// The metrics' per-event counters are found by `EventName.ordinal`: it must follow `allCases`.

@@ -19,12 +19,16 @@ struct TracingTests {
         let tracer = InMemoryTracer()
         let environment = ProviderEnvironment(transport: AsyncHTTPTransport.shared, metrics: nil, tracer: tracer)
         var configuration = try #require(EmulatorSuite.clientDefaults(for: server)["netfunnel"]?.objectValue)
-        configuration.merge(MetricsTests.patientTimeouts["netfunnel"] ?? [:]) { _, patient in patient }   // no retry on a loaded machine
-        let provider = try VendorRegistry.standard.makeProvider(vendor: "netfunnel", configuration: .object(configuration), environment: environment)
+        configuration.merge(MetricsTests.patientTimeouts["netfunnel"] ?? [:]) { _, patient in patient }  // no retry on a loaded machine
+        let provider = try VendorRegistry.standard.makeProvider(
+            vendor: "netfunnel", configuration: .object(configuration), environment: environment)
 
         try await tracer.withSpan("app.checkout", context: .topLevel) { _ in
             let session = try provider.enqueue(Entry(room: RoomKey(scope: "service_1", room: "segKey_basic")))
-            guard case .passed = await session.outcome() else { Issue.record("not passed"); return }
+            guard case .passed = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             _ = try await session.complete()
         }
         let spans = tracer.finishedSpans

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoom
+
 // `@testable` for one thing only: a throwaway cluster of the test's own
 // (`PostgresThrowawayCluster()`), which it can stop without stopping everyone's shared one.
 @testable import WaitingRoomPostgres
@@ -110,7 +111,8 @@ struct PostgresSingleUseLedgerTests {
             for worker in 0..<8 {
                 group.addTask {
                     var recorded = 0
-                    for i in stride(from: worker, to: 1280, by: 8) where try await store.use("new-\(i)", expiresAt: t0 + 1000, now: t0 + 100) {
+                    for i in stride(from: worker, to: 1280, by: 8)
+                    where try await store.use("new-\(i)", expiresAt: t0 + 1000, now: t0 + 100) {
                         recorded += 1
                     }
                     return recorded
@@ -120,7 +122,10 @@ struct PostgresSingleUseLedgerTests {
         }
         #expect(recorded == 1280)
         try await store.close()
-        let counts = try await Self.psql(url, "SELECT count(*) FILTER (WHERE expires_at < \(t0 + 100)), count(*) FILTER (WHERE expires_at >= \(t0 + 100)) FROM waitingroom_used_credentials")
+        let counts = try await Self.psql(
+            url,
+            "SELECT count(*) FILTER (WHERE expires_at < \(t0 + 100)), count(*) FILTER (WHERE expires_at >= \(t0 + 100)) FROM waitingroom_used_credentials"
+        )
         #expect(counts == "0|1280", "the 300 expired ids were pruned, no live one was: \(counts)")
     }
 
@@ -164,7 +169,7 @@ struct PostgresSingleUseLedgerTests {
             for attempt in 1...3 where opened == nil {
                 do {
                     opened = try await PostgresStateStore.connect(url: url, maximumConnections: 2)
-                } catch where attempt < 3 {
+                } catch  where attempt < 3 {
                     continue
                 }
             }
@@ -207,8 +212,10 @@ struct PostgresSingleUseLedgerTests {
         let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: server.binaries + "/psql")
-        process.arguments = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(server.port)",
-                             "-U", "postgres", "-d", database, "-c", sql]
+        process.arguments = [
+            "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(server.port)",
+            "-U", "postgres", "-d", database, "-c", sql
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

@@ -5,8 +5,9 @@ import WaitingRoom
 import WaitingRoomConformance
 import WaitingRoomPostgres
 import WaitingRoomTesting
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The PostgreSQL store against a real server (``PostgresTestCluster``), each test in a
@@ -32,8 +33,9 @@ struct PostgresStoreTests {
         let b = try await PostgresStateStore.connect(url: url, clock: clock)
         #expect(a.isShared && a.isDurable)
 
-        let pass = Pass(vendor: "v", room: room, credential: "token", kind: .token, issuedAt: clock.now(),
-                        expiresAt: clock.now().addingTimeInterval(60), targetURL: "https://example.com/", details: ["k": "v"])
+        let pass = Pass(
+            vendor: "v", room: room, credential: "token", kind: .token, issuedAt: clock.now(),
+            expiresAt: clock.now().addingTimeInterval(60), targetURL: "https://example.com/", details: ["k": "v"])
         try await a.save(pass)
         #expect(try await b.pass(vendor: "v", room: room) == pass)
         #expect(try await b.all() == [pass])
@@ -44,14 +46,19 @@ struct PostgresStoreTests {
         let key = HeldKey(vendor: "v", room: room, key: "k1", takenAt: now, owner: "a", leaseUntil: now.addingTimeInterval(10))
         try await a.recordHeldKey(key)
         #expect(try await b.heldKeys() == [key])
-        #expect(try await b.claimHeldKeys(vendor: nil, owner: "b", now: now.addingTimeInterval(5), leaseUntil: now.addingTimeInterval(20), limit: 10).isEmpty)
-        let taken = try await b.claimHeldKeys(vendor: nil, owner: "b", now: now.addingTimeInterval(10), leaseUntil: now.addingTimeInterval(20), limit: 10)
+        #expect(
+            try await b.claimHeldKeys(
+                vendor: nil, owner: "b", now: now.addingTimeInterval(5), leaseUntil: now.addingTimeInterval(20), limit: 10
+            ).isEmpty)
+        let taken = try await b.claimHeldKeys(
+            vendor: nil, owner: "b", now: now.addingTimeInterval(10), leaseUntil: now.addingTimeInterval(20), limit: 10)
         #expect(taken.map(\.owner) == ["b"])
         #expect(try await a.heldKeys().map(\.owner) == ["b"])
 
         let session = SessionLeaseID(vendor: "v", room: room, user: "u")
         #expect(try await a.acquireSession(session, owner: "a", now: now, until: now.addingTimeInterval(30)) == .acquired)
-        #expect(try await b.acquireSession(session, owner: "b", now: now, until: now.addingTimeInterval(30))
+        #expect(
+            try await b.acquireSession(session, owner: "b", now: now, until: now.addingTimeInterval(30))
                 == .heldBy(owner: "a", until: now.addingTimeInterval(30)))
         try await a.close()
         try await b.close()
@@ -62,12 +69,14 @@ struct PostgresStoreTests {
         let store = try await PostgresStateStore.connect(url: url)
         // Real dates: their seconds since 1970 do not always survive a trip through a double.
         let now = Date()
-        let pass = Pass(vendor: "v", room: room, credential: "c", kind: .key, issuedAt: now, expiresAt: now.addingTimeInterval(600.123_456_7),
-                        requiresCompletion: true, bypassedError: WaitingRoomError(.networkTimeout, message: "slow"))
+        let pass = Pass(
+            vendor: "v", room: room, credential: "c", kind: .key, issuedAt: now, expiresAt: now.addingTimeInterval(600.123_456_7),
+            requiresCompletion: true, bypassedError: WaitingRoomError(.networkTimeout, message: "slow"))
         try await store.save(pass)
         #expect(try await store.pass(vendor: "v", room: room) == pass)
-        var key = HeldKey(vendor: "v", room: room, key: "k", details: ["node": "n"], takenAt: now, expiresAt: now.addingTimeInterval(0.1),
-                          owner: "a", leaseUntil: now.addingTimeInterval(-0.000_001))
+        var key = HeldKey(
+            vendor: "v", room: room, key: "k", details: ["node": "n"], takenAt: now, expiresAt: now.addingTimeInterval(0.1),
+            owner: "a", leaseUntil: now.addingTimeInterval(-0.000_001))
         try await store.recordHeldKey(key)
         #expect(try await store.heldKeys() == [key])
         let leaseUntil = now.addingTimeInterval(33.333_333_3)
@@ -99,7 +108,7 @@ struct PostgresStoreTests {
         try await store.close()
         let error = await #expect(throws: WaitingRoomError.self) { try await store.heldKeys() }
         #expect(error?.kind == .invalidUse, "\(String(describing: error))")
-        try await store.close()   // twice is harmless
+        try await store.close()  // twice is harmless
     }
 
     /// Runs the write benchmark (a small count; `WAITINGROOM_PG_BENCH_COUNT` sets another) and
@@ -108,7 +117,9 @@ struct PostgresStoreTests {
         let url = try await PostgresTestCluster.shared.makeDatabase()
         let count = ProcessInfo.processInfo.environment["WAITINGROOM_PG_BENCH_COUNT"].flatMap(Int.init) ?? 200
         let figures = try await PostgresStateStore.benchmarkWrites(url: url, count: count)
-        print("PostgreSQL writes (\(count)): store \(Int(figures.storeWritesPerSecond))/s, bare INSERT of the same row \(Int(figures.bareInsertsPerSecond))/s")
+        print(
+            "PostgreSQL writes (\(count)): store \(Int(figures.storeWritesPerSecond))/s, bare INSERT of the same row \(Int(figures.bareInsertsPerSecond))/s"
+        )
         #expect(figures.storeWritesPerSecond > 0 && figures.bareInsertsPerSecond > 0)
         let store = try await PostgresStateStore.connect(url: url)
         #expect(try await store.heldKeys().isEmpty, "the benchmark's tables are its own")
@@ -131,7 +142,7 @@ struct PostgresStoreTests {
             "postgres://user@localhost/db?connect_timeout=soon",
             "postgres://user@localhost/db?colour=blue",
             "postgres://postgres:s3cret@127.0.0.1:\(closedPort)/db?sslmode=disable",
-            "postgres://postgres:s3cret@127.0.0.1:\(server.port)/no_such_database?sslmode=disable",
+            "postgres://postgres:s3cret@127.0.0.1:\(server.port)/no_such_database?sslmode=disable"
         ]
         let timer = ContinuousClock()
         for url in urls {
@@ -148,7 +159,8 @@ struct PostgresStoreTests {
         }
         #expect(missing?.message.contains("does not exist") == true, "\(String(describing: missing))")
         let badPrefix = await #expect(throws: WaitingRoomError.self) {
-            try await PostgresStateStore.connect(url: "postgres://postgres@127.0.0.1:\(server.port)/postgres?sslmode=disable", tablePrefix: "x; DROP")
+            try await PostgresStateStore.connect(
+                url: "postgres://postgres@127.0.0.1:\(server.port)/postgres?sslmode=disable", tablePrefix: "x; DROP")
         }
         #expect(badPrefix?.kind == .invalidConfiguration)
     }
@@ -163,7 +175,8 @@ struct PostgresStoreTests {
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: server.binaries + "/psql")
         holder.arguments = ["-X", "-q", "-h", "127.0.0.1", "-p", "\(server.port)", "-U", "postgres", "-d", database]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         holder.standardInput = input
         holder.standardOutput = output
         holder.standardError = output
@@ -172,12 +185,14 @@ struct PostgresStoreTests {
             try? input.fileHandleForWriting.close()
             holder.waitUntilExit()
         }
-        input.fileHandleForWriting.write(Data("""
-            BEGIN;
-            SELECT pg_advisory_xact_lock(hashtext('waitingroom-schema:waitingroom_'));
-            \\echo holding
+        input.fileHandleForWriting.write(
+            Data(
+                """
+                BEGIN;
+                SELECT pg_advisory_xact_lock(hashtext('waitingroom-schema:waitingroom_'));
+                \\echo holding
 
-            """.utf8))
+                """.utf8))
         var seen = ""
         while !seen.contains("holding") {
             let chunk = output.fileHandleForReading.availableData

@@ -23,7 +23,8 @@ struct TwoInstancesTests {
         return (emulator, try await emulator.start(host: "127.0.0.1", port: 0))
     }
 
-    static func instance(url: String, server: NetFUNNELRunningServer, lease: Duration = .seconds(3), recoverOnStart: Bool = false) async throws
+    static func instance(url: String, server: NetFUNNELRunningServer, lease: Duration = .seconds(3), recoverOnStart: Bool = false)
+        async throws
         -> (NetFUNNELProvider, PostgresStateStore)
     {
         let store = try await PostgresStateStore.connect(url: url, maximumConnections: 4)
@@ -45,11 +46,14 @@ struct TwoInstancesTests {
         let (two, storeTwo) = try await Self.instance(url: url, server: server, lease: .seconds(20))
         // Someone holds the only slot, so alice has to wait in line.
         let holder = try one.enqueue(Entry(room: Self.room, userId: "holder"))
-        guard case .passed = await holder.outcome() else { Issue.record("holder did not pass"); return }
+        guard case .passed = await holder.outcome() else {
+            Issue.record("holder did not pass")
+            return
+        }
         let first = try one.enqueue(Entry(room: Self.room, userId: "alice"))
         let second = try two.enqueue(Entry(room: Self.room, userId: "alice"))
         for _ in 0..<500 where emulator.counters().waiting < 1 { try await Task.sleep(for: .milliseconds(10)) }
-        try await Task.sleep(for: .milliseconds(600))   // the follower polls the lease meanwhile
+        try await Task.sleep(for: .milliseconds(600))  // the follower polls the lease meanwhile
         #expect(emulator.counters().requests["5101"] == 2, "alice sent one 5101, not one per instance: \(emulator.counters().requests)")
         _ = try await holder.complete()
         let outcomes = [await first.outcome(), await second.outcome()]
@@ -76,7 +80,8 @@ struct TwoInstancesTests {
             let (stopping, store) = try await Self.instance(url: url, server: server, lease: .seconds(1))
             for user in 0..<6 {
                 guard case .passed = await (try stopping.enqueue(Entry(room: Self.room, userId: "u\(user)"))).outcome() else {
-                    Issue.record("u\(user) did not pass"); return
+                    Issue.record("u\(user) did not pass")
+                    return
                 }
             }
             #expect(try await store.heldKeys().count == 6)
@@ -84,7 +89,7 @@ struct TwoInstancesTests {
             try await store.close()
         }
         #expect(emulator.counters().keysHeld == 6)
-        try await Task.sleep(for: .milliseconds(1200))   // its 1 s lease lapses
+        try await Task.sleep(for: .milliseconds(1200))  // its 1 s lease lapses
         let (two, storeTwo) = try await Self.instance(url: url, server: server)
         let (three, storeThree) = try await Self.instance(url: url, server: server)
         async let a = two.recoverHeldKeys(bound: .seconds(10))

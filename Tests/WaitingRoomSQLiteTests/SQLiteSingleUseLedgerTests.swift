@@ -27,7 +27,8 @@ struct SQLiteSingleUseLedgerTests {
     func withRawConnection<T>(_ path: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
         let threads = NIOThreadPool(numberOfThreads: 1)
         threads.start()
-        let db = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any())
+        let db = try await SQLiteConnection.open(
+            storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any())
         do {
             let result = try await body(db)
             try await db.close()
@@ -115,8 +116,10 @@ struct SQLiteSingleUseLedgerTests {
             for i in 0..<1280 { #expect(try await store.use("new-\(i)", expiresAt: t0 + 1000, now: t0 + 100)) }
             try await store.close()
             let (expired, live) = try await withRawConnection(path) { db in
-                let expired = try await db.query("SELECT count(*) AS n FROM used_credentials WHERE expires_at < ?1", [.integer(SQLiteInt64(t0 + 100))])
-                let live = try await db.query("SELECT count(*) AS n FROM used_credentials WHERE expires_at >= ?1", [.integer(SQLiteInt64(t0 + 100))])
+                let expired = try await db.query(
+                    "SELECT count(*) AS n FROM used_credentials WHERE expires_at < ?1", [.integer(SQLiteInt64(t0 + 100))])
+                let live = try await db.query(
+                    "SELECT count(*) AS n FROM used_credentials WHERE expires_at >= ?1", [.integer(SQLiteInt64(t0 + 100))])
                 return (expired.first?.column("n")?.integer, live.first?.column("n")?.integer)
             }
             #expect(expired == 0, "the 300 expired ids were pruned")
@@ -130,15 +133,18 @@ struct SQLiteSingleUseLedgerTests {
         try await inTemporaryFolder { path in
             try await withRawConnection(path) { db in
                 _ = try await db.query("PRAGMA journal_mode = WAL")
-                _ = try await db.query("""
+                _ = try await db.query(
+                    """
                     CREATE TABLE passes (vendor TEXT NOT NULL, scope TEXT NOT NULL, room TEXT NOT NULL,
                         issued_at REAL NOT NULL, expires_at REAL, pass TEXT NOT NULL, PRIMARY KEY (vendor, scope, room))
                     """)
-                _ = try await db.query("""
+                _ = try await db.query(
+                    """
                     CREATE TABLE held_keys (id TEXT NOT NULL PRIMARY KEY, vendor TEXT NOT NULL, owner TEXT NOT NULL,
                         lease_until REAL NOT NULL, taken_at REAL NOT NULL, record TEXT NOT NULL)
                     """)
-                _ = try await db.query("""
+                _ = try await db.query(
+                    """
                     CREATE TABLE sessions (vendor TEXT NOT NULL, scope TEXT NOT NULL, room TEXT NOT NULL, user TEXT NOT NULL,
                         owner TEXT NOT NULL, lease_until REAL NOT NULL, pass TEXT, PRIMARY KEY (vendor, scope, room, user))
                     """)
@@ -147,7 +153,9 @@ struct SQLiteSingleUseLedgerTests {
             let clock = VirtualClock()
             let before = try await SQLiteStateStore.open(path: path, clock: clock)
             let room = RoomKey(scope: "s", room: "r")
-            let pass = Pass(vendor: "v", room: room, credential: "c", kind: .token, issuedAt: clock.now(), expiresAt: clock.now().addingTimeInterval(600))
+            let pass = Pass(
+                vendor: "v", room: room, credential: "c", kind: .token, issuedAt: clock.now(),
+                expiresAt: clock.now().addingTimeInterval(600))
             try await before.save(pass)
             #expect(try await before.use("a", expiresAt: Self.t0 + 60, now: Self.t0))
             #expect(try await before.use("a", expiresAt: Self.t0 + 60, now: Self.t0) == false)
@@ -185,7 +193,8 @@ struct SQLiteSingleUseLedgerTests {
             let store = try await SQLiteStateStore.open(path: path)
             let threads = NIOThreadPool(numberOfThreads: 1)
             threads.start()
-            let holder = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any())
+            let holder = try await SQLiteConnection.open(
+                storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any())
             _ = try await holder.query("BEGIN IMMEDIATE")
             let timer = ContinuousClock()
             let started = timer.now

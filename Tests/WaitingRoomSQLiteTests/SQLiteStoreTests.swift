@@ -23,8 +23,9 @@ struct SQLiteStoreTests {
     }
 
     func heldKey(_ name: String, at date: Date, owner: String = "A") -> HeldKey {
-        HeldKey(vendor: "v", room: RoomKey(scope: "s", room: "r"), key: name, details: ["node": "n1"], takenAt: date,
-                expiresAt: date.addingTimeInterval(60), owner: owner, leaseUntil: date.addingTimeInterval(10))
+        HeldKey(
+            vendor: "v", room: RoomKey(scope: "s", room: "r"), key: name, details: ["node": "n1"], takenAt: date,
+            expiresAt: date.addingTimeInterval(60), owner: owner, leaseUntil: date.addingTimeInterval(10))
     }
 
     @Test func conforms() async throws {
@@ -45,7 +46,9 @@ struct SQLiteStoreTests {
                 },
                 inspectDamage: { store in
                     let sqlite = try #require(store as? SQLiteStateStore)
-                    let aside = try names(in: folder).contains { $0.hasPrefix("state.sqlite.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+                    let aside = try names(in: folder).contains {
+                        $0.hasPrefix("state.sqlite.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+                    }
                     return (await sqlite.problems, aside)
                 })
             let failures = try await StoreConformance(subject).run()
@@ -58,8 +61,9 @@ struct SQLiteStoreTests {
             let clock = VirtualClock()
             let writer = try await SQLiteStateStore.open(path: path, clock: clock, synchronous: .full)
             for i in 0..<20 { try await writer.recordHeldKey(heldKey("k\(i)", at: clock.now().addingTimeInterval(Double(i)))) }
-            let pass = Pass(vendor: "v", room: RoomKey(scope: "s", room: "r"), credential: "c", kind: .key, issuedAt: clock.now(),
-                            expiresAt: clock.now().addingTimeInterval(30), requiresCompletion: true, details: ["node": "n1"])
+            let pass = Pass(
+                vendor: "v", room: RoomKey(scope: "s", room: "r"), credential: "c", kind: .key, issuedAt: clock.now(),
+                expiresAt: clock.now().addingTimeInterval(30), requiresCompletion: true, details: ["node": "n1"])
             try await writer.save(pass)
             // The writer is not closed (as if its process were killed): the log holds the commits.
             #expect(FileManager.default.fileExists(atPath: path + "-wal"))
@@ -97,7 +101,8 @@ struct SQLiteStoreTests {
             // A's leases are renewed; B's lapse. A claim 20 s later takes only B's keys.
             try await store.renewLeases(owner: "A", until: start.addingTimeInterval(60))
             let later = start.addingTimeInterval(20)
-            let claimed = try await store.claimHeldKeys(vendor: "v", owner: "C", now: later, leaseUntil: later.addingTimeInterval(10), limit: 10_000)
+            let claimed = try await store.claimHeldKeys(
+                vendor: "v", owner: "C", now: later, leaseUntil: later.addingTimeInterval(10), limit: 10_000)
             #expect(claimed.count == 1000)
             #expect(claimed.allSatisfy { Int($0.key.dropFirst())! % 2 == 1 && $0.owner == "C" })
             let afterClaim = try await store.heldKeys()
@@ -133,7 +138,7 @@ struct SQLiteStoreTests {
                 key.details = ["recipe": String(repeating: "x", count: 200)]
                 try await store.recordHeldKey(key)
             }
-            try await store.close()   // the last handle: the log is folded into the file
+            try await store.close()  // the last handle: the log is folded into the file
             #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
@@ -177,12 +182,14 @@ struct SQLiteStoreTests {
             for (content, says) in [
                 (Data("root:x:0:0:root:/root:/bin/bash\n".utf8), "it holds text"),
                 (Data(#"{"name": "my-app"}"#.utf8), "it holds text"),
-                (binary, "does not start as a SQLite database does"),
+                (binary, "does not start as a SQLite database does")
             ] {
                 try content.write(to: URL(fileURLWithPath: path))
                 let error = await #expect(throws: WaitingRoomError.self) { _ = try await SQLiteStateStore.open(path: path) }
                 #expect(error?.kind == .invalidConfiguration && error?.field == "stateStore")
-                #expect(error?.message.contains(says) == true && error?.message.contains("nothing was changed") == true, "\(String(describing: error))")
+                #expect(
+                    error?.message.contains(says) == true && error?.message.contains("nothing was changed") == true,
+                    "\(String(describing: error))")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
                 #expect(try names(in: folder) == ["state.sqlite"], "nothing moved aside, no log")
             }
@@ -191,7 +198,8 @@ struct SQLiteStoreTests {
             // another application's database: not written to (no tables added, no WAL switch)
             let threads = NIOThreadPool(numberOfThreads: 1)
             threads.start()
-            let other = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any())
+            let other = try await SQLiteConnection.open(
+                storage: .file(path: path), threadPool: threads, on: MultiThreadedEventLoopGroup.singleton.any())
             _ = try await other.query("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
             _ = try await other.query("INSERT INTO users (name) VALUES ('ada')")
             try await other.close()
@@ -277,7 +285,8 @@ struct DurableEnvironmentTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wr-durable-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let environment = try await ProviderEnvironment.durable(path: dir.appendingPathComponent("state.sqlite").path, transport: NoNetworkTransport())
+        let environment = try await ProviderEnvironment.durable(
+            path: dir.appendingPathComponent("state.sqlite").path, transport: NoNetworkTransport())
         #expect(environment.store is SQLiteStateStore)
         #expect(environment.keyJournal.isActive)
         await environment.keyJournal.hold(vendor: "v", room: RoomKey(scope: "s", room: "r"), key: "k")

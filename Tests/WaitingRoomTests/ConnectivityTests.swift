@@ -1,15 +1,19 @@
 import Foundation
 import Testing
-@testable import WaitingRoom
 import WaitingRoomTesting
+
+@testable import WaitingRoom
 
 /// Issue 25 §3: the default connectivity monitor and the session's connection states.
 @Suite("Connectivity")
 struct ConnectivityTests {
     /// A fake `/proc/net` and `/sys/class/net` in a temporary folder.
-    static func tables(route: String, ipv6: String = "", interfaces: [String: (operstate: String, flags: String)]) throws -> SystemConnectivityMonitor {
+    static func tables(route: String, ipv6: String = "", interfaces: [String: (operstate: String, flags: String)]) throws
+        -> SystemConnectivityMonitor
+    {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("conn-\(UUID().uuidString)")
-        let proc = root.appendingPathComponent("proc"), sys = root.appendingPathComponent("sys")
+        let proc = root.appendingPathComponent("proc")
+        let sys = root.appendingPathComponent("sys")
         try FileManager.default.createDirectory(at: proc, withIntermediateDirectories: true)
         try route.write(to: proc.appendingPathComponent("route"), atomically: true, encoding: .utf8)
         try ipv6.write(to: proc.appendingPathComponent("ipv6_route"), atomically: true, encoding: .utf8)
@@ -25,8 +29,9 @@ struct ConnectivityTests {
     static let header = "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
 
     @Test func aDefaultRouteThroughAnInterfaceThatIsUpIsOnline() throws {
-        let m = try Self.tables(route: Self.header + "eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n",
-                                interfaces: ["eth0": ("up", "0x1003")])
+        let m = try Self.tables(
+            route: Self.header + "eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n",
+            interfaces: ["eth0": ("up", "0x1003")])
         #expect(!m.isOffline(host: "queue.example.com"))
     }
 
@@ -34,11 +39,13 @@ struct ConnectivityTests {
         let none = try Self.tables(route: Self.header, interfaces: [:])
         #expect(none.isOffline(host: "queue.example.com"))
         #expect(none.isOffline(host: nil))
-        let down = try Self.tables(route: Self.header + "wlan0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n",
-                                   interfaces: ["wlan0": ("down", "0x1002")])
+        let down = try Self.tables(
+            route: Self.header + "wlan0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n",
+            interfaces: ["wlan0": ("down", "0x1002")])
         #expect(down.isOffline(host: "queue.example.com"))
-        let loOnly = try Self.tables(route: Self.header + "lo\t0000007F\t00000000\t0001\t0\t0\t0\t000000FF\t0\t0\t0\n",
-                                     interfaces: ["lo": ("unknown", "0x9")])
+        let loOnly = try Self.tables(
+            route: Self.header + "lo\t0000007F\t00000000\t0001\t0\t0\t0\t000000FF\t0\t0\t0\n",
+            interfaces: ["lo": ("unknown", "0x9")])
         #expect(loOnly.isOffline(host: "queue.example.com"))
     }
 
@@ -50,7 +57,8 @@ struct ConnectivityTests {
     }
 
     @Test func anIPv6RouteCounts() throws {
-        let ipv6 = "20010db8000000000000000000000000 20 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001     eth1\n"
+        let ipv6 =
+            "20010db8000000000000000000000000 20 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001     eth1\n"
         let m = try Self.tables(route: Self.header, ipv6: ipv6, interfaces: ["eth1": ("up", "0x1003")])
         #expect(!m.isOffline(host: "queue.example.com"))
     }
@@ -65,8 +73,9 @@ struct ConnectivityTests {
             context.emit(.connection(.offline, s))
             context.emit(.connection(.offline, s))  // no news: not emitted twice
             context.emit(.progress(QueueProgress(ahead: 3), VendorStatus(vendor: "flaky", code: 201, message: "wait")))
-            return .passed(Pass(vendor: "flaky", room: entry.room, credential: "t", kind: .token, issuedAt: Date()),
-                           VendorStatus(vendor: "flaky", code: 200, message: "ok"))
+            return .passed(
+                Pass(vendor: "flaky", room: entry.room, credential: "t", kind: .token, issuedAt: Date()),
+                VendorStatus(vendor: "flaky", code: 200, message: "ok"))
         }
         func complete(_ pass: Pass, context: SessionContext) async -> VendorStatus { VendorStatus(vendor: "flaky", code: 0, message: "") }
     }
@@ -80,11 +89,17 @@ struct ConnectivityTests {
             names.append(event.name)
             if case .connection(let state, _) = event { states.append(state) }
         }
-        #expect(states == [.reconnecting(attempt: 1, nextRetryIn: .seconds(1)), .reconnecting(attempt: 2, nextRetryIn: .seconds(2)), .offline, .connected])
+        #expect(
+            states == [
+                .reconnecting(attempt: 1, nextRetryIn: .seconds(1)), .reconnecting(attempt: 2, nextRetryIn: .seconds(2)), .offline,
+                .connected
+            ])
         // connected comes right before the answer that shows it
         let connected = try #require(names.firstIndex(of: .connection).map { _ in names.lastIndex(of: .connection)! })
         #expect(names[connected + 1] == .stateChanged || names[connected + 1] == .progress, "\(names)")
-        let fields = WaitingRoomEvent.connection(.reconnecting(attempt: 2, nextRetryIn: .milliseconds(1500)), VendorStatus(vendor: "v", code: 1, message: "m")).fields()
+        let fields = WaitingRoomEvent.connection(
+            .reconnecting(attempt: 2, nextRetryIn: .milliseconds(1500)), VendorStatus(vendor: "v", code: 1, message: "m")
+        ).fields()
         #expect(fields["connection"] == .string("reconnecting") && fields["attempt"] == .number(2) && fields["retry_in"] == .number(1.5))
     }
 }

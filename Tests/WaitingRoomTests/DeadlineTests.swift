@@ -37,7 +37,9 @@ struct DeadlineTests {
         let value = try await withDeadline(.seconds(60), clock: SystemClock(), onTimeout: { TimedOut() }) { 42 }
         #expect(value == 42)
         await #expect(throws: Refused.self) {
-            try await withDeadline(.seconds(60), clock: SystemClock(), onTimeout: { TimedOut() }) { () async throws -> Int in throw Refused() }
+            try await withDeadline(.seconds(60), clock: SystemClock(), onTimeout: { TimedOut() }) { () async throws -> Int in
+                throw Refused()
+            }
         }
     }
 
@@ -51,7 +53,9 @@ struct DeadlineTests {
                 group.addTask {
                     var failed = 0
                     for i in 0..<2_000 {
-                        let value = try? await withDeadline(.seconds(60), clock: SystemClock(), onTimeout: { TimedOut() }) { worker * 10_000 + i }
+                        let value = try? await withDeadline(.seconds(60), clock: SystemClock(), onTimeout: { TimedOut() }) {
+                            worker * 10_000 + i
+                        }
                         if value != worker * 10_000 + i { failed += 1 }
                     }
                     return failed
@@ -101,7 +105,7 @@ struct DeadlineTests {
                 await Self.deafWait(120, cancelled: cancelled)
             }
         }
-        call.cancel()   // before or after the call has begun: either way it ends at once
+        call.cancel()  // before or after the call has begun: either way it ends at once
         await #expect(throws: CancellationError.self) { try await call.value }
         #expect(cancelled.value)
         // Not a timing figure: the operation takes 120 s (a loaded CI run took 8.3 s here).

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WaitingRoom
 
 /// ``EarlyEvents`` against the plain rule it implements: the last `limit` events, the oldest

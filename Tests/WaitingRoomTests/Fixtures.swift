@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WaitingRoom
 import WaitingRoomTesting
 
@@ -29,5 +30,3 @@ final class Recorder<T: Sendable>: Sendable {
     func append(_ item: T) { items.withLock { $0.append(item) } }
     var all: [T] { items.withLock { $0 } }
 }
-
-import Synchronization

@@ -2,10 +2,11 @@ import Foundation
 import NIOCore
 import Synchronization
 import Testing
-import WebDriver
-@testable import WaitingRoom
-import WaitingRoomTesting
 import WaitingRoomHTTP
+import WaitingRoomTesting
+import WebDriver
+
+@testable import WaitingRoom
 
 /// A deadline holds while every thread of Swift's cooperative pool is busy.
 ///
@@ -69,8 +70,9 @@ struct BusyPoolCheck {
             #expect(throws: WaitingRoomError.self) { try result.get() }
             if case .failure(let error as WaitingRoomError) = result { #expect(error.kind == .networkTimeout) }
             let closed = try #require(server.activity.closes.first) - started
-            print("busy pool (\(threads) spinning loops): \(deadline) ms deadline closed the connection after \(closed.milliseconds) ms; "
-                  + "loops spinning then: \(hog.spinningAtRelease); caller saw the timeout after \(answered.milliseconds) ms")
+            print(
+                "busy pool (\(threads) spinning loops): \(deadline) ms deadline closed the connection after \(closed.milliseconds) ms; "
+                    + "loops spinning then: \(hog.spinningAtRelease); caller saw the timeout after \(answered.milliseconds) ms")
             guard hog.spinningAtRelease == threads else { continue }
             #expect(hog.loopsThatHitTheCap == 0, "the deadline, not the cap, ended the loops")
             #expect(closed >= .milliseconds(Int64(deadline) - 5))
@@ -94,7 +96,9 @@ struct BusyPoolCheck {
             }
             await hog.occupy(threads)
             let fired = try #require(firedAt.withLock { $0 }) - started
-            print("busy pool (\(threads) spinning loops): the core's timer queue fired a \(delay) ms timer after \(fired); loops spinning then: \(hog.spinningAtRelease)")
+            print(
+                "busy pool (\(threads) spinning loops): the core's timer queue fired a \(delay) ms timer after \(fired); loops spinning then: \(hog.spinningAtRelease)"
+            )
             guard hog.spinningAtRelease == threads else { continue }
             #expect(hog.loopsThatHitTheCap == 0, "the timer, not the cap, ended the loops")
             #expect(fired >= .milliseconds(Int64(delay)))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoom
+
 @testable import WaitingRoomHTTP
 
 /// Serialized: the deadline checks measure milliseconds. The busy-pool check
@@ -112,8 +113,10 @@ struct HTTPTransportTests {
         func to(_ status: Int, _ location: String) -> String {
             server.base + "/to/\(status)/" + (location.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? location)
         }
-        func follow(_ url: String, method: String = "GET", headers: HTTPHeaderList = [], body: [UInt8]? = nil) async throws -> HTTPResponse {
-            try await transport.send(HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: .seconds(20), followRedirects: true))
+        func follow(_ url: String, method: String = "GET", headers: HTTPHeaderList = [], body: [UInt8]? = nil) async throws -> HTTPResponse
+        {
+            try await transport.send(
+                HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: .seconds(20), followRedirects: true))
         }
         for bad in ["http://127.0.0.1:99999/x", "http://127.0.0.1:65536/"] {
             await #expect { try await follow(to(302, bad)) } throws: {
@@ -129,16 +132,20 @@ struct HTTPTransportTests {
             ($0 as? WaitingRoomError)?.kind == .invalidResponse && "\($0)".contains("cycle")
         }
         // more than 10 redirects; 10 are followed
-        await #expect { try await follow(server.base + "/hops/11") } throws: { ($0 as? WaitingRoomError)?.message.contains("more than 10 redirects") == true }
+        await #expect { try await follow(server.base + "/hops/11") } throws: {
+            ($0 as? WaitingRoomError)?.message.contains("more than 10 redirects") == true
+        }
         let followedTen = try await follow(server.base + "/hops/10")
         #expect(followedTen.status == 200 && followedTen.text == "hello" && followedTen.url == server.base + "/hops/0")
         // relative and absolute locations; the final URL is the answer's
         let relative = try await follow(to(301, "/ok"))
         #expect(relative.status == 200 && relative.url == server.base + "/ok")
         // 303 makes a POST a GET without its body; 307 keeps both
-        let seeOther = try await follow(to(303, "/echo"), method: "POST", headers: [("Content-Type", "text/plain")], body: Array("data".utf8))
+        let seeOther = try await follow(
+            to(303, "/echo"), method: "POST", headers: [("Content-Type", "text/plain")], body: Array("data".utf8))
         #expect(seeOther.text.hasPrefix("GET\n") && !seeOther.text.lowercased().contains("content-type"), "\(seeOther.text)")
-        let temporary = try await follow(to(307, "/echo"), method: "POST", headers: [("Content-Type", "text/plain")], body: Array("data".utf8))
+        let temporary = try await follow(
+            to(307, "/echo"), method: "POST", headers: [("Content-Type", "text/plain")], body: Array("data".utf8))
         #expect(temporary.text.hasPrefix("POST\n") && temporary.text.lowercased().contains("content-type: text/plain"), "\(temporary.text)")
         // the cookie goes along to the same origin only (localhost is another origin than 127.0.0.1)
         let same = try await follow(to(302, "/echo"), headers: [("Cookie", "a=1")])
@@ -200,7 +207,7 @@ struct HTTPTransportTests {
             (HTTPRequest(url: server.base + "/ok", headers: [("X-A", "a\r\nX-Injected: 1")]), "headers"),
             (HTTPRequest(url: server.base + "/ok", headers: [("X-A", "a\u{0}b")]), "headers"),
             (HTTPRequest(url: server.base + "/ok", headers: [("X-A: b\r\nX-B", "c")]), "headers"),
-            (HTTPRequest(url: server.base + "/ok", headers: [("", "c")]), "headers"),
+            (HTTPRequest(url: server.base + "/ok", headers: [("", "c")]), "headers")
         ]
         for (request, field) in cases {
             do {
@@ -212,7 +219,8 @@ struct HTTPTransportTests {
         }
         #expect(server.activity.paths.isEmpty, "\(server.activity.paths)")
         // methods and fields that are tokens still go as given
-        let purge = try await transport.send(HTTPRequest(method: "PURGE", url: server.base + "/ok", headers: [("X-Trace_1", "a b; c=\"d\"")], timeout: .seconds(20)))
+        let purge = try await transport.send(
+            HTTPRequest(method: "PURGE", url: server.base + "/ok", headers: [("X-Trace_1", "a b; c=\"d\"")], timeout: .seconds(20)))
         #expect(purge.status == 200)
     }
 

@@ -20,10 +20,13 @@ struct JSONValueTests {
             value = items.first ?? .null
         }
         #expect(depth == JSONValue.maximumDepth)
-        let objects = String(repeating: #"{"a":"#, count: JSONValue.maximumDepth) + "1" + String(repeating: "}", count: JSONValue.maximumDepth)
+        let objects =
+            String(repeating: #"{"a":"#, count: JSONValue.maximumDepth) + "1" + String(repeating: "}", count: JSONValue.maximumDepth)
         #expect(throws: Never.self) { try JSONValue.parse(objects) }
-        for text in [Self.nested(JSONValue.maximumDepth + 1), Self.nested(100_000),
-                     String(repeating: #"{"a":["#, count: 40) + "1" + String(repeating: "]}", count: 40)] {
+        for text in [
+            Self.nested(JSONValue.maximumDepth + 1), Self.nested(100_000),
+            String(repeating: #"{"a":["#, count: 40) + "1" + String(repeating: "]}", count: 40)
+        ] {
             do {
                 _ = try JSONValue.parse(text)
                 Issue.record("parsed \(text.prefix(20))… of \(text.count) bytes")

@@ -70,7 +70,8 @@ private final class MisbehavingHandler: ChannelInboundHandler {
                 bodyLeft -= skipped
                 if bodyLeft > 0 { return }
             }
-            guard pending.count >= 4, let end = pending.indices.dropLast(3).first(where: { Array(pending[$0..<$0 + 4]) == separator }) else { return }
+            guard pending.count >= 4, let end = pending.indices.dropLast(3).first(where: { Array(pending[$0..<$0 + 4]) == separator })
+            else { return }
             let head = String(decoding: pending[..<end], as: UTF8.self)
             pending.removeFirst(end + 4)
             for field in head.split(separator: "\r\n").dropFirst() where field.lowercased().hasPrefix("content-length:") {

@@ -8,8 +8,9 @@ struct PassStoreTests {
     let clock = VirtualClock()
 
     func pass(_ room: String, expiresIn seconds: Double?) -> Pass {
-        Pass(vendor: "v", room: RoomKey(scope: "s", room: room), credential: "token-\(room)", kind: .token,
-             issuedAt: clock.now(), expiresAt: seconds.map { clock.now().addingTimeInterval($0) })
+        Pass(
+            vendor: "v", room: RoomKey(scope: "s", room: room), credential: "token-\(room)", kind: .token,
+            issuedAt: clock.now(), expiresAt: seconds.map { clock.now().addingTimeInterval($0) })
     }
 
     func temporaryPath() -> String {
@@ -50,7 +51,7 @@ struct PassStoreTests {
         let store = FilePassStore(path: path, clock: clock)
         for room in ["a", "b", "c"] { try await store.save(pass(room, expiresIn: 600)) }
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        bytes = bytes.prefix(bytes.count - 40)   // cut into the last pass
+        bytes = bytes.prefix(bytes.count - 40)  // cut into the last pass
         try bytes.write(to: URL(fileURLWithPath: path))
 
         let reopened = FilePassStore(path: path, clock: clock)
@@ -86,7 +87,9 @@ struct PassStoreTests {
     @Test func someoneElsesFileIsRefusedAndLeftAsItIs() async throws {
         let path = temporaryPath()
         let folder = (path as NSString).deletingLastPathComponent
-        for content in ["null", "[1,2,3]", "\u{0}\u{1}binary", #"{"name": "my-app", "version": "1.0.0"}"#, "root:x:0:0:root:/root:/bin/bash\n"] {
+        for content in [
+            "null", "[1,2,3]", "\u{0}\u{1}binary", #"{"name": "my-app", "version": "1.0.0"}"#, "root:x:0:0:root:/root:/bin/bash\n"
+        ] {
             try Data(content.utf8).write(to: URL(fileURLWithPath: path))
             let store = FilePassStore(path: path, clock: clock)
             for _ in 0..<2 {
@@ -106,7 +109,9 @@ struct PassStoreTests {
         try Data("mine".utf8).write(to: URL(fileURLWithPath: path + "/inside.txt"))
         let store = FilePassStore(path: path, clock: clock)
         let error = await #expect(throws: WaitingRoomError.self) { try await store.open() }
-        #expect(error?.kind == .invalidConfiguration && error?.message.contains("cannot be read (a directory)") == true, "\(String(describing: error))")
+        #expect(
+            error?.kind == .invalidConfiguration && error?.message.contains("cannot be read (a directory)") == true,
+            "\(String(describing: error))")
         await #expect(throws: WaitingRoomError.self) { try await store.save(pass("x", expiresIn: 5)) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["inside.txt"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["passes.json"])
@@ -114,6 +119,7 @@ struct PassStoreTests {
         // fail after the key was taken: refused at once
         let nowhere = FilePassStore(path: folder + "/missing/state.json", clock: clock)
         let missing = await #expect(throws: WaitingRoomError.self) { try await nowhere.open() }
-        #expect(missing?.kind == .invalidConfiguration && missing?.message.contains("does not exist") == true, "\(String(describing: missing))")
+        #expect(
+            missing?.kind == .invalidConfiguration && missing?.message.contains("does not exist") == true, "\(String(describing: missing))")
     }
 }

@@ -29,7 +29,7 @@ struct RetryPolicyTests {
         let policy = RetryPolicy.fixedSlots(attemptTimeout: .milliseconds(3000), retries: 1)
         do {
             _ = try await policy.run(clock: clock) { _, timeout in
-                try await clock.sleep(for: timeout ?? .zero)   // a transport that times out
+                try await clock.sleep(for: timeout ?? .zero)  // a transport that times out
                 throw WaitingRoomError(.networkTimeout, vendorCode: 1002, message: "timeout")
             }
         } catch let error as WaitingRoomError {
@@ -52,7 +52,8 @@ struct RetryPolicyTests {
     /// Queue-it's rule: waits of 1, 2, 4, 8 s, then "unavailable" with code 3.
     @Test func doublingBackoffWaitsOneTwoFourEightThenUnavailable() async throws {
         let clock = VirtualClock(autoAdvance: true)
-        let policy = RetryPolicy.doublingBackoff(initial: .seconds(1), limit: .seconds(10), attemptTimeout: nil, unavailableCode: 3, message: "queue unavailable")
+        let policy = RetryPolicy.doublingBackoff(
+            initial: .seconds(1), limit: .seconds(10), attemptTimeout: nil, unavailableCode: 3, message: "queue unavailable")
         #expect(policy.delays == [.seconds(1), .seconds(2), .seconds(4), .seconds(8)])
         #expect(policy.maxAttempts == 5)
         let count = Mutex(0)
@@ -72,7 +73,8 @@ struct RetryPolicyTests {
 
     @Test func rejectionsAreNeverRetried() async throws {
         let clock = VirtualClock(autoAdvance: true)
-        let policy = RetryPolicy.doublingBackoff(initial: .seconds(1), limit: .seconds(10), attemptTimeout: nil, unavailableCode: 3, message: "x")
+        let policy = RetryPolicy.doublingBackoff(
+            initial: .seconds(1), limit: .seconds(10), attemptTimeout: nil, unavailableCode: 3, message: "x")
         let count = Mutex(0)
         do {
             _ = try await policy.run(clock: clock) { _, _ -> Int in
@@ -88,7 +90,8 @@ struct RetryPolicyTests {
 
     @Test func eachRunStartsWithAFreshBackoff() async throws {
         let clock = VirtualClock(autoAdvance: true)
-        let policy = RetryPolicy.doublingBackoff(initial: .seconds(1), limit: .seconds(10), attemptTimeout: nil, unavailableCode: 3, message: "x")
+        let policy = RetryPolicy.doublingBackoff(
+            initial: .seconds(1), limit: .seconds(10), attemptTimeout: nil, unavailableCode: 3, message: "x")
         for _ in 0..<2 {
             _ = try await policy.run(clock: clock) { attempt, _ in
                 if attempt == 0 { throw WaitingRoomError(.server, message: "once") }

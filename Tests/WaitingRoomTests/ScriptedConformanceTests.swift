@@ -1,10 +1,10 @@
 import Foundation
+import ScriptedVendor
 import Synchronization
 import Testing
 import WaitingRoom
 import WaitingRoomConformance
 import WaitingRoomTesting
-import ScriptedVendor
 
 /// An "emulator" for the `scripted` vendor: it has no server, so each room is a script
 /// (``ScriptedProvider``) and the counters are read from the providers' call logs and the
@@ -59,7 +59,8 @@ final class ScriptedConformanceEmulator: ConformanceEmulator {
     static func status(_ code: Int, _ message: String) -> VendorStatus { VendorStatus(vendor: vendor, code: code, message: message) }
 
     func script(for room: RoomKey) -> ([ScriptedProvider.Step], TryPassResult) {
-        let keyPass = Pass(vendor: Self.vendor, room: room, credential: "scripted-key", kind: .key, issuedAt: gate.now(), requiresCompletion: true)
+        let keyPass = Pass(
+            vendor: Self.vendor, room: room, credential: "scripted-key", kind: .key, issuedAt: gate.now(), requiresCompletion: true)
         let passed = ScriptedProvider.Step.finish(.passed(keyPass, Self.status(200, "passed")))
         switch ConformanceRoom(rawValue: room.room) {
         case .open?:
@@ -69,13 +70,19 @@ final class ScriptedConformanceEmulator: ConformanceEmulator {
             let progress = { (ahead: Int) in
                 ScriptedProvider.Step.emit(.progress(QueueProgress(ahead: ahead, behind: 0), Self.status(201, "waiting")))
             }
-            return ([progress(2), progress(1), .sleep(.seconds(3600)), progress(0), passed],
-                    TryPassResult(disposition: .queue, status: Self.status(201, "would wait")))
+            return (
+                [progress(2), progress(1), .sleep(.seconds(3600)), progress(0), passed],
+                TryPassResult(disposition: .queue, status: Self.status(201, "would wait"))
+            )
         case .block?:
-            return ([.finish(.blocked(Self.status(301, "blocked")))], TryPassResult(disposition: .blocked, status: Self.status(301, "blocked")))
+            return (
+                [.finish(.blocked(Self.status(301, "blocked")))], TryPassResult(disposition: .blocked, status: Self.status(301, "blocked"))
+            )
         case .closed?, nil:
-            return ([.finish(.disabled(nil, Self.status(0, "room not active")))],
-                    TryPassResult(disposition: .disabled, status: Self.status(0, "room not active")))
+            return (
+                [.finish(.disabled(nil, Self.status(0, "room not active")))],
+                TryPassResult(disposition: .disabled, status: Self.status(0, "room not active"))
+            )
         }
     }
 
@@ -116,7 +123,8 @@ final class ScriptedConformanceEmulator: ConformanceEmulator {
 
         func provider(for room: RoomKey) -> ScriptedProvider {
             if let fault = emulator.takeFault() {
-                let failing = ScriptedProvider(steps: [.finish(.failed(ScriptedConformanceEmulator.failure(fault.action)))], environment: environment)
+                let failing = ScriptedProvider(
+                    steps: [.finish(.failed(ScriptedConformanceEmulator.failure(fault.action)))], environment: environment)
                 emulator.register(failing)
                 return failing
             }

@@ -41,7 +41,8 @@ struct StateStoreTests {
         let environment = ProviderEnvironment(transport: NoNetworkTransport(), clock: clock, passStore: PassesOnly(inner: passes))
         #expect(environment.store.isDurable == false)
         #expect(environment.keyJournal.isActive == false)
-        try await environment.passStore.save(Pass(vendor: "v", room: RoomKey(scope: "s", room: "r"), credential: "c", kind: .token, issuedAt: clock.now()))
+        try await environment.passStore.save(
+            Pass(vendor: "v", room: RoomKey(scope: "s", room: "r"), credential: "c", kind: .token, issuedAt: clock.now()))
         #expect(await passes.all().count == 1)
     }
 
@@ -76,9 +77,13 @@ struct StateStoreTests {
         let store = MemoryPassStore(clock: clock)
         let room = RoomKey(scope: "s", room: "r")
         let now = clock.now()
-        for (key, lease, expiry) in [("live", 60.0, 100.0), ("back", -1.0, 100.0), ("gone", -1.0, 100.0), ("late", -1.0, -5.0), ("stuck", -1.0, 100.0)] {
-            await store.recordHeldKey(HeldKey(vendor: "v", room: room, key: key, takenAt: now, expiresAt: now.addingTimeInterval(expiry),
-                                                  owner: "dead", leaseUntil: now.addingTimeInterval(lease)))
+        for (key, lease, expiry) in [
+            ("live", 60.0, 100.0), ("back", -1.0, 100.0), ("gone", -1.0, 100.0), ("late", -1.0, -5.0), ("stuck", -1.0, 100.0)
+        ] {
+            await store.recordHeldKey(
+                HeldKey(
+                    vendor: "v", room: room, key: key, takenAt: now, expiresAt: now.addingTimeInterval(expiry),
+                    owner: "dead", leaseUntil: now.addingTimeInterval(lease)))
         }
         let journal = KeyJournal(store: store, clock: clock, lease: .seconds(5), owner: "me")
         let report = await journal.recover(vendor: "v", bound: .seconds(2)) { held in

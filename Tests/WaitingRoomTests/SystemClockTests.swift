@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import WaitingRoom
 import Synchronization
+import Testing
+
+@testable import WaitingRoom
 
 /// `SystemClock`'s sleeps are woken from a NIO event loop; cancellation ends them at once.
 @Suite("SystemClock sleeps")

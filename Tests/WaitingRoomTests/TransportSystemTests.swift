@@ -64,7 +64,8 @@ struct TransportSystemTests {
             set { metadata[key] = newValue }
         }
         func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { $1 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                separator: " ")
             lines.append("\(label) \(event.level) \(event.message) \(all)")
         }
     }

@@ -1,9 +1,9 @@
 import Foundation
+import ScriptedVendor
 import Testing
 import WaitingRoom
-import WaitingRoomTesting
 import WaitingRoomHTTP
-import ScriptedVendor
+import WaitingRoomTesting
 
 @Suite("VendorRegistry and configuration")
 struct VendorRegistryTests {
@@ -30,7 +30,7 @@ struct VendorRegistryTests {
             (#"{"steps": [{"outcome": "maybe"}]}"#, "scripted.steps[0].outcome"),
             (#"{"steps": [{"progress": {"ahead": "three"}}]}"#, "scripted.steps[0].progress.ahead"),
             (#"{"steps": [], "tryPas": "queue"}"#, "scripted.tryPas"),
-            (#"[1]"#, "scripted"),
+            (#"[1]"#, "scripted")
         ]
         for (text, field) in cases {
             do {

@@ -1,16 +1,17 @@
 import Foundation
+import ScriptedVendor
 import Testing
 import WaitingRoom
-import WaitingRoomTesting
 import WaitingRoomHTTP
-import ScriptedVendor
+import WaitingRoomTesting
 
 @Suite("WaitingSession")
 struct WaitingSessionTests {
     let clock = VirtualClock()
 
     func provider(_ steps: [ScriptedProvider.Step], policy: DuplicatePolicy = .join) -> ScriptedProvider {
-        ScriptedProvider(steps: steps, environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: clock, duplicatePolicy: policy))
+        ScriptedProvider(
+            steps: steps, environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: clock, duplicatePolicy: policy))
     }
 
     @Test func threeSubscribersSeeTheSameEventsInOrder() async throws {
@@ -18,7 +19,7 @@ struct WaitingSessionTests {
             .sleep(.seconds(1)),
             .emit(.progress(QueueProgress(ahead: 2), Fixture.status(201))),
             .emit(.progress(QueueProgress(ahead: 1), Fixture.status(201))),
-            .finish(.passed(Fixture.keyPass(), Fixture.status(200, "pass"))),
+            .finish(.passed(Fixture.keyPass(), Fixture.status(200, "pass")))
         ])
         let session = try p.enqueue(Fixture.entry)
         let streams = (0..<3).map { _ in session.events }
@@ -31,7 +32,9 @@ struct WaitingSessionTests {
         try await session.complete()
         let (ea, eb, ec) = await (a, b, c)
         // the first stream also has what happened before the others were opened (idle, maybe connecting)
-        let (sa, sb, sc) = (ea.filter { $0.name != .stateChanged }, eb.filter { $0.name != .stateChanged }, ec.filter { $0.name != .stateChanged })
+        let (sa, sb, sc) = (
+            ea.filter { $0.name != .stateChanged }, eb.filter { $0.name != .stateChanged }, ec.filter { $0.name != .stateChanged }
+        )
         #expect(sa == sb && sb == sc)
         #expect(ea.suffix(4) == eb.suffix(4) && eb.suffix(4) == ec.suffix(4))
         #expect(ea.filter { $0.name != .stateChanged }.map(\.name) == [.progress, .progress, .passed, .completed])
@@ -52,13 +55,20 @@ struct WaitingSessionTests {
     @Test(.timeLimit(.minutes(2)))
     func readersCancelledWhileTheSessionEmits() async throws {
         for _ in 0..<5 {
-            let steps = (0..<3_000).map { i in ScriptedProvider.Step.emit(.progress(QueueProgress(ahead: 3_000 - i), Fixture.status(201))) }
+            let steps =
+                (0..<3_000).map { i in ScriptedProvider.Step.emit(.progress(QueueProgress(ahead: 3_000 - i), Fixture.status(201))) }
                 + [.finish(.passed(Fixture.keyPass(), Fixture.status(200, "pass")))]
-            let p = ScriptedProvider(steps: steps, environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
+            let p = ScriptedProvider(
+                steps: steps, environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true))
+            )
             let session = try p.enqueue(Fixture.entry)
             let readers = (0..<200).map { _ in
                 let stream = session.events
-                return Task { var n = 0; for await _ in stream { n += 1 }; return n }
+                return Task {
+                    var n = 0
+                    for await _ in stream { n += 1 }
+                    return n
+                }
             }
             for (index, reader) in readers.enumerated() {
                 if index % 3 == 0 { await Task.yield() }
@@ -76,7 +86,7 @@ struct WaitingSessionTests {
     @Test func lateSubscriberFirstReceivesTheCurrentState() async throws {
         let p = provider([.emit(.progress(QueueProgress(ahead: 5), Fixture.status(201, "wait"))), .sleep(.seconds(10))])
         let session = try p.enqueue(Fixture.entry)
-        let firstReader = session.events   // the first stream takes the events from the start
+        let firstReader = session.events  // the first stream takes the events from the start
         #expect(await clock.waitForSleepers(1))
         var iterator = session.events.makeAsyncIterator()
         let first = await iterator.next()
@@ -116,7 +126,7 @@ struct WaitingSessionTests {
         let p = provider([
             .emit(.progress(QueueProgress(ahead: 2), Fixture.status(201))),
             .emit(.progress(QueueProgress(ahead: 1), Fixture.status(201))),
-            .finish(.blocked(Fixture.status(301, "blocked"))),
+            .finish(.blocked(Fixture.status(301, "blocked")))
         ])
         let session = try p.enqueue(Fixture.entry)
         _ = await session.outcome()
@@ -128,7 +138,8 @@ struct WaitingSessionTests {
     /// A session nobody reads keeps at most `earlyEventLimit` events for its first reader, the
     /// oldest progress dropped first; the outcome is kept.
     @Test func earlyEventsAreBounded() async throws {
-        let steps: [ScriptedProvider.Step] = (0..<100).map { .emit(.progress(QueueProgress(ahead: 100 - $0), Fixture.status(201))) }
+        let steps: [ScriptedProvider.Step] =
+            (0..<100).map { .emit(.progress(QueueProgress(ahead: 100 - $0), Fixture.status(201))) }
             + [.finish(.blocked(Fixture.status(301, "blocked")))]
         let session = try provider(steps).enqueue(Fixture.entry)
         _ = await session.outcome()
@@ -139,7 +150,10 @@ struct WaitingSessionTests {
     }
 
     @Test func bindUnbindAndUnbindAll() async throws {
-        let p = provider([.sleep(.seconds(1)), .emit(.progress(QueueProgress(ahead: 1), Fixture.status(201))), .finish(.blocked(Fixture.status(301, "blocked")))])
+        let p = provider([
+            .sleep(.seconds(1)), .emit(.progress(QueueProgress(ahead: 1), Fixture.status(201))),
+            .finish(.blocked(Fixture.status(301, "blocked")))
+        ])
         let session = try p.enqueue(Fixture.entry)
         let progress = Recorder<WaitingRoomEvent>()
         let all = Recorder<WaitingRoomEvent>()
@@ -193,7 +207,10 @@ struct WaitingSessionTests {
     }
 
     @Test func restartWhileWaitingStartsAgainInTheSameSession() async throws {
-        let p = provider([.emit(.progress(QueueProgress(ahead: 3), Fixture.status(201))), .sleep(.seconds(5)), .finish(.passed(Fixture.keyPass(), Fixture.status(200)))])
+        let p = provider([
+            .emit(.progress(QueueProgress(ahead: 3), Fixture.status(201))), .sleep(.seconds(5)),
+            .finish(.passed(Fixture.keyPass(), Fixture.status(200)))
+        ])
         let session = try p.enqueue(Fixture.entry)
         let events = session.events
         #expect(await clock.waitForSleepers(1))

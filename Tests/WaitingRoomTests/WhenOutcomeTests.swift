@@ -1,9 +1,9 @@
 import Foundation
+import ScriptedVendor
 import Synchronization
 import Testing
 import WaitingRoom
 import WaitingRoomTesting
-import ScriptedVendor
 
 /// `WaitingSession.whenOutcome(_:)`: the callback form of `outcome()` (what `load` uses so a
 /// waiting user costs no task of its own).
@@ -26,7 +26,7 @@ struct WhenOutcomeTests {
         let p = provider([
             .sleep(.seconds(1)),
             .emit(.progress(QueueProgress(ahead: 1), Fixture.status(201))),
-            .finish(.passed(Fixture.keyPass(), Fixture.status(200, "pass"))),
+            .finish(.passed(Fixture.keyPass(), Fixture.status(200, "pass")))
         ])
         let session = try p.enqueue(Fixture.entry)
         let received = Received()

@@ -13,8 +13,13 @@ let package = Package(
             name: "floor-tool",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [
-                .unsafeFlags(["-static-stdlib", "-Xclang-linker", "-no-pie", "-Xlinker", "--start-group", "-lFoundationEssentials", "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization", "-Xlinker", "--end-group", "-Xlinker", "--no-export-dynamic"], .when(configuration: .release)),
+                .unsafeFlags(
+                    [
+                        "-static-stdlib", "-Xclang-linker", "-no-pie", "-Xlinker", "--start-group", "-lFoundationEssentials",
+                        "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization", "-Xlinker", "--end-group", "-Xlinker",
+                        "--no-export-dynamic"
+                    ], .when(configuration: .release))
             ]
-        ),
+        )
     ]
 )

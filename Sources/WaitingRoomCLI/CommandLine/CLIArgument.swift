@@ -55,54 +55,72 @@ struct CLIArgument<Command> {
 
 extension CLIArgument where Command: CLIArguments {
     /// `--name VALUE`, absent unless given.
-    static func option<V: CLIValue>(_ name: String, _ path: WritableKeyPath<Command, V?>, help: String,
-                                    completion: Completion = .none, isHidden: Bool = false) -> Self {
+    static func option<V: CLIValue>(
+        _ name: String, _ path: WritableKeyPath<Command, V?>, help: String,
+        completion: Completion = .none, isHidden: Bool = false
+    ) -> Self {
         let synopsis = "--\(name) <\(name)>"
-        return CLIArgument(kind: .option, name: name, help: help, defaultDescription: nil, isRequired: false,
-                           isRepeating: false, isHidden: isHidden, completion: Self.completion(completion, for: V.self)) { command, word throws(UsageError) in
+        return CLIArgument(
+            kind: .option, name: name, help: help, defaultDescription: nil, isRequired: false,
+            isRepeating: false, isHidden: isHidden, completion: Self.completion(completion, for: V.self)
+        ) { command, word throws(UsageError) in
             command[keyPath: path] = try Self.convert(word, for: synopsis) as V
         }
     }
 
     /// `--name VALUE`, with the property's initial value as the default, or required.
-    static func option<V: CLIValue>(_ name: String, _ path: WritableKeyPath<Command, V>, help: String,
-                                    isRequired: Bool = false, completion: Completion = .none) -> Self {
+    static func option<V: CLIValue>(
+        _ name: String, _ path: WritableKeyPath<Command, V>, help: String,
+        isRequired: Bool = false, completion: Completion = .none
+    ) -> Self {
         single(.option, name, path, help: help, isRequired: isRequired, completion: completion)
     }
 
     /// `--name VALUE`, as many times as wanted; the values in order.
-    static func repeating<V: CLIValue>(_ name: String, _ path: WritableKeyPath<Command, [V]>, help: String,
-                                       completion: Completion = .none) -> Self {
+    static func repeating<V: CLIValue>(
+        _ name: String, _ path: WritableKeyPath<Command, [V]>, help: String,
+        completion: Completion = .none
+    ) -> Self {
         let synopsis = "--\(name) <\(name)>"
-        return CLIArgument(kind: .option, name: name, help: help, defaultDescription: nil, isRequired: false,
-                           isRepeating: true, isHidden: false, completion: Self.completion(completion, for: V.self)) { command, word throws(UsageError) in
+        return CLIArgument(
+            kind: .option, name: name, help: help, defaultDescription: nil, isRequired: false,
+            isRepeating: true, isHidden: false, completion: Self.completion(completion, for: V.self)
+        ) { command, word throws(UsageError) in
             command[keyPath: path].append(try Self.convert(word, for: synopsis) as V)
         }
     }
 
     /// `--name`: true when given.
     static func flag(_ name: String, _ path: WritableKeyPath<Command, Bool>, help: String) -> Self {
-        CLIArgument(kind: .flag, name: name, help: help, defaultDescription: nil, isRequired: false,
-                    isRepeating: false, isHidden: false, completion: .none) { command, _ throws(UsageError) in
+        CLIArgument(
+            kind: .flag, name: name, help: help, defaultDescription: nil, isRequired: false,
+            isRepeating: false, isHidden: false, completion: .none
+        ) { command, _ throws(UsageError) in
             command[keyPath: path] = true
         }
     }
 
     /// A positional argument, required or with the property's initial value as the default.
-    static func positional<V: CLIValue>(_ name: String, _ path: WritableKeyPath<Command, V>, help: String,
-                                        isRequired: Bool = true, completion: Completion = .none) -> Self {
+    static func positional<V: CLIValue>(
+        _ name: String, _ path: WritableKeyPath<Command, V>, help: String,
+        isRequired: Bool = true, completion: Completion = .none
+    ) -> Self {
         single(.positional, name, path, help: help, isRequired: isRequired, completion: completion)
     }
 
     /// An option or a positional that sets one value, required or defaulting to the property's
     /// initial value.
-    private static func single<V: CLIValue>(_ kind: Kind, _ name: String, _ path: WritableKeyPath<Command, V>, help: String,
-                                            isRequired: Bool, completion: Completion) -> Self {
+    private static func single<V: CLIValue>(
+        _ kind: Kind, _ name: String, _ path: WritableKeyPath<Command, V>, help: String,
+        isRequired: Bool, completion: Completion
+    ) -> Self {
         let synopsis = kind == .positional ? "<\(name)>" : "--\(name) <\(name)>"
-        return CLIArgument(kind: kind, name: name, help: help,
-                           defaultDescription: isRequired ? nil : Command()[keyPath: path].commandLineDescription,
-                           isRequired: isRequired, isRepeating: false, isHidden: false,
-                           completion: Self.completion(completion, for: V.self)) { command, word throws(UsageError) in
+        return CLIArgument(
+            kind: kind, name: name, help: help,
+            defaultDescription: isRequired ? nil : Command()[keyPath: path].commandLineDescription,
+            isRequired: isRequired, isRepeating: false, isHidden: false,
+            completion: Self.completion(completion, for: V.self)
+        ) { command, word throws(UsageError) in
             command[keyPath: path] = try Self.convert(word, for: synopsis) as V
         }
     }
@@ -112,9 +130,11 @@ extension CLIArgument where Command: CLIArguments {
     static func group<Group: CLIArguments>(_ path: WritableKeyPath<Command, Group>) -> [Self] {
         Group.arguments.map { inner in
             let store = inner.store
-            return CLIArgument(kind: inner.kind, name: inner.name, help: inner.help, defaultDescription: inner.defaultDescription,
-                               isRequired: inner.isRequired, isRepeating: inner.isRepeating, isHidden: inner.isHidden,
-                               completion: inner.completion) { command, word throws(UsageError) in
+            return CLIArgument(
+                kind: inner.kind, name: inner.name, help: inner.help, defaultDescription: inner.defaultDescription,
+                isRequired: inner.isRequired, isRepeating: inner.isRepeating, isHidden: inner.isHidden,
+                completion: inner.completion
+            ) { command, word throws(UsageError) in
                 try store(&command[keyPath: path], word)
             }
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads `waitingroom`'s command line: a subcommand and its arguments, `--help` / `-h` anywhere,
@@ -34,7 +34,8 @@ struct CommandLineParser {
             return try completionScript(words)
         }
         guard let subcommand = subcommands.first(where: { $0.about.name == first }) else {
-            var error = UsageError(first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'; expected one of \(names)")
+            var error = UsageError(
+                first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'; expected one of \(names)")
             error.usage = "\(root.name) <subcommand>"
             error.commandPath = [root.name]
             throw error
@@ -68,7 +69,9 @@ struct CommandLineParser {
         case "zsh": return .output(script.zsh)
         case "fish": return .output(script.fish)
         default:
-            var error = UsageError(shell.map { "Unknown shell '\($0)'; expected bash, zsh or fish" } ?? "Missing value for '--generate-completion-script <shell>'")
+            var error = UsageError(
+                shell.map { "Unknown shell '\($0)'; expected bash, zsh or fish" }
+                    ?? "Missing value for '--generate-completion-script <shell>'")
             error.usage = "\(root.name) --generate-completion-script <shell>"
             throw error
         }
@@ -115,7 +118,8 @@ struct CommandLineParser {
             if isHelp(word) { return nil }
             let (name, inline) = split(word)
             guard word.hasPrefix("--"),
-                  let argument = arguments.first(where: { $0.kind != .positional && $0.name == name }) else {
+                let argument = arguments.first(where: { $0.kind != .positional && $0.name == name })
+            else {
                 throw UsageError("Unknown option '\(word)'")
             }
             given.insert(name)

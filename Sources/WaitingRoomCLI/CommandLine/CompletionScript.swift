@@ -23,7 +23,9 @@ struct CompletionScript {
         let visible = C.arguments.filter { !$0.isHidden }
         return Entry(
             name: C.about.name, abstract: C.about.abstract,
-            options: visible.filter { $0.kind != .positional }.map { (name: $0.name, help: $0.help, takesValue: $0.kind == .option, completion: $0.completion) },
+            options: visible.filter { $0.kind != .positional }.map {
+                (name: $0.name, help: $0.help, takesValue: $0.kind == .option, completion: $0.completion)
+            },
             positional: visible.first { $0.kind == .positional }.map(\.completion))
     }
 

@@ -21,7 +21,9 @@ struct UsageError: Error, CustomStringConvertible {
         var text = "Error: \(message)\n"
         if let usage { text += "Usage: \(usage)\n" }
         if !commandPath.isEmpty {
-            let helpWords = commandPath.count > 1 ? "\(commandPath[0]) help \(commandPath.dropFirst().joined(separator: " "))" : "\(commandPath[0]) --help"
+            let helpWords =
+                commandPath.count > 1
+                ? "\(commandPath[0]) help \(commandPath.dropFirst().joined(separator: " "))" : "\(commandPath[0]) --help"
             text += "  See '\(helpWords)' for more information.\n"
         }
         return text

@@ -45,12 +45,15 @@ struct BenchCommand: CLICommand {
 
     static var arguments: [CLIArgument<Self>] {
         [
-            .positional("suite", \.suite, help: "core, lua, netfunnel, queueit, crowdhandler, emulators, state, events, startup, memory or all.",
-                        isRequired: false, completion: .choices(BenchSuites.names + ["all"])),
+            .positional(
+                "suite", \.suite, help: "core, lua, netfunnel, queueit, crowdhandler, emulators, state, events, startup, memory or all.",
+                isRequired: false, completion: .choices(BenchSuites.names + ["all"])),
             .flag("json", \.json, help: "Print figures as JSON."),
-            .flag("markdown", \.markdown, help: "Print figures as one Markdown table (suite, figure, value, baseline, ratio, goal, met), as README's."),
+            .flag(
+                "markdown", \.markdown,
+                help: "Print figures as one Markdown table (suite, figure, value, baseline, ratio, goal, met), as README's."),
             .option("serve-static", \.serveStatic, help: "", isHidden: true),
-            .option("unix-socket", \.unixSocket, help: "", isHidden: true),
+            .option("unix-socket", \.unixSocket, help: "", isHidden: true)
         ]
     }
 

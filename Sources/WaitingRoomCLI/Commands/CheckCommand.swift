@@ -1,7 +1,7 @@
 import Foundation
 import WaitingRoom
-import WaitingRoomVendors
 import WaitingRoomHTTP
+import WaitingRoomVendors
 
 /// `waitingroom check`: one `tryPass`, for monitoring and cron.
 struct CheckCommand: CLICommand {
@@ -32,7 +32,7 @@ struct CheckCommand: CLICommand {
 
     static var arguments: [CLIArgument<Self>] {
         CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + CLIArgument.group(\.stateOptions) + [
-            .flag("json", \.json, help: "Print one JSON object."),
+            .flag("json", \.json, help: "Print one JSON object.")
         ]
     }
 
@@ -53,7 +53,7 @@ struct CheckCommand: CLICommand {
                 vendor: vendor, configuration: configuration, environment: stateOptions.environment(store: store))
             let result = try await provider.tryPass(room.entry())
             if let pass = result.pass, pass.requiresCompletion {
-                _ = try? await provider.release(pass)   // a check never keeps a key
+                _ = try? await provider.release(pass)  // a check never keeps a key
             }
             // a key whose return failed goes on in the background: give it a bounded time
             if await provider.drainPendingReturns(timeout: .seconds(10)) > 0 {
@@ -62,18 +62,23 @@ struct CheckCommand: CLICommand {
             var fields: [String: JSONValue] = [
                 "disposition": .string(result.disposition.rawValue),
                 "vendor": .string(result.status.vendor), "code": .number(Double(result.status.code)),
-                "message": .string(result.status.message),
+                "message": .string(result.status.message)
             ]
             if let p = result.progress { fields.merge(p.fields, uniquingKeysWith: { $1 }) }
             if let page = result.queuePage { fields["queue_url"] = .string(page.queueURL) }
             if let pass = result.pass { fields["pass"] = .object(pass.fields()) }
             status = ExitStatus(result.disposition)
             fields["exit_status"] = .number(Double(status.rawValue))
-            if json { terminal.line(JSONValue.object(fields).jsonText) }
-            else { terminal.line("\(result.disposition.rawValue) (\(result.status.vendor) \(result.status.code) \(result.status.message))") }
+            if json {
+                terminal.line(JSONValue.object(fields).jsonText)
+            } else {
+                terminal.line("\(result.disposition.rawValue) (\(result.status.vendor) \(result.status.code) \(result.status.message))")
+            }
         } catch let error as WaitingRoomError {
             status = error.kind == .invalidConfiguration ? .usage : .error
-            if json { terminal.line(JSONValue.object(["error": .object(error.fields), "exit_status": .number(Double(status.rawValue))]).jsonText) }
+            if json {
+                terminal.line(JSONValue.object(["error": .object(error.fields), "exit_status": .number(Double(status.rawValue))]).jsonText)
+            }
             terminal.error("waitingroom check: \(error)")
         }
         if let server { await server.stop() }
@@ -94,11 +99,13 @@ struct RoomOptions: CLIArguments {
     static var arguments: [CLIArgument<Self>] {
         [
             .option("scope", \.scope, help: "NetFUNNEL project key / Queue-it customer id / CrowdHandler or Cloudflare site URL or label."),
-            .option("room", \.room, help: "NetFUNNEL segment key / Queue-it waiting room id / CrowdHandler or Cloudflare URL or path under siteURL."),
+            .option(
+                "room", \.room,
+                help: "NetFUNNEL segment key / Queue-it waiting room id / CrowdHandler or Cloudflare URL or path under siteURL."),
             .option("control", \.control, help: "basic or section."),
             .option("user-id", \.userId, help: "User id sent to the vendor."),
             .option("enqueue-token", \.enqueueToken, help: "Queue-it enqueue token / CrowdHandler session token (ch-id)."),
-            .option("enqueue-key", \.enqueueKey, help: "Queue-it enqueue key."),
+            .option("enqueue-key", \.enqueueKey, help: "Queue-it enqueue key.")
         ]
     }
 

@@ -1,10 +1,10 @@
 import Foundation
 import WaitingRoom
-import WaitingRoomLua
 import WaitingRoomEmulators
-import WaitingRoomVendors
-import WaitingRoomLoad
 import WaitingRoomHTTP
+import WaitingRoomLoad
+import WaitingRoomLua
+import WaitingRoomVendors
 
 /// `waitingroom demo`: a crowd and you, through a NetFUNNEL segment and a Queue-it room, on the
 /// embedded emulator.
@@ -33,7 +33,7 @@ struct DemoCommand: CLICommand {
         CLIArgument.group(\.stateOptions) + CLIArgument.group(\.metricsOptions) + [
             .option("crowd", \.crowd, help: "Virtual users in front of you."),
             .option("flow", \.flow, help: "The demo flow.", completion: .files),
-            .flag("json", \.json, help: "One JSON object per event."),
+            .flag("json", \.json, help: "One JSON object per event.")
         ]
     }
 
@@ -89,7 +89,7 @@ struct DemoCommand: CLICommand {
             let crowdRun = Task {
                 await Crowd(provider: provider, room: leg.room, control: .basic, hold: leg.hold).run(count: crowd)
             }
-            try? await Task.sleep(for: .milliseconds(Int64(crowd) * 20 + 300))   // let the crowd line up first
+            try? await Task.sleep(for: .milliseconds(Int64(crowd) * 20 + 300))  // let the crowd line up first
             let printer = EventPrinter(json: json, terminal: terminal, label: "you")
             let status = await FlowRunner(
                 path: flowPath,
@@ -107,9 +107,11 @@ struct DemoCommand: CLICommand {
             let passed = visits.filter { $0.outcome == "passed" }.count
             let leaked = suite.keysNotReturned()
             let seconds = (ContinuousClock.now - legStart).seconds
-            lines.append(String(format: "%@: you %@ · crowd %d/%d passed · keys not returned: %d · %.1f s",
-                                leg.title, status == .passed ? "passed" : "ended with exit \(status.rawValue)",
-                                passed, visits.count, leaked, seconds))
+            lines.append(
+                String(
+                    format: "%@: you %@ · crowd %d/%d passed · keys not returned: %d · %.1f s",
+                    leg.title, status == .passed ? "passed" : "ended with exit \(status.rawValue)",
+                    passed, visits.count, leaked, seconds))
             if status != .passed { worst = status }
         }
         await server.stop()

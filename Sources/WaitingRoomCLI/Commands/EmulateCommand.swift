@@ -40,10 +40,13 @@ struct EmulateCommand: CLICommand {
 
     static var arguments: [CLIArgument<Self>] {
         [
-            .option("config", \.config, help: "Emulator configuration document (JSON: {\"netfunnel\": …, \"queueit\": …, \"crowdhandler\": …}).", completion: .files),
+            .option(
+                "config", \.config,
+                help: "Emulator configuration document (JSON: {\"netfunnel\": …, \"queueit\": …, \"crowdhandler\": …}).", completion: .files
+            ),
             .option("host", \.host, help: "Address to bind (loopback by default)."),
             .option("port", \.port, help: "Port (0 picks a free one)."),
-            .flag("json", \.json, help: "Print the addresses as one JSON object."),
+            .flag("json", \.json, help: "Print the addresses as one JSON object.")
         ]
     }
 

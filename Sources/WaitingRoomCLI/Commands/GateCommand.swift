@@ -5,7 +5,8 @@ import WaitingRoomGateServer
 struct GateCommand: CLICommand {
     static let about = CommandDescription(
         name: "gate",
-        abstract: "A vendor's waiting-room gate in front of any HTTP app: as a reverse proxy, or answering nginx, Caddy, Traefik or Envoy (--authz).",
+        abstract:
+            "A vendor's waiting-room gate in front of any HTTP app: as a reverse proxy, or answering nginx, Caddy, Traefik or Envoy (--authz).",
         discussion: """
             With --authz the gate forwards nothing: the proxy you run asks it about each request
             (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth, Envoy ext_authz) on
@@ -69,32 +70,81 @@ struct GateCommand: CLICommand {
 
     static var arguments: [CLIArgument<Self>] {
         CLIArgument.group(\.metricsOptions) + [
-            .option("vendor", \.settings.vendor, help: "queueit or crowdhandler.", isRequired: true, completion: .choices(["queueit", "crowdhandler"])),
-            .option("upstream", \.settings.upstream, help: "The app behind the gate: http://HOST:PORT, or unix:PATH (a Unix-domain socket). Not with --authz."),
-            .flag("authz", \.settings.authz, help: "Auth-subrequest mode: answer nginx auth_request, Caddy forward_auth, Traefik ForwardAuth or Envoy ext_authz on /.waitingroom/auth and browsers on /.waitingroom/start?rd=URL; the proxy forwards to the app (deploy/)."),
-            .option("state", \.settings.state, help: "Where single-use tokens are remembered, shared by every gate on it: an SQLite file PATH (one host) or postgres://USER@HOST:PORT/DB (a fleet); default: this process only.", completion: .files),
-            .option("ledger-unavailable", \.settings.ledgerUnavailable, help: "When --state cannot be reached: open (a token counts as unused; the connectors' behaviour) or closed (503).", completion: .choices(["open", "closed"])),
+            .option(
+                "vendor", \.settings.vendor, help: "queueit or crowdhandler.", isRequired: true,
+                completion: .choices(["queueit", "crowdhandler"])),
+            .option(
+                "upstream", \.settings.upstream,
+                help: "The app behind the gate: http://HOST:PORT, or unix:PATH (a Unix-domain socket). Not with --authz."),
+            .flag(
+                "authz", \.settings.authz,
+                help:
+                    "Auth-subrequest mode: answer nginx auth_request, Caddy forward_auth, Traefik ForwardAuth or Envoy ext_authz on /.waitingroom/auth and browsers on /.waitingroom/start?rd=URL; the proxy forwards to the app (deploy/)."
+            ),
+            .option(
+                "state", \.settings.state,
+                help:
+                    "Where single-use tokens are remembered, shared by every gate on it: an SQLite file PATH (one host) or postgres://USER@HOST:PORT/DB (a fleet); default: this process only.",
+                completion: .files),
+            .option(
+                "ledger-unavailable", \.settings.ledgerUnavailable,
+                help: "When --state cannot be reached: open (a token counts as unused; the connectors' behaviour) or closed (503).",
+                completion: .choices(["open", "closed"])),
             .option("listen", \.settings.listen, help: "Address to serve on, HOST:PORT (port 0 picks a free one)."),
-            .option("config", \.settings.config, help: "Queue-it integration configuration JSON, or CrowdHandler settings JSON (see above). Queue-it: SIGHUP reads it again.", completion: .files),
-            .option("config-url", \.settings.configURL, help: "Queue-it: download the integration configuration from this URL (https://{customer}.queue-it.net/status/integrationconfig/secure/{customer}; the API key in QUEUEIT_API_KEY) at start and every --config-interval, in the background; the last good one stays on any failure."),
-            .option("config-interval", \.settings.configInterval, help: "Seconds between --config-url downloads (Queue-it asks for 5 to 10 minutes)."),
+            .option(
+                "config", \.settings.config,
+                help:
+                    "Queue-it integration configuration JSON, or CrowdHandler settings JSON (see above). Queue-it: SIGHUP reads it again.",
+                completion: .files),
+            .option(
+                "config-url", \.settings.configURL,
+                help:
+                    "Queue-it: download the integration configuration from this URL (https://{customer}.queue-it.net/status/integrationconfig/secure/{customer}; the API key in QUEUEIT_API_KEY) at start and every --config-interval, in the background; the last good one stays on any failure."
+            ),
+            .option(
+                "config-interval", \.settings.configInterval,
+                help: "Seconds between --config-url downloads (Queue-it asks for 5 to 10 minutes)."),
             .flag("emulator", \.settings.emulator, help: "Start the embedded emulator and point the gate at it."),
             .option("customer", \.settings.customer, help: "Queue-it customer id (without --emulator)."),
-            .option("mode", \.settings.mode, help: "CrowdHandler: full (the API on every request) or hybrid (local signature check first)."),
-            .option("public-url", \.settings.publicURL, help: "scheme://host[:port] visitors reach the gate at (default: http:// and the Host header)."),
-            .repeating("allowed-host", \.settings.allowedHosts, help: "A Host (host or host:port) the gate answers for when --public-url is not given; others get 400 (repeatable)."),
-            .repeating("trusted-proxy", \.settings.trustedProxies, help: "A proxy's IP address whose X-Forwarded-* headers are believed (repeatable; no host names or CIDR ranges)."),
-            .option("max-connections", \.settings.maxConnections, help: "Requests in flight at once (more get 503); also the idle upstream connections kept per thread."),
-            .option("max-connections-per-client", \.settings.maxPerClient, help: "Connections one client address may hold open (more get 503; a --trusted-proxy is not bounded; 0: no bound)."),
+            .option(
+                "mode", \.settings.mode, help: "CrowdHandler: full (the API on every request) or hybrid (local signature check first)."),
+            .option(
+                "public-url", \.settings.publicURL,
+                help: "scheme://host[:port] visitors reach the gate at (default: http:// and the Host header)."),
+            .repeating(
+                "allowed-host", \.settings.allowedHosts,
+                help: "A Host (host or host:port) the gate answers for when --public-url is not given; others get 400 (repeatable)."),
+            .repeating(
+                "trusted-proxy", \.settings.trustedProxies,
+                help: "A proxy's IP address whose X-Forwarded-* headers are believed (repeatable; no host names or CIDR ranges)."),
+            .option(
+                "max-connections", \.settings.maxConnections,
+                help: "Requests in flight at once (more get 503); also the idle upstream connections kept per thread."),
+            .option(
+                "max-connections-per-client", \.settings.maxPerClient,
+                help: "Connections one client address may hold open (more get 503; a --trusted-proxy is not bounded; 0: no bound)."),
             .option("timeout", \.settings.timeout, help: "Seconds one upstream exchange may take, its body included."),
-            .option("body-timeout", \.settings.bodyTimeout, help: "Seconds a request body may take to arrive, from its head (slower gets 408)."),
-            .option("cookie-samesite", \.settings.cookieSameSite, help: "Queue-it: SameSite of the session cookie (Lax, Strict or None; default none, as the connectors). HttpOnly and Secure come from the integration.",
-                    completion: .choices(["Lax", "Strict", "None"])),
-            .flag("check-options", \.settings.checkOptions, help: "Queue-it: gate OPTIONS requests too (by default CORS preflights pass unchecked, as the connectors' samples do)."),
+            .option(
+                "body-timeout", \.settings.bodyTimeout, help: "Seconds a request body may take to arrive, from its head (slower gets 408)."),
+            .option(
+                "cookie-samesite", \.settings.cookieSameSite,
+                help:
+                    "Queue-it: SameSite of the session cookie (Lax, Strict or None; default none, as the connectors). HttpOnly and Secure come from the integration.",
+                completion: .choices(["Lax", "Strict", "None"])),
+            .flag(
+                "check-options", \.settings.checkOptions,
+                help: "Queue-it: gate OPTIONS requests too (by default CORS preflights pass unchecked, as the connectors' samples do)."),
             .option("connect-timeout", \.settings.connectTimeout, help: "Seconds to connect to the upstream."),
-            .option("threads", \.settings.threads, help: "Event-loop threads that serve visitors and the upstream (default: one per core)."),
-            .option("session-memo", \.settings.sessionMemo, help: "Queue-it: valid session cookies whose decision is reused for the rest of their second, per integration (0: check every request)."),
-            .option("max-body-bytes", \.settings.maxBodyBytes, help: "Largest declared request body (Content-Length); larger gets 413. Chunked bodies stream unbounded."),
+            .option(
+                "threads", \.settings.threads, help: "Event-loop threads that serve visitors and the upstream (default: one per core)."),
+            .option(
+                "session-memo", \.settings.sessionMemo,
+                help:
+                    "Queue-it: valid session cookies whose decision is reused for the rest of their second, per integration (0: check every request)."
+            ),
+            .option(
+                "max-body-bytes", \.settings.maxBodyBytes,
+                help: "Largest declared request body (Content-Length); larger gets 413. Chunked bodies stream unbounded.")
         ]
     }
 
@@ -110,8 +160,9 @@ struct GateCommand: CLICommand {
     func run() async throws {
         try await metricsOptions.serving(command: "gate") {
             let terminal = Terminal()
-            let gate = GateServer(settings: settings, output: GateServerOutput(line: terminal.line, error: terminal.error),
-                                  makeLogger: CLILogging.logger(label:), openStore: { try await StateOptions.open($0) })
+            let gate = GateServer(
+                settings: settings, output: GateServerOutput(line: terminal.line, error: terminal.error),
+                makeLogger: CLILogging.logger(label:), openStore: { try await StateOptions.open($0) })
             do { try await gate.run() } catch GateServerFailure.usage { throw ExitStatus.usage } catch { throw ExitStatus.error }
         }
     }

@@ -2,9 +2,9 @@ import Foundation
 import WaitingRoom
 import WaitingRoomEmulatorKit
 import WaitingRoomEmulators
-import WaitingRoomVendors
 import WaitingRoomHTTP
 import WaitingRoomLoad
+import WaitingRoomVendors
 
 /// `waitingroom load`: N concurrent virtual users through a room, with a latency histogram;
 /// optionally with faults injected into the embedded emulator, and the keys they cost counted.
@@ -94,21 +94,36 @@ struct LoadCommand: CLICommand {
     var seed = 1
 
     static var arguments: [CLIArgument<Self>] {
-        CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + CLIArgument.group(\.stateOptions) + CLIArgument.group(\.metricsOptions) + [
-            .option("users", \.users, help: "Virtual users."),
-            .option("hold", \.hold, help: "Seconds each user holds the pass."),
-            .option("emulator-config", \.emulatorConfig, help: "Emulator configuration document (JSON) for --emulator.", completion: .files),
-            .option("chaos", \.chaos, help: "With --emulator: N faults of each kind on every request kind of the vendor."),
-            .option("chaos-delay", \.chaosDelay, help: "Seconds of the delay faults --chaos installs (make it longer than the vendor's timeout)."),
-            .option("faults", \.faults, help: "With --emulator: a JSON file of emulator faults to install.", completion: .files),
-            .option("drain-timeout", \.drainTimeout, help: "Seconds to wait at the end for key returns still running in the background."),
-            .flag("json", \.json, help: "Print the summary as JSON."),
-            .option("report", \.report, help: "Write a self-contained HTML report (charts, tables; no network needed to view it) to this file.", completion: .files),
-            .option("arrivals", \.arrivals, help: "When users arrive: burst (all at once), uniform:SECONDS (evenly over SECONDS) or poisson:RATE (RATE users/s on average).",
+        CLIArgument.group(\.vendorOptions) + CLIArgument.group(\.room) + CLIArgument.group(\.stateOptions)
+            + CLIArgument.group(\.metricsOptions) + [
+                .option("users", \.users, help: "Virtual users."),
+                .option("hold", \.hold, help: "Seconds each user holds the pass."),
+                .option(
+                    "emulator-config", \.emulatorConfig, help: "Emulator configuration document (JSON) for --emulator.", completion: .files),
+                .option("chaos", \.chaos, help: "With --emulator: N faults of each kind on every request kind of the vendor."),
+                .option(
+                    "chaos-delay", \.chaosDelay,
+                    help: "Seconds of the delay faults --chaos installs (make it longer than the vendor's timeout)."),
+                .option("faults", \.faults, help: "With --emulator: a JSON file of emulator faults to install.", completion: .files),
+                .option(
+                    "drain-timeout", \.drainTimeout, help: "Seconds to wait at the end for key returns still running in the background."),
+                .flag("json", \.json, help: "Print the summary as JSON."),
+                .option(
+                    "report", \.report,
+                    help: "Write a self-contained HTML report (charts, tables; no network needed to view it) to this file.",
+                    completion: .files),
+                .option(
+                    "arrivals", \.arrivals,
+                    help:
+                        "When users arrive: burst (all at once), uniform:SECONDS (evenly over SECONDS) or poisson:RATE (RATE users/s on average).",
                     completion: .choices(["burst", "uniform:60", "poisson:50"])),
-            .option("start-at", \.startAt, help: "+SECONDS: the sale starts SECONDS after the run; with --emulator the room gets that start and a shuffled pre-queue."),
-            .option("seed", \.seed, help: "Seed of the Poisson arrivals and of the embedded emulator's pre-queue shuffle."),
-        ]
+                .option(
+                    "start-at", \.startAt,
+                    help:
+                        "+SECONDS: the sale starts SECONDS after the run; with --emulator the room gets that start and a shuffled pre-queue."
+                ),
+                .option("seed", \.seed, help: "Seed of the Poisson arrivals and of the embedded emulator's pre-queue shuffle.")
+            ]
     }
 
     func validate() throws(UsageError) {
@@ -133,7 +148,9 @@ struct LoadCommand: CLICommand {
             }
         }
         if !vendorOptions.emulator {
-            if chaos > 0 || faults != nil { throw UsageError("--chaos and --faults need --emulator (faults are injected into the embedded emulator)") }
+            if chaos > 0 || faults != nil {
+                throw UsageError("--chaos and --faults need --emulator (faults are injected into the embedded emulator)")
+            }
             if emulatorConfig != nil { throw UsageError("--emulator-config needs --emulator") }
         }
     }
@@ -143,7 +160,7 @@ struct LoadCommand: CLICommand {
         var out: [(String, String)] = [
             ("vendor", vendorOptions.vendor), ("room", "\(room.scope ?? "")/\(room.room ?? "")"), ("control", room.control.rawValue),
             ("users", String(users)), ("hold", "\(hold) s"),
-            ("target", server.map { "embedded emulator \($0.baseURL)" } ?? "configured server"),
+            ("target", server.map { "embedded emulator \($0.baseURL)" } ?? "configured server")
         ]
         out.append(("arrivals", arrivals.commandLineDescription))
         if let startAt { out.append(("startAt", startAt.commandLineDescription + " s")) }
@@ -177,7 +194,8 @@ struct LoadCommand: CLICommand {
         }
         // Each virtual user is its own visitor: none takes a pass another stored; with --state
         // their keys and session leases are journaled there.
-        let environment = stateOptions.environment(store: CrowdStore(inner: store ?? MemoryPassStore()), transport: AsyncHTTPTransport.shared)
+        let environment = stateOptions.environment(
+            store: CrowdStore(inner: store ?? MemoryPassStore()), transport: AsyncHTTPTransport.shared)
         var faultsInstalled = 0
         do {
             let wanted = try emulatorConfig.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()
@@ -197,7 +215,9 @@ struct LoadCommand: CLICommand {
                     faultsInstalled += try suite.installFaults(document, vendor: vendor)
                     // an object of sections that names only other vendors: installed, but this run never meets them
                     if case .object(let sections) = document, sections[vendor] == nil {
-                        terminal.error("waitingroom load: warning: \(faults) has no faults for \(vendor) (only for \(sections.keys.sorted().joined(separator: ", "))); this run meets none of them")
+                        terminal.error(
+                            "waitingroom load: warning: \(faults) has no faults for \(vendor) (only for \(sections.keys.sorted().joined(separator: ", "))); this run meets none of them"
+                        )
                     }
                 }
             }
@@ -207,8 +227,9 @@ struct LoadCommand: CLICommand {
             throw ExitStatus.usage
         }
         let emulated = suite?.vendor(vendor)
-        let plan = LoadPlan(room: entry.room, control: entry.control, users: users, hold: hold, arrivals: arrivals, saleStart: startAt,
-                            seed: UInt64(seed), drainTimeout: .milliseconds(Int64(drainTimeout * 1000)))
+        let plan = LoadPlan(
+            room: entry.room, control: entry.control, users: users, hold: hold, arrivals: arrivals, saleStart: startAt,
+            seed: UInt64(seed), drainTimeout: .milliseconds(Int64(drainTimeout * 1000)))
         var summary: LoadSummary
         do throws(LoadError) {
             // the scripted vendor has no emulator in the suite: --start-at cannot schedule there either
@@ -217,7 +238,9 @@ struct LoadCommand: CLICommand {
         } catch {
             switch error {
             case .noScheduledStart:
-                terminal.error("waitingroom load: --start-at: the \(vendor) emulator has no scheduled start with a pre-queue (its README says why); drop --start-at, or use queueit, crowdhandler, cloudflare or netfunnel")
+                terminal.error(
+                    "waitingroom load: --start-at: the \(vendor) emulator has no scheduled start with a pre-queue (its README says why); drop --start-at, or use queueit, crowdhandler, cloudflare or netfunnel"
+                )
             case .scheduleRefused(let refusal):
                 terminal.error("waitingroom load: \(refusal)")
             }

@@ -2,11 +2,12 @@ import Dispatch
 import Foundation
 import Synchronization
 import WaitingRoom
-import WaitingRoomLua
 import WaitingRoomEmulators
+import WaitingRoomLua
 import WaitingRoomVendors
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `waitingroom repl`: Lua with `wr` loaded, at a prompt.
@@ -39,7 +40,7 @@ struct ReplCommand: CLICommand {
     static var arguments: [CLIArgument<Self>] {
         [
             .option("history", \.history, help: "History file (default ~/.waitingroom_history).", completion: .files),
-            .flag("emulator", \.emulator, help: "Start the embedded emulator before the first prompt."),
+            .flag("emulator", \.emulator, help: "Start the embedded emulator before the first prompt.")
         ]
     }
 
@@ -64,7 +65,9 @@ final class ReplSession: Sendable {
         self.terminal = terminal
         var history = historyPath
         if terminal.stdinIsTTY, let path = historyPath, !LineReader.mayKeepHistory(in: path) {
-            terminal.error("waitingroom repl: \(path) is not a history file (it does not start with _HiStOrY_V2_); it is left as it is and this session's lines are not kept")
+            terminal.error(
+                "waitingroom repl: \(path) is not a history file (it does not start with _HiStOrY_V2_); it is left as it is and this session's lines are not kept"
+            )
             history = nil
         }
         reader = LineReader(interactive: terminal.stdinIsTTY, historyPath: history)
@@ -139,7 +142,8 @@ final class ReplSession: Sendable {
         let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         switch words.first ?? "" {
         case ":help", ":h", ":?":
-            terminal.line("""
+            terminal.line(
+                """
                 :help                 this text
                 :load FILE            run a Lua file in the REPL's globals
                 :vendors              list the registered vendors
@@ -153,7 +157,10 @@ final class ReplSession: Sendable {
                 terminal.line("\(descriptor.id)\t\(descriptor.summary)")
             }
         case ":load":
-            guard words.count == 2 else { terminal.error(":load needs a file name"); return true }
+            guard words.count == 2 else {
+                terminal.error(":load needs a file name")
+                return true
+            }
             guard let data = FileManager.default.contents(atPath: words[1]) else {
                 terminal.error(":load: cannot read \(words[1])")
                 return true
@@ -171,7 +178,9 @@ final class ReplSession: Sendable {
                     let (suite, server) = try await emulator.start()
                     defaults.set(EmulatorSuite.clientDefaults(for: server))
                     terminal.line(suite.summary(server: server))
-                    terminal.line("wr.open(\"netfunnel\"), wr.open(\"queueit\"), wr.open(\"crowdhandler\") and wr.open(\"cloudflare\") now default to it")
+                    terminal.line(
+                        "wr.open(\"netfunnel\"), wr.open(\"queueit\"), wr.open(\"crowdhandler\") and wr.open(\"cloudflare\") now default to it"
+                    )
                 } catch {
                     terminal.error(":emulator start: \(error)")
                 }

@@ -43,7 +43,7 @@ struct ReturnsCommand: CLICommand {
             .option("bound", \.bound, help: "Seconds to keep trying the claimed keys (default 30)."),
             .option("wait", \.wait, help: "Seconds to wait for leases of other processes to lapse (default 30)."),
             .flag("list", \.list, help: "Only list the journal (no claim, no return)."),
-            .flag("json", \.json, help: "Print one JSON object."),
+            .flag("json", \.json, help: "Print one JSON object.")
         ]
     }
 
@@ -76,13 +76,22 @@ struct ReturnsCommand: CLICommand {
             }
             let environment = stateOptions.environment(store: store)
             if json {
-                terminal.line(JSONValue.array(held.map { key in
-                    .object(["id": .string(environment.redact(key.id)), "vendor": .string(key.vendor), "room": .string(key.room.description),
-                             "owner": .string(key.owner), "lease_until": .number(key.leaseUntil.timeIntervalSince1970)])
-                }).jsonText)
+                terminal.line(
+                    JSONValue.array(
+                        held.map { key in
+                            .object([
+                                "id": .string(environment.redact(key.id)), "vendor": .string(key.vendor),
+                                "room": .string(key.room.description),
+                                "owner": .string(key.owner), "lease_until": .number(key.leaseUntil.timeIntervalSince1970)
+                            ])
+                        }
+                    ).jsonText)
             } else {
                 terminal.line("\(held.count) key(s) in the journal")
-                for key in held { terminal.line("  \(key.vendor) \(key.room) \(environment.redact(key.key)) owner \(key.owner) lease until \(key.leaseUntil)") }
+                for key in held {
+                    terminal.line(
+                        "  \(key.vendor) \(key.room) \(environment.redact(key.key)) owner \(key.owner) lease until \(key.leaseUntil)")
+                }
             }
             try? await store.close()
             throw ExitStatus.passed
@@ -92,7 +101,8 @@ struct ReturnsCommand: CLICommand {
         let environment = stateOptions.environment(store: store, recoverOnStart: false)
         do {
             (configuration, server) = try await vendorOptions.resolve()
-            provider = try VendorRegistry.standard.makeProvider(vendor: vendorOptions.vendor, configuration: configuration, environment: environment)
+            provider = try VendorRegistry.standard.makeProvider(
+                vendor: vendorOptions.vendor, configuration: configuration, environment: environment)
         } catch {
             terminal.error("waitingroom returns: \(error)")
             try? await store.close()
@@ -109,7 +119,10 @@ struct ReturnsCommand: CLICommand {
             total.nextLeaseLapse = report.nextLeaseLapse
             guard report.heldByLiveOwners > 0, ContinuousClock.now < deadline, report.problems.isEmpty else { break }
             let untilLapse = max(0.1, (report.nextLeaseLapse?.timeIntervalSinceNow ?? 1) + 0.1)
-            if !json { terminal.line("waiting \(String(format: "%.1f", untilLapse)) s for \(report.heldByLiveOwners) key(s) whose owner's lease still runs") }
+            if !json {
+                terminal.line(
+                    "waiting \(String(format: "%.1f", untilLapse)) s for \(report.heldByLiveOwners) key(s) whose owner's lease still runs")
+            }
             try? await Task.sleep(for: .milliseconds(Int64(min(untilLapse, 5) * 1000)))
         }
         // Unknown (nil) when the journal cannot be read now: then the command does not say "nothing left".
@@ -120,23 +133,34 @@ struct ReturnsCommand: CLICommand {
         }
         if let server { await server.stop() }
         try? await store.close()
-        let returned = total.count(.returnedLate), gone = total.count(.alreadyGone), gaveUp = total.count(.gaveUp)
+        let returned = total.count(.returnedLate)
+        let gone = total.count(.alreadyGone)
+        let gaveUp = total.count(.gaveUp)
         if json {
-            terminal.line(JSONValue.object([
-                "claimed": .number(Double(total.claimed)), "returned_late": .number(Double(returned)),
-                "already_gone": .number(Double(gone)), "gave_up": .number(Double(gaveUp)),
-                "held_by_live_owners": .number(Double(total.heldByLiveOwners)), "left_in_journal": left.map { .number(Double($0)) } ?? .null,
-                "problems": .array(total.problems.map { .string($0) }),
-                "keys": .array(total.lines.map { line in
-                    .object(["id": .string(environment.redact(line.id)), "room": .string(line.room.description),
-                             "result": .string(line.result.rawValue), "code": line.code.map { .number(Double($0)) } ?? .null,
-                             "message": .string(line.message)])
-                }),
-            ]).jsonText)
+            terminal.line(
+                JSONValue.object([
+                    "claimed": .number(Double(total.claimed)), "returned_late": .number(Double(returned)),
+                    "already_gone": .number(Double(gone)), "gave_up": .number(Double(gaveUp)),
+                    "held_by_live_owners": .number(Double(total.heldByLiveOwners)),
+                    "left_in_journal": left.map { .number(Double($0)) } ?? .null,
+                    "problems": .array(total.problems.map { .string($0) }),
+                    "keys": .array(
+                        total.lines.map { line in
+                            .object([
+                                "id": .string(environment.redact(line.id)), "room": .string(line.room.description),
+                                "result": .string(line.result.rawValue), "code": line.code.map { .number(Double($0)) } ?? .null,
+                                "message": .string(line.message)
+                            ])
+                        })
+                ]).jsonText)
         } else {
-            for line in total.lines where line.result == .gaveUp { terminal.line("gave up \(environment.redact(line.id)): \(line.message)") }
+            for line in total.lines where line.result == .gaveUp {
+                terminal.line("gave up \(environment.redact(line.id)): \(line.message)")
+            }
             for problem in total.problems { terminal.error("waitingroom returns: \(problem)") }
-            terminal.line("claimed \(total.claimed) · returned late \(returned) · already gone \(gone) · gave up \(gaveUp) · still held by live owners \(total.heldByLiveOwners) · left in the journal \(left.map(String.init) ?? "unknown")")
+            terminal.line(
+                "claimed \(total.claimed) · returned late \(returned) · already gone \(gone) · gave up \(gaveUp) · still held by live owners \(total.heldByLiveOwners) · left in the journal \(left.map(String.init) ?? "unknown")"
+            )
         }
         throw (left == 0 && total.problems.isEmpty) ? ExitStatus.passed : ExitStatus.error
     }

@@ -1,10 +1,10 @@
 import Foundation
 import Logging
 import WaitingRoom
-import WaitingRoomLua
 import WaitingRoomEmulators
-import WaitingRoomVendors
 import WaitingRoomHTTP
+import WaitingRoomLua
+import WaitingRoomVendors
 
 /// `waitingroom run FLOW.lua`: runs a flow and exits with its outcome.
 struct RunCommand: CLICommand {
@@ -45,10 +45,11 @@ struct RunCommand: CLICommand {
             .positional("flow", \.flow, help: "The flow file.", completion: .files),
             .option("config", \.config, help: "Vendor configuration file (JSON).", completion: .files),
             .repeating("set", \.settings, help: "A vendor setting VENDOR.KEY=VALUE (repeatable), over --config."),
-            .option("emulator-config", \.emulatorConfig, help: "Emulator configuration document (JSON) for --emulator.", completion: .files),
+            .option(
+                "emulator-config", \.emulatorConfig, help: "Emulator configuration document (JSON) for --emulator.", completion: .files),
             .option("drain-timeout", \.drainTimeout, help: "Seconds to wait at the end for key returns still running in the background."),
             .flag("emulator", \.emulator, help: "Start the embedded emulator and point the vendors at it."),
-            .flag("json", \.json, help: "One JSON object per event, then the result."),
+            .flag("json", \.json, help: "One JSON object per event, then the result.")
         ]
     }
 
@@ -83,7 +84,8 @@ struct RunCommand: CLICommand {
             var configured: Set<String> = []
             if let config { configured.formUnion(defaults.overlay(try VendorConfigurationLoader.readJSON(config), naming: registry)) }
             if !settings.isEmpty {
-                configured.formUnion(defaults.overlay(try VendorConfigurationLoader.vendorSettings(settings, vendors: registry.vendorIDs), naming: registry))
+                configured.formUnion(
+                    defaults.overlay(try VendorConfigurationLoader.vendorSettings(settings, vendors: registry.vendorIDs), naming: registry))
             }
             // A bad setting is a usage error naming the field, found before the flow runs (the
             // flow's own `config` fills in the rest).
@@ -144,7 +146,10 @@ struct FlowRunner {
         // Keys whose return failed its documented attempts are still being returned: give them a
         // bounded time before the process exits.
         let left = await options.environment.pendingReturns.drain(timeout: drainTimeout)
-        if left > 0 { terminal.error("waitingroom: \(left) key return(s) still failing after the drain timeout; the server keeps those keys until they time out") }
+        if left > 0 {
+            terminal.error(
+                "waitingroom: \(left) key return(s) still failing after the drain timeout; the server keeps those keys until they time out")
+        }
         for error in result.handlerErrors { terminal.error(error.description) }
         // A handler that failed ends with 5 (script error), whatever the outcome: the outcome is
         // still printed, and the failures counted (`handler_errors`).

@@ -2,8 +2,9 @@ import Dispatch
 import NIOCore
 import NIOPosix
 import WaitingRoomHTTP
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension WaitingRoomCommand {

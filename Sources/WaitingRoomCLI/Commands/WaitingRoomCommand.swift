@@ -17,7 +17,7 @@ public enum WaitingRoomCommand {
     /// The subcommands, in the order help lists them.
     static let subcommands: [any CLICommand.Type] = [
         RunCommand.self, ReplCommand.self, CheckCommand.self, EmulateCommand.self,
-        DemoCommand.self, LoadCommand.self, ReturnsCommand.self, BenchCommand.self, GateCommand.self,
+        DemoCommand.self, LoadCommand.self, ReturnsCommand.self, BenchCommand.self, GateCommand.self
     ]
 
     /// The parser for `waitingroom`'s command line.

@@ -21,7 +21,7 @@ public struct EmulatorDashboard: Sendable {
     public func status(now: Date = Date()) -> JSONValue {
         .object([
             "time": .number((now.timeIntervalSince1970 * 1000).rounded() / 1000),
-            "vendors": .array(sources.map { $0.emulatorStatus().json }),
+            "vendors": .array(sources.map { $0.emulatorStatus().json })
         ])
     }
 
@@ -39,6 +39,7 @@ public struct EmulatorDashboard: Sendable {
     static func response(_ text: String, contentType: String) -> Response {
         var buffer = ByteBufferAllocator().buffer(capacity: text.utf8.count)
         buffer.writeString(text)
-        return Response(status: .ok, headers: [.contentType: contentType, .cacheControl: "no-store"], body: ResponseBody(byteBuffer: buffer))
+        return Response(
+            status: .ok, headers: [.contentType: contentType, .cacheControl: "no-store"], body: ResponseBody(byteBuffer: buffer))
     }
 }

@@ -27,8 +27,10 @@ public struct Crowd: Sendable {
         public var message: String? = nil
 
         /// A visit as a user saw it.
-        public init(outcome: String, code: Int, waited: Duration, completed: Bool, started: Duration = .zero,
-                    expectation: ExpectedWait? = nil, answered: Duration? = nil, message: String? = nil) {
+        public init(
+            outcome: String, code: Int, waited: Duration, completed: Bool, started: Duration = .zero,
+            expectation: ExpectedWait? = nil, answered: Duration? = nil, message: String? = nil
+        ) {
             self.outcome = outcome
             self.code = code
             self.waited = waited
@@ -95,8 +97,10 @@ public struct Crowd: Sendable {
     private func start(index: Int, prefix: String, origin: ContinuousClock.Instant, into visits: VisitLog) {
         let started = ContinuousClock.now
         guard let session = enqueue(index: index, prefix: prefix) else {
-            visits.add(Visit(outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin,
-                             message: "the provider refused the entry"))
+            visits.add(
+                Visit(
+                    outcome: "error", code: 0, waited: .zero, completed: false, started: started - origin,
+                    message: "the provider refused the entry"))
             return
         }
         // The first answer and the first ETA shown (the order the vendor saw the users in;
@@ -118,9 +122,10 @@ public struct Crowd: Sendable {
         let hold = self.hold
         session.whenOutcome { outcome in
             let waited = ContinuousClock.now - started
-            let visit = Visit(outcome: outcome.name, code: outcome.status.code, waited: waited, completed: false,
-                              started: started - origin, expectation: probe.value, answered: probe.firstAnswer,
-                              message: outcome.pass == nil ? outcome.status.message : nil)
+            let visit = Visit(
+                outcome: outcome.name, code: outcome.status.code, waited: waited, completed: false,
+                started: started - origin, expectation: probe.value, answered: probe.firstAnswer,
+                message: outcome.pass == nil ? outcome.status.message : nil)
             guard outcome.pass != nil else {
                 visits.add(visit)
                 return

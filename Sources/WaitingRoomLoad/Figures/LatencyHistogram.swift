@@ -48,7 +48,9 @@ public struct LatencyHistogram: Sendable, Equatable {
             lines.append(label.padding(toLength: 10, withPad: " ", startingAt: 0) + " \(bar) \(counts[i])")
             lower = edge
         }
-        lines.append("p50 \(Self.format(percentile(50)))  p90 \(Self.format(percentile(90)))  p99 \(Self.format(percentile(99)))  max \(Self.format(samples.max() ?? 0))  n=\(samples.count)")
+        lines.append(
+            "p50 \(Self.format(percentile(50)))  p90 \(Self.format(percentile(90)))  p99 \(Self.format(percentile(99)))  max \(Self.format(samples.max() ?? 0))  n=\(samples.count)"
+        )
         return lines
     }
 

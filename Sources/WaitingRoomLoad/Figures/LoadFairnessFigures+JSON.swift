@@ -22,15 +22,15 @@ extension LoadFairnessFigures {
             "preStart": .object([
                 "users": .number(Double(preStart)), "admitted": .number(Double(preStartAdmitted)),
                 "rankCorrelation": .object([
-                    "n": .number(Double(r.n)), "rho": r.rho.map { .number(rounded($0)) } ?? .null, "ci95": ci, "note": .string(r.note),
-                ]),
+                    "n": .number(Double(r.n)), "rho": r.rho.map { .number(rounded($0)) } ?? .null, "ci95": ci, "note": .string(r.note)
+                ])
             ]),
             "postStart": .object([
                 "users": .number(Double(postStart)), "admitted": .number(Double(postStartAdmitted)),
                 "pairs": .number(Double(postStartPairs)), "orderViolations": .number(Double(orderViolations)),
-                "aheadOfPreStart": .number(Double(postStartAheadOfPreStart)),
+                "aheadOfPreStart": .number(Double(postStartAheadOfPreStart))
             ]),
-            "admissionAccuracy": LoadOperatorFigures.json(accuracy),
+            "admissionAccuracy": LoadOperatorFigures.json(accuracy)
         ])
     }
 }

@@ -4,8 +4,10 @@ import WaitingRoomEmulatorKit
 extension LoadFairnessFigures {
     /// The run's fairness figures: from the embedded emulator's `record` when there is one (its
     /// own start, if the room has one), else from the users' own times split at `startAt`.
-    public static func measured(visits: [Crowd.Visit], record: EmulatorAdmissionRecord?, origin: Date, startAt: Double?,
-                         rate: LoadOperatorFigures.RoomRate) -> LoadFairnessFigures {
+    public static func measured(
+        visits: [Crowd.Visit], record: EmulatorAdmissionRecord?, origin: Date, startAt: Double?,
+        rate: LoadOperatorFigures.RoomRate
+    ) -> LoadFairnessFigures {
         if let record {
             let start = record.startsAt.map { $0.timeIntervalSince(origin) }.flatMap { $0 >= 0 ? $0 : nil } ?? startAt
             return LoadFairnessFigures(

@@ -4,10 +4,15 @@ import Foundation
 extension LoadFairnessFigures {
     /// The summary's lines.
     public var text: [String] {
-        var lines = ["fairness (\(source)" + (startAt.map { "; sale start +\(String(format: "%.1f", $0)) s" } ?? "; no scheduled start") + "):"]
-        lines.append("  arrivals: \(preStart) before the start (\(preStartAdmitted) admitted) · \(postStart) after it (\(postStartAdmitted) admitted)")
-        lines.append("  order violations among post-start arrivals: \(orderViolations) of \(postStartPairs) pairs (goal 0)"
-            + " · post-start admitted ahead of a pre-start user: \(postStartAheadOfPreStart) pairs (goal 0)")
+        var lines = [
+            "fairness (\(source)" + (startAt.map { "; sale start +\(String(format: "%.1f", $0)) s" } ?? "; no scheduled start") + "):"
+        ]
+        lines.append(
+            "  arrivals: \(preStart) before the start (\(preStartAdmitted) admitted) · \(postStart) after it (\(postStartAdmitted) admitted)"
+        )
+        lines.append(
+            "  order violations among post-start arrivals: \(orderViolations) of \(postStartPairs) pairs (goal 0)"
+                + " · post-start admitted ahead of a pre-start user: \(postStartAheadOfPreStart) pairs (goal 0)")
         lines.append("  pre-start rank correlation (admission vs arrival order, goal ≈ 0): " + rankText)
         lines.append("  admission accuracy from the start: " + accuracyText)
         return lines
@@ -26,9 +31,12 @@ extension LoadFairnessFigures {
     /// `1.00 overall against 600/min · per minute 1.00 0.99`, or `n/a: why`.
     public var accuracyText: String {
         guard let perMinute = accuracy.configuredPerMinute else { return accuracy.source }
-        guard let overall = accuracy.overall else { return "n/a: no user was admitted (configured \(LoadOperatorFigures.number(perMinute))/min)" }
+        guard let overall = accuracy.overall else {
+            return "n/a: no user was admitted (configured \(LoadOperatorFigures.number(perMinute))/min)"
+        }
         return "\(LoadOperatorFigures.ratio(overall)) overall against \(LoadOperatorFigures.number(perMinute))/min"
-            + (accuracy.minutes.isEmpty ? "" : " · per minute " + accuracy.minutes.map { LoadOperatorFigures.ratio($0.accuracy) }.joined(separator: " "))
+            + (accuracy.minutes.isEmpty
+                ? "" : " · per minute " + accuracy.minutes.map { LoadOperatorFigures.ratio($0.accuracy) }.joined(separator: " "))
     }
 
     /// `0.012`, `−0.050`.

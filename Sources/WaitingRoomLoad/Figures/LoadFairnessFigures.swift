@@ -86,7 +86,8 @@ public struct LoadFairnessFigures: Sendable, Equatable {
     public init(users: [User], startAt: Double?, rate: LoadOperatorFigures.RoomRate, source: String) {
         self.source = source
         self.startAt = startAt
-        let pre = users.filter(\.prequeued), post = users.filter { !$0.prequeued }
+        let pre = users.filter(\.prequeued)
+        let post = users.filter { !$0.prequeued }
         preStart = pre.count
         postStart = post.count
         let preAdmitted = pre.compactMap { u in u.admission.map { (arrival: u.arrival, admission: $0) } }
@@ -106,8 +107,9 @@ public struct LoadFairnessFigures: Sendable, Equatable {
     /// The users of an emulator's record, with times from `origin` (the run's start).
     package static func users(of record: EmulatorAdmissionRecord, origin: Date) -> [User] {
         record.entries.enumerated().map { index, entry in
-            User(arrival: Double(index), prequeued: entry.prequeued, admission: entry.admission.map(Double.init),
-                 admittedAt: entry.admittedAt.map { $0.timeIntervalSince(origin) })
+            User(
+                arrival: Double(index), prequeued: entry.prequeued, admission: entry.admission.map(Double.init),
+                admittedAt: entry.admittedAt.map { $0.timeIntervalSince(origin) })
         }
     }
 
@@ -118,32 +120,47 @@ public struct LoadFairnessFigures: Sendable, Equatable {
     package static func users(of visits: [Crowd.Visit], startAt: Double?) -> [User] {
         visits.map { visit in
             let passed = visit.outcome == "passed"
-            return User(arrival: visit.answeredAt, prequeued: startAt.map { visit.enqueuedAt < $0 } ?? false,
-                        admission: passed ? visit.outcomeAt : nil, admittedAt: passed ? visit.outcomeAt : nil)
+            return User(
+                arrival: visit.answeredAt, prequeued: startAt.map { visit.enqueuedAt < $0 } ?? false,
+                admission: passed ? visit.outcomeAt : nil, admittedAt: passed ? visit.outcomeAt : nil)
         }
     }
 
     /// Pairs i < j with `values[i] > values[j]` (strictly; ties are no inversion): merge sort.
     package static func inversions(_ values: [Double]) -> Int {
-        var a = values, buffer = values
+        var a = values
+        var buffer = values
         var count = 0
         var width = 1
         while width < a.count {
             var start = 0
             while start < a.count {
-                let mid = min(start + width, a.count), end = min(start + 2 * width, a.count)
-                var i = start, j = mid, k = start
+                let mid = min(start + width, a.count)
+                let end = min(start + 2 * width, a.count)
+                var i = start
+                var j = mid
+                var k = start
                 while i < mid && j < end {
                     if a[i] <= a[j] {
-                        buffer[k] = a[i]; i += 1
+                        buffer[k] = a[i]
+                        i += 1
                     } else {
-                        buffer[k] = a[j]; j += 1
+                        buffer[k] = a[j]
+                        j += 1
                         count += mid - i
                     }
                     k += 1
                 }
-                while i < mid { buffer[k] = a[i]; i += 1; k += 1 }
-                while j < end { buffer[k] = a[j]; j += 1; k += 1 }
+                while i < mid {
+                    buffer[k] = a[i]
+                    i += 1
+                    k += 1
+                }
+                while j < end {
+                    buffer[k] = a[j]
+                    j += 1
+                    k += 1
+                }
                 start = end
             }
             swap(&a, &buffer)
@@ -157,7 +174,8 @@ public struct LoadFairnessFigures: Sendable, Equatable {
     package static func pairsAhead(_ values: [Double], of others: [Double]) -> Int {
         let sorted = others.sorted()
         return values.reduce(0) { total, x in
-            var low = 0, high = sorted.count  // first index with sorted[i] > x
+            var low = 0
+            var high = sorted.count  // first index with sorted[i] > x
             while low < high {
                 let mid = (low + high) / 2
                 if sorted[mid] <= x { low = mid + 1 } else { high = mid }
@@ -188,12 +206,17 @@ public struct LoadFairnessFigures: Sendable, Equatable {
     package static func rankCorrelation(_ x: [Double], _ y: [Double]) -> RankCorrelation {
         let n = x.count
         guard n >= 2 else {
-            return RankCorrelation(n: n, rho: nil, low: nil, high: nil,
-                                   note: "n/a: \(n) pre-start user\(n == 1 ? "" : "s") admitted (a correlation needs 2, its interval \(smallestSample))")
+            return RankCorrelation(
+                n: n, rho: nil, low: nil, high: nil,
+                note: "n/a: \(n) pre-start user\(n == 1 ? "" : "s") admitted (a correlation needs 2, its interval \(smallestSample))")
         }
-        let rx = ranks(x), ry = ranks(y)
-        let mx = rx.reduce(0, +) / Double(n), my = ry.reduce(0, +) / Double(n)
-        var sxy = 0.0, sxx = 0.0, syy = 0.0
+        let rx = ranks(x)
+        let ry = ranks(y)
+        let mx = rx.reduce(0, +) / Double(n)
+        let my = ry.reduce(0, +) / Double(n)
+        var sxy = 0.0
+        var sxx = 0.0
+        var syy = 0.0
         for i in 0..<n {
             sxy += (rx[i] - mx) * (ry[i] - my)
             sxx += (rx[i] - mx) * (rx[i] - mx)
@@ -204,8 +227,9 @@ public struct LoadFairnessFigures: Sendable, Equatable {
         }
         let rho = max(-1, min(1, sxy / (sxx * syy).squareRoot()))
         guard n >= smallestSample else {
-            return RankCorrelation(n: n, rho: rho, low: nil, high: nil,
-                                   note: "no confidence interval: n = \(n) < \(smallestSample) (Fisher's z needs n − 3 > 0)")
+            return RankCorrelation(
+                n: n, rho: rho, low: nil, high: nil,
+                note: "no confidence interval: n = \(n) < \(smallestSample) (Fisher's z needs n − 3 > 0)")
         }
         let z = atanh(max(-0.999_999, min(0.999_999, rho)))
         let half = 1.959_964 / Double(n - 3).squareRoot()

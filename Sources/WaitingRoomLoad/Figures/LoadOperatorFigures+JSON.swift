@@ -23,9 +23,9 @@ extension LoadOperatorFigures {
             "expectedWait": .object([
                 "usersWithExpectation": .number(Double(wait.usersWithExpectation)),
                 "compared": .number(Double(wait.compared)),
-                "expected": Self.json(wait.expected), "actual": Self.json(wait.actual), "error": Self.json(wait.error),
+                "expected": Self.json(wait.expected), "actual": Self.json(wait.actual), "error": Self.json(wait.error)
             ]),
-            "admissionAccuracy": Self.json(admission),
+            "admissionAccuracy": Self.json(admission)
         ]
     }
 
@@ -35,13 +35,14 @@ extension LoadOperatorFigures {
             "configuredPerMinute": admission.configuredPerMinute.map { .number($0) } ?? .null,
             "source": .string(admission.source),
             "overall": admission.overall.map { .number(Self.rounded($0)) } ?? .null,
-            "perMinute": .array(admission.minutes.map { m in
-                .object([
-                    "minute": .number(Double(m.minute)), "seconds": .number(Self.rounded(m.seconds)),
-                    "admitted": .number(Double(m.admitted)), "expected": .number(Self.rounded(m.expected)),
-                    "accuracy": .number(Self.rounded(m.accuracy)),
-                ])
-            }),
+            "perMinute": .array(
+                admission.minutes.map { m in
+                    .object([
+                        "minute": .number(Double(m.minute)), "seconds": .number(Self.rounded(m.seconds)),
+                        "admitted": .number(Double(m.admitted)), "expected": .number(Self.rounded(m.expected)),
+                        "accuracy": .number(Self.rounded(m.accuracy))
+                    ])
+                })
         ])
     }
 
@@ -49,7 +50,7 @@ extension LoadOperatorFigures {
         .object([
             "total": .number(Double(flow.total)),
             "meanPerSecond": .number(rounded(flow.meanPerSecond)),
-            "perSecond": .array(flow.perSecond.map { .number(Double($0)) }),
+            "perSecond": .array(flow.perSecond.map { .number(Double($0)) })
         ])
     }
 
@@ -57,7 +58,7 @@ extension LoadOperatorFigures {
         guard let spread else { return .null }
         return .object([
             "p50": .number(rounded(spread.p50)), "p90": .number(rounded(spread.p90)),
-            "p99": .number(rounded(spread.p99)), "mean": .number(rounded(spread.mean)),
+            "p99": .number(rounded(spread.p99)), "mean": .number(rounded(spread.mean))
         ])
     }
 

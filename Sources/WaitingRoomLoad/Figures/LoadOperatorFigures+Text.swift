@@ -5,11 +5,13 @@ extension LoadOperatorFigures {
     /// The summary's lines: inflow and outflow, expected vs actual wait, admission accuracy.
     public var text: [String] {
         var lines = ["operators:"]
-        lines.append("  inflow \(inflow.total) users · \(Self.rate(inflow.meanPerSecond)) mean · "
-            + "outflow \(outflow.total) passed · \(Self.rate(outflow.meanPerSecond)) mean")
+        lines.append(
+            "  inflow \(inflow.total) users · \(Self.rate(inflow.meanPerSecond)) mean · "
+                + "outflow \(outflow.total) passed · \(Self.rate(outflow.meanPerSecond)) mean")
         var expected = "  expected wait: \(wait.usersWithExpectation) users shown one"
         if let error = wait.error, let shown = wait.expected, let had = wait.actual {
-            expected += " · \(wait.compared) passed: shown p50 \(LatencyHistogram.format(shown.p50)), had p50 \(LatencyHistogram.format(had.p50))"
+            expected +=
+                " · \(wait.compared) passed: shown p50 \(LatencyHistogram.format(shown.p50)), had p50 \(LatencyHistogram.format(had.p50))"
                 + " · error (actual − expected) p50 \(Self.signed(error.p50)) p90 \(Self.signed(error.p90)) p99 \(Self.signed(error.p99))"
         }
         lines.append(expected)
@@ -22,7 +24,8 @@ extension LoadOperatorFigures {
         guard let perMinute = admission.configuredPerMinute else { return admission.source }
         guard let overall = admission.overall else { return "n/a: no user was admitted (configured \(Self.number(perMinute))/min)" }
         return "\(Self.ratio(overall)) overall against \(Self.number(perMinute))/min (\(admission.source))"
-            + (admission.minutes.count > 1 ? " · per minute " + admission.minutes.map { Self.ratio($0.accuracy) }.joined(separator: " ") : "")
+            + (admission.minutes.count > 1
+                ? " · per minute " + admission.minutes.map { Self.ratio($0.accuracy) }.joined(separator: " ") : "")
     }
 
     /// `12.5/s`.

@@ -81,7 +81,8 @@ public struct LoadOperatorFigures: Sendable, Equatable {
         }
 
         /// No embedded emulator: nothing says what the room's rate is.
-        public static let unknown = RoomRate(perSecond: nil, source: "n/a: no embedded emulator served the run, so the room's configured rate is unknown")
+        public static let unknown = RoomRate(
+            perSecond: nil, source: "n/a: no embedded emulator served the run, so the room's configured rate is unknown")
     }
 
     /// Admissions in one minute of the run against the configured rate.
@@ -187,11 +188,13 @@ public struct LoadOperatorFigures: Sendable, Equatable {
             let isLast = index == bounds.count - 1
             let admitted = admissions.filter { $0 >= window.0 && ($0 < window.1 || (isLast && $0 <= window.1)) }.count
             let expected = perSecond * (window.1 - window.0)
-            return MinuteAccuracy(minute: index + 1, seconds: window.1 - window.0, admitted: admitted, expected: expected,
-                                  accuracy: Double(admitted) / expected)
+            return MinuteAccuracy(
+                minute: index + 1, seconds: window.1 - window.0, admitted: admitted, expected: expected,
+                accuracy: Double(admitted) / expected)
         }
-        return AdmissionAccuracy(configuredPerMinute: perSecond * 60, source: rate.source, minutes: minutes,
-                                 overall: Double(admissions.count) / (perSecond * end))
+        return AdmissionAccuracy(
+            configuredPerMinute: perSecond * 60, source: rate.source, minutes: minutes,
+            overall: Double(admissions.count) / (perSecond * end))
     }
 
     /// The room's configured rate in an emulator's status (``roomRate(vendor:rooms:room:)``).
@@ -221,7 +224,8 @@ public struct LoadOperatorFigures: Sendable, Equatable {
         }
 
         package init(_ room: EmulatorStatus.Room) {
-            self.init(key: room.key, state: room.state, rate: room.rate, rateNote: room.rateNote, limit: room.limit, limitNote: room.limitNote)
+            self.init(
+                key: room.key, state: room.state, rate: room.rate, rateNote: room.rateNote, limit: room.limit, limitNote: room.limitNote)
         }
     }
 
@@ -233,8 +237,10 @@ public struct LoadOperatorFigures: Sendable, Equatable {
             return RoomRate(perSecond: nil, source: "n/a: the emulator has no room \(room)")
         }
         guard found.rateNote.contains("configured") else {
-            return RoomRate(perSecond: nil, source: "n/a: \(vendor) \(found.key) has no configured admission rate "
-                            + "(its rate is \(found.rateNote)" + (found.limit == nil ? ")" : "; its limit is \(found.limitNote))"))
+            return RoomRate(
+                perSecond: nil,
+                source: "n/a: \(vendor) \(found.key) has no configured admission rate "
+                    + "(its rate is \(found.rateNote)" + (found.limit == nil ? ")" : "; its limit is \(found.limitNote))"))
         }
         guard found.rate > 0 else {
             return RoomRate(perSecond: nil, source: "n/a: \(vendor) \(found.key) is not admitting at a rate (state \(found.state))")

@@ -57,7 +57,7 @@ extension LoadSummary {
         let buckets: [JSONValue] = LatencyHistogram.edges.indices.map { i in
             .object([
                 "le": LatencyHistogram.edges[i].isInfinite ? .null : .number(LatencyHistogram.edges[i]),
-                "label": .string(LatencyHistogram.label(bucket: i)), "count": .number(Double(counts[i])),
+                "label": .string(LatencyHistogram.label(bucket: i)), "count": .number(Double(counts[i]))
             ])
         }
         return [
@@ -68,12 +68,16 @@ extension LoadSummary {
             "histogram": .array(buckets),
             "timeline": .object([
                 "interval": .number(timelineInterval),
-                "points": .array(timeline.map {
-                    .object(["t": .number($0.t), "waiting": .number(Double($0.waiting)), "admissionsPerSecond": .number($0.admissionsPerSecond)])
-                }),
+                "points": .array(
+                    timeline.map {
+                        .object([
+                            "t": .number($0.t), "waiting": .number(Double($0.waiting)),
+                            "admissionsPerSecond": .number($0.admissionsPerSecond)
+                        ])
+                    })
             ]),
             "requests": .object(Dictionary(requests.map { ($0.0, JSONValue.number(Double($0.1))) }, uniquingKeysWith: { a, _ in a })),
-            "replies": .object(Dictionary(replies.map { ($0.0, JSONValue.number(Double($0.1))) }, uniquingKeysWith: { a, _ in a })),
+            "replies": .object(Dictionary(replies.map { ($0.0, JSONValue.number(Double($0.1))) }, uniquingKeysWith: { a, _ in a }))
         ].merging(operators.json) { current, _ in current }
     }
 }

@@ -10,13 +10,16 @@ extension LoadSummary {
         var object: [String: JSONValue] = [
             "users": .number(Double(users)), "wall_seconds": .number(wall.seconds),
             "outcomes": .object(outcomes.mapValues { .number(Double($0)) }),
-            "notPassed": .array(notPassed.map {
-                .object(["outcome": .string($0.outcome), "code": .number(Double($0.code)), "users": .number(Double($0.users)),
-                         "message": .string($0.message)])
-            }),
+            "notPassed": .array(
+                notPassed.map {
+                    .object([
+                        "outcome": .string($0.outcome), "code": .number(Double($0.code)), "users": .number(Double($0.users)),
+                        "message": .string($0.message)
+                    ])
+                }),
             "p50": .number(histogram.percentile(50)), "p90": .number(histogram.percentile(90)),
             "p99": .number(histogram.percentile(99)),
-            "faultsInstalled": .number(Double(faultsInstalled)),
+            "faultsInstalled": .number(Double(faultsInstalled))
         ]
         // The process's own peak resident set (client, emulator and driver together), for
         // `bench memory`; absent where /proc is not there.

@@ -27,9 +27,11 @@ public struct LoadSummary: Sendable {
 
     /// A run's figures: `visits` of `users` over `wall`, with the client's background key
     /// returns (`returns`, and `returnsLeft` still running when the drain ended).
-    public init(users: Int, wall: Duration, visits: [Crowd.Visit], returns: PendingReturns.Statistics, returnsLeft: Int,
-                faultsInstalled: Int = 0, emulator: EmulatorLoadFigures? = nil, settings: [(String, String)] = [],
-                roomRate: LoadOperatorFigures.RoomRate = .unknown, fairness: LoadFairnessFigures? = nil) {
+    public init(
+        users: Int, wall: Duration, visits: [Crowd.Visit], returns: PendingReturns.Statistics, returnsLeft: Int,
+        faultsInstalled: Int = 0, emulator: EmulatorLoadFigures? = nil, settings: [(String, String)] = [],
+        roomRate: LoadOperatorFigures.RoomRate = .unknown, fairness: LoadFairnessFigures? = nil
+    ) {
         self.users = users
         self.wall = wall
         self.visits = visits
@@ -94,7 +96,7 @@ public struct LoadSummary: Sendable {
     public var keys: [(String, Int)] {
         let returns: [(String, Int)] = [
             ("keysReturnedLate", self.returns.returnedLate), ("backgroundReturnsGivenUp", self.returns.gaveUp + returnsLeft),
-            ("backgroundReturnsKeyGone", self.returns.alreadyGone),
+            ("backgroundReturnsKeyGone", self.returns.alreadyGone)
         ]
         guard let emulator else { return returns }
         return emulator.holdsKeys ? emulator.keys + returns : emulator.keys

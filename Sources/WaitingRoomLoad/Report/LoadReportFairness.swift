@@ -18,7 +18,7 @@ enum LoadReportFairness {
             card("post-start ahead of pre-start", "fair-ahead", String(figures.postStartAheadOfPreStart)),
             card("pre-start rank correlation ρ", "fair-rho", rho),
             card("ρ 95% CI", "fair-ci", ci),
-            card("admission accuracy from the start", "fair-accuracy", figures.accuracy.overall.map(LoadOperatorFigures.ratio) ?? "n/a"),
+            card("admission accuracy from the start", "fair-accuracy", figures.accuracy.overall.map(LoadOperatorFigures.ratio) ?? "n/a")
         ].joined()
         let rows: [[String]] = [
             ["sale start", figures.startAt.map { "+\(String(format: "%.1f", $0)) s" } ?? "none"],
@@ -27,11 +27,13 @@ enum LoadReportFairness {
             ["order violations among post-start arrivals (goal 0)", "\(figures.orderViolations) of \(figures.postStartPairs) pairs"],
             ["post-start admitted ahead of a pre-start user (goal 0)", "\(figures.postStartAheadOfPreStart) pairs"],
             ["pre-start rank correlation (goal ≈ 0)", figures.rankText],
-            ["admission accuracy from the start", figures.accuracyText],
+            ["admission accuracy from the start", figures.accuracyText]
         ]
         let minuteRows = figures.accuracy.minutes.map { m in
-            [String(m.minute), String(format: "%.1f s", m.seconds), String(m.admitted), String(format: "%.1f", m.expected),
-             LoadOperatorFigures.ratio(m.accuracy)]
+            [
+                String(m.minute), String(format: "%.1f s", m.seconds), String(m.admitted), String(format: "%.1f", m.expected),
+                LoadOperatorFigures.ratio(m.accuracy)
+            ]
         }
         return """
             <section class="operators fairness" aria-label="Fairness">

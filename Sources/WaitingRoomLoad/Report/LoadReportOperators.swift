@@ -10,14 +10,16 @@ package enum LoadReportOperators {
     /// A table with a header row; `empty` stands in a single row when `rows` is empty.
     static func grid(_ caption: String, id: String, _ header: [String], _ rows: [[String]], empty: String) -> String {
         let head = header.map { "<th scope=\"col\">\(escape($0))</th>" }.joined()
-        let body = rows.isEmpty
+        let body =
+            rows.isEmpty
             ? "<tr><td colspan=\"\(header.count)\">\(escape(empty))</td></tr>"
             : rows.map { row in
                 row.enumerated().map { i, cell in
                     i == 0 ? "<th scope=\"row\">\(escape(cell))</th>" : "<td class=\"num\">\(escape(cell))</td>"
                 }.joined()
             }.map { "<tr>\($0)</tr>" }.joined()
-        return "<table id=\"\(escape(id))\"><caption>\(escape(caption))</caption><thead><tr>\(head)</tr></thead><tbody>\(body)</tbody></table>"
+        return
+            "<table id=\"\(escape(id))\"><caption>\(escape(caption))</caption><thead><tr>\(head)</tr></thead><tbody>\(body)</tbody></table>"
     }
 
     /// The inflow/outflow chart's figure.
@@ -38,28 +40,35 @@ package enum LoadReportOperators {
             card("inflow (mean)", "op-inflow", LoadOperatorFigures.rate(figures.inflow.meanPerSecond)),
             card("outflow (mean)", "op-outflow", LoadOperatorFigures.rate(figures.outflow.meanPerSecond)),
             card("wait error p50 (actual − expected)", "op-wait-error", wait.error.map { LoadOperatorFigures.signed($0.p50) } ?? "n/a"),
-            card("admission accuracy", "op-accuracy", accuracy.overall.map(LoadOperatorFigures.ratio) ?? "n/a"),
+            card("admission accuracy", "op-accuracy", accuracy.overall.map(LoadOperatorFigures.ratio) ?? "n/a")
         ].joined()
         let spreadRow: (String, LoadOperatorFigures.Spread?, (Double) -> String) -> [String]? = { name, spread, format in
             spread.map { [name, format($0.p50), format($0.p90), format($0.p99), format($0.mean)] }
         }
         let waitRows = [
             spreadRow("expected (shown)", wait.expected, f), spreadRow("actual (had)", wait.actual, f),
-            spreadRow("error (actual − expected)", wait.error, LoadOperatorFigures.signed),
+            spreadRow("error (actual − expected)", wait.error, LoadOperatorFigures.signed)
         ].compactMap { $0 }
         let flowRows = [
-            ["inflow: users arriving", String(figures.inflow.total), LoadOperatorFigures.rate(figures.inflow.meanPerSecond),
-             LoadOperatorFigures.rate(Double(figures.inflow.perSecond.max() ?? 0))],
-            ["outflow: users admitted", String(figures.outflow.total), LoadOperatorFigures.rate(figures.outflow.meanPerSecond),
-             LoadOperatorFigures.rate(Double(figures.outflow.perSecond.max() ?? 0))],
+            [
+                "inflow: users arriving", String(figures.inflow.total), LoadOperatorFigures.rate(figures.inflow.meanPerSecond),
+                LoadOperatorFigures.rate(Double(figures.inflow.perSecond.max() ?? 0))
+            ],
+            [
+                "outflow: users admitted", String(figures.outflow.total), LoadOperatorFigures.rate(figures.outflow.meanPerSecond),
+                LoadOperatorFigures.rate(Double(figures.outflow.perSecond.max() ?? 0))
+            ]
         ]
         let minuteRows = accuracy.minutes.map { m in
-            [String(m.minute), String(format: "%.1f s", m.seconds), String(m.admitted), String(format: "%.1f", m.expected),
-             LoadOperatorFigures.ratio(m.accuracy)]
+            [
+                String(m.minute), String(format: "%.1f s", m.seconds), String(m.admitted), String(format: "%.1f", m.expected),
+                LoadOperatorFigures.ratio(m.accuracy)
+            ]
         }
-        let caption = accuracy.configuredPerMinute.map {
-            "Admission accuracy per minute (configured \(LoadOperatorFigures.number($0))/min · \(accuracy.source))"
-        } ?? "Admission accuracy per minute"
+        let caption =
+            accuracy.configuredPerMinute.map {
+                "Admission accuracy per minute (configured \(LoadOperatorFigures.number($0))/min · \(accuracy.source))"
+            } ?? "Admission accuracy per minute"
         return """
             <section class="operators" aria-label="Operators' view">
             <h2>Operators' view</h2>

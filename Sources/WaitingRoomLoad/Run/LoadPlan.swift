@@ -22,8 +22,10 @@ public struct LoadPlan: Sendable, Equatable {
     public var drainTimeout: Duration
 
     /// A plan of `users` users through `room`; the other settings are `waitingroom load`'s defaults.
-    public init(room: RoomKey, control: ControlMode = .basic, users: Int, hold: Double = 0.1, arrivals: LoadArrivals = .burst,
-                saleStart: LoadSaleStart? = nil, seed: UInt64 = 1, drainTimeout: Duration = .seconds(30)) {
+    public init(
+        room: RoomKey, control: ControlMode = .basic, users: Int, hold: Double = 0.1, arrivals: LoadArrivals = .burst,
+        saleStart: LoadSaleStart? = nil, seed: UInt64 = 1, drainTimeout: Duration = .seconds(30)
+    ) {
         self.room = room
         self.control = control
         self.users = users

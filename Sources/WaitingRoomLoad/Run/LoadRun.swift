@@ -29,15 +29,18 @@ public struct LoadRun: Sendable {
     ///     the room's configured rate, the sale start it schedules (``LoadPlan/saleStart``) and its
     ///     record of arrival and admission order (the fairness figures).
     /// - Throws: ``LoadError`` when the plan's sale start cannot be scheduled on `emulator`.
-    public func run(provider: any WaitingRoomProvider, pendingReturns: PendingReturns,
-                    emulator: (any EmulatedVendor)? = nil) async throws(LoadError) -> LoadSummary {
+    public func run(
+        provider: any WaitingRoomProvider, pendingReturns: PendingReturns,
+        emulator: (any EmulatedVendor)? = nil
+    ) async throws(LoadError) -> LoadSummary {
         let fairnessSource = emulator as? any EmulatorFairnessSource
         let originDate = Date()
         let started = ContinuousClock.now
         if let saleStart = plan.saleStart, let emulator {
             guard let fairnessSource else { throw .noScheduledStart(vendor: type(of: emulator).vendorID) }
             do {
-                try fairnessSource.scheduleStart(room: plan.room, at: originDate.addingTimeInterval(saleStart.seconds), shuffle: true, seed: plan.seed)
+                try fairnessSource.scheduleStart(
+                    room: plan.room, at: originDate.addingTimeInterval(saleStart.seconds), shuffle: true, seed: plan.seed)
             } catch {
                 throw .scheduleRefused(error)
             }
@@ -52,7 +55,8 @@ public struct LoadRun: Sendable {
         return LoadSummary(
             users: plan.users, wall: wall, visits: visits, returns: pendingReturns.statistics, returnsLeft: notDrained,
             emulator: emulator?.loadFigures(), roomRate: rate,
-            fairness: LoadFairnessFigures.measured(visits: visits, record: fairnessSource?.admissionRecord(room: plan.room), origin: originDate,
-                                                   startAt: plan.saleStart?.seconds, rate: rate))
+            fairness: LoadFairnessFigures.measured(
+                visits: visits, record: fairnessSource?.admissionRecord(room: plan.room), origin: originDate,
+                startAt: plan.saleStart?.seconds, rate: rate))
     }
 }

@@ -19,8 +19,9 @@ public struct CloudflareClient: Sendable {
     public func request(url: String, jar: CloudflareCookieJar, timeout: Duration? = nil) -> HTTPRequest {
         var headers: HTTPHeaderList = [("Accept", "application/json"), ("User-Agent", configuration.userAgent)]
         if let cookie = jar.header { headers.add("Cookie", cookie) }
-        return HTTPRequest(method: configuration.method, url: url, headers: headers, timeout: timeout ?? configuration.timeout,
-                           label: VendorRequestLabel(vendor: vendor, kind: "page"))
+        return HTTPRequest(
+            method: configuration.method, url: url, headers: headers, timeout: timeout ?? configuration.timeout,
+            label: VendorRequestLabel(vendor: vendor, kind: "page"))
     }
 
     /// One request, no retry: the answer, with `jar` updated from the response's `Set-Cookie`.
@@ -28,7 +29,9 @@ public struct CloudflareClient: Sendable {
     /// - Throws: the transport's failure (vendor and code ``CloudflareCode/unreachable`` added);
     ///   `.server` for 5xx and for 429 without a reply; `.rejected` for another 4xx without a
     ///   reply (the HTTP status as vendor code); `.invalidResponse` for a broken reply.
-    public func fetch(url: String, jar: inout CloudflareCookieJar, timeout: Duration? = nil) async throws(WaitingRoomError) -> CloudflareAnswer {
+    public func fetch(url: String, jar: inout CloudflareCookieJar, timeout: Duration? = nil) async throws(WaitingRoomError)
+        -> CloudflareAnswer
+    {
         let response: HTTPResponse
         do { response = try await transport.send(request(url: url, jar: jar, timeout: timeout)) } catch let e as WaitingRoomError {
             var e = e
@@ -53,14 +56,18 @@ public struct CloudflareClient: Sendable {
         let revoked = response.headers.values(for: "Cf-Waiting-Room-Command").contains { $0.lowercased().contains("revoke") }
         switch response.status {
         case 200..<400:
-            return .origin(.init(status: response.status, headers: response.headers, body: response.body,
-                                 cookieHeld: !jar.isEmpty, revoked: revoked))
+            return .origin(
+                .init(
+                    status: response.status, headers: response.headers, body: response.body,
+                    cookieHeld: !jar.isEmpty, revoked: revoked))
         case 429, 500...:
-            throw WaitingRoomError(.server, vendor: vendor, vendorCode: response.status,
-                                   message: "HTTP \(response.status): \(Self.snippet(response.body))", details: ["httpStatus": String(response.status)])
+            throw WaitingRoomError(
+                .server, vendor: vendor, vendorCode: response.status,
+                message: "HTTP \(response.status): \(Self.snippet(response.body))", details: ["httpStatus": String(response.status)])
         default:
-            throw WaitingRoomError(.rejected, vendor: vendor, vendorCode: response.status,
-                                   message: "HTTP \(response.status): \(Self.snippet(response.body))", details: ["httpStatus": String(response.status)])
+            throw WaitingRoomError(
+                .rejected, vendor: vendor, vendorCode: response.status,
+                message: "HTTP \(response.status): \(Self.snippet(response.body))", details: ["httpStatus": String(response.status)])
         }
     }
 

@@ -77,7 +77,8 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
         }
         // rooms are paths appended to it: a query or fragment would end up in the middle
         guard u.query == nil, u.fragment == nil else {
-            throw .invalidConfiguration(field: "siteURL", "expected scheme, host and at most a path (rooms are paths under it), got \"\(siteURL)\"", vendor: v)
+            throw .invalidConfiguration(
+                field: "siteURL", "expected scheme, host and at most a path (rooms are paths under it), got \"\(siteURL)\"", vendor: v)
         }
         guard ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].contains(method) else {
             throw .invalidConfiguration(field: "method", "expected GET, HEAD, POST, PUT, PATCH or DELETE, got \"\(method)\"", vendor: v)
@@ -100,7 +101,7 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
         try r.rejectUnknownKeys([
             "siteURL", "method", "timeout", "retries", "retryDelay", "defaultRefreshInterval", "minRefreshInterval",
             "maxRefreshInterval", "pollInterval", "sessionDuration", "reuseStoredPass", "blockWhenQueueIsFull", "userAgent",
-            "failOpen",
+            "failOpen"
         ])
         func ms(_ key: String) throws -> Duration? {
             try r.int(key, range: 0...86_400_000, unit: "ms").map { .milliseconds($0) }
@@ -109,7 +110,8 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
             siteURL: try r.requiredString("siteURL"), method: try r.string("method") ?? "GET",
             timeout: try ms("timeout") ?? .seconds(10), retries: try r.int("retries", range: 0...10) ?? 3,
             retryDelay: try ms("retryDelay") ?? .seconds(1), defaultRefreshInterval: try ms("defaultRefreshInterval") ?? .seconds(20),
-            minRefreshInterval: try ms("minRefreshInterval") ?? .seconds(1), maxRefreshInterval: try ms("maxRefreshInterval") ?? .seconds(120),
+            minRefreshInterval: try ms("minRefreshInterval") ?? .seconds(1),
+            maxRefreshInterval: try ms("maxRefreshInterval") ?? .seconds(120),
             pollInterval: try ms("pollInterval"), sessionDuration: try ms("sessionDuration") ?? .seconds(300),
             reuseStoredPass: try r.bool("reuseStoredPass") ?? true, blockWhenQueueIsFull: try r.bool("blockWhenQueueIsFull") ?? true,
             userAgent: try r.string("userAgent") ?? "waitingroom-swift", failOpen: try r.bool("failOpen") ?? false)
@@ -128,8 +130,9 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
             delays.append(d)
             d = d * 2
         }
-        return RetryPolicy(attemptTimeout: timeout, retries: retries, delays: delays, pacing: .afterFailure,
-                           exhaustion: .unavailable(code: CloudflareCode.unreachable.rawValue, message: CloudflareCode.unreachable.message))
+        return RetryPolicy(
+            attemptTimeout: timeout, retries: retries, delays: delays, pacing: .afterFailure,
+            exhaustion: .unavailable(code: CloudflareCode.unreachable.rawValue, message: CloudflareCode.unreachable.message))
     }
 
     /// The wait before the next request after `reply`: ``pollInterval`` when set, else the reply's

@@ -28,8 +28,9 @@ public final class CloudflareProvider: WaitingRoomProvider {
         self.configuration = configuration
         self.environment = environment
         self.client = CloudflareClient(configuration: configuration, transport: environment.transport)
-        self.passes = PassKeeper(vendorID: CloudflareConfiguration.vendorID, environment: environment,
-                                 reusesStoredPasses: configuration.reuseStoredPass)
+        self.passes = PassKeeper(
+            vendorID: CloudflareConfiguration.vendorID, environment: environment,
+            reusesStoredPasses: configuration.reuseStoredPass)
     }
 
     func status(_ code: CloudflareCode, _ message: String? = nil) -> VendorStatus {
@@ -51,8 +52,10 @@ public final class CloudflareProvider: WaitingRoomProvider {
     func remember(_ jar: CloudflareCookieJar, for entry: Entry) { jars.withLockedValue { $0[jarKey(entry)] = jar } }
 
     /// One check with the retry policy: the answer and the jar after it. `onRetry` hears each retry.
-    public func check(_ entry: Entry, jar: CloudflareCookieJar,
-                      onRetry: @escaping @Sendable (Int, WaitingRoomError) -> Void = { _, _ in }) async throws -> (CloudflareAnswer, CloudflareCookieJar) {
+    public func check(
+        _ entry: Entry, jar: CloudflareCookieJar,
+        onRetry: @escaping @Sendable (Int, WaitingRoomError) -> Void = { _, _ in }
+    ) async throws -> (CloudflareAnswer, CloudflareCookieJar) {
         let client = client
         let url = target(for: entry)
         return try await configuration.retryPolicy.run(clock: environment.clock, vendor: vendorID, onRetry: onRetry) { _, timeout in
@@ -68,8 +71,10 @@ public final class CloudflareProvider: WaitingRoomProvider {
     }
 
     /// ``check(_:jar:onRetry:)`` with its failure as a value.
-    func answer(for entry: Entry, jar: CloudflareCookieJar,
-                onRetry: @escaping @Sendable (Int, WaitingRoomError) -> Void = { _, _ in }) async -> Result<(CloudflareAnswer, CloudflareCookieJar), any Error> {
+    func answer(
+        for entry: Entry, jar: CloudflareCookieJar,
+        onRetry: @escaping @Sendable (Int, WaitingRoomError) -> Void = { _, _ in }
+    ) async -> Result<(CloudflareAnswer, CloudflareCookieJar), any Error> {
         do { return .success(try await check(entry, jar: jar, onRetry: onRetry)) } catch { return .failure(error) }
     }
 
@@ -89,7 +94,8 @@ public final class CloudflareProvider: WaitingRoomProvider {
     func verdict(_ answer: Result<(CloudflareAnswer, CloudflareCookieJar), any Error>, entry: Entry, inLine: Bool = false) -> Verdict {
         switch answer {
         case .failure(let error):
-            let e = error as? WaitingRoomError
+            let e =
+                error as? WaitingRoomError
                 ?? WaitingRoomError(.networkOffline, vendor: vendorID, vendorCode: CloudflareCode.unreachable.rawValue, message: "\(error)")
             if e.kind == .rejected {
                 return .blocked(VendorStatus(vendor: vendorID, code: e.vendorCode ?? CloudflareCode.refused.rawValue, message: e.message))
@@ -99,8 +105,9 @@ public final class CloudflareProvider: WaitingRoomProvider {
             if failed.vendorCode == nil { failed.vendorCode = CloudflareCode.unreachable.rawValue }
             if configuration.failOpen, failed.vendorCode != CloudflareCode.cancelled.rawValue, !(error is CancellationError) {
                 let now = environment.clock.now()
-                let pass = Pass(vendor: vendorID, room: entry.room, credential: "", kind: .token, issuedAt: now, targetURL: target(for: entry),
-                                bypassedError: failed, details: ["failOpen": "true"])
+                let pass = Pass(
+                    vendor: vendorID, room: entry.room, credential: "", kind: .token, issuedAt: now, targetURL: target(for: entry),
+                    bypassedError: failed, details: ["failOpen": "true"])
                 return .passed(pass, status(.failedOpen, "let through (failOpen): \(failed.message)"))
             }
             return .failed(failed)
@@ -125,10 +132,19 @@ public final class CloudflareProvider: WaitingRoomProvider {
             case .origin(let response):
                 let pass = makePass(entry: entry, response: response, jar: jar)
                 if !response.cookieHeld {
-                    return .disabled(pass, status(.suspended, "no waiting room cookie: the origin answered HTTP \(response.status) (room suspended or not covering \(target(for: entry)))"))
+                    return .disabled(
+                        pass,
+                        status(
+                            .suspended,
+                            "no waiting room cookie: the origin answered HTTP \(response.status) (room suspended or not covering \(target(for: entry)))"
+                        ))
                 }
                 if response.revoked {
-                    return .passed(pass, status(.revoked, "the origin answered HTTP \(response.status) and revoked the session (Cf-Waiting-Room-Command: revoke)"))
+                    return .passed(
+                        pass,
+                        status(
+                            .revoked,
+                            "the origin answered HTTP \(response.status) and revoked the session (Cf-Waiting-Room-Command: revoke)"))
                 }
                 return .passed(pass, status(.origin, "the origin answered HTTP \(response.status)"))
             }
@@ -148,8 +164,9 @@ public final class CloudflareProvider: WaitingRoomProvider {
         var details = ["httpStatus": String(response.status), "body": String(decoding: response.body.prefix(64 * 1024), as: UTF8.self)]
         if let type = response.headers.value(for: "Content-Type") { details["contentType"] = type }
         if response.revoked { details["revoked"] = "true" }
-        return Pass(vendor: vendorID, room: entry.room, credential: response.revoked ? "" : jar.header ?? "", kind: .token, issuedAt: now,
-                    expiresAt: now.addingTimeInterval(configuration.sessionDuration.seconds), targetURL: target(for: entry), details: details)
+        return Pass(
+            vendor: vendorID, room: entry.room, credential: response.revoked ? "" : jar.header ?? "", kind: .token, issuedAt: now,
+            expiresAt: now.addingTimeInterval(configuration.sessionDuration.seconds), targetURL: target(for: entry), details: details)
     }
 
     // MARK: WaitingRoomProvider

@@ -27,16 +27,23 @@ struct CloudflareWait: PollingVendor {
 
     /// One request with the retry policy; each retry is announced as reconnecting.
     func check(_ entry: Entry, visit: Visit, context: SessionContext) async -> Result<(CloudflareAnswer, CloudflareCookieJar), any Error> {
-        let vendor = vendorID, policy = provider.configuration.retryPolicy
+        let vendor = vendorID
+        let policy = provider.configuration.retryPolicy
         return await provider.answer(for: entry, jar: visit.jar) { attempt, error in
             let state: ConnectionState = .reconnecting(attempt: attempt, nextRetryIn: policy.delay(beforeRetry: attempt - 1))
-            context.emit(.connection(state, VendorStatus(vendor: vendor, code: error.vendorCode ?? CloudflareCode.unreachable.rawValue,
-                                                         message: error.message)))
+            context.emit(
+                .connection(
+                    state,
+                    VendorStatus(
+                        vendor: vendor, code: error.vendorCode ?? CloudflareCode.unreachable.rawValue,
+                        message: error.message)))
         }
     }
 
-    func decide(_ answer: Result<(CloudflareAnswer, CloudflareCookieJar), any Error>, entry: Entry, visit: inout Visit,
-                context: SessionContext) async -> PollStep {
+    func decide(
+        _ answer: Result<(CloudflareAnswer, CloudflareCookieJar), any Error>, entry: Entry, visit: inout Visit,
+        context: SessionContext
+    ) async -> PollStep {
         if case .success(let (_, updated)) = answer {
             visit.jar = updated
             provider.remember(updated, for: entry)

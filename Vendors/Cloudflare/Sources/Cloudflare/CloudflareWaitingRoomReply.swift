@@ -57,13 +57,15 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
     /// Every other member, as text.
     public var extra: [String: String]
 
-    public init(inWaitingRoom: Bool = true, waitTimeKnown: Bool = false, waitTime: Int? = nil, waitTime25Percentile: Int? = nil,
-                waitTime50Percentile: Int? = nil, waitTime75Percentile: Int? = nil, waitTimeFormatted: String? = nil,
-                queueIsFull: Bool = false, queueAll: Bool = false, lastUpdated: String? = nil, refreshIntervalSeconds: Int? = 20,
-                queueingMethod: String? = nil, isFIFOQueue: Bool = false, isRandomQueue: Bool = false, isPassthroughQueue: Bool = false,
-                isRejectQueue: Bool = false, isEventActive: Bool = false, isEventPrequeueing: Bool = false,
-                timeUntilEventStart: Int? = nil, timeUntilEventStartFormatted: String? = nil, timeUntilEventEnd: Int? = nil,
-                timeUntilEventEndFormatted: String? = nil, shuffleAtEventStart: Bool = false, extra: [String: String] = [:]) {
+    public init(
+        inWaitingRoom: Bool = true, waitTimeKnown: Bool = false, waitTime: Int? = nil, waitTime25Percentile: Int? = nil,
+        waitTime50Percentile: Int? = nil, waitTime75Percentile: Int? = nil, waitTimeFormatted: String? = nil,
+        queueIsFull: Bool = false, queueAll: Bool = false, lastUpdated: String? = nil, refreshIntervalSeconds: Int? = 20,
+        queueingMethod: String? = nil, isFIFOQueue: Bool = false, isRandomQueue: Bool = false, isPassthroughQueue: Bool = false,
+        isRejectQueue: Bool = false, isEventActive: Bool = false, isEventPrequeueing: Bool = false,
+        timeUntilEventStart: Int? = nil, timeUntilEventStartFormatted: String? = nil, timeUntilEventEnd: Int? = nil,
+        timeUntilEventEndFormatted: String? = nil, shuffleAtEventStart: Bool = false, extra: [String: String] = [:]
+    ) {
         self.inWaitingRoom = inWaitingRoom
         self.waitTimeKnown = waitTimeKnown
         self.waitTime = waitTime
@@ -101,7 +103,7 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
         "inWaitingRoom", "waitTimeKnown", "waitTime", "waitTime25Percentile", "waitTime50Percentile", "waitTime75Percentile",
         "waitTimeFormatted", "queueIsFull", "queueAll", "lastUpdated", "refreshIntervalSeconds", "queueingMethod", "isFIFOQueue",
         "isRandomQueue", "isPassthroughQueue", "isRejectQueue", "isEventActive", "isEventPrequeueing", "timeUntilEventStart",
-        "timeUntilEventStartFormatted", "timeUntilEventEnd", "timeUntilEventEndFormatted", "shuffleAtEventStart",
+        "timeUntilEventStartFormatted", "timeUntilEventEnd", "timeUntilEventEndFormatted", "shuffleAtEventStart"
     ]
 
     static let known = Set(documentedMembers)
@@ -119,8 +121,9 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
     /// never a crash.
     public static func decode(_ body: [UInt8]) throws(WaitingRoomError) -> CloudflareWaitingRoomReply {
         func bad(_ why: String) -> WaitingRoomError {
-            WaitingRoomError(.invalidResponse, vendor: CloudflareConfiguration.vendorID, vendorCode: CloudflareCode.invalidReply.rawValue,
-                             message: "not a Cloudflare cfWaitingRoom reply: \(why)")
+            WaitingRoomError(
+                .invalidResponse, vendor: CloudflareConfiguration.vendorID, vendorCode: CloudflareCode.invalidReply.rawValue,
+                message: "not a Cloudflare cfWaitingRoom reply: \(why)")
         }
         guard body.count <= maxBodyBytes else { throw bad("body of \(body.count) bytes") }
         let json: JSONValue
@@ -172,7 +175,7 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
             "inWaitingRoom": .bool(inWaitingRoom), "waitTimeKnown": .bool(waitTimeKnown), "queueIsFull": .bool(queueIsFull),
             "queueAll": .bool(queueAll), "isFIFOQueue": .bool(isFIFOQueue), "isRandomQueue": .bool(isRandomQueue),
             "isPassthroughQueue": .bool(isPassthroughQueue), "isRejectQueue": .bool(isRejectQueue), "isEventActive": .bool(isEventActive),
-            "isEventPrequeueing": .bool(isEventPrequeueing), "shuffleAtEventStart": .bool(shuffleAtEventStart),
+            "isEventPrequeueing": .bool(isEventPrequeueing), "shuffleAtEventStart": .bool(shuffleAtEventStart)
         ]
         func put(_ key: String, _ n: Int?) { if let n { o[key] = .number(Double(n)) } }
         put("waitTime", waitTime)

@@ -19,7 +19,7 @@ extension CloudflareEmulator {
             "siteURL": .string(server.baseURL + sitePrefix),
             "minRefreshInterval": .number(500),
             "timeout": .number(5000),
-            "retryDelay": .number(500),
+            "retryDelay": .number(500)
         ])
     }
 
@@ -28,13 +28,15 @@ extension CloudflareEmulator {
         .object([
             "siteURL": .string(server.baseURL + Self.sitePrefix),
             "statusAPI": .string(server.baseURL + "/client/v4/zones/emulator/waiting_rooms/{name}/status"),
-            "rooms": snapshot()["rooms"] ?? .object([:]),
+            "rooms": snapshot()["rooms"] ?? .object([:])
         ])
     }
 
     public func summary(server: EmulatorAddress) -> [String] {
-        var lines = ["Cloudflare    siteURL=\(server.baseURL)\(Self.sitePrefix)  (JSON mode with Accept: application/json and the "
-            + "__cfwaitingroom cookie; GET /client/v4/zones/{zone}/waiting_rooms/{name}/status)"]
+        var lines = [
+            "Cloudflare    siteURL=\(server.baseURL)\(Self.sitePrefix)  (JSON mode with Accept: application/json and the "
+                + "__cfwaitingroom cookie; GET /client/v4/zones/{zone}/waiting_rooms/{name}/status)"
+        ]
         // the rooms now: configured ones and those the management API made
         for name in model.roomNames() {
             guard let room = model.room(named: name) else { continue }

@@ -28,9 +28,10 @@ extension CloudflareEmulator: EmulatorFairnessSource {
         if let startsAt {
             let previous = current.events.first { $0.name == Self.scheduledStartEvent }?.prequeueStartTime
             let prequeue = min(previous ?? model.now(), startsAt).addingTimeInterval(-1)
-            events.append(CloudflareEmulatorConfiguration.Event(
-                name: Self.scheduledStartEvent, eventStartTime: startsAt, eventEndTime: startsAt.addingTimeInterval(86_400),
-                prequeueStartTime: prequeue, shuffleAtEventStart: shuffle, seed: seed % (1 << 31)))
+            events.append(
+                CloudflareEmulatorConfiguration.Event(
+                    name: Self.scheduledStartEvent, eventStartTime: startsAt, eventEndTime: startsAt.addingTimeInterval(86_400),
+                    prequeueStartTime: prequeue, shuffleAtEventStart: shuffle, seed: seed % (1 << 31)))
         }
         _ = try updateRoom([name], with: .object(["events": .array(events.map(\.json))]))
     }

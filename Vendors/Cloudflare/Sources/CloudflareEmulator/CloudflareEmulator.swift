@@ -109,7 +109,9 @@ public final class CloudflareEmulator: EmulatedVendor, Sendable {
         guard let given = patch.objectValue else {
             throw WaitingRoomError.invalidConfiguration(field: "body", "expected a room object", vendor: Self.vendorID)
         }
-        guard let current = model.room(named: name), case .object(var merged) = current.json else { throw EmulatorRoomError.unknownRoom(name) }
+        guard let current = model.room(named: name), case .object(var merged) = current.json else {
+            throw EmulatorRoomError.unknownRoom(name)
+        }
         for (k, v) in given { merged[k] = v == .null ? nil : v }
         let room = try CloudflareEmulatorConfiguration.room(.object(merged), path: "room", now: model.now())
         guard model.update(room: name, room) else { throw EmulatorRoomError.unknownRoom(name) }
@@ -129,7 +131,9 @@ public final class CloudflareEmulator: EmulatedVendor, Sendable {
     /// Lets `count` visitors in from the head of `room`'s line; how many (nil: no such room).
     @discardableResult public func admit(room: String, count: Int) -> Int? { model.admit(room: room, count: count) }
     /// Replaces a room's settings.
-    @discardableResult public func update(room name: String, _ room: CloudflareEmulatorConfiguration.Room) -> Bool { model.update(room: name, room) }
+    @discardableResult public func update(room name: String, _ room: CloudflareEmulatorConfiguration.Room) -> Bool {
+        model.update(room: name, room)
+    }
     /// A room's settings now.
     public func room(named name: String) -> CloudflareEmulatorConfiguration.Room? { model.room(named: name) }
     /// The counters now.

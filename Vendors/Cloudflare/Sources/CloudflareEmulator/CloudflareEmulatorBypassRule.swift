@@ -20,15 +20,18 @@ extension CloudflareEmulatorConfiguration {
 
         /// Reads `expression`; a bad one is `.invalidConfiguration` naming `field`, the column and
         /// what was expected.
-        public init(id: String, expression: String, description: String = "", enabled: Bool = true,
-                    field: String = "expression") throws(WaitingRoomError) {
+        public init(
+            id: String, expression: String, description: String = "", enabled: Bool = true,
+            field: String = "expression"
+        ) throws(WaitingRoomError) {
             self.id = id
             self.expression = expression
             self.description = description
             self.enabled = enabled
             do { parsed = try CloudflareRuleExpressionParser.parse(expression) } catch {
-                throw .invalidConfiguration(field: field, "not an expression this emulator reads, \(error.description)",
-                                            vendor: CloudflareConfiguration.vendorID)
+                throw .invalidConfiguration(
+                    field: field, "not an expression this emulator reads, \(error.description)",
+                    vendor: CloudflareConfiguration.vendorID)
             }
         }
 
@@ -37,8 +40,10 @@ extension CloudflareEmulatorConfiguration {
 
         /// The JSON form.
         public var json: JSONValue {
-            .object(["id": .string(id), "action": .string(Self.action), "expression": .string(expression),
-                     "description": .string(description), "enabled": .bool(enabled)])
+            .object([
+                "id": .string(id), "action": .string(Self.action), "expression": .string(expression),
+                "description": .string(description), "enabled": .bool(enabled)
+            ])
         }
     }
 }

@@ -17,12 +17,14 @@ extension CloudflareEmulatorConfiguration {
                 guard let text = try attributes.string(key) else { return nil }
                 guard let value = T(rawValue: text) else {
                     throw WaitingRoomError.invalidConfiguration(
-                        field: "\(path).cookie_attributes.\(key)", "expected one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"", vendor: v)
+                        field: "\(path).cookie_attributes.\(key)",
+                        "expected one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"", vendor: v)
                 }
                 return value
             }
-            let a = CookieAttributes(samesite: try value("samesite", CookieAttributes.SameSite.self) ?? .auto,
-                                     secure: try value("secure", CookieAttributes.Secure.self) ?? .auto)
+            let a = CookieAttributes(
+                samesite: try value("samesite", CookieAttributes.SameSite.self) ?? .auto,
+                secure: try value("secure", CookieAttributes.Secure.self) ?? .auto)
             // the schema: "when using value none, the secure attribute cannot be set to never"
             if a.samesite == .none, a.secure == .never {
                 throw WaitingRoomError.invalidConfiguration(
@@ -32,7 +34,8 @@ extension CloudflareEmulatorConfiguration {
         }
         if let list = x.object["additional_routes"], list != .null {
             guard case .array(let items) = list else {
-                throw WaitingRoomError.invalidConfiguration(field: "\(path).additional_routes", "expected an array of {host, path}", vendor: v)
+                throw WaitingRoomError.invalidConfiguration(
+                    field: "\(path).additional_routes", "expected an array of {host, path}", vendor: v)
             }
             var routes: [Route] = []
             for (i, item) in items.enumerated() {
@@ -40,11 +43,13 @@ extension CloudflareEmulatorConfiguration {
                 let r = try ConfigurationReader(item, path: field, vendor: v)
                 try r.rejectUnknownKeys(["host", "path"])
                 guard let host = try r.string("host"), !host.isEmpty, !host.contains("/"), !host.contains(":"), !host.contains("*") else {
-                    throw WaitingRoomError.invalidConfiguration(field: "\(field).host", "expected a host name without scheme, port or wildcard", vendor: v)
+                    throw WaitingRoomError.invalidConfiguration(
+                        field: "\(field).host", "expected a host name without scheme, port or wildcard", vendor: v)
                 }
                 let routePath = try r.string("path") ?? "/"
                 guard routePath.hasPrefix("/"), !routePath.contains("*"), !routePath.contains("?") else {
-                    throw WaitingRoomError.invalidConfiguration(field: "\(field).path", "expected a path starting with \"/\", without wildcards or a query", vendor: v)
+                    throw WaitingRoomError.invalidConfiguration(
+                        field: "\(field).path", "expected a path starting with \"/\", without wildcards or a query", vendor: v)
                 }
                 routes.append(Route(host: host, path: routePath))
             }
@@ -65,28 +70,33 @@ extension CloudflareEmulatorConfiguration {
                 try r.rejectUnknownKeys(["id", "action", "expression", "description", "enabled", "last_updated", "version"])
                 let action = try r.string("action") ?? ""
                 guard action == BypassRule.action else {
-                    throw WaitingRoomError.invalidConfiguration(field: "\(field).action", "expected \"\(BypassRule.action)\", got \"\(action)\"", vendor: v)
+                    throw WaitingRoomError.invalidConfiguration(
+                        field: "\(field).action", "expected \"\(BypassRule.action)\", got \"\(action)\"", vendor: v)
                 }
                 guard let expression = try r.string("expression") else {
                     throw WaitingRoomError.invalidConfiguration(field: "\(field).expression", "is required", vendor: v)
                 }
-                rules.append(try BypassRule(id: try r.string("id") ?? "rule-\(i + 1)", expression: expression,
-                                            description: try r.string("description") ?? "", enabled: try r.bool("enabled") ?? true,
-                                            field: "\(field).expression"))
+                rules.append(
+                    try BypassRule(
+                        id: try r.string("id") ?? "rule-\(i + 1)", expression: expression,
+                        description: try r.string("description") ?? "", enabled: try r.bool("enabled") ?? true,
+                        field: "\(field).expression"))
             }
             room.rules = rules
         }
         if let mode = try x.string("turnstile_mode") {
             guard let m = TurnstileMode(rawValue: mode) else {
                 throw WaitingRoomError.invalidConfiguration(
-                    field: "\(path).turnstile_mode", "expected one of \(TurnstileMode.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(mode)\"", vendor: v)
+                    field: "\(path).turnstile_mode",
+                    "expected one of \(TurnstileMode.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(mode)\"", vendor: v)
             }
             room.turnstileMode = m
         }
         if let action = try x.string("turnstile_action") {
             guard let a = TurnstileAction(rawValue: action) else {
                 throw WaitingRoomError.invalidConfiguration(
-                    field: "\(path).turnstile_action", "expected one of \(TurnstileAction.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(action)\"", vendor: v)
+                    field: "\(path).turnstile_action",
+                    "expected one of \(TurnstileAction.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(action)\"", vendor: v)
             }
             room.turnstileAction = a
         }

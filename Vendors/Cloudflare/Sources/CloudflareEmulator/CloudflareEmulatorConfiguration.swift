@@ -45,9 +45,11 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         /// document's `seed` plus the start's Unix seconds.
         public var seed: UInt64?
 
-        public init(name: String, eventStartTime: Date, eventEndTime: Date, prequeueStartTime: Date? = nil, shuffleAtEventStart: Bool = false,
-                    suspended: Bool = false, queueingMethod: QueueingMethod? = nil, newUsersPerMinute: Int? = nil,
-                    totalActiveUsers: Int? = nil, sessionDuration: Int? = nil, disableSessionRenewal: Bool? = nil, seed: UInt64? = nil) {
+        public init(
+            name: String, eventStartTime: Date, eventEndTime: Date, prequeueStartTime: Date? = nil, shuffleAtEventStart: Bool = false,
+            suspended: Bool = false, queueingMethod: QueueingMethod? = nil, newUsersPerMinute: Int? = nil,
+            totalActiveUsers: Int? = nil, sessionDuration: Int? = nil, disableSessionRenewal: Bool? = nil, seed: UInt64? = nil
+        ) {
             self.name = name
             self.eventStartTime = eventStartTime
             self.eventEndTime = eventEndTime
@@ -67,7 +69,7 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
             var o: [String: JSONValue] = [
                 "name": .string(name), "event_start_time": .string(Self.format(eventStartTime)),
                 "event_end_time": .string(Self.format(eventEndTime)), "shuffle_at_event_start": .bool(shuffleAtEventStart),
-                "suspended": .bool(suspended),
+                "suspended": .bool(suspended)
             ]
             if let prequeueStartTime { o["prequeue_start_time"] = .string(Self.format(prequeueStartTime)) }
             if let queueingMethod { o["queueing_method"] = .string(queueingMethod.rawValue) }
@@ -125,11 +127,13 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         /// `turnstile_action` (default `log`).
         public var turnstileAction: TurnstileAction = .log
 
-        public init(path: String? = nil, newUsersPerMinute: Int = 200, totalActiveUsers: Int = 201, sessionDuration: Int = 5,
-                    disableSessionRenewal: Bool = false, queueingMethod: QueueingMethod = .fifo, queueAll: Bool = false,
-                    suspended: Bool = false, queueingStatusCode: Int = 200, jsonResponseEnabled: Bool = true,
-                    enabledOriginCommands: [String] = ["revoke"], cookieSuffix: String? = nil, refreshIntervalSeconds: Int = 20,
-                    events: [Event] = []) {
+        public init(
+            path: String? = nil, newUsersPerMinute: Int = 200, totalActiveUsers: Int = 201, sessionDuration: Int = 5,
+            disableSessionRenewal: Bool = false, queueingMethod: QueueingMethod = .fifo, queueAll: Bool = false,
+            suspended: Bool = false, queueingStatusCode: Int = 200, jsonResponseEnabled: Bool = true,
+            enabledOriginCommands: [String] = ["revoke"], cookieSuffix: String? = nil, refreshIntervalSeconds: Int = 20,
+            events: [Event] = []
+        ) {
             self.path = path
             self.newUsersPerMinute = newUsersPerMinute
             self.totalActiveUsers = totalActiveUsers
@@ -157,7 +161,7 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
                 "queueing_method": .string(queueingMethod.rawValue), "queue_all": .bool(queueAll), "suspended": .bool(suspended),
                 "queueing_status_code": .number(Double(queueingStatusCode)), "json_response_enabled": .bool(jsonResponseEnabled),
                 "enabled_origin_commands": .array(enabledOriginCommands.map(JSONValue.string)),
-                "refresh_interval_seconds": .number(Double(refreshIntervalSeconds)), "events": .array(events.map(\.json)),
+                "refresh_interval_seconds": .number(Double(refreshIntervalSeconds)), "events": .array(events.map(\.json))
             ]
             if let path { o["path"] = .string(path) }
             if let cookieSuffix { o["cookie_suffix"] = .string(cookieSuffix) }
@@ -184,13 +188,13 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         "demo-queue": Room(newUsersPerMinute: 30, totalActiveUsers: 1_000_000, queueingStatusCode: 202, refreshIntervalSeconds: 2),
         "demo-reject": Room(queueingMethod: .reject),
         "demo-suspended": Room(suspended: true),
-        "demo-random": Room(newUsersPerMinute: 30, totalActiveUsers: 1_000_000, queueingMethod: .random, refreshIntervalSeconds: 2),
+        "demo-random": Room(newUsersPerMinute: 30, totalActiveUsers: 1_000_000, queueingMethod: .random, refreshIntervalSeconds: 2)
     ])
 
     static let roomKeys: Set<String> = roomOptionKeys.union([
         "path", "new_users_per_minute", "total_active_users", "session_duration", "disable_session_renewal", "queueing_method",
         "queue_all", "suspended", "queueing_status_code", "json_response_enabled", "enabled_origin_commands", "cookie_suffix",
-        "refresh_interval_seconds", "events",
+        "refresh_interval_seconds", "events"
     ])
 
     /// Reads the JSON form (the `cloudflare` member of the shared emulator document); relative
@@ -203,7 +207,8 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         if let roomsReader = try r.object("rooms") {
             for name in roomsReader.object.keys.sorted() {
                 guard !name.isEmpty, !name.contains("/"), let value = roomsReader.object[name] else {
-                    throw WaitingRoomError.invalidConfiguration(field: "\(path).rooms", "a room name must be non-empty without \"/\"", vendor: v)
+                    throw WaitingRoomError.invalidConfiguration(
+                        field: "\(path).rooms", "a room name must be non-empty without \"/\"", vendor: v)
                 }
                 rooms[name] = try Self.room(value, path: "\(path).rooms.\(name)", now: now)
             }
@@ -219,16 +224,19 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         let x = try ConfigurationReader(value, path: path, vendor: v)
         try x.rejectUnknownKeys(roomKeys)
         let defaults = Room()
-        let method = try x.string("queueing_method").map { name -> QueueingMethod in
-            guard let m = QueueingMethod(rawValue: name) else {
-                throw WaitingRoomError.invalidConfiguration(
-                    field: "\(path).queueing_method", "expected one of \(QueueingMethod.allCases.map(\.rawValue).joined(separator: ", "))", vendor: v)
-            }
-            return m
-        } ?? .fifo
+        let method =
+            try x.string("queueing_method").map { name -> QueueingMethod in
+                guard let m = QueueingMethod(rawValue: name) else {
+                    throw WaitingRoomError.invalidConfiguration(
+                        field: "\(path).queueing_method",
+                        "expected one of \(QueueingMethod.allCases.map(\.rawValue).joined(separator: ", "))", vendor: v)
+                }
+                return m
+            } ?? .fifo
         let status = try x.int("queueing_status_code") ?? 200
         guard [200, 202, 429].contains(status) else {
-            throw WaitingRoomError.invalidConfiguration(field: "\(path).queueing_status_code", "expected 200, 202 or 429, got \(status)", vendor: v)
+            throw WaitingRoomError.invalidConfiguration(
+                field: "\(path).queueing_status_code", "expected 200, 202 or 429, got \(status)", vendor: v)
         }
         var events: [Event] = []
         if let list = x.object["events"], list != .null {
@@ -239,15 +247,20 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         }
         // the suffix ends a cookie name, which must be a token (RFC 6265 §4.1.1, RFC 9110 §5.6.2):
         // `a=b` or `x;y` made a Set-Cookie the client could never send back
-        if let suffix = try x.string("cookie_suffix"), suffix.isEmpty || suffix.utf8.count > 64 || !suffix.utf8.allSatisfy(Self.isTokenByte) {
-            throw WaitingRoomError.invalidConfiguration(field: "\(path).cookie_suffix",
-                                                        "expected 1 to 64 cookie-name characters (letters, digits, !#$%&'*+-.^_`|~), got \(String(reflecting: String(suffix.prefix(80))))", vendor: v)
+        if let suffix = try x.string("cookie_suffix"), suffix.isEmpty || suffix.utf8.count > 64 || !suffix.utf8.allSatisfy(Self.isTokenByte)
+        {
+            throw WaitingRoomError.invalidConfiguration(
+                field: "\(path).cookie_suffix",
+                "expected 1 to 64 cookie-name characters (letters, digits, !#$%&'*+-.^_`|~), got \(String(reflecting: String(suffix.prefix(80))))",
+                vendor: v)
         }
         if let p = try x.string("path"), !p.hasPrefix("/") {
-            throw WaitingRoomError.invalidConfiguration(field: "\(path).path", "expected a path starting with \"/\", got \"\(p)\"", vendor: v)
+            throw WaitingRoomError.invalidConfiguration(
+                field: "\(path).path", "expected a path starting with \"/\", got \"\(p)\"", vendor: v)
         }
         var room = Room(
-            path: try x.string("path"), newUsersPerMinute: try x.int("new_users_per_minute", range: 0...100_000_000) ?? defaults.newUsersPerMinute,
+            path: try x.string("path"),
+            newUsersPerMinute: try x.int("new_users_per_minute", range: 0...100_000_000) ?? defaults.newUsersPerMinute,
             totalActiveUsers: try x.int("total_active_users", range: 0...2_147_483_647) ?? defaults.totalActiveUsers,
             sessionDuration: try x.int("session_duration", range: 1...30, unit: "min") ?? 5,
             disableSessionRenewal: try x.bool("disable_session_renewal") ?? false, queueingMethod: method,
@@ -273,15 +286,19 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         let x = try ConfigurationReader(value, path: path, vendor: v)
         try x.rejectUnknownKeys([
             "name", "event_start_time", "event_end_time", "prequeue_start_time", "shuffle_at_event_start", "suspended",
-            "queueing_method", "new_users_per_minute", "total_active_users", "session_duration", "disable_session_renewal", "seed",
+            "queueing_method", "new_users_per_minute", "total_active_users", "session_duration", "disable_session_renewal", "seed"
         ])
         func time(_ key: String, required: Bool) throws -> Date? {
             guard let text = try x.string(key) else {
-                if required { throw WaitingRoomError.invalidConfiguration(field: "\(path).\(key)", "is required (\(EmulatorScheduledStart.expected))", vendor: v) }
+                if required {
+                    throw WaitingRoomError.invalidConfiguration(
+                        field: "\(path).\(key)", "is required (\(EmulatorScheduledStart.expected))", vendor: v)
+                }
                 return nil
             }
             guard let d = Event.parse(text, now: now) else {
-                throw WaitingRoomError.invalidConfiguration(field: "\(path).\(key)", "expected \(EmulatorScheduledStart.expected), got \"\(text)\"", vendor: v)
+                throw WaitingRoomError.invalidConfiguration(
+                    field: "\(path).\(key)", "expected \(EmulatorScheduledStart.expected), got \"\(text)\"", vendor: v)
             }
             return d
         }
@@ -302,7 +319,8 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         let method = try x.string("queueing_method").map { name -> QueueingMethod in
             guard let m = QueueingMethod(rawValue: name) else {
                 throw WaitingRoomError.invalidConfiguration(
-                    field: "\(path).queueing_method", "expected one of \(QueueingMethod.allCases.map(\.rawValue).joined(separator: ", "))", vendor: v)
+                    field: "\(path).queueing_method", "expected one of \(QueueingMethod.allCases.map(\.rawValue).joined(separator: ", "))",
+                    vendor: v)
             }
             return m
         }
@@ -311,7 +329,8 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
             shuffleAtEventStart: shuffle, suspended: try x.bool("suspended") ?? false, queueingMethod: method,
             newUsersPerMinute: try x.int("new_users_per_minute", range: 0...100_000_000),
             totalActiveUsers: try x.int("total_active_users", range: 0...2_147_483_647),
-            sessionDuration: try x.int("session_duration", range: 1...30, unit: "min"), disableSessionRenewal: try x.bool("disable_session_renewal"),
+            sessionDuration: try x.int("session_duration", range: 1...30, unit: "min"),
+            disableSessionRenewal: try x.bool("disable_session_renewal"),
             seed: try x.int("seed", range: 0...Int(Int32.max)).map { UInt64($0) })
     }
 }

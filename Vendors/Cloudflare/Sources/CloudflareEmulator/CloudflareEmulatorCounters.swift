@@ -36,8 +36,9 @@ public struct CloudflareEmulatorCounters: Sendable, Hashable {
         return .object([
             "visitorsCreated": .number(Double(visitorsCreated)), "admitted": .number(Double(admitted)),
             "revoked": .number(Double(revoked)), "sessionsExpired": .number(Double(sessionsExpired)),
-            "placesLost": .number(Double(placesLost)), "turnstileFailed": .number(Double(turnstileFailed)), "faults": object(faults), "faultsInjected": .number(Double(faultsInjected)),
-            "requests": object(requests), "faultsOn": object(faultsOn), "replies": object(replies),
+            "placesLost": .number(Double(placesLost)), "turnstileFailed": .number(Double(turnstileFailed)), "faults": object(faults),
+            "faultsInjected": .number(Double(faultsInjected)),
+            "requests": object(requests), "faultsOn": object(faultsOn), "replies": object(replies)
         ])
     }
 }

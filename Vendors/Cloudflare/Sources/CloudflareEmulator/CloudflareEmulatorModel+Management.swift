@@ -119,7 +119,10 @@ extension CloudflareEmulatorModel {
             errors.append(CloudflareV4Error(.conflict, "name: a waiting room named \"\(name)\" exists", pointer: "/name"))
         }
         for (other, r) in s.rooms where other != except && other != name && (r.room.path ?? "/" + other) == path {
-            errors.append(CloudflareV4Error(.conflict, "path: waiting room \"\(other)\" covers \"\(path)\" already (host and path must be unique)", pointer: "/path"))
+            errors.append(
+                CloudflareV4Error(
+                    .conflict, "path: waiting room \"\(other)\" covers \"\(path)\" already (host and path must be unique)", pointer: "/path"
+                ))
         }
         if !errors.isEmpty { throw .badRequest(errors) }
     }
@@ -130,7 +133,8 @@ extension CloudflareEmulatorModel {
     func statusDocument(_ idOrName: String) throws(CloudflareV4Failure) -> JSONValue {
         let t = now()
         guard let name = state.withLockedValue({ s in Self.roomName(idOrName, &s, at: t) }),
-              case .object(var envelope)? = status(room: name) else { throw .roomNotFound(idOrName) }
+            case .object(var envelope)? = status(room: name)
+        else { throw .roomNotFound(idOrName) }
         if case .object(var result)? = envelope["result"], let event = result["event_id"]?.stringValue, !event.isEmpty {
             result["event_id"] = .string(state.withLockedValue { $0.management.event(event, room: name, at: t).id })
             envelope["result"] = .object(result)
@@ -163,7 +167,8 @@ extension CloudflareEmulatorModel {
         let t = now()
         return try withState { s throws(CloudflareV4Failure) -> JSONValue in
             guard let room = Self.roomName(idOrName, &s, at: t), let r = s.rooms[room] else { throw .roomNotFound(idOrName) }
-            guard let name = Self.eventName(eventID, room: room, &s, at: t), let event = r.room.events.first(where: { $0.name == name }) else {
+            guard let name = Self.eventName(eventID, room: room, &s, at: t), let event = r.room.events.first(where: { $0.name == name })
+            else {
                 throw .eventNotFound(eventID)
             }
             let record = s.management.event(name, room: room, at: t)
@@ -175,7 +180,9 @@ extension CloudflareEmulatorModel {
 
     /// Creates (`eventID` nil), replaces or patches an event of room `idOrName`. Events may not
     /// overlap (Cloudflare: only one event is active at a time). Its v4 document.
-    func writeEvent(_ idOrName: String, _ eventID: String?, _ body: JSONValue, mode: CloudflareRoomResource.Mode) throws(CloudflareV4Failure) -> JSONValue {
+    func writeEvent(_ idOrName: String, _ eventID: String?, _ body: JSONValue, mode: CloudflareRoomResource.Mode)
+        throws(CloudflareV4Failure) -> JSONValue
+    {
         let given = try CloudflareEventResource.check(body, mode: mode)
         let t = now()
         var document: [String: JSONValue] = [:]
@@ -205,9 +212,13 @@ extension CloudflareEmulatorModel {
                 errors.append(CloudflareV4Error(.conflict, "name: the room has an event named \"\(event.name)\"", pointer: "/name"))
             }
             let begins = event.prequeueStartTime ?? event.eventStartTime
-            if let other = events.first(where: { ($0.prequeueStartTime ?? $0.eventStartTime) < event.eventEndTime && begins < $0.eventEndTime }) {
-                errors.append(CloudflareV4Error(.conflict, "event_start_time: the event overlaps event \"\(other.name)\" (events cannot overlap)",
-                                                pointer: "/event_start_time"))
+            if let other = events.first(where: {
+                ($0.prequeueStartTime ?? $0.eventStartTime) < event.eventEndTime && begins < $0.eventEndTime
+            }) {
+                errors.append(
+                    CloudflareV4Error(
+                        .conflict, "event_start_time: the event overlaps event \"\(other.name)\" (events cannot overlap)",
+                        pointer: "/event_start_time"))
             }
             if !errors.isEmpty { throw .badRequest(errors) }
             if let replaced { s.management.rooms[room]?.events[replaced] = nil }

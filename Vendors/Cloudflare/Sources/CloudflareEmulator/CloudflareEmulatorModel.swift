@@ -247,7 +247,9 @@ final class CloudflareEmulatorModel: Sendable {
             return Self.origin(path: path, room: nil, visitor: nil, json: json, headers: [], kind: "suspended")
         }
         Self.tick(name, &s, at: t)
-        guard var r = s.rooms[name] else { return Self.origin(path: path, room: nil, visitor: nil, json: json, headers: [], kind: "suspended") }
+        guard var r = s.rooms[name] else {
+            return Self.origin(path: path, room: nil, visitor: nil, json: json, headers: [], kind: "suspended")
+        }
         if r.room.suspended {
             // suspended: traffic goes to the origin and no cookie is created
             return Self.origin(path: path, room: name, visitor: nil, json: json, headers: [], kind: "suspended")
@@ -275,7 +277,8 @@ final class CloudflareEmulatorModel: Sendable {
         // a request sooner than refreshIntervalSeconds after the last counted one is ignored:
         // the same answer, lastUpdated unchanged, the visitor not moved on
         if let v = s.visitors[id], let last = v.lastUpdated, let previous = v.lastReply,
-           t.timeIntervalSince(last) < Double(previous.refreshIntervalSeconds ?? 0) {
+            t.timeIntervalSince(last) < Double(previous.refreshIntervalSeconds ?? 0)
+        {
             return Self.queuedAnswer(room: name, r.room, reply: previous, json: json, headers: [cookie(maxAge: 300)], kind: "ignored")
         }
         s.visitors[id]?.lastSeen = t
@@ -289,8 +292,9 @@ final class CloudflareEmulatorModel: Sendable {
                 r.acceptedAt[id] = nil
                 s.rooms[name] = r
                 s.counters.revoked += 1
-                return Self.origin(path: path, room: name, visitor: id, json: json,
-                                   headers: [cookie(maxAge: 300), ("Cf-Waiting-Room-Command", "revoke")], kind: "origin")
+                return Self.origin(
+                    path: path, room: name, visitor: id, json: json,
+                    headers: [cookie(maxAge: 300), ("Cf-Waiting-Room-Command", "revoke")], kind: "origin")
             }
             if !e.room.disableSessionRenewal { r.active[id] = t.addingTimeInterval(TimeInterval(sessionSeconds)) }
             s.rooms[name] = r
@@ -355,17 +359,21 @@ final class CloudflareEmulatorModel: Sendable {
 
     /// A waiting answer: the `cfWaitingRoom` JSON (JSON mode on a room with
     /// `json_response_enabled`), else the waiting page, refreshing unless the reply rejects.
-    static func queuedAnswer(room name: String, _ room: Room, reply: CloudflareWaitingRoomReply, json: Bool,
-                             headers: [(String, String)], kind: String) -> CloudflareEmulatorAnswer {
+    static func queuedAnswer(
+        room name: String, _ room: Room, reply: CloudflareWaitingRoomReply, json: Bool,
+        headers: [(String, String)], kind: String
+    ) -> CloudflareEmulatorAnswer {
         if json, room.jsonResponseEnabled {
-            return CloudflareEmulatorAnswer(status: room.queueingStatusCode, contentType: "application/json", headers: headers,
-                                            body: Array(reply.json.jsonText.utf8), kind: kind)
+            return CloudflareEmulatorAnswer(
+                status: room.queueingStatusCode, contentType: "application/json", headers: headers,
+                body: Array(reply.json.jsonText.utf8), kind: kind)
         }
         let rejected = reply.isRejectQueue && reply.refreshIntervalSeconds == 0
         let page = CloudflareWaitingPageHTML.page(room: name, reply: reply, rejected: rejected)
-        return CloudflareEmulatorAnswer(status: room.queueingStatusCode, contentType: "text/html; charset=utf-8",
-                                        headers: headers + (rejected ? [] : [("Refresh", String(reply.refreshIntervalSeconds ?? 20))]),
-                                        body: Array(page.utf8), kind: json ? kind : "html")
+        return CloudflareEmulatorAnswer(
+            status: room.queueingStatusCode, contentType: "text/html; charset=utf-8",
+            headers: headers + (rejected ? [] : [("Refresh", String(reply.refreshIntervalSeconds ?? 20))]),
+            body: Array(page.utf8), kind: json ? kind : "html")
     }
 
     /// The `cfWaitingRoom` reply for a waiting visitor, every one of the 23 documented members
@@ -376,8 +384,10 @@ final class CloudflareEmulatorModel: Sendable {
     /// cookie holds "a unique group ID, which corresponds to the minute your visitor entered");
     /// every visitor of a group is told the time for the line up to the end of its group at
     /// `new_users_per_minute` (visitors ahead ÷ users let in per minute).
-    static func reply(for id: String, _ r: RoomState, _ e: Effective, visitors: [String: Visitor], at t: Date,
-                      rejected: Bool, full: Bool) -> CloudflareWaitingRoomReply {
+    static func reply(
+        for id: String, _ r: RoomState, _ e: Effective, visitors: [String: Visitor], at t: Date,
+        rejected: Bool, full: Bool
+    ) -> CloudflareWaitingRoomReply {
         let method = e.room.queueingMethod
         let rate = e.room.newUsersPerMinute
         let known = rate > 0 && !e.room.queueAll && !e.prequeueing && !rejected && method != .passthrough
@@ -386,7 +396,8 @@ final class CloudflareEmulatorModel: Sendable {
         var reply = CloudflareWaitingRoomReply(
             waitTimeKnown: known, waitTime: 0, waitTime25Percentile: 0, waitTime50Percentile: 0, waitTime75Percentile: 0,
             waitTimeFormatted: "unavailable", queueIsFull: full, queueAll: e.room.queueAll,
-            lastUpdated: CloudflareEmulatorConfiguration.Event.format(t), refreshIntervalSeconds: rejected ? 0 : r.room.refreshIntervalSeconds,
+            lastUpdated: CloudflareEmulatorConfiguration.Event.format(t),
+            refreshIntervalSeconds: rejected ? 0 : r.room.refreshIntervalSeconds,
             queueingMethod: method.rawValue, isFIFOQueue: method == .fifo, isRandomQueue: method == .random,
             isPassthroughQueue: method == .passthrough, isRejectQueue: method == .reject, isEventActive: e.event != nil,
             isEventPrequeueing: e.prequeueing, timeUntilEventStart: 0, timeUntilEventStartFormatted: "unavailable",
@@ -394,7 +405,9 @@ final class CloudflareEmulatorModel: Sendable {
         if known {
             if method == .random {
                 let n = r.line.count
-                let p25 = minutes(max(1, n / 4)), p50 = minutes(max(1, n / 2)), p75 = minutes(max(1, n * 3 / 4))
+                let p25 = minutes(max(1, n / 4))
+                let p50 = minutes(max(1, n / 2))
+                let p75 = minutes(max(1, n * 3 / 4))
                 reply.waitTime25Percentile = p25
                 reply.waitTime50Percentile = p50
                 reply.waitTime75Percentile = p75
@@ -427,15 +440,19 @@ final class CloudflareEmulatorModel: Sendable {
     }
 
     /// The stand-in origin: JSON for a JSON request, a small page otherwise.
-    static func origin(path: String, room: String?, visitor: String?, json: Bool, headers: [(String, String)], kind: String) -> CloudflareEmulatorAnswer {
+    static func origin(path: String, room: String?, visitor: String?, json: Bool, headers: [(String, String)], kind: String)
+        -> CloudflareEmulatorAnswer
+    {
         if json {
             var o: [String: JSONValue] = ["origin": .string("cloudflare-emulator"), "path": .string(path)]
             if let room { o["room"] = .string(room) }
-            return CloudflareEmulatorAnswer(status: 200, contentType: "application/json", headers: headers,
-                                            body: Array(JSONValue.object(o).jsonText.utf8), kind: kind)
+            return CloudflareEmulatorAnswer(
+                status: 200, contentType: "application/json", headers: headers,
+                body: Array(JSONValue.object(o).jsonText.utf8), kind: kind)
         }
-        return CloudflareEmulatorAnswer(status: 200, contentType: "text/html; charset=utf-8", headers: headers,
-                                        body: Array(CloudflareWaitingPageHTML.origin(path: path, room: room).utf8), kind: kind)
+        return CloudflareEmulatorAnswer(
+            status: 200, contentType: "text/html; charset=utf-8", headers: headers,
+            body: Array(CloudflareWaitingPageHTML.origin(path: path, room: room).utf8), kind: kind)
     }
 
     // MARK: the status route and admin
@@ -448,10 +465,15 @@ final class CloudflareEmulatorModel: Sendable {
             guard let r = s.rooms[name] else { return nil }
             let e = Self.effective(r, at: t)
             let status: String
-            if r.room.suspended { status = "suspended" }
-            else if e.prequeueing { status = "event_prequeueing" }
-            else if r.waiting > 0 || e.room.queueAll || e.room.queueingMethod == .reject { status = "queueing" }
-            else { status = "not_queueing" }
+            if r.room.suspended {
+                status = "suspended"
+            } else if e.prequeueing {
+                status = "event_prequeueing"
+            } else if r.waiting > 0 || e.room.queueAll || e.room.queueingMethod == .reject {
+                status = "queueing"
+            } else {
+                status = "not_queueing"
+            }
             let rate = e.room.newUsersPerMinute
             let maxMinutes = rate > 0 ? (r.line.count + rate - 1) / rate : 0
             return .object([
@@ -459,8 +481,8 @@ final class CloudflareEmulatorModel: Sendable {
                 "result": .object([
                     "status": .string(status), "event_id": .string(e.event?.name ?? ""),
                     "estimated_queued_users": .number(Double(r.waiting)), "estimated_total_active_users": .number(Double(r.active.count)),
-                    "max_estimated_time_minutes": .number(Double(maxMinutes)),
-                ]),
+                    "max_estimated_time_minutes": .number(Double(maxMinutes))
+                ])
             ])
         }
     }
@@ -542,11 +564,13 @@ final class CloudflareEmulatorModel: Sendable {
                     "waiting": .number(Double(r.waiting)), "prequeued": .number(Double(r.preQueue.heldCount)),
                     "active": .number(Double(r.active.count)), "admitted": .number(Double(r.admittedTotal)),
                     "event": e.event.map { .string($0.name) } ?? .null, "prequeueing": .bool(e.prequeueing),
-                    "settings": r.room.json,
+                    "settings": r.room.json
                 ])
             }
-            return .object(["rooms": .object(rooms), "counters": s.counters.json, "visitors": .number(Double(s.visitors.count)),
-                            "faultsPending": .number(Double(faults.pending))])
+            return .object([
+                "rooms": .object(rooms), "counters": s.counters.json, "visitors": .number(Double(s.visitors.count)),
+                "faultsPending": .number(Double(faults.pending))
+            ])
         }
     }
 }

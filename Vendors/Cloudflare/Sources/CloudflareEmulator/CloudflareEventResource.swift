@@ -15,14 +15,14 @@ enum CloudflareEventResource {
     static let fields: Set<String> = [
         "name", "description", "event_start_time", "event_end_time", "prequeue_start_time", "shuffle_at_event_start", "suspended",
         "queueing_method", "new_users_per_minute", "total_active_users", "session_duration", "disable_session_renewal",
-        "custom_page_html", "turnstile_action", "turnstile_mode", "seed",
+        "custom_page_html", "turnstile_action", "turnstile_mode", "seed"
     ]
 
     /// The fields the emulator's configuration runs on (``CloudflareEmulatorConfiguration/event(_:path:now:)``);
     /// the others are kept and echoed.
     static let runs: Set<String> = [
         "name", "event_start_time", "event_end_time", "prequeue_start_time", "shuffle_at_event_start", "suspended",
-        "queueing_method", "new_users_per_minute", "total_active_users", "session_duration", "disable_session_renewal", "seed",
+        "queueing_method", "new_users_per_minute", "total_active_users", "session_duration", "disable_session_renewal", "seed"
     ]
 
     static let readOnly: Set<String> = ["id", "created_on", "modified_on"]
@@ -32,7 +32,7 @@ enum CloudflareEventResource {
     static let defaults: [String: JSONValue] = [
         "description": .string(""), "prequeue_start_time": .null, "shuffle_at_event_start": .bool(false), "suspended": .bool(false),
         "queueing_method": .null, "new_users_per_minute": .null, "total_active_users": .null, "session_duration": .null,
-        "disable_session_renewal": .null, "custom_page_html": .null, "turnstile_action": .null, "turnstile_mode": .null,
+        "disable_session_renewal": .null, "custom_page_html": .null, "turnstile_action": .null, "turnstile_mode": .null
     ]
 
     /// Checks every given field against Cloudflare's types and limits (`create`/`replace`: the
@@ -44,7 +44,9 @@ enum CloudflareEventResource {
         _ = r.string("name", check: CloudflareV4BodyReader.nameProblem)
         _ = r.string("description")
         for key in ["event_start_time", "event_end_time", "prequeue_start_time"] {
-            _ = r.string(key, maxLength: 64) { Event.parse($0, now: Date()) == nil ? "expected an ISO 8601 time (2026-05-01T10:00:00Z), got \"\($0.prefix(80))\"" : nil }
+            _ = r.string(key, maxLength: 64) {
+                Event.parse($0, now: Date()) == nil ? "expected an ISO 8601 time (2026-05-01T10:00:00Z), got \"\($0.prefix(80))\"" : nil
+            }
         }
         for key in ["shuffle_at_event_start", "suspended", "disable_session_renewal"] { _ = r.bool(key) }
         _ = r.oneOf("queueing_method", CloudflareEmulatorConfiguration.QueueingMethod.allCases.map(\.rawValue))
@@ -63,7 +65,8 @@ enum CloudflareEventResource {
     /// fields: the start at least a minute before the end, the pre-queue at least five minutes
     /// before the start, `shuffle_at_event_start` only with a pre-queue, `new_users_per_minute`
     /// and `total_active_users` set together.
-    static func settings(from document: [String: JSONValue], now: Date) throws(CloudflareV4Failure) -> (Event, extras: [String: JSONValue]) {
+    static func settings(from document: [String: JSONValue], now: Date) throws(CloudflareV4Failure) -> (Event, extras: [String: JSONValue])
+    {
         var config: [String: JSONValue] = [:]
         var extras: [String: JSONValue] = [:]
         for (key, value) in document where !readOnly.contains(key) {
@@ -76,14 +79,19 @@ enum CloudflareEventResource {
         var errors: [CloudflareV4Error] = []
         if (config["new_users_per_minute"] == nil) != (config["total_active_users"] == nil) {
             let missing = config["new_users_per_minute"] == nil ? "new_users_per_minute" : "total_active_users"
-            errors.append(.field(missing, "must be set when \(missing == "new_users_per_minute" ? "total_active_users" : "new_users_per_minute") is (Cloudflare sets them together)"))
+            errors.append(
+                .field(
+                    missing,
+                    "must be set when \(missing == "new_users_per_minute" ? "total_active_users" : "new_users_per_minute") is (Cloudflare sets them together)"
+                ))
         }
         let event: Event
         do {
             event = try CloudflareEmulatorConfiguration.event(.object(config), path: "event", now: now)
         } catch let error as WaitingRoomError {
             let field = error.field.map { $0.hasPrefix("event.") ? String($0.dropFirst("event.".count)) : $0 }
-            errors.append(CloudflareV4Error(.invalidField, (field.map { "\($0): " } ?? "") + error.message, pointer: field.map { "/" + $0 }))
+            errors.append(
+                CloudflareV4Error(.invalidField, (field.map { "\($0): " } ?? "") + error.message, pointer: field.map { "/" + $0 }))
             throw .badRequest(errors)
         } catch {
             throw .badRequest(errors + [CloudflareV4Error(.invalidField, "\(error)")])
@@ -111,8 +119,10 @@ enum CloudflareEventResource {
 
     /// `…/events/{id}/details`: the event "as if it was active", each inherited field showing the
     /// room's current value.
-    static func details(_ event: Event, record: CloudflareManagementRegistry.EventRecord, room: Room,
-                        roomRecord: CloudflareManagementRegistry.RoomRecord) -> JSONValue {
+    static func details(
+        _ event: Event, record: CloudflareManagementRegistry.EventRecord, room: Room,
+        roomRecord: CloudflareManagementRegistry.RoomRecord
+    ) -> JSONValue {
         guard case .object(var o) = json(event, record: record) else { return .null }
         o["queueing_method"] = .string((event.queueingMethod ?? room.queueingMethod).rawValue)
         o["new_users_per_minute"] = .number(Double(event.newUsersPerMinute ?? room.newUsersPerMinute))

@@ -58,7 +58,8 @@ extension CloudflareEmulator {
             router.on(RouterPath(rooms + "/:room"), method: method) { [self] req, ctx in
                 let body = await Self.body(req)
                 return answer {
-                    CloudflareV4Envelope.success(try model.updateRoom(Self.parameter(ctx, "room"), try body.get(), replace: replace, host: Self.host(req)))
+                    CloudflareV4Envelope.success(
+                        try model.updateRoom(Self.parameter(ctx, "room"), try body.get(), replace: replace, host: Self.host(req)))
                 }
             }
         }
@@ -79,19 +80,28 @@ extension CloudflareEmulator {
         }
         router.post(RouterPath(events)) { [self] req, ctx in
             let body = await Self.body(req)
-            return answer { CloudflareV4Envelope.success(try model.writeEvent(Self.parameter(ctx, "room"), nil, try body.get(), mode: .create)) }
+            return answer {
+                CloudflareV4Envelope.success(try model.writeEvent(Self.parameter(ctx, "room"), nil, try body.get(), mode: .create))
+            }
         }
         router.get(RouterPath(events + "/:event")) { [self] _, ctx in
-            answer { CloudflareV4Envelope.success(try model.eventDocument(Self.parameter(ctx, "room"), Self.parameter(ctx, "event"), details: false)) }
+            answer {
+                CloudflareV4Envelope.success(
+                    try model.eventDocument(Self.parameter(ctx, "room"), Self.parameter(ctx, "event"), details: false))
+            }
         }
         router.get(RouterPath(events + "/:event/details")) { [self] _, ctx in
-            answer { CloudflareV4Envelope.success(try model.eventDocument(Self.parameter(ctx, "room"), Self.parameter(ctx, "event"), details: true)) }
+            answer {
+                CloudflareV4Envelope.success(
+                    try model.eventDocument(Self.parameter(ctx, "room"), Self.parameter(ctx, "event"), details: true))
+            }
         }
         for (method, mode) in [(HTTPRequest.Method.put, CloudflareRoomResource.Mode.replace), (.patch, .patch)] {
             router.on(RouterPath(events + "/:event"), method: method) { [self] req, ctx in
                 let body = await Self.body(req)
                 return answer {
-                    CloudflareV4Envelope.success(try model.writeEvent(Self.parameter(ctx, "room"), Self.parameter(ctx, "event"), try body.get(), mode: mode))
+                    CloudflareV4Envelope.success(
+                        try model.writeEvent(Self.parameter(ctx, "room"), Self.parameter(ctx, "event"), try body.get(), mode: mode))
                 }
             }
         }
@@ -102,19 +112,23 @@ extension CloudflareEmulator {
         // anything else under the prefix: Cloudflare's "No route for the URI"
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
             router.on(RouterPath("\(Self.apiPrefix)/**"), method: method) { _, _ in
-                EmulatorHTTP.json(CloudflareV4Envelope.failure(CloudflareV4Failure(status: 404, [CloudflareV4Error(.noRoute, "No route for the URI")])), status: 404)
+                EmulatorHTTP.json(
+                    CloudflareV4Envelope.failure(CloudflareV4Failure(status: 404, [CloudflareV4Error(.noRoute, "No route for the URI")])),
+                    status: 404)
             }
         }
 
         router.get("/_emulator/cloudflare/preview/:id") { [self] req, ctx in
             let id = Self.parameter(ctx, "id")
             guard let html = model.preview(id) else {
-                return EmulatorHTTP.text("no preview \(id): upload the page with POST \(Self.apiPrefix)/zones/{zone}/waiting_rooms/preview\n", status: 404)
+                return EmulatorHTTP.text(
+                    "no preview \(id): upload the page with POST \(Self.apiPrefix)/zones/{zone}/waiting_rooms/preview\n", status: 404)
             }
             var query: [String: String] = [:]
             for (k, v) in req.uri.queryParameters { query[String(k)] = String(v) }
-            return EmulatorHTTP.text(CloudflarePageTemplate.render(html, CloudflarePagePreview.values(query: query, now: model.now())),
-                                     contentType: "text/html; charset=utf-8")
+            return EmulatorHTTP.text(
+                CloudflarePageTemplate.render(html, CloudflarePagePreview.values(query: query, now: model.now())),
+                contentType: "text/html; charset=utf-8")
         }
     }
 
@@ -133,7 +147,8 @@ extension CloudflareEmulator {
     static func body(_ req: Request) async -> Result<JSONValue, CloudflareV4Failure> {
         let buffer: ByteBuffer
         do { buffer = try await EmulatorHTTP.body(req, upTo: apiBodyLimit) } catch {
-            return .failure(CloudflareV4Failure(status: 413, [CloudflareV4Error(.invalidBody, "the body is larger than \(apiBodyLimit) bytes")]))
+            return .failure(
+                CloudflareV4Failure(status: 413, [CloudflareV4Error(.invalidBody, "the body is larger than \(apiBodyLimit) bytes")]))
         }
         do { return .success(try JSONValue.parse(String(buffer: buffer))) } catch {
             return .failure(.badRequest([CloudflareV4Error(.invalidBody, "the body is not JSON (\(error)); send a JSON object")]))
@@ -147,15 +162,20 @@ extension CloudflareEmulator {
             guard let text = req.uri.queryParameters[Substring(key)] else { return value }
             // the SDKs send floats (`page=2.0` is possible)
             guard let d = Double(String(text)), d.rounded() == d, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
-                errors.append(CloudflareV4Error(.invalidField, "\(key): expected an integer from \(range.lowerBound) to \(range.upperBound), got \"\(text.prefix(40))\"",
-                                                pointer: "/" + key))
+                errors.append(
+                    CloudflareV4Error(
+                        .invalidField,
+                        "\(key): expected an integer from \(range.lowerBound) to \(range.upperBound), got \"\(text.prefix(40))\"",
+                        pointer: "/" + key))
                 return value
             }
             return Int(d)
         }
         let page = number("page", default: 1, 1...1_000_000)
         let perPage = number("per_page", default: 25, 5...1000)
-        if perPage % 5 != 0 { errors.append(CloudflareV4Error(.invalidField, "per_page: must be a multiple of 5, got \(perPage)", pointer: "/per_page")) }
+        if perPage % 5 != 0 {
+            errors.append(CloudflareV4Error(.invalidField, "per_page: must be a multiple of 5, got \(perPage)", pointer: "/per_page"))
+        }
         if !errors.isEmpty { throw .badRequest(errors) }
         return (page, perPage)
     }

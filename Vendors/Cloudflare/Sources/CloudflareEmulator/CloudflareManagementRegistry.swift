@@ -69,10 +69,11 @@ struct CloudflareManagementRegistry: Sendable {
     static func stableID(_ text: String) -> String {
         func fnv(_ basis: UInt64) -> UInt64 {
             var h = basis
-            for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }
+            for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
             return h
         }
-        let a = String(fnv(0xcbf29ce484222325), radix: 16), b = String(fnv(0x84222325cbf29ce4), radix: 16)
+        let a = String(fnv(0xcbf2_9ce4_8422_2325), radix: 16)
+        let b = String(fnv(0x8422_2325_cbf2_9ce4), radix: 16)
         return String(repeating: "0", count: 16 - a.count) + a + String(repeating: "0", count: 16 - b.count) + b
     }
 }

@@ -28,9 +28,11 @@ enum CloudflarePagePreview {
             "queueingMethod": .string(method.rawValue), "isFIFOQueue": .bool(method == .fifo), "isRandomQueue": .bool(method == .random),
             "isPassthroughQueue": .bool(method == .passthrough), "isRejectQueue": .bool(method == .reject),
             "isEventActive": .bool(event != "none"), "isEventPrequeueing": .bool(prequeueing),
-            "timeUntilEventStart": .number(prequeueing ? 10 : 0), "timeUntilEventStartFormatted": .string(prequeueing ? "10 minutes" : "unavailable"),
-            "timeUntilEventEnd": .number(event != "none" ? 10 : 0), "timeUntilEventEndFormatted": .string(event != "none" ? "10 minutes" : "unavailable"),
-            "shuffleAtEventStart": .bool(event != "none" && flag("shuffle_at_event_start")),
+            "timeUntilEventStart": .number(prequeueing ? 10 : 0),
+            "timeUntilEventStartFormatted": .string(prequeueing ? "10 minutes" : "unavailable"),
+            "timeUntilEventEnd": .number(event != "none" ? 10 : 0),
+            "timeUntilEventEndFormatted": .string(event != "none" ? "10 minutes" : "unavailable"),
+            "shuffleAtEventStart": .bool(event != "none" && flag("shuffle_at_event_start"))
         ]
         if known, method == .random {
             v["waitTime25Percentile"] = .number(Double(max(1, wait / 2)))

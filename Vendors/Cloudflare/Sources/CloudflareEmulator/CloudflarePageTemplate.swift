@@ -22,8 +22,10 @@ public enum CloudflarePageTemplate {
     }
 
     /// Renders from `i` until the `{{/closing}}` tag (consumed) or the end.
-    private static func render(_ t: String, _ i: inout String.Index, until closing: String?, _ values: [String: JSONValue],
-                               into out: inout String, shown: Bool, depth: Int) {
+    private static func render(
+        _ t: String, _ i: inout String.Index, until closing: String?, _ values: [String: JSONValue],
+        into out: inout String, shown: Bool, depth: Int
+    ) {
         while i < t.endIndex {
             guard let open = t.range(of: "{{", range: i..<t.endIndex) else {
                 if shown { out += t[i...] }

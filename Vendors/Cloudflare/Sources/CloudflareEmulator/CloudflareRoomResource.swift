@@ -23,7 +23,7 @@ enum CloudflareRoomResource {
         "name", "host", "path", "description", "new_users_per_minute", "total_active_users", "session_duration",
         "disable_session_renewal", "queueing_method", "queueing_status_code", "json_response_enabled", "queue_all", "suspended",
         "cookie_suffix", "cookie_attributes", "additional_routes", "custom_page_html", "default_template_language",
-        "enabled_origin_commands", "turnstile_action", "turnstile_mode", "refresh_interval_seconds",
+        "enabled_origin_commands", "turnstile_action", "turnstile_mode", "refresh_interval_seconds"
     ]
 
     /// Read-only fields a client may send back from a read (ignored).
@@ -36,13 +36,13 @@ enum CloudflareRoomResource {
         "queue_all": .bool(false), "suspended": .bool(false), "enabled_origin_commands": .array([]),
         "default_template_language": .string("en-US"), "turnstile_action": .string("log"), "turnstile_mode": .string("invisible"),
         "cookie_attributes": .object(["samesite": .string("auto"), "secure": .string("auto")]), "additional_routes": .array([]),
-        "custom_page_html": .null, "cookie_suffix": .null,
+        "custom_page_html": .null, "cookie_suffix": .null
     ]
 
     static let languages = [
         "en-US", "es-ES", "de-DE", "fr-FR", "it-IT", "ja-JP", "ko-KR", "pt-BR", "zh-CN", "zh-TW", "nl-NL", "pl-PL", "id-ID", "tr-TR",
         "ar-EG", "ru-RU", "fa-IR", "bg-BG", "hr-HR", "cs-CZ", "da-DK", "fi-FI", "lt-LT", "lv-LV", "ms-MY", "nb-NO", "ro-RO", "el-GR",
-        "he-IL", "hi-IN", "hu-HU", "sr-BA", "sk-SK", "sl-SI", "sv-SE", "tl-PH", "th-TH", "uk-UA", "vi-VN",
+        "he-IL", "hi-IN", "hu-HU", "sr-BA", "sk-SK", "sl-SI", "sv-SE", "tl-PH", "th-TH", "uk-UA", "vi-VN"
     ]
 
     /// Checks every given field of `body` against Cloudflare's types and limits; in `create` and
@@ -57,7 +57,9 @@ enum CloudflareRoomResource {
         _ = r.string("host", maxLength: 255) { h in
             if h.isEmpty { return "must not be empty" }
             if h.contains("://") { return "must not include the scheme (http:// or https://), got \"\(h.prefix(80))\"" }
-            if h.contains("*") || h.contains("/") || h.contains(" ") { return "expected a host name without wildcards or a path, got \"\(h.prefix(80))\"" }
+            if h.contains("*") || h.contains("/") || h.contains(" ") {
+                return "expected a host name without wildcards or a path, got \"\(h.prefix(80))\""
+            }
             return nil
         }
         _ = r.string("path", maxLength: 2048, check: pathProblem)
@@ -77,16 +79,22 @@ enum CloudflareRoomResource {
         _ = r.oneOf("turnstile_mode", ["off", "invisible", "visible_non_interactive", "visible_managed"])
         _ = r.int("refresh_interval_seconds", range: 1...3600)
         if let v = r.object["enabled_origin_commands"], v != .null,
-           !(v.arrayValue?.allSatisfy { $0 == .string("revoke") } ?? false) {
+            !(v.arrayValue?.allSatisfy { $0 == .string("revoke") } ?? false)
+        {
             r.fail("enabled_origin_commands", "expected an array of \"revoke\"")
         }
         if let v = r.object["cookie_attributes"], v != .null {
             if let o = v.objectValue {
                 let allowed: [String: [String]] = ["samesite": ["auto", "lax", "none", "strict"], "secure": ["auto", "always", "never"]]
                 for (k, value) in o.sorted(by: { $0.key < $1.key }) {
-                    guard let values = allowed[k] else { r.fail("cookie_attributes/\(k)", "is not a cookie attribute (samesite, secure)"); continue }
+                    guard let values = allowed[k] else {
+                        r.fail("cookie_attributes/\(k)", "is not a cookie attribute (samesite, secure)")
+                        continue
+                    }
                     if !(value.stringValue.map(values.contains) ?? false) {
-                        r.fail("cookie_attributes/\(k)", "expected one of \(values.joined(separator: ", ")), got \(CloudflareV4BodyReader.kind(value))")
+                        r.fail(
+                            "cookie_attributes/\(k)",
+                            "expected one of \(values.joined(separator: ", ")), got \(CloudflareV4BodyReader.kind(value))")
                     }
                 }
             } else {
@@ -97,7 +105,8 @@ enum CloudflareRoomResource {
             if let routes = v.arrayValue {
                 for (i, route) in routes.enumerated() {
                     guard let o = route.objectValue, let host = o["host"]?.stringValue, !host.isEmpty,
-                          o.keys.allSatisfy({ ["host", "path"].contains($0) }) else {
+                        o.keys.allSatisfy({ ["host", "path"].contains($0) })
+                    else {
                         r.fail("additional_routes/\(i)", "expected {\"host\": string, \"path\": string}")
                         continue
                     }
@@ -119,7 +128,9 @@ enum CloudflareRoomResource {
     /// Why `path` is not a waiting room path, or nil (Cloudflare: no wildcards, no query).
     static func pathProblem(_ path: String) -> String? {
         guard path.hasPrefix("/") else { return "expected a path starting with \"/\", got \"\(path.prefix(80))\"" }
-        if path.contains("*") || path.contains("?") || path.contains("#") { return "wildcards and query parameters are not supported, got \"\(path.prefix(80))\"" }
+        if path.contains("*") || path.contains("?") || path.contains("#") {
+            return "wildcards and query parameters are not supported, got \"\(path.prefix(80))\""
+        }
         return nil
     }
 
@@ -150,7 +161,8 @@ enum CloudflareRoomResource {
     }
 
     /// The room's v4 document as a read answers it.
-    static func json(name: String, room: Room, record: CloudflareManagementRegistry.RoomRecord, defaultHost: String, now: Date) -> JSONValue {
+    static func json(name: String, room: Room, record: CloudflareManagementRegistry.RoomRecord, defaultHost: String, now: Date) -> JSONValue
+    {
         var o = defaults
         o["host"] = .string(defaultHost)
         for (k, v) in record.extras { o[k] = v }
@@ -165,7 +177,8 @@ enum CloudflareRoomResource {
         o["modified_on"] = .string(CloudflareEmulatorConfiguration.Event.format(record.modifiedOn))
         let next = room.events.filter { !$0.suspended && $0.eventStartTime > now }.min { $0.eventStartTime < $1.eventStartTime }
         o["next_event_start_time"] = next.map { .string(CloudflareEmulatorConfiguration.Event.format($0.eventStartTime)) } ?? .null
-        o["next_event_prequeue_start_time"] = next?.prequeueStartTime.map { .string(CloudflareEmulatorConfiguration.Event.format($0)) } ?? .null
+        o["next_event_prequeue_start_time"] =
+            next?.prequeueStartTime.map { .string(CloudflareEmulatorConfiguration.Event.format($0)) } ?? .null
         return .object(o)
     }
 }

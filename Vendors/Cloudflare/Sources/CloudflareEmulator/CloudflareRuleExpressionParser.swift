@@ -26,9 +26,9 @@ struct CloudflareRuleExpressionParser {
     static let maxDepth = 32
 
     enum Token: Hashable {
-        case word(String)      // field names, operators, function names, bare IP addresses
+        case word(String)  // field names, operators, function names, bare IP addresses
         case string(String)
-        case symbol(String)    // ( ) { } [ ] , == != && || ! [*]
+        case symbol(String)  // ( ) { } [ ] , == != && || ! [*]
     }
 
     var tokens: [(token: Token, column: Int)] = []
@@ -43,7 +43,9 @@ struct CloudflareRuleExpressionParser {
         guard !parser.tokens.isEmpty else { throw Failure(column: 1, reason: "empty expression") }
         let expression = try parser.orExpression()
         if parser.index < parser.tokens.count {
-            throw Failure(column: parser.tokens[parser.index].column, reason: "unexpected \(describe(parser.tokens[parser.index].token)) after a complete expression")
+            throw Failure(
+                column: parser.tokens[parser.index].column,
+                reason: "unexpected \(describe(parser.tokens[parser.index].token)) after a complete expression")
         }
         return expression
     }
@@ -64,7 +66,10 @@ struct CloudflareRuleExpressionParser {
         while i < chars.count {
             let c = chars[i]
             let column = i + 1
-            if c.isWhitespace { i += 1; continue }
+            if c.isWhitespace {
+                i += 1
+                continue
+            }
             if c == "\"" {
                 var value = ""
                 i += 1
@@ -79,7 +84,11 @@ struct CloudflareRuleExpressionParser {
                         i += 2
                         continue
                     }
-                    if d == "\"" { closed = true; i += 1; break }
+                    if d == "\"" {
+                        closed = true
+                        i += 1
+                        break
+                    }
                     value.append(d)
                     i += 1
                 }
@@ -88,12 +97,27 @@ struct CloudflareRuleExpressionParser {
                 continue
             }
             let two = i + 1 < chars.count ? String(chars[i...i + 1]) : ""
-            if ["==", "!=", "&&", "||"].contains(two) { out.append((.symbol(two), column)); i += 2; continue }
-            if c == "[", i + 2 < chars.count, chars[i + 1] == "*", chars[i + 2] == "]" { out.append((.symbol("[*]"), column)); i += 3; continue }
-            if "(){}[],!".contains(c) { out.append((.symbol(String(c)), column)); i += 1; continue }
+            if ["==", "!=", "&&", "||"].contains(two) {
+                out.append((.symbol(two), column))
+                i += 2
+                continue
+            }
+            if c == "[", i + 2 < chars.count, chars[i + 1] == "*", chars[i + 2] == "]" {
+                out.append((.symbol("[*]"), column))
+                i += 3
+                continue
+            }
+            if "(){}[],!".contains(c) {
+                out.append((.symbol(String(c)), column))
+                i += 1
+                continue
+            }
             if isWord(c) {
                 var w = ""
-                while i < chars.count, isWord(chars[i]) { w.append(chars[i]); i += 1 }
+                while i < chars.count, isWord(chars[i]) {
+                    w.append(chars[i])
+                    i += 1
+                }
                 out.append((.word(w), column))
                 continue
             }
@@ -162,7 +186,9 @@ struct CloudflareRuleExpressionParser {
     mutating func condition() throws(Failure) -> CloudflareRuleExpression {
         let c = column
         let t = try next("a field, a function, \"not\" or \"(\"")
-        guard case .word(let name) = t else { throw Failure(column: c, reason: "expected a field, a function, \"not\" or \"(\", got \(Self.describe(t))") }
+        guard case .word(let name) = t else {
+            throw Failure(column: c, reason: "expected a field, a function, \"not\" or \"(\", got \(Self.describe(t))")
+        }
         switch name {
         case "starts_with", "ends_with":
             try expect("(")
@@ -176,7 +202,8 @@ struct CloudflareRuleExpressionParser {
             let mc = column
             let mt = try next("http.request.headers or http.request.cookies")
             guard case .word(let mname) = mt, let map = CloudflareRuleExpression.MapField(rawValue: mname) else {
-                throw Failure(column: mc, reason: "expected http.request.headers or http.request.cookies inside any(…), got \(Self.describe(mt))")
+                throw Failure(
+                    column: mc, reason: "expected http.request.headers or http.request.cookies inside any(…), got \(Self.describe(mt))")
             }
             try expect("[")
             let key = try string()
@@ -190,9 +217,11 @@ struct CloudflareRuleExpressionParser {
             return try ipCondition()
         default:
             guard let field = CloudflareRuleExpression.StringField(rawValue: name) else {
-                throw Failure(column: c, reason: "\"\(name)\" is not a field or function this emulator reads (fields: "
-                              + (CloudflareRuleExpression.StringField.allCases.map(\.rawValue) + ["ip.src"]).joined(separator: ", ")
-                              + "; functions: starts_with, ends_with, any)")
+                throw Failure(
+                    column: c,
+                    reason: "\"\(name)\" is not a field or function this emulator reads (fields: "
+                        + (CloudflareRuleExpression.StringField.allCases.map(\.rawValue) + ["ip.src"]).joined(separator: ", ")
+                        + "; functions: starts_with, ends_with, any)")
             }
             if peek() == .word("in") {
                 index += 1
@@ -211,7 +240,11 @@ struct CloudflareRuleExpressionParser {
         let c = column
         let t = try next("a string field")
         guard case .word(let name) = t, let field = CloudflareRuleExpression.StringField(rawValue: name) else {
-            throw Failure(column: c, reason: "expected a string field (\(CloudflareRuleExpression.StringField.allCases.map(\.rawValue).joined(separator: ", "))), got \(Self.describe(t))")
+            throw Failure(
+                column: c,
+                reason:
+                    "expected a string field (\(CloudflareRuleExpression.StringField.allCases.map(\.rawValue).joined(separator: ", "))), got \(Self.describe(t))"
+            )
         }
         return field
     }
@@ -230,7 +263,9 @@ struct CloudflareRuleExpressionParser {
     mutating func string() throws(Failure) -> String {
         let c = column
         let t = try next("a string in double quotes")
-        guard case .string(let s) = t else { throw Failure(column: c, reason: "expected a string in double quotes, got \(Self.describe(t))") }
+        guard case .string(let s) = t else {
+            throw Failure(column: c, reason: "expected a string in double quotes, got \(Self.describe(t))")
+        }
         return s
     }
 

@@ -33,22 +33,40 @@ struct CloudflareV4BodyReader {
 
     mutating func string(_ key: String, maxLength: Int = 100_000, check: ((String) -> String?)? = nil) -> String? {
         guard let value = object[key], value != .null else { return nil }
-        guard let s = value.stringValue else { fail(key, "expected a string, got \(Self.kind(value))"); return nil }
-        if s.utf8.count > maxLength { fail(key, "longer than \(maxLength) bytes"); return nil }
-        if let problem = check?(s) { fail(key, problem); return nil }
+        guard let s = value.stringValue else {
+            fail(key, "expected a string, got \(Self.kind(value))")
+            return nil
+        }
+        if s.utf8.count > maxLength {
+            fail(key, "longer than \(maxLength) bytes")
+            return nil
+        }
+        if let problem = check?(s) {
+            fail(key, problem)
+            return nil
+        }
         return s
     }
 
     mutating func int(_ key: String, range: ClosedRange<Int>) -> Int? {
         guard let value = object[key], value != .null else { return nil }
-        guard let n = value.numberValue, n.rounded() == n, abs(n) < 1e15 else { fail(key, "expected an integer, got \(Self.kind(value))"); return nil }
-        guard range.contains(Int(n)) else { fail(key, "expected \(range.lowerBound) to \(range.upperBound), got \(Int(n))"); return nil }
+        guard let n = value.numberValue, n.rounded() == n, abs(n) < 1e15 else {
+            fail(key, "expected an integer, got \(Self.kind(value))")
+            return nil
+        }
+        guard range.contains(Int(n)) else {
+            fail(key, "expected \(range.lowerBound) to \(range.upperBound), got \(Int(n))")
+            return nil
+        }
         return Int(n)
     }
 
     mutating func bool(_ key: String) -> Bool? {
         guard let value = object[key], value != .null else { return nil }
-        guard let b = value.boolValue else { fail(key, "expected true or false, got \(Self.kind(value))"); return nil }
+        guard let b = value.boolValue else {
+            fail(key, "expected true or false, got \(Self.kind(value))")
+            return nil
+        }
         return b
     }
 
@@ -71,13 +89,16 @@ struct CloudflareV4BodyReader {
     /// Whether `name` is 1 to 255 letters, digits, `-` or `_` (Cloudflare: "Only alphanumeric
     /// characters, hyphens and underscores are allowed"; the length bound is the emulator's).
     static func nameProblem(_ name: String) -> String? {
-        let ok = !name.isEmpty && name.utf8.count <= 255 && name.utf8.allSatisfy { b in
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"): true
-            default: false
+        let ok =
+            !name.isEmpty && name.utf8.count <= 255
+            && name.utf8.allSatisfy { b in
+                switch b {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
             }
-        }
         return ok ? nil : "expected 1 to 255 letters, digits, hyphens or underscores, got \"\(name.prefix(80))\""
     }
 }

@@ -91,9 +91,11 @@ public enum CloudflareV4Envelope {
     public static func page(_ items: [JSONValue], page: Int, perPage: Int) -> JSONValue {
         let start = min(items.count, (page - 1) * perPage)
         let slice = Array(items[start..<min(items.count, start + perPage)])
-        return success(.array(slice), resultInfo: .object([
-            "page": .number(Double(page)), "per_page": .number(Double(perPage)), "count": .number(Double(slice.count)),
-            "total_count": .number(Double(items.count)), "total_pages": .number(Double((items.count + perPage - 1) / perPage)),
-        ]))
+        return success(
+            .array(slice),
+            resultInfo: .object([
+                "page": .number(Double(page)), "per_page": .number(Double(perPage)), "count": .number(Double(slice.count)),
+                "total_count": .number(Double(items.count)), "total_pages": .number(Double((items.count + perPage - 1) / perPage))
+            ]))
     }
 }

@@ -10,7 +10,8 @@ import WaitingRoomTesting
 @Suite("Cloudflare client outcomes")
 struct CloudflareClientOutcomeTests {
     @Test func theReplyKeepsEveryDocumentedFieldTyped() throws {
-        let body = #"{"cfWaitingRoom":{"inWaitingRoom":true,"waitTimeKnown":false,"waitTime":0,"waitTime25Percentile":0,"#
+        let body =
+            #"{"cfWaitingRoom":{"inWaitingRoom":true,"waitTimeKnown":false,"waitTime":0,"waitTime25Percentile":0,"#
             + #""waitTime50Percentile":0,"waitTime75Percentile":0,"waitTimeFormatted":"unavailable","queueIsFull":false,"#
             + #""queueAll":false,"lastUpdated":"2020-08-03T23:46:00.000Z","refreshIntervalSeconds":20,"queueingMethod":"random","#
             + #""isFIFOQueue":false,"isRandomQueue":true,"isPassthroughQueue":false,"isRejectQueue":false,"isEventActive":true,"#
@@ -32,21 +33,27 @@ struct CloudflareClientOutcomeTests {
         // reject as documented (isRejectQueue), and the older form (refresh 0) still read
         #expect(CloudflareWaitingRoomReply(refreshIntervalSeconds: 20, queueingMethod: "reject", isRejectQueue: true).rejects)
         #expect(CloudflareWaitingRoomReply(refreshIntervalSeconds: 0).rejects)
-        #expect(!CloudflareWaitingRoomReply(queueAll: true, refreshIntervalSeconds: 20, queueingMethod: "reject", isRejectQueue: true).rejects)
+        #expect(
+            !CloudflareWaitingRoomReply(queueAll: true, refreshIntervalSeconds: 20, queueingMethod: "reject", isRejectQueue: true).rejects)
     }
 
     @Test func rejectQueueFullAndPreQueueAreDistinct() async throws {
         let clock = VirtualClock()
         let now = clock.now()
         typealias Room = CloudflareEmulatorConfiguration.Room
-        let h = try await EmulatorHarness.start(CloudflareEmulator(configuration: .init(rooms: [
-            "reject": Room(queueingMethod: .reject),
-            "full": Room(newUsersPerMinute: 1, totalActiveUsers: 0),
-            "sale": Room(newUsersPerMinute: 1000, totalActiveUsers: 1000, events: [
-                .init(name: "drop", eventStartTime: now.addingTimeInterval(300), eventEndTime: now.addingTimeInterval(900),
-                      prequeueStartTime: now.addingTimeInterval(-1)),
-            ]),
-        ]), now: { clock.now() }))
+        let h = try await EmulatorHarness.start(
+            CloudflareEmulator(
+                configuration: .init(rooms: [
+                    "reject": Room(queueingMethod: .reject),
+                    "full": Room(newUsersPerMinute: 1, totalActiveUsers: 0),
+                    "sale": Room(
+                        newUsersPerMinute: 1000, totalActiveUsers: 1000,
+                        events: [
+                            .init(
+                                name: "drop", eventStartTime: now.addingTimeInterval(300), eventEndTime: now.addingTimeInterval(900),
+                                prequeueStartTime: now.addingTimeInterval(-1))
+                        ])
+                ]), now: { clock.now() }))
         defer { Task { await h.stop() } }
         let p = h.provider(try h.configuration(blockWhenQueueIsFull: false), clock: clock)
         let rejected = try await p.tryPass(Entry(room: RoomKey(scope: "site", room: "reject")))
@@ -58,8 +65,9 @@ struct CloudflareClientOutcomeTests {
             _ = try await v.get("/full")
         }
         let full = try await p.tryPass(Entry(room: RoomKey(scope: "site", room: "full"), userId: "late"))
-        #expect(full.disposition == .queue && full.status.code == CloudflareCode.queueIsFull.rawValue,
-                "blockWhenQueueIsFull false: waiting on, under the queue-full code")
+        #expect(
+            full.disposition == .queue && full.status.code == CloudflareCode.queueIsFull.rawValue,
+            "blockWhenQueueIsFull false: waiting on, under the queue-full code")
     }
 
     @Test func failOpenLetsTheUserThroughWhenTheRoomCannotBeReached() async throws {
@@ -73,7 +81,9 @@ struct CloudflareClientOutcomeTests {
         let r = try await p.tryPass(Entry(room: RoomKey(scope: "site", room: "line"), userId: "u"))
         #expect(r.disposition == .passed && r.status.code == CloudflareCode.failedOpen.rawValue)
         let pass = try #require(r.pass)
-        #expect(pass.bypassedError?.vendorCode == CloudflareCode.unreachable.rawValue && pass.credential.isEmpty && pass.details["failOpen"] == "true")
+        #expect(
+            pass.bypassedError?.vendorCode == CloudflareCode.unreachable.rawValue && pass.credential.isEmpty
+                && pass.details["failOpen"] == "true")
         // without failOpen the same failure fails
         let closed = h.provider(try h.configuration(), clock: clock)
         await #expect(throws: WaitingRoomError.self) { _ = try await closed.tryPass(Entry(room: RoomKey(scope: "site", room: "line"))) }

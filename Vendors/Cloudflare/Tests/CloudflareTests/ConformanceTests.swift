@@ -28,10 +28,11 @@ final class CloudflareConformanceEmulator: ConformanceEmulator {
         typealias Room = CloudflareEmulatorConfiguration.Room
         let rooms: [String: Room] = [
             ConformanceRoom.open.rawValue: Room(newUsersPerMinute: 1_000_000, totalActiveUsers: 1_000_000, refreshIntervalSeconds: 1),
-            ConformanceRoom.queue.rawValue: Room(newUsersPerMinute: 0, totalActiveUsers: 1_000_000, queueingStatusCode: 202,
-                                                 refreshIntervalSeconds: 1),
+            ConformanceRoom.queue.rawValue: Room(
+                newUsersPerMinute: 0, totalActiveUsers: 1_000_000, queueingStatusCode: 202,
+                refreshIntervalSeconds: 1),
             ConformanceRoom.block.rawValue: Room(queueingMethod: .reject),
-            ConformanceRoom.closed.rawValue: Room(suspended: true),
+            ConformanceRoom.closed.rawValue: Room(suspended: true)
         ]
         let emulator = CloudflareEmulator(configuration: .init(rooms: rooms), now: { clock.now() })
         return CloudflareConformanceEmulator(harness: try await EmulatorHarness.start(emulator))
@@ -81,8 +82,10 @@ final class CloudflareConformanceEmulator: ConformanceEmulator {
         closedRoom: .disabled(code: CloudflareCode.suspended.rawValue),
         cancelCode: CloudflareCode.cancelled.rawValue,
         reportsPosition: false,
-        requests: [ConformanceRequestKind(CloudflareEmulatorFault.page, phase: .entry),
-                   ConformanceRequestKind(CloudflareEmulatorFault.page, phase: .waiting)],
+        requests: [
+            ConformanceRequestKind(CloudflareEmulatorFault.page, phase: .entry),
+            ConformanceRequestKind(CloudflareEmulatorFault.page, phase: .waiting)
+        ],
         attemptsPerRequest: 2,
         retryBudget: .seconds(16),
         faultOutcome: { _, _ in .failed(.unavailable, code: CloudflareCode.unreachable.rawValue) })

@@ -15,17 +15,36 @@ struct CloudflareFairnessTests {
 
     @Test func relativeEventTimesCountFromTheEmulatorsClock() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let c = try CloudflareEmulatorConfiguration(json: .object(["rooms": .object(["sale": .object(["events": .array([.object([
-            "prequeue_start_time": .string("+0"), "event_start_time": .string("+60"), "event_end_time": .string("2027-01-15T09:00:00Z"),
-            "shuffle_at_event_start": .bool(true), "seed": .number(9),
-        ])])])])]), now: now)
+        let c = try CloudflareEmulatorConfiguration(
+            json: .object([
+                "rooms": .object([
+                    "sale": .object([
+                        "events": .array([
+                            .object([
+                                "prequeue_start_time": .string("+0"), "event_start_time": .string("+60"),
+                                "event_end_time": .string("2027-01-15T09:00:00Z"),
+                                "shuffle_at_event_start": .bool(true), "seed": .number(9)
+                            ])
+                        ])
+                    ])
+                ])
+            ]), now: now)
         let event = try #require(c.rooms["sale"]?.events.first)
         #expect(event.prequeueStartTime == now && event.eventStartTime == now.addingTimeInterval(60))
         #expect(event.seed == 9 && event.json["seed"] == .number(9))
         #expect(throws: WaitingRoomError.self) {
-            try CloudflareEmulatorConfiguration(json: .object(["rooms": .object(["r": .object(["events": .array([.object([
-                "event_start_time": .string("+-5"), "event_end_time": .string("+60"),
-            ])])])])]), now: now)
+            try CloudflareEmulatorConfiguration(
+                json: .object([
+                    "rooms": .object([
+                        "r": .object([
+                            "events": .array([
+                                .object([
+                                    "event_start_time": .string("+-5"), "event_end_time": .string("+60")
+                                ])
+                            ])
+                        ])
+                    ])
+                ]), now: now)
         }
     }
 
@@ -37,7 +56,9 @@ struct CloudflareFairnessTests {
         let h = try await EmulatorHarness.start(emulator)
         defer { Task { await h.stop() } }
         let p = h.provider(try h.configuration(), clock: clock)
-        #expect(throws: EmulatorRoomError.self) { try emulator.scheduleStart(room: RoomKey(scope: "site", room: "nope"), at: nil, shuffle: true, seed: 1) }
+        #expect(throws: EmulatorRoomError.self) {
+            try emulator.scheduleStart(room: RoomKey(scope: "site", room: "nope"), at: nil, shuffle: true, seed: 1)
+        }
 
         // a far start, then moved: the held visitors stay held for the new one
         try emulator.scheduleStart(room: Self.sale, at: clock.now().addingTimeInterval(3600), shuffle: true, seed: 5)
@@ -66,7 +87,9 @@ struct CloudflareFairnessTests {
         // one a second from the start (the allowance counts from the start)
         let times = record.entries.compactMap(\.admittedAt).sorted()
         #expect(times.count == 25)
-        #expect(abs(times[0].timeIntervalSince(start) - 0) < 1.01 && abs(times[24].timeIntervalSince(start) - 24) < 1.01, "\(times.map { $0.timeIntervalSince(start) })")
+        #expect(
+            abs(times[0].timeIntervalSince(start) - 0) < 1.01 && abs(times[24].timeIntervalSince(start) - 24) < 1.01,
+            "\(times.map { $0.timeIntervalSince(start) })")
         // a reset starts a new log
         emulator.reset()
         #expect(emulator.admissionRecord(room: Self.sale)?.entries.isEmpty == true)

@@ -20,7 +20,10 @@ struct CloudflareFaultTests {
         let events = Events(session)
         let outcome = await session.outcome()
         #expect(outcome.name == "passed")
-        #expect(await eventually { events.all.contains { if case .connection(.reconnecting, let s) = $0 { return s.code == 503 } else { return false } } })
+        #expect(
+            await eventually {
+                events.all.contains { if case .connection(.reconnecting, let s) = $0 { return s.code == 503 } else { return false } }
+            })
         #expect(h.emulator.counters.faultsInjected == 1)
     }
 
@@ -33,7 +36,10 @@ struct CloudflareFaultTests {
             try h.emulator.installFaults(.object(["action": .string(action), "on": .string("page"), "count": .number(3)]))
             let p = h.provider(try h.configuration(retries: 2), clock: clock)
             let outcome = await (try p.enqueue(Entry(room: RoomKey(scope: "site", room: "open"), userId: action))).outcome()
-            guard case .failed(let e) = outcome else { Issue.record("\(action): expected failed, got \(outcome)"); continue }
+            guard case .failed(let e) = outcome else {
+                Issue.record("\(action): expected failed, got \(outcome)")
+                continue
+            }
             #expect(e.kind == .unavailable && e.vendorCode == CloudflareCode.unreachable.rawValue, "\(action): \(e)")
             #expect(e.vendor == "cloudflare")
         }

@@ -7,7 +7,9 @@ import WaitingRoom
 /// value or a `WaitingRoomError`.
 @Suite("Cloudflare codec fuzz")
 struct CloudflareFuzzTests {
-    static let sample = Array(#"{"cfWaitingRoom":{"inWaitingRoom":true,"waitTimeKnown":true,"waitTime":5,"waitTime25Percentile":2,"waitTime50Percentile":5,"waitTime75Percentile":9,"waitTimeFormatted":"5 minutes","queueIsFull":false,"queueAll":false,"lastUpdated":"2021-08-03T23:46:00.000Z","refreshIntervalSeconds":20}}"#.utf8)
+    static let sample = Array(
+        #"{"cfWaitingRoom":{"inWaitingRoom":true,"waitTimeKnown":true,"waitTime":5,"waitTime25Percentile":2,"waitTime50Percentile":5,"waitTime75Percentile":9,"waitTimeFormatted":"5 minutes","queueIsFull":false,"queueAll":false,"lastUpdated":"2021-08-03T23:46:00.000Z","refreshIntervalSeconds":20}}"#
+            .utf8)
 
     @Test func documentedSampleDecodes() throws {
         let reply = try CloudflareWaitingRoomReply.decode(Self.sample)
@@ -20,8 +22,10 @@ struct CloudflareFuzzTests {
     }
 
     @Test func wrongTypesAreInvalidResponses() {
-        for body in [#"{"cfWaitingRoom":{"waitTime":"five"}}"#, #"{"cfWaitingRoom":{"queueIsFull":1}}"#, #"{"cfWaitingRoom":[]}"#,
-                     #"{"cfWaitingRoom":{"waitTime":-3}}"#, #"{"cfWaitingRoom":{"waitTime":1e300}}"#, "[1,2]", "", "{"] {
+        for body in [
+            #"{"cfWaitingRoom":{"waitTime":"five"}}"#, #"{"cfWaitingRoom":{"queueIsFull":1}}"#, #"{"cfWaitingRoom":[]}"#,
+            #"{"cfWaitingRoom":{"waitTime":-3}}"#, #"{"cfWaitingRoom":{"waitTime":1e300}}"#, "[1,2]", "", "{"
+        ] {
             do {
                 _ = try CloudflareWaitingRoomReply.decode(Array(body.utf8))
                 Issue.record("decoded \(body)")
@@ -47,8 +51,9 @@ struct CloudflareFuzzTests {
             }
             if (try? CloudflareWaitingRoomReply.decode(bytes)) != nil { decoded += 1 }
             var jar = CloudflareCookieJar()
-            let response = HTTPResponse(status: [200, 202, 429, 403, 503].randomElement(using: &rng) ?? 200,
-                                        headers: [("Set-Cookie", String(decoding: bytes.prefix(40), as: UTF8.self))], body: bytes, url: "http://x")
+            let response = HTTPResponse(
+                status: [200, 202, 429, 403, 503].randomElement(using: &rng) ?? 200,
+                headers: [("Set-Cookie", String(decoding: bytes.prefix(40), as: UTF8.self))], body: bytes, url: "http://x")
             _ = try? CloudflareClient.classify(response, jar: &jar)
         }
         #expect(decoded >= 0)
@@ -56,8 +61,10 @@ struct CloudflareFuzzTests {
 
     @Test func cookieJarKeepsOnlyWaitingRoomCookies() {
         var jar = CloudflareCookieJar()
-        jar.store([("Set-Cookie", "__cfwaitingroom=abc; Path=/; HttpOnly"), ("Set-Cookie", "session=xyz; Path=/"),
-                   ("Set-Cookie", "__cfwaitingroom_shop=def; Max-Age=300")])
+        jar.store([
+            ("Set-Cookie", "__cfwaitingroom=abc; Path=/; HttpOnly"), ("Set-Cookie", "session=xyz; Path=/"),
+            ("Set-Cookie", "__cfwaitingroom_shop=def; Max-Age=300")
+        ])
         #expect(jar.cookies == ["__cfwaitingroom": "abc", "__cfwaitingroom_shop": "def"])
         #expect(jar.header == "__cfwaitingroom=abc; __cfwaitingroom_shop=def")
         jar.store([("Set-Cookie", "__cfwaitingroom=; Max-Age=0")])
@@ -67,12 +74,20 @@ struct CloudflareFuzzTests {
 
     @Test func classification() throws {
         var jar = CloudflareCookieJar()
-        let origin = try CloudflareClient.classify(HTTPResponse(status: 200, headers: [("Set-Cookie", "__cfwaitingroom=v1")],
-                                                                body: Array("{\"ok\":true}".utf8), url: "u"), jar: &jar)
-        guard case .origin(let o) = origin else { Issue.record("expected origin, got \(origin)"); return }
+        let origin = try CloudflareClient.classify(
+            HTTPResponse(
+                status: 200, headers: [("Set-Cookie", "__cfwaitingroom=v1")],
+                body: Array("{\"ok\":true}".utf8), url: "u"), jar: &jar)
+        guard case .origin(let o) = origin else {
+            Issue.record("expected origin, got \(origin)")
+            return
+        }
         #expect(o.cookieHeld && !o.revoked)
         let queued = try CloudflareClient.classify(HTTPResponse(status: 429, body: Self.sample, url: "u"), jar: &jar)
-        guard case .queued(_, let status) = queued else { Issue.record("expected queued, got \(queued)"); return }
+        guard case .queued(_, let status) = queued else {
+            Issue.record("expected queued, got \(queued)")
+            return
+        }
         #expect(status == 429)
         #expect(throws: WaitingRoomError.self) { try CloudflareClient.classify(HTTPResponse(status: 403, url: "u"), jar: &jar) }
         do {

@@ -33,11 +33,17 @@ struct JSONModeVisitor {
 
 /// The 23 members of `cfWaitingRoom` the API reference lists (`json_response_enabled`), by type.
 enum DocumentedReply {
-    static let booleans = ["inWaitingRoom", "waitTimeKnown", "queueIsFull", "queueAll", "isFIFOQueue", "isRandomQueue",
-                           "isPassthroughQueue", "isRejectQueue", "isEventActive", "isEventPrequeueing", "shuffleAtEventStart"]
-    static let integers = ["waitTime", "waitTime25Percentile", "waitTime50Percentile", "waitTime75Percentile", "refreshIntervalSeconds",
-                           "timeUntilEventStart", "timeUntilEventEnd"]
-    static let strings = ["waitTimeFormatted", "lastUpdated", "queueingMethod", "timeUntilEventStartFormatted", "timeUntilEventEndFormatted"]
+    static let booleans = [
+        "inWaitingRoom", "waitTimeKnown", "queueIsFull", "queueAll", "isFIFOQueue", "isRandomQueue",
+        "isPassthroughQueue", "isRejectQueue", "isEventActive", "isEventPrequeueing", "shuffleAtEventStart"
+    ]
+    static let integers = [
+        "waitTime", "waitTime25Percentile", "waitTime50Percentile", "waitTime75Percentile", "refreshIntervalSeconds",
+        "timeUntilEventStart", "timeUntilEventEnd"
+    ]
+    static let strings = [
+        "waitTimeFormatted", "lastUpdated", "queueingMethod", "timeUntilEventStartFormatted", "timeUntilEventEndFormatted"
+    ]
 
     /// Records an issue for every member missing or of the wrong type, and for any extra member.
     static func check(_ reply: [String: JSONValue]?, _ situation: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -48,16 +54,23 @@ enum DocumentedReply {
         #expect(booleans.count + integers.count + strings.count == 23)
         #expect(Set(reply.keys) == Set(booleans + integers + strings), "\(situation): members", sourceLocation: sourceLocation)
         for key in booleans {
-            guard case .bool? = reply[key] else { Issue.record("\(situation): \(key) is not a boolean: \(String(describing: reply[key]))", sourceLocation: sourceLocation); continue }
+            guard case .bool? = reply[key] else {
+                Issue.record("\(situation): \(key) is not a boolean: \(String(describing: reply[key]))", sourceLocation: sourceLocation)
+                continue
+            }
         }
         for key in integers {
             guard case .number(let n)? = reply[key], n == n.rounded(), n >= 0 else {
-                Issue.record("\(situation): \(key) is not a whole number: \(String(describing: reply[key]))", sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(situation): \(key) is not a whole number: \(String(describing: reply[key]))", sourceLocation: sourceLocation)
                 continue
             }
         }
         for key in strings {
-            guard case .string? = reply[key] else { Issue.record("\(situation): \(key) is not a string: \(String(describing: reply[key]))", sourceLocation: sourceLocation); continue }
+            guard case .string? = reply[key] else {
+                Issue.record("\(situation): \(key) is not a string: \(String(describing: reply[key]))", sourceLocation: sourceLocation)
+                continue
+            }
         }
         #expect(reply["inWaitingRoom"] == .bool(true), sourceLocation: sourceLocation)
         // the documented "unavailable" wording whenever the estimate is not known

@@ -11,10 +11,13 @@ import WaitingRoomTesting
 @Suite struct ManagementAPITests {
     static let rooms = "/client/v4/zones/z/waiting_rooms"
 
-    static func send(_ h: EmulatorHarness, _ method: String, _ path: String, _ body: String? = nil) async throws -> (status: Int, json: JSONValue) {
-        let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-            method: method, url: h.baseURL + path, headers: body == nil ? [] : [("Content-Type", "application/json")],
-            body: body.map { Array($0.utf8) }))
+    static func send(_ h: EmulatorHarness, _ method: String, _ path: String, _ body: String? = nil) async throws -> (
+        status: Int, json: JSONValue
+    ) {
+        let r = try await AsyncHTTPTransport.shared.send(
+            HTTPRequest(
+                method: method, url: h.baseURL + path, headers: body == nil ? [] : [("Content-Type", "application/json")],
+                body: body.map { Array($0.utf8) }))
         return (r.status, try JSONValue.parse(Data(r.body)))
     }
 
@@ -39,24 +42,33 @@ import WaitingRoomTesting
         let missing = try await Self.send(h, "POST", Self.rooms, "{}")
         #expect(missing.status == 400)
         #expect(Self.pointers(missing.json) == ["/name", "/host", "/new_users_per_minute", "/total_active_users"], "\(missing.json)")
-        let types = try await Self.send(h, "POST", Self.rooms, """
+        let types = try await Self.send(
+            h, "POST", Self.rooms,
+            """
             {"name": "a", "host": "a.example", "new_users_per_minute": "200", "total_active_users": 200.5, "queue_all": 1,
              "queueing_method": "lifo", "session_duration": 31, "queueing_status_code": 201, "path": "shop", "colour": "red",
              "cookie_attributes": {"samesite": "loose"}}
             """)
-        #expect(Self.pointers(types.json) == [
-            "/new_users_per_minute", "/total_active_users", "/queue_all", "/queueing_method", "/session_duration",
-            "/queueing_status_code", "/path", "/colour", "/cookie_attributes/samesite",
-        ], "\(types.json)")
+        #expect(
+            Self.pointers(types.json) == [
+                "/new_users_per_minute", "/total_active_users", "/queue_all", "/queueing_method", "/session_duration",
+                "/queueing_status_code", "/path", "/colour", "/cookie_attributes/samesite"
+            ], "\(types.json)")
         // a value only the emulator's own rules refuse still names its field
-        let suffix = try await Self.send(h, "POST", Self.rooms, #"{"name": "a", "host": "a.example", "new_users_per_minute": 200, "total_active_users": 200, "cookie_suffix": "a=b"}"#)
+        let suffix = try await Self.send(
+            h, "POST", Self.rooms,
+            #"{"name": "a", "host": "a.example", "new_users_per_minute": 200, "total_active_users": 200, "cookie_suffix": "a=b"}"#)
         #expect(suffix.status == 400 && Self.pointers(suffix.json) == ["/cookie_suffix"], "\(suffix.json)")
         // taken name and path
-        let taken = try await Self.send(h, "POST", Self.rooms, #"{"name": "open", "host": "a.example", "path": "/line", "new_users_per_minute": 200, "total_active_users": 200}"#)
+        let taken = try await Self.send(
+            h, "POST", Self.rooms,
+            #"{"name": "open", "host": "a.example", "path": "/line", "new_users_per_minute": 200, "total_active_users": 200}"#)
         #expect(taken.status == 400 && Self.pointers(taken.json) == ["/name", "/path"], "\(taken.json)")
         // unknown ids, routes and pages
-        for (method, path) in [("GET", "/nope"), ("DELETE", "/nope"), ("PATCH", "/nope"), ("GET", "/nope/status"), ("GET", "/nope/events"),
-                               ("GET", "/open/events/0123"), ("GET", "/open/events/0123/details"), ("DELETE", "/open/events/0123")] {
+        for (method, path) in [
+            ("GET", "/nope"), ("DELETE", "/nope"), ("PATCH", "/nope"), ("GET", "/nope/status"), ("GET", "/nope/events"),
+            ("GET", "/open/events/0123"), ("GET", "/open/events/0123/details"), ("DELETE", "/open/events/0123")
+        ] {
             let r = try await Self.send(h, method, Self.rooms + path, method == "PATCH" ? "{}" : nil)
             #expect(r.status == 404 && r.json["success"] == .bool(false) && r.json["result"] == .null, "\(method) \(path): \(r.json)")
         }
@@ -65,13 +77,23 @@ import WaitingRoomTesting
         let paging = try await Self.send(h, "GET", Self.rooms + "?per_page=7&page=0")
         #expect(Self.pointers(paging.json) == ["/page", "/per_page"], "\(paging.json)")
         // events: required fields, the rules across fields, overlaps
-        let event = try await Self.send(h, "POST", Self.rooms + "/open/events", #"{"name": "e", "event_start_time": "2030-01-01T00:00:00Z", "event_end_time": "2030-01-01T01:00:00Z", "prequeue_start_time": "2029-12-31T23:50:00Z", "new_users_per_minute": 300}"#)
+        let event = try await Self.send(
+            h, "POST", Self.rooms + "/open/events",
+            #"{"name": "e", "event_start_time": "2030-01-01T00:00:00Z", "event_end_time": "2030-01-01T01:00:00Z", "prequeue_start_time": "2029-12-31T23:50:00Z", "new_users_per_minute": 300}"#
+        )
         #expect(Self.pointers(event.json) == ["/total_active_users"], "\(event.json)")
-        let rules = try await Self.send(h, "POST", Self.rooms + "/open/events", #"{"name": "e", "event_start_time": "2030-01-01T00:00:00Z", "event_end_time": "2030-01-01T00:00:30Z", "prequeue_start_time": "2029-12-31T23:58:00Z"}"#)
+        let rules = try await Self.send(
+            h, "POST", Self.rooms + "/open/events",
+            #"{"name": "e", "event_start_time": "2030-01-01T00:00:00Z", "event_end_time": "2030-01-01T00:00:30Z", "prequeue_start_time": "2029-12-31T23:58:00Z"}"#
+        )
         #expect(Self.pointers(rules.json) == ["/event_start_time", "/prequeue_start_time"], "\(rules.json)")
-        let first = try await Self.send(h, "POST", Self.rooms + "/open/events", #"{"name": "e1", "event_start_time": "2030-01-01T00:00:00Z", "event_end_time": "2030-01-01T01:00:00Z"}"#)
+        let first = try await Self.send(
+            h, "POST", Self.rooms + "/open/events",
+            #"{"name": "e1", "event_start_time": "2030-01-01T00:00:00Z", "event_end_time": "2030-01-01T01:00:00Z"}"#)
         #expect(first.status == 200 && first.json["result"]?["id"]?.stringValue?.count == 32)
-        let overlap = try await Self.send(h, "POST", Self.rooms + "/open/events", #"{"name": "e2", "event_start_time": "2030-01-01T00:30:00Z", "event_end_time": "2030-01-01T02:00:00Z"}"#)
+        let overlap = try await Self.send(
+            h, "POST", Self.rooms + "/open/events",
+            #"{"name": "e2", "event_start_time": "2030-01-01T00:30:00Z", "event_end_time": "2030-01-01T02:00:00Z"}"#)
         #expect(overlap.status == 400 && Self.pointers(overlap.json) == ["/event_start_time"], "\(overlap.json)")
         #expect(h.emulator.room(named: "open")?.events.map(\.name) == ["e1"], "a refused write leaves the room as it was")
     }
@@ -91,19 +113,25 @@ import WaitingRoomTesting
         #expect(patched.status == 200 && patched.json["result"]?["new_users_per_minute"] == .number(0), "\(patched.json)")
         #expect(h.emulator.room(named: "line")?.queueAll == true)
         // the admin routes are still there, and see rooms the API made
-        let made = try await Self.send(h, "POST", Self.rooms, #"{"name": "api", "host": "a.example", "path": "/api", "new_users_per_minute": 200, "total_active_users": 200}"#)
+        let made = try await Self.send(
+            h, "POST", Self.rooms,
+            #"{"name": "api", "host": "a.example", "path": "/api", "new_users_per_minute": 200, "total_active_users": 200}"#)
         #expect(made.status == 200)
-        let admin = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-            method: "POST", url: h.baseURL + "/_emulator/cloudflare/rooms/api", headers: [("Content-Type", "application/json")],
-            body: Array(#"{"suspended": true}"#.utf8)))
+        let admin = try await AsyncHTTPTransport.shared.send(
+            HTTPRequest(
+                method: "POST", url: h.baseURL + "/_emulator/cloudflare/rooms/api", headers: [("Content-Type", "application/json")],
+                body: Array(#"{"suspended": true}"#.utf8)))
         #expect(admin.status == 200, "\(admin.text)")
         #expect(try await Self.send(h, "GET", Self.rooms + "/api").json["result"]?["suspended"] == .bool(true))
         // a rename carries the room along; its id stays
         let apiID = try #require(made.json["result"]?["id"]?.stringValue)
         let renamed = try await Self.send(h, "PATCH", Self.rooms + "/\(apiID)", #"{"name": "api2"}"#)
-        #expect(renamed.json["result"]?["id"] == .string(apiID) && h.emulator.room(named: "api2") != nil && h.emulator.room(named: "api") == nil)
+        #expect(
+            renamed.json["result"]?["id"] == .string(apiID) && h.emulator.room(named: "api2") != nil && h.emulator.room(named: "api") == nil
+        )
         h.emulator.reset()
-        #expect(try await Self.send(h, "GET", Self.rooms + "/\(apiID)").json["result"]?["name"] == .string("api2"), "reset keeps rooms and ids")
+        #expect(
+            try await Self.send(h, "GET", Self.rooms + "/\(apiID)").json["result"]?["name"] == .string("api2"), "reset keeps rooms and ids")
     }
 
     @Test func statusNamesTheActiveEventByItsID() async throws {
@@ -113,11 +141,14 @@ import WaitingRoomTesting
         let start = Self.iso(clock.now().addingTimeInterval(600))
         let end = Self.iso(clock.now().addingTimeInterval(3600))
         let pq = Self.iso(clock.now().addingTimeInterval(-60))
-        let e = try await Self.send(h, "POST", Self.rooms + "/open/events",
-                                    #"{"name": "sale", "event_start_time": "\#(start)", "event_end_time": "\#(end)", "prequeue_start_time": "\#(pq)"}"#)
+        let e = try await Self.send(
+            h, "POST", Self.rooms + "/open/events",
+            #"{"name": "sale", "event_start_time": "\#(start)", "event_end_time": "\#(end)", "prequeue_start_time": "\#(pq)"}"#)
         let id = try #require(e.json["result"]?["id"]?.stringValue, "\(e.json)")
         let status = try await Self.send(h, "GET", Self.rooms + "/open/status")
-        #expect(status.json["result"]?["status"] == .string("event_prequeueing") && status.json["result"]?["event_id"] == .string(id), "\(status.json)")
+        #expect(
+            status.json["result"]?["status"] == .string("event_prequeueing") && status.json["result"]?["event_id"] == .string(id),
+            "\(status.json)")
     }
 
     @Test func pageTemplateRendersTheDocumentedSubsetAndAnyText() {

@@ -27,8 +27,9 @@ import WebDriver
 
     @Test func cloudflaresPythonSDKManagesRoomsAndEvents() async throws {
         let python = Self.python
-        try #require(FileManager.default.isExecutableFile(atPath: python),
-                     "\(python) is missing: run Scripts/setup (it makes that venv and installs Cloudflare's Python SDK, pip install cloudflare)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python),
+            "\(python) is missing: run Scripts/setup (it makes that venv and installs Cloudflare's Python SDK, pip install cloudflare)")
         let h = try await EmulatorHarness.start(CloudflareEmulator(configuration: .testRooms))
         defer { Task { await h.stop() } }
         let script = Self.script
@@ -45,7 +46,9 @@ import WebDriver
         let created = try #require(r["created"]?.objectValue)
         let id = try #require(created["id"]?.stringValue)
         #expect(id.count == 32 && id.allSatisfy(\.isHexDigit), "\(id)")
-        #expect(created["name"] == .string("sdk_shop") && created["host"] == .string("shop.example.com") && created["path"] == .string("/sdk-shop"))
+        #expect(
+            created["name"] == .string("sdk_shop") && created["host"] == .string("shop.example.com")
+                && created["path"] == .string("/sdk-shop"))
         #expect(created["new_users_per_minute"] == .number(200) && created["total_active_users"] == .number(300))
         #expect(created["session_duration"] == .number(5) && created["queueing_method"] == .string("fifo"))
         #expect(created["queueing_status_code"] == .number(200) && created["json_response_enabled"] == .bool(true))
@@ -92,8 +95,11 @@ import WebDriver
         #expect(bad["body"]?["success"] == .bool(false))
         let pointers = Set(bad["body"]?["errors"]?.arrayValue?.compactMap { $0["source"]?["pointer"]?.stringValue } ?? [])
         #expect(pointers == ["/name", "/host", "/new_users_per_minute"], "\(bad)")
-        let badEventPointers = Set(r["bad_event"]?["body"]?["errors"]?.arrayValue?.compactMap { $0["source"]?["pointer"]?.stringValue } ?? [])
-        #expect(r["bad_event"]?["status"] == .number(400) && badEventPointers.contains("/event_start_time"), "\(String(describing: r["bad_event"]))")
+        let badEventPointers = Set(
+            r["bad_event"]?["body"]?["errors"]?.arrayValue?.compactMap { $0["source"]?["pointer"]?.stringValue } ?? [])
+        #expect(
+            r["bad_event"]?["status"] == .number(400) && badEventPointers.contains("/event_start_time"),
+            "\(String(describing: r["bad_event"]))")
 
         // deletes answer the id; reads after them are 404 in the envelope
         #expect(r["event_deleted"]?["id"] == .string(eventID))

@@ -9,7 +9,8 @@ import WaitingRoomTesting
 /// The provider against the emulator over loopback; waiting runs on a virtual clock.
 @Suite("Cloudflare provider")
 struct CloudflareProviderTests {
-    static func harness(_ configuration: CloudflareEmulatorConfiguration = .testRooms, clock: VirtualClock) async throws -> EmulatorHarness {
+    static func harness(_ configuration: CloudflareEmulatorConfiguration = .testRooms, clock: VirtualClock) async throws -> EmulatorHarness
+    {
         try await EmulatorHarness.start(CloudflareEmulator(configuration: configuration, now: { clock.now() }))
     }
 
@@ -46,7 +47,10 @@ struct CloudflareProviderTests {
         #expect(events.all.contains { if case .queueOpened = $0 { return true } else { return false } })
         h.emulator.admit(room: "line", count: 1)
         let outcome = await session.outcome()
-        guard case .passed(let pass, let status) = outcome else { Issue.record("expected passed, got \(outcome)"); return }
+        guard case .passed(let pass, let status) = outcome else {
+            Issue.record("expected passed, got \(outcome)")
+            return
+        }
         #expect(status.code == CloudflareCode.origin.rawValue)
         #expect(!pass.credential.isEmpty)
         // one refresh per second of virtual time: the reply's refreshIntervalSeconds was honoured
@@ -91,7 +95,8 @@ struct CloudflareProviderTests {
         let h = try await Self.harness(clock: clock)
         defer { Task { await h.stop() } }
         let p = h.provider(try h.configuration(), clock: clock)
-        let entry = Entry(room: RoomKey(scope: "site", room: "open"), userId: "u1", attributes: ["url": h.siteURL + "/open/checkout?revoke=1"])
+        let entry = Entry(
+            room: RoomKey(scope: "site", room: "open"), userId: "u1", attributes: ["url": h.siteURL + "/open/checkout?revoke=1"])
         let r = try await p.tryPass(entry)
         #expect(r.disposition == .passed && r.status.code == CloudflareCode.revoked.rawValue)
         #expect(r.pass?.details["revoked"] == "true")
@@ -128,7 +133,7 @@ struct CloudflareProviderTests {
         let h = try await Self.harness(rooms, clock: clock)
         defer { Task { await h.stop() } }
         var configuration = try h.configuration()
-        configuration.reuseStoredPass = false   // every visitor asks (the first one passes and would be stored for the room)
+        configuration.reuseStoredPass = false  // every visitor asks (the first one passes and would be stored for the room)
         let p = h.provider(configuration, clock: clock)
         // 1 new user per minute: the 1,442nd waiting visitor's wait is over 24 h
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -153,10 +158,13 @@ struct CloudflareProviderTests {
         let clock = VirtualClock()
         let start = clock.now().addingTimeInterval(600)
         var rooms = CloudflareEmulatorConfiguration.testRooms
-        rooms.rooms["sale"] = .init(newUsersPerMinute: 1000, totalActiveUsers: 1000, events: [
-            .init(name: "drop", eventStartTime: start, eventEndTime: start.addingTimeInterval(3600),
-                  prequeueStartTime: clock.now().addingTimeInterval(-60), shuffleAtEventStart: true),
-        ])
+        rooms.rooms["sale"] = .init(
+            newUsersPerMinute: 1000, totalActiveUsers: 1000,
+            events: [
+                .init(
+                    name: "drop", eventStartTime: start, eventEndTime: start.addingTimeInterval(3600),
+                    prequeueStartTime: clock.now().addingTimeInterval(-60), shuffleAtEventStart: true)
+            ])
         let h = try await Self.harness(rooms, clock: clock)
         defer { Task { await h.stop() } }
         let p = h.provider(try h.configuration(), clock: clock)
@@ -199,8 +207,11 @@ struct CloudflareProviderTests {
     }
 
     @Test func configurationReadsItsJSONAndNamesBadFields() throws {
-        let c = try CloudflareConfiguration(json: .object(["siteURL": .string("https://shop.example.com/"), "retries": .number(2),
-                                                           "pollInterval": .number(30000)]))
+        let c = try CloudflareConfiguration(
+            json: .object([
+                "siteURL": .string("https://shop.example.com/"), "retries": .number(2),
+                "pollInterval": .number(30000)
+            ]))
         #expect(c.siteURL == "https://shop.example.com" && c.retries == 2)
         #expect(c.refreshInterval(after: CloudflareWaitingRoomReply(refreshIntervalSeconds: 5)) == .seconds(30))
         let d = try CloudflareConfiguration(siteURL: "https://a.example")
@@ -225,7 +236,10 @@ struct CloudflareProviderTests {
                 #expect(e.field == "siteURL", "\(bad)")
             }
         }
-        #expect(try CloudflareConfiguration(json: .object(["siteURL": .string("https://a.example/shop/")])).siteURL == "https://a.example/shop")
-        #expect(throws: WaitingRoomError.self) { try CloudflareEmulatorConfiguration(json: .object(["rooms": .object(["r": .object(["queueing_status_code": .number(201)])])])) }
+        #expect(
+            try CloudflareConfiguration(json: .object(["siteURL": .string("https://a.example/shop/")])).siteURL == "https://a.example/shop")
+        #expect(throws: WaitingRoomError.self) {
+            try CloudflareEmulatorConfiguration(json: .object(["rooms": .object(["r": .object(["queueing_status_code": .number(201)])])]))
+        }
     }
 }

@@ -25,7 +25,9 @@ struct CloudflareReplyFieldsTests {
         #expect(response.status == 200)
         DocumentedReply.check(reply, "fifo")
         #expect(reply?["queueingMethod"] == .string("fifo") && reply?["isFIFOQueue"] == .bool(true))
-        #expect(reply?["waitTimeKnown"] == .bool(true) && reply?["waitTime"] == .number(1) && reply?["waitTimeFormatted"] == .string("1 minute"))
+        #expect(
+            reply?["waitTimeKnown"] == .bool(true) && reply?["waitTime"] == .number(1) && reply?["waitTimeFormatted"] == .string("1 minute")
+        )
         #expect(reply?["refreshIntervalSeconds"] == .number(5))
         #expect(reply?["lastUpdated"] == .string("2027-01-15T08:00:00.000Z"))
     }
@@ -41,7 +43,9 @@ struct CloudflareReplyFieldsTests {
         }
         DocumentedReply.check(last, "random")
         #expect(last?["isRandomQueue"] == .bool(true) && last?["queueingMethod"] == .string("random"))
-        #expect(last?["waitTime25Percentile"] == .number(2) && last?["waitTime50Percentile"] == .number(4) && last?["waitTime75Percentile"] == .number(6))
+        #expect(
+            last?["waitTime25Percentile"] == .number(2) && last?["waitTime50Percentile"] == .number(4)
+                && last?["waitTime75Percentile"] == .number(6))
         #expect(last?["waitTime"] == .number(4), "waitTime is the 50th percentile")
         #expect(last?["waitTimeFormatted"] == .string("2 minutes to 6 minutes"))
     }
@@ -88,10 +92,16 @@ struct CloudflareReplyFieldsTests {
     @Test func preQueueAndEventStarted() async throws {
         let clock = VirtualClock()
         let now = clock.now()
-        let h = try await Self.harness(["r": Room(newUsersPerMinute: 1, totalActiveUsers: 0, refreshIntervalSeconds: 1, events: [
-            Event(name: "drop", eventStartTime: now.addingTimeInterval(600), eventEndTime: now.addingTimeInterval(4200),
-                  prequeueStartTime: now.addingTimeInterval(-60), shuffleAtEventStart: true, queueingMethod: .random),
-        ])], clock: clock)
+        let h = try await Self.harness(
+            [
+                "r": Room(
+                    newUsersPerMinute: 1, totalActiveUsers: 0, refreshIntervalSeconds: 1,
+                    events: [
+                        Event(
+                            name: "drop", eventStartTime: now.addingTimeInterval(600), eventEndTime: now.addingTimeInterval(4200),
+                            prequeueStartTime: now.addingTimeInterval(-60), shuffleAtEventStart: true, queueingMethod: .random)
+                    ])
+            ], clock: clock)
         defer { Task { await h.stop() } }
         var v = JSONModeVisitor(h)
         let held = try await v.get("/r").1

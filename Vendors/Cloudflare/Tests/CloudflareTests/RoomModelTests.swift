@@ -53,14 +53,18 @@ struct CloudflareRoomModelTests {
     @Test func queueAllAndPreQueueOverrideEveryMethod() async throws {
         let clock = VirtualClock()
         let now = clock.now()
-        let h = try await Self.harness([
-            "pass": Room(queueingMethod: .passthrough, queueAll: true, refreshIntervalSeconds: 1),
-            "reject": Room(queueingMethod: .reject, queueAll: true, refreshIntervalSeconds: 1),
-            "event": Room(queueingMethod: .passthrough, refreshIntervalSeconds: 1, events: [
-                Event(name: "e", eventStartTime: now.addingTimeInterval(3600), eventEndTime: now.addingTimeInterval(7200),
-                      prequeueStartTime: now.addingTimeInterval(-10)),
-            ]),
-        ], clock: clock)
+        let h = try await Self.harness(
+            [
+                "pass": Room(queueingMethod: .passthrough, queueAll: true, refreshIntervalSeconds: 1),
+                "reject": Room(queueingMethod: .reject, queueAll: true, refreshIntervalSeconds: 1),
+                "event": Room(
+                    queueingMethod: .passthrough, refreshIntervalSeconds: 1,
+                    events: [
+                        Event(
+                            name: "e", eventStartTime: now.addingTimeInterval(3600), eventEndTime: now.addingTimeInterval(7200),
+                            prequeueStartTime: now.addingTimeInterval(-10))
+                    ])
+            ], clock: clock)
         defer { Task { await h.stop() } }
         var visitors: [JSONModeVisitor] = []
         for room in ["pass", "reject", "event"] {
@@ -126,12 +130,19 @@ struct CloudflareRoomModelTests {
     @Test func severalEventsPerRoomRunInTurn() async throws {
         let clock = VirtualClock()
         let now = clock.now()
-        let h = try await Self.harness(["r": Room(newUsersPerMinute: 1000, totalActiveUsers: 1000, refreshIntervalSeconds: 1, events: [
-            Event(name: "second", eventStartTime: now.addingTimeInterval(1800), eventEndTime: now.addingTimeInterval(2400),
-                  prequeueStartTime: now.addingTimeInterval(1500)),
-            Event(name: "first", eventStartTime: now.addingTimeInterval(600), eventEndTime: now.addingTimeInterval(1200),
-                  prequeueStartTime: now.addingTimeInterval(300), newUsersPerMinute: 5),
-        ])], clock: clock)
+        let h = try await Self.harness(
+            [
+                "r": Room(
+                    newUsersPerMinute: 1000, totalActiveUsers: 1000, refreshIntervalSeconds: 1,
+                    events: [
+                        Event(
+                            name: "second", eventStartTime: now.addingTimeInterval(1800), eventEndTime: now.addingTimeInterval(2400),
+                            prequeueStartTime: now.addingTimeInterval(1500)),
+                        Event(
+                            name: "first", eventStartTime: now.addingTimeInterval(600), eventEndTime: now.addingTimeInterval(1200),
+                            prequeueStartTime: now.addingTimeInterval(300), newUsersPerMinute: 5)
+                    ])
+            ], clock: clock)
         defer { Task { await h.stop() } }
         func status() -> (String?, String?) {
             let r = h.emulator.status(room: "r")?["result"]
@@ -158,7 +169,8 @@ struct CloudflareRoomModelTests {
 
     @Test func theOvershootFaultAdmitsAboveTheRateForItsWindowOnly() async throws {
         let clock = VirtualClock()
-        let h = try await Self.harness(["r": Room(newUsersPerMinute: 60, totalActiveUsers: 1_000_000, refreshIntervalSeconds: 1)], clock: clock)
+        let h = try await Self.harness(
+            ["r": Room(newUsersPerMinute: 60, totalActiveUsers: 1_000_000, refreshIntervalSeconds: 1)], clock: clock)
         defer { Task { await h.stop() } }
         let fault = try CloudflareEmulatorFault.vocabulary.parse(.object(["overshoot": .number(200), "seconds": .number(60)]))
         h.emulator.faultQueue.add(fault)

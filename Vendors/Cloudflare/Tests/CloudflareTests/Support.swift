@@ -33,11 +33,12 @@ final class EmulatorHarness: Sendable {
         var logger = Logger(label: "waitingroom.cloudflare.tests")
         logger.logLevel = .critical
         let (bound, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in
-                                  continuation.yield(channel.localAddress?.port ?? 0)
-                                  continuation.finish()
-                              }, logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }, logger: logger)
         let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
         let task = Task {
             defer { continuation.finish() }
@@ -62,15 +63,20 @@ final class EmulatorHarness: Sendable {
     /// their `VirtualClock`, and a retry spaced on a frozen clock waits for ever (seen under
     /// ThreadSanitizer, where a loopback request on a loaded machine can outlast its timeout: six
     /// tests hung, the run never ended).
-    func configuration(timeout: Duration = .seconds(15), retries: Int = 1, retryDelay: Duration = .zero,
-                       blockWhenQueueIsFull: Bool = true) throws -> CloudflareConfiguration {
-        try CloudflareConfiguration(siteURL: siteURL, timeout: timeout, retries: retries, retryDelay: retryDelay,
-                                    minRefreshInterval: .milliseconds(100), blockWhenQueueIsFull: blockWhenQueueIsFull)
+    func configuration(
+        timeout: Duration = .seconds(15), retries: Int = 1, retryDelay: Duration = .zero,
+        blockWhenQueueIsFull: Bool = true
+    ) throws -> CloudflareConfiguration {
+        try CloudflareConfiguration(
+            siteURL: siteURL, timeout: timeout, retries: retries, retryDelay: retryDelay,
+            minRefreshInterval: .milliseconds(100), blockWhenQueueIsFull: blockWhenQueueIsFull)
     }
 
     func provider(_ configuration: CloudflareConfiguration, clock: any WaitingRoomClock = SystemClock()) -> CloudflareProvider {
-        CloudflareProvider(configuration: configuration, environment: ProviderEnvironment(
-            transport: AsyncHTTPTransport.shared, clock: clock, passStore: MemoryPassStore(clock: clock)))
+        CloudflareProvider(
+            configuration: configuration,
+            environment: ProviderEnvironment(
+                transport: AsyncHTTPTransport.shared, clock: clock, passStore: MemoryPassStore(clock: clock)))
     }
 }
 
@@ -82,8 +88,9 @@ extension CloudflareEmulatorConfiguration {
         "line": Room(newUsersPerMinute: 0, totalActiveUsers: 1_000_000, queueingStatusCode: 202, refreshIntervalSeconds: 1),
         "reject": Room(queueingMethod: .reject),
         "suspended": Room(suspended: true),
-        "random": Room(newUsersPerMinute: 0, totalActiveUsers: 1_000_000, queueingMethod: .random, queueingStatusCode: 429,
-                       refreshIntervalSeconds: 1),
+        "random": Room(
+            newUsersPerMinute: 0, totalActiveUsers: 1_000_000, queueingMethod: .random, queueingStatusCode: 429,
+            refreshIntervalSeconds: 1)
     ])
 }
 

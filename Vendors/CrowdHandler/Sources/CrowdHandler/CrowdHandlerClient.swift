@@ -52,13 +52,15 @@ public struct CrowdHandlerClient: Sendable {
         let request: HTTPRequest
         if let token, !token.isEmpty {
             let query = check.fields.map { "\($0.0)=\(Self.encode($0.1))" }.joined(separator: "&")
-            request = HTTPRequest(method: "GET", url: "\(configuration.apiURL)/v1/requests/\(Self.encode(token))?\(query)",
-                                  headers: headers(json: false), timeout: configuration.timeout)
+            request = HTTPRequest(
+                method: "GET", url: "\(configuration.apiURL)/v1/requests/\(Self.encode(token))?\(query)",
+                headers: headers(json: false), timeout: configuration.timeout)
         } else {
             var body: [String: JSONValue] = [:]
             for (k, v) in check.fields { body[k] = .string(v) }
-            request = HTTPRequest(method: "POST", url: "\(configuration.apiURL)/v1/requests", headers: headers(json: true),
-                                  body: Array(JSONValue.object(body).jsonText.utf8), timeout: configuration.timeout)
+            request = HTTPRequest(
+                method: "POST", url: "\(configuration.apiURL)/v1/requests", headers: headers(json: true),
+                body: Array(JSONValue.object(body).jsonText.utf8), timeout: configuration.timeout)
         }
         let response = try await send(request)
         return try CrowdHandlerResult.decode(response.body)
@@ -66,21 +68,26 @@ public struct CrowdHandlerClient: Sendable {
 
     /// `PUT /v1/responses/{responseID}` with `{code, time}` (PHP SDK), plus `httpCode` and
     /// `sampleRate` (JavaScript and .NET SDKs): records the page's performance.
-    public func recordResponse(responseID: String, code: Int, time: Duration, sampleRate: Int = 1) async throws(WaitingRoomError) -> VendorStatus {
+    public func recordResponse(responseID: String, code: Int, time: Duration, sampleRate: Int = 1) async throws(WaitingRoomError)
+        -> VendorStatus
+    {
         let body: JSONValue = .object([
             "code": .number(Double(code)), "httpCode": .number(Double(code)),
-            "time": .number(Double(time.milliseconds)), "sampleRate": .number(Double(max(1, sampleRate))),
+            "time": .number(Double(time.milliseconds)), "sampleRate": .number(Double(max(1, sampleRate)))
         ])
-        let response = try await send(HTTPRequest(
-            method: "PUT", url: "\(configuration.apiURL)/v1/responses/\(Self.encode(responseID))", headers: headers(json: true),
-            body: Array(body.jsonText.utf8), timeout: configuration.responseTimeout))
+        let response = try await send(
+            HTTPRequest(
+                method: "PUT", url: "\(configuration.apiURL)/v1/responses/\(Self.encode(responseID))", headers: headers(json: true),
+                body: Array(body.jsonText.utf8), timeout: configuration.responseTimeout))
         return VendorStatus(vendor: vendor, code: response.status, message: "response recorded")
     }
 
     /// `GET /v1/rooms`: the rooms with their URL patterns.
     public func rooms() async throws(WaitingRoomError) -> [CrowdHandlerRoom] {
-        let response = try await send(HTTPRequest(method: "GET", url: "\(configuration.apiURL)/v1/rooms", headers: headers(json: false),
-                                                  timeout: configuration.timeout))
+        let response = try await send(
+            HTTPRequest(
+                method: "GET", url: "\(configuration.apiURL)/v1/rooms", headers: headers(json: false),
+                timeout: configuration.timeout))
         return try CrowdHandlerRoom.decodeList(response.body)
     }
 
@@ -110,10 +117,13 @@ public struct CrowdHandlerClient: Sendable {
         }
         guard (200..<300).contains(response.status) else {
             let text = String(decoding: response.body.prefix(300), as: UTF8.self)
-            let apiMessage = (try? JSONValue.parse(Data(response.body))).flatMap { $0["error"]?.stringValue ?? $0["result"]?["error"]?.stringValue ?? $0["message"]?.stringValue }
+            let apiMessage = (try? JSONValue.parse(Data(response.body))).flatMap {
+                $0["error"]?.stringValue ?? $0["result"]?["error"]?.stringValue ?? $0["message"]?.stringValue
+            }
             let kind: WaitingRoomError.Kind = (400..<500).contains(response.status) && response.status != 429 ? .rejected : .server
-            throw WaitingRoomError(kind, vendor: vendor, vendorCode: response.status,
-                                   message: "HTTP \(response.status): \(apiMessage ?? text)", details: ["httpStatus": String(response.status)])
+            throw WaitingRoomError(
+                kind, vendor: vendor, vendorCode: response.status,
+                message: "HTTP \(response.status): \(apiMessage ?? text)", details: ["httpStatus": String(response.status)])
         }
         return response
     }
@@ -129,7 +139,10 @@ public struct CrowdHandlerRoom: Sendable, Hashable {
     /// Minutes a promotion stays valid.
     public var timeout: Int?
 
-    public init(slug: String, domain: String? = nil, urlPattern: String? = nil, patternType: String? = nil, queueActivatesOn: String? = nil, timeout: Int? = nil) {
+    public init(
+        slug: String, domain: String? = nil, urlPattern: String? = nil, patternType: String? = nil, queueActivatesOn: String? = nil,
+        timeout: Int? = nil
+    ) {
         self.slug = slug
         self.domain = domain
         self.urlPattern = urlPattern
@@ -142,15 +155,18 @@ public struct CrowdHandlerRoom: Sendable, Hashable {
     public static func decodeList(_ body: [UInt8]) throws(WaitingRoomError) -> [CrowdHandlerRoom] {
         let v = CrowdHandlerConfiguration.vendorID
         guard let json = try? JSONValue.parse(Data(body)), let items = json["result"]?.arrayValue else {
-            throw WaitingRoomError(.invalidResponse, vendor: v, vendorCode: CrowdHandlerCode.checkFailed.rawValue, message: "not a room list")
+            throw WaitingRoomError(
+                .invalidResponse, vendor: v, vendorCode: CrowdHandlerCode.checkFailed.rawValue, message: "not a room list")
         }
         return items.compactMap { item in
             guard let slug = item["slug"]?.stringValue else { return nil }
-            let qa: String? = item["queueActivatesOn"]?.stringValue
+            let qa: String? =
+                item["queueActivatesOn"]?.stringValue
                 ?? item["queueActivatesOn"]?.numberValue.flatMap { $0.isFinite && abs($0) < 1e15 ? String(Int($0)) : nil }
-            return CrowdHandlerRoom(slug: slug, domain: item["domain"]?.stringValue, urlPattern: item["urlPattern"]?.stringValue,
-                                    patternType: item["patternType"]?.stringValue, queueActivatesOn: qa,
-                                    timeout: item["timeout"]?.numberValue.flatMap { $0.isFinite && abs($0) < 1e9 ? Int($0) : nil })
+            return CrowdHandlerRoom(
+                slug: slug, domain: item["domain"]?.stringValue, urlPattern: item["urlPattern"]?.stringValue,
+                patternType: item["patternType"]?.stringValue, queueActivatesOn: qa,
+                timeout: item["timeout"]?.numberValue.flatMap { $0.isFinite && abs($0) < 1e9 ? Int($0) : nil })
         }
     }
 
@@ -159,7 +175,7 @@ public struct CrowdHandlerRoom: Sendable, Hashable {
         .object([
             "slug": .string(slug), "domain": domain.map(JSONValue.string) ?? .null, "urlPattern": urlPattern.map(JSONValue.string) ?? .null,
             "patternType": patternType.map(JSONValue.string) ?? .null, "queueActivatesOn": queueActivatesOn.map(JSONValue.string) ?? .null,
-            "timeout": timeout.map { .number(Double($0)) } ?? .null,
+            "timeout": timeout.map { .number(Double($0)) } ?? .null
         ])
     }
 }

@@ -87,7 +87,7 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
         let r = try ConfigurationReader(json, vendor: Self.vendorID)
         try r.rejectUnknownKeys([
             "publicKey", "privateKey", "apiURL", "waitURL", "siteURL", "timeout", "responseTimeout", "trustOnFail",
-            "safetyNetSlug", "fallbackSlug", "pollInterval", "passLifetime", "reuseStoredPass", "agent", "lang", "ip",
+            "safetyNetSlug", "fallbackSlug", "pollInterval", "passLifetime", "reuseStoredPass", "agent", "lang", "ip"
         ])
         func ms(_ key: String, _ fallback: Duration) throws -> Duration {
             try r.int(key, range: 1...86_400_000, unit: "ms").map { .milliseconds($0) } ?? fallback
@@ -141,8 +141,8 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"), UInt8(ascii: "*"),
-                 UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"):
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"), UInt8(ascii: "*"),
+                UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let hex = Array("0123456789ABCDEF".utf8)

@@ -54,10 +54,13 @@ public actor CrowdHandlerGatekeeper {
     /// - Parameters:
     ///   - mode: `.hybrid` needs `configuration.privateKey` and the rooms (``CrowdHandlerClient/rooms()``).
     ///   - rooms: the room feed, for hybrid validation (their `slug`, `queueActivatesOn`, `timeout`).
-    public init(configuration: CrowdHandlerConfiguration, transport: any HTTPTransport, clock: any WaitingRoomClock = SystemClock(),
-                mode: Mode = .full, rooms: [CrowdHandlerRoom] = [], token: String? = nil) throws(WaitingRoomError) {
+    public init(
+        configuration: CrowdHandlerConfiguration, transport: any HTTPTransport, clock: any WaitingRoomClock = SystemClock(),
+        mode: Mode = .full, rooms: [CrowdHandlerRoom] = [], token: String? = nil
+    ) throws(WaitingRoomError) {
         if mode == .hybrid, (configuration.privateKey ?? "").isEmpty {
-            throw .invalidConfiguration(field: "privateKey", "hybrid mode needs the private key", vendor: CrowdHandlerConfiguration.vendorID)
+            throw .invalidConfiguration(
+                field: "privateKey", "hybrid mode needs the private key", vendor: CrowdHandlerConfiguration.vendorID)
         }
         self.configuration = configuration
         self.mode = mode
@@ -70,16 +73,20 @@ public actor CrowdHandlerGatekeeper {
 
     /// Validates a request for `url`. `token`, `signature` and `requested` are the `ch-id`,
     /// `ch-id-signature` and `ch-requested` the waiting room appended on promotion (if any).
-    public func validateRequest(url: String, token: String? = nil, signature sig: String? = nil, requested: String? = nil,
-                                slug: String? = nil) async -> Result {
+    public func validateRequest(
+        url: String, token: String? = nil, signature sig: String? = nil, requested: String? = nil,
+        slug: String? = nil
+    ) async -> Result {
         if let token, !token.isEmpty { self.token = token }
         targetURL = url
         checkedAt = clock.now()
         if mode == .hybrid, let signature, let sig, let requested, let t = self.token,
-           let room = rooms.first(where: { $0.slug == slug }) ?? (rooms.count == 1 ? rooms.first : nil),
-           signature.validate(signature: sig, token: t, requested: requested, room: room, now: clock.now()) == .valid {
-            let r = Result(promoted: true, slug: room.slug, token: t, hash: sig, requested: requested,
-                           code: CrowdHandlerCode.signatureValid.rawValue)
+            let room = rooms.first(where: { $0.slug == slug }) ?? (rooms.count == 1 ? rooms.first : nil),
+            signature.validate(signature: sig, token: t, requested: requested, room: room, now: clock.now()) == .valid
+        {
+            let r = Result(
+                promoted: true, slug: room.slug, token: t, hash: sig, requested: requested,
+                code: CrowdHandlerCode.signatureValid.rawValue)
             lastResult = r
             return r
         }
@@ -88,14 +95,19 @@ public actor CrowdHandlerGatekeeper {
         do {
             let answer = try await client.check(check, token: self.token)
             if let t = answer.token { self.token = t }
-            if answer.status == CrowdHandlerCode.throttled.rawValue || (!answer.promoted && answer.status == CrowdHandlerCode.checkFailed.rawValue) {
+            if answer.status == CrowdHandlerCode.throttled.rawValue
+                || (!answer.promoted && answer.status == CrowdHandlerCode.checkFailed.rawValue)
+            {
                 let code = answer.status ?? CrowdHandlerCode.checkFailed.rawValue
-                r = failure(WaitingRoomError(.server, vendor: CrowdHandlerConfiguration.vendorID, vendorCode: code,
-                                             message: answer.error ?? "abnormal API answer (status \(code))"))
+                r = failure(
+                    WaitingRoomError(
+                        .server, vendor: CrowdHandlerConfiguration.vendorID, vendorCode: code,
+                        message: answer.error ?? "abnormal API answer (status \(code))"))
             } else {
-                r = Result(promoted: answer.promoted, slug: answer.slug, token: answer.token ?? self.token,
-                           responseID: answer.promoted ? answer.responseID : nil, hash: answer.hash, requested: answer.requested,
-                           position: answer.position)
+                r = Result(
+                    promoted: answer.promoted, slug: answer.slug, token: answer.token ?? self.token,
+                    responseID: answer.promoted ? answer.responseID : nil, hash: answer.hash, requested: answer.requested,
+                    position: answer.position)
             }
         } catch {
             r = failure(error)
@@ -109,8 +121,9 @@ public actor CrowdHandlerGatekeeper {
     private func failure(_ error: WaitingRoomError) -> Result {
         let refused = error.kind == .rejected
         let promoted = refused ? false : configuration.trustOnFail
-        return Result(promoted: promoted, slug: promoted ? nil : configuration.safetyNetSlug, token: token, error: error,
-                      code: error.vendorCode ?? CrowdHandlerCode.checkFailed.rawValue)
+        return Result(
+            promoted: promoted, slug: promoted ? nil : configuration.safetyNetSlug, token: token, error: error,
+            code: error.vendorCode ?? CrowdHandlerCode.checkFailed.rawValue)
     }
 
     /// The waiting-room URL for a user who is not promoted (nil when promoted or no room is known).
@@ -122,9 +135,12 @@ public actor CrowdHandlerGatekeeper {
     /// Records the page's performance for a sampled share of requests (`sample` 0…1, SDK default
     /// 0.2): `PUT /v1/responses/{responseID}`. Returns nil when not sampled or nothing to record.
     @discardableResult
-    public func recordPerformance(statusCode: Int = 200, sample: Double = 0.2, elapsed: Duration? = nil) async throws(WaitingRoomError) -> VendorStatus? {
+    public func recordPerformance(statusCode: Int = 200, sample: Double = 0.2, elapsed: Duration? = nil) async throws(WaitingRoomError)
+        -> VendorStatus?
+    {
         guard let id = lastResult?.responseID, !id.isEmpty, sample > 0, Double.random(in: 0..<1) < sample else { return nil }
         let time = elapsed ?? checkedAt.map { .milliseconds(Int64(max(0, clock.now().timeIntervalSince($0)) * 1000)) } ?? .zero
-        return try await client.recordResponse(responseID: id, code: statusCode, time: time, sampleRate: max(1, Int((1 / sample).rounded())))
+        return try await client.recordResponse(
+            responseID: id, code: statusCode, time: time, sampleRate: max(1, Int((1 / sample).rounded())))
     }
 }

@@ -23,8 +23,9 @@ public final class CrowdHandlerProvider: WaitingRoomProvider {
         self.configuration = configuration
         self.environment = environment
         self.client = CrowdHandlerClient(configuration: configuration, transport: environment.transport)
-        self.passes = PassKeeper(vendorID: CrowdHandlerConfiguration.vendorID, environment: environment,
-                                 reusesStoredPasses: configuration.reuseStoredPass)
+        self.passes = PassKeeper(
+            vendorID: CrowdHandlerConfiguration.vendorID, environment: environment,
+            reusesStoredPasses: configuration.reuseStoredPass)
     }
 
     func status(_ code: CrowdHandlerCode, _ message: String? = nil) -> VendorStatus {
@@ -37,8 +38,9 @@ public final class CrowdHandlerProvider: WaitingRoomProvider {
     }
 
     func check(for entry: Entry) -> CrowdHandlerClient.Check {
-        CrowdHandlerClient.Check(url: target(for: entry), ip: entry.attributes["ip"] ?? configuration.ip,
-                                 agent: entry.attributes["agent"] ?? configuration.agent, lang: entry.attributes["lang"] ?? configuration.lang)
+        CrowdHandlerClient.Check(
+            url: target(for: entry), ip: entry.attributes["ip"] ?? configuration.ip,
+            agent: entry.attributes["agent"] ?? configuration.agent, lang: entry.attributes["lang"] ?? configuration.lang)
     }
 
     /// The token an entry carries: credential `.enqueueToken` (the `ch-id`) or attribute `token`.
@@ -83,12 +85,14 @@ public final class CrowdHandlerProvider: WaitingRoomProvider {
         case .disabled(let s):
             return TryPassResult(disposition: .disabled, status: s)
         case .queue(let slug, let t, let progress, let s):
-            return TryPassResult(disposition: .queue, status: s, queuePage: queuePage(slug: slug, token: t, entry: entry), progress: progress)
+            return TryPassResult(
+                disposition: .queue, status: s, queuePage: queuePage(slug: slug, token: t, entry: entry), progress: progress)
         case .blocked(let s):
             return TryPassResult(disposition: .blocked, status: s)
         case .safetyNet(let slug, let t, let error):
-            return TryPassResult(disposition: .queue, status: status(.safetyNet, "safety-net room \(slug): \(error.message)"),
-                                 queuePage: queuePage(slug: slug, token: t, entry: entry))
+            return TryPassResult(
+                disposition: .queue, status: status(.safetyNet, "safety-net room \(slug): \(error.message)"),
+                queuePage: queuePage(slug: slug, token: t, entry: entry))
         case .failed(let error):
             throw error
         }

@@ -27,8 +27,10 @@ public struct CrowdHandlerResult: Sendable, Hashable {
     /// Every other member, as text.
     public var extra: [String: String]
 
-    public init(promoted: Bool, status: Int? = nil, token: String? = nil, slug: String? = nil, position: Int? = nil, eta: Int? = nil,
-                responseID: String? = nil, hash: String? = nil, requested: String? = nil, error: String? = nil, extra: [String: String] = [:]) {
+    public init(
+        promoted: Bool, status: Int? = nil, token: String? = nil, slug: String? = nil, position: Int? = nil, eta: Int? = nil,
+        responseID: String? = nil, hash: String? = nil, requested: String? = nil, error: String? = nil, extra: [String: String] = [:]
+    ) {
         self.promoted = promoted
         self.status = status
         self.token = token
@@ -52,8 +54,9 @@ public struct CrowdHandlerResult: Sendable, Hashable {
     /// never a crash.
     public static func decode(_ body: [UInt8]) throws(WaitingRoomError) -> CrowdHandlerResult {
         func bad(_ why: String) -> WaitingRoomError {
-            WaitingRoomError(.invalidResponse, vendor: CrowdHandlerConfiguration.vendorID, vendorCode: CrowdHandlerCode.checkFailed.rawValue,
-                             message: "not a CrowdHandler answer: \(why)")
+            WaitingRoomError(
+                .invalidResponse, vendor: CrowdHandlerConfiguration.vendorID, vendorCode: CrowdHandlerCode.checkFailed.rawValue,
+                message: "not a CrowdHandler answer: \(why)")
         }
         guard body.count <= maxBodyBytes else { throw bad("body of \(body.count) bytes") }
         let json: JSONValue

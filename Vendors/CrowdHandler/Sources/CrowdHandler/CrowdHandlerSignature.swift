@@ -40,7 +40,8 @@ public struct CrowdHandlerSignature: Sendable {
     public static func parseRequested(_ text: String) -> Date? {
         let b = Array(text.utf8)
         guard b.count == 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
-              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "Z") else { return nil }
+            b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "Z")
+        else { return nil }
         func number(_ from: Int, _ count: Int) -> Int? {
             var n = 0
             for i in from..<(from + count) {
@@ -50,7 +51,8 @@ public struct CrowdHandlerSignature: Sendable {
             return n
         }
         guard let y = number(0, 4), let m = number(5, 2), let d = number(8, 2), let hh = number(11, 2), let mm = number(14, 2),
-              let ss = number(17, 2), (1...12).contains(m), (1...31).contains(d), hh < 24, mm < 60, ss < 61 else { return nil }
+            let ss = number(17, 2), (1...12).contains(m), (1...31).contains(d), hh < 24, mm < 60, ss < 61
+        else { return nil }
         // days since 1970-01-01 from the civil date (proleptic Gregorian; eras of 400 years)
         let yy = m <= 2 ? y - 1 : y
         let era = (yy >= 0 ? yy : yy - 399) / 400
@@ -79,7 +81,8 @@ public struct CrowdHandlerSignature: Sendable {
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         guard x.count == y.count else { return false }
         var diff: UInt8 = 0
         for i in x.indices { diff |= x[i] ^ y[i] }

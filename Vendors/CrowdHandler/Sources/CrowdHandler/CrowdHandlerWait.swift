@@ -31,8 +31,10 @@ struct CrowdHandlerWait: PollingVendor {
         await provider.answer(for: entry, token: visit.token)
     }
 
-    func decide(_ answer: Result<CrowdHandlerResult, WaitingRoomError>, entry: Entry, visit: inout Visit,
-                context: SessionContext) async -> PollStep {
+    func decide(
+        _ answer: Result<CrowdHandlerResult, WaitingRoomError>, entry: Entry, visit: inout Visit,
+        context: SessionContext
+    ) async -> PollStep {
         if case .success(let r) = answer {
             if let t = r.token { visit.token = t }
             visit.outages = 0
@@ -46,12 +48,14 @@ struct CrowdHandlerWait: PollingVendor {
             open(slug, token: t, entry: entry, status: s, visit: &visit, context: context)
             context.emit(.progress(progress, s))
         case .safetyNet(let slug, let t, let error):
-            open(slug, token: t, entry: entry, status: provider.status(.safetyNet, "safety-net room \(slug): \(error.message)"),
-                 visit: &visit, context: context)
+            open(
+                slug, token: t, entry: entry, status: provider.status(.safetyNet, "safety-net room \(slug): \(error.message)"),
+                visit: &visit, context: context)
             // The API did not answer: the session keeps checking (the safety-net room shows meanwhile).
             visit.outages += 1
             let configuration = provider.configuration
-            let state: ConnectionState = provider.environment.connectivity.isOffline(host: URL(string: configuration.apiURL)?.host)
+            let state: ConnectionState =
+                provider.environment.connectivity.isOffline(host: URL(string: configuration.apiURL)?.host)
                 ? .offline : .reconnecting(attempt: visit.outages, nextRetryIn: configuration.pollInterval)
             context.emit(.connection(state, VendorStatus(vendor: vendorID, code: error.vendorCode ?? 0, message: error.message)))
         }

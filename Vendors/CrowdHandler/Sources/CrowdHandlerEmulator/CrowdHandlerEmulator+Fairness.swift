@@ -13,8 +13,10 @@ extension CrowdHandlerEmulator: EmulatorFairnessSource {
     /// long past), with its shuffle and seed.
     public func scheduleStart(room: RoomKey, at startsAt: Date?, shuffle: Bool, seed: UInt64) throws {
         let stamp = startsAt.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? "1700000000000"
-        _ = try updateRoom([room.room], with: .object([
-            "queueActivatesOn": .string(stamp), "shuffleAtActivation": .bool(shuffle), "seed": .number(Double(seed % (1 << 31))),
-        ]))
+        _ = try updateRoom(
+            [room.room],
+            with: .object([
+                "queueActivatesOn": .string(stamp), "shuffleAtActivation": .bool(shuffle), "seed": .number(Double(seed % (1 << 31)))
+            ]))
     }
 }

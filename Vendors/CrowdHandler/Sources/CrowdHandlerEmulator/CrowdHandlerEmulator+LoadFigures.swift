@@ -5,16 +5,20 @@ extension CrowdHandlerEmulator {
     /// sent, served and faulted; answers per kind.
     public func loadFigures() -> EmulatorLoadFigures {
         let c = counters
-        let keys = [
-            ("sessionsCreated", c.sessionsCreated), ("sessionsChecked", c.sessionsChecked), ("promoted", c.promoted),
-            ("refused", c.refused), ("responsesRecorded", c.responsesRecorded), ("faultsInjected", c.faultsInjected),
-        ] + c.faultsOn.sorted { $0.key < $1.key }.map { ("faultsInjectedOn \($0.key)", $0.value) }
+        let keys =
+            [
+                ("sessionsCreated", c.sessionsCreated), ("sessionsChecked", c.sessionsChecked), ("promoted", c.promoted),
+                ("refused", c.refused), ("responsesRecorded", c.responsesRecorded), ("faultsInjected", c.faultsInjected)
+            ] + c.faultsOn.sorted { $0.key < $1.key }.map { ("faultsInjectedOn \($0.key)", $0.value) }
         let requests = c.requests.keys.sorted().flatMap { kind -> [(String, Int)] in
             let faulted = c.faultsOn[kind] ?? 0
-            return [(Self.requestName(kind) + " (served)", (c.requests[kind] ?? 0) - faulted),
-                    (Self.requestName(kind) + " (faulted)", faulted)]
+            return [
+                (Self.requestName(kind) + " (served)", (c.requests[kind] ?? 0) - faulted),
+                (Self.requestName(kind) + " (faulted)", faulted)
+            ]
         }
-        let replies = c.replies.sorted { $0.key < $1.key }.map { ("/v1/requests \($0.key)", $0.value) }
+        let replies =
+            c.replies.sorted { $0.key < $1.key }.map { ("/v1/requests \($0.key)", $0.value) }
             + [("responses recorded", c.responsesRecorded), ("users promoted", c.promoted)]
         return EmulatorLoadFigures(keys: keys, requests: requests, replies: replies)
     }

@@ -24,21 +24,24 @@ extension CrowdHandlerEmulator {
         var figures: [String: Double] = [
             "sessionsCreated": Double(counters.sessionsCreated), "sessionsChecked": Double(counters.sessionsChecked),
             "promoted": Double(counters.promoted), "refused": Double(counters.refused),
-            "responsesRecorded": Double(counters.responsesRecorded),
+            "responsesRecorded": Double(counters.responsesRecorded)
         ]
         for (target, n) in counters.faultsOn { figures["faultsOn \(target)"] = Double(n) }
         return EmulatorStatus(
             vendor: CrowdHandlerConfiguration.vendorID, displayName: "CrowdHandler", rooms: rooms, keysNeverReturned: nil,
             faultsInjected: counters.faultsInjected, faultsPending: pending, counters: figures,
             controls: [
-                EmulatorControl(label: "5× HTTP 503 on POST /v1/requests", path: faultsPath,
-                                body: .object(["kind": .string("status"), "status": .number(503), "count": .number(5), "on": .string("requests.post")])),
-                EmulatorControl(label: "5× dropped GET /v1/requests", path: faultsPath,
-                                body: .object(["kind": .string("drop"), "count": .number(5), "on": .string("requests.get")])),
-                EmulatorControl(label: "5× 2 s delay on GET /v1/requests", path: faultsPath,
-                                body: .object(["kind": .string("delay"), "delayMs": .number(2000), "count": .number(5), "on": .string("requests.get")])),
+                EmulatorControl(
+                    label: "5× HTTP 503 on POST /v1/requests", path: faultsPath,
+                    body: .object(["kind": .string("status"), "status": .number(503), "count": .number(5), "on": .string("requests.post")])),
+                EmulatorControl(
+                    label: "5× dropped GET /v1/requests", path: faultsPath,
+                    body: .object(["kind": .string("drop"), "count": .number(5), "on": .string("requests.get")])),
+                EmulatorControl(
+                    label: "5× 2 s delay on GET /v1/requests", path: faultsPath,
+                    body: .object(["kind": .string("delay"), "delayMs": .number(2000), "count": .number(5), "on": .string("requests.get")])),
                 EmulatorControl(label: "Clear faults", method: "DELETE", path: faultsPath),
-                EmulatorControl(label: "Reset", path: "/_emulator/crowdhandler/reset"),
+                EmulatorControl(label: "Reset", path: "/_emulator/crowdhandler/reset")
             ])
     }
 
@@ -60,14 +63,16 @@ extension CrowdHandlerEmulator {
             limit: room.capacity.map { Double($0) }, limitNote: "let in at once before a line forms",
             queuePagePath: "/\(slugPath)?" + (query.percentEncodedQuery ?? ""),
             controls: [
-                EmulatorControl(label: "Set rate", path: path, body: .object(["rate": .string("$value")]),
-                                input: "admissions/min", value: room.rate),
-                EmulatorControl(label: "Set capacity", path: path, body: .object(["capacity": .string("$value")]),
-                                input: "let in at once", value: Double(room.capacity ?? 0)),
+                EmulatorControl(
+                    label: "Set rate", path: path, body: .object(["rate": .string("$value")]),
+                    input: "admissions/min", value: room.rate),
+                EmulatorControl(
+                    label: "Set capacity", path: path, body: .object(["capacity": .string("$value")]),
+                    input: "let in at once", value: Double(room.capacity ?? 0)),
                 EmulatorControl(label: "Admit 1", path: path + "/admit", body: .object(["count": .number(1)])),
                 EmulatorControl(label: "Open", path: path, body: .object(["blocked": .bool(false), "closed": .bool(false)])),
                 EmulatorControl(label: "Close", path: path, body: .object(["closed": .bool(true)])),
-                EmulatorControl(label: "Block", path: path, body: .object(["blocked": .bool(true)])),
+                EmulatorControl(label: "Block", path: path, body: .object(["blocked": .bool(true)]))
             ])
     }
 

@@ -53,7 +53,9 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
         }
         var out: [String: String] = [:]
         for pair in String(decoding: bytes, as: UTF8.self).split(separator: "&") {
-            let kv = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0) }
+            let kv = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
             if kv.count == 2 { out[kv[0]] = kv[1] }
         }
         return out
@@ -65,7 +67,9 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
     public var faultQueue: EmulatorFaultQueue { model.faults }
     public var faultVocabulary: EmulatorFaultVocabulary { CrowdHandlerEmulatorFault.vocabulary }
     /// `POST` and `GET /v1/requests`.
-    public var chaosKinds: [String] { [CrowdHandlerEmulatorFault.Target.requestsPost.rawValue, CrowdHandlerEmulatorFault.Target.requestsGet.rawValue] }
+    public var chaosKinds: [String] {
+        [CrowdHandlerEmulatorFault.Target.requestsPost.rawValue, CrowdHandlerEmulatorFault.Target.requestsGet.rawValue]
+    }
     public func stateJSON() -> JSONValue { model.snapshot() }
 
     /// Rooms are their slug.
@@ -82,8 +86,9 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
             throw EmulatorRoomError.unknownRoom(slug)
         }
         for (k, v) in given { merged[k] = v == .null ? nil : v }
-        let c = try CrowdHandlerEmulatorConfiguration(json: .object(["rooms": .object([slug: .object(merged)])]), path: "room",
-                                                       now: model.now())
+        let c = try CrowdHandlerEmulatorConfiguration(
+            json: .object(["rooms": .object([slug: .object(merged)])]), path: "room",
+            now: model.now())
         guard let room = c.rooms[slug], model.update(slug: slug, room) else { throw EmulatorRoomError.unknownRoom(slug) }
         return .object(["updated": .string(slug)])
     }
@@ -131,17 +136,21 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
         }
         router.get("/site/**") { req, _ in
             let token = req.uri.queryParameters["ch-id"].map(String.init)
-            return Self.response(200, Array(CrowdHandlerWaitingPageHTML.site(path: req.uri.path, token: token).utf8), type: "text/html; charset=utf-8")
+            return Self.response(
+                200, Array(CrowdHandlerWaitingPageHTML.site(path: req.uri.path, token: token).utf8), type: "text/html; charset=utf-8")
         }
         // The parameter is named like Queue-it's `/:prefix/…` routes: a router node has one
         // parameter name, and the combined emulator serves both vendors on one router.
         router.get("/:prefix") { [self] _, ctx in
             let slug = ctx.parameters.get("prefix") ?? ""
             guard configuration.rooms[slug] != nil || model.state.withLockedValue({ $0.rooms[slug] != nil }) else {
-                return Self.response(404, Array("<html><body>No waiting room \(CrowdHandlerWaitingPageHTML.escape(slug))</body></html>".utf8), type: "text/html")
+                return Self.response(
+                    404, Array("<html><body>No waiting room \(CrowdHandlerWaitingPageHTML.escape(slug))</body></html>".utf8),
+                    type: "text/html")
             }
             let message = model.room(slug: slug)?.message ?? configuration.rooms[slug]?.message ?? ""
-            return Self.response(200, Array(CrowdHandlerWaitingPageHTML.page(slug: slug, message: message).utf8), type: "text/html; charset=utf-8")
+            return Self.response(
+                200, Array(CrowdHandlerWaitingPageHTML.page(slug: slug, message: message).utf8), type: "text/html; charset=utf-8")
         }
         // Admin: the kit's state, reset and faults; CrowdHandler's rooms.
         addAdminRoutes(to: router)
@@ -158,7 +167,9 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
     /// Lets `count` users in from the head of `slug`'s line; how many were let in (nil: no such room).
     @discardableResult public func admit(slug: String, count: Int) -> Int? { model.admit(slug: slug, count: count) }
     /// Replaces a room's settings.
-    @discardableResult public func update(slug: String, _ room: CrowdHandlerEmulatorConfiguration.Room) -> Bool { model.update(slug: slug, room) }
+    @discardableResult public func update(slug: String, _ room: CrowdHandlerEmulatorConfiguration.Room) -> Bool {
+        model.update(slug: slug, room)
+    }
     /// The counters now.
     public var counters: CrowdHandlerEmulatorCounters { model.counters }
     /// Users in line, per room.

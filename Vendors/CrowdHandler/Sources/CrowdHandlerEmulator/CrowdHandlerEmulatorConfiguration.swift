@@ -1,6 +1,6 @@
+import CrowdHandler
 import Foundation
 import WaitingRoom
-import CrowdHandler
 
 /// The CrowdHandler emulator's rooms and keys. JSON: `{"publicKeys": [...], "privateKey": "…",
 /// "rooms": {"slug": {"urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn", "message",
@@ -37,8 +37,10 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
         /// text a room's template shows); nil or empty: none.
         public var message: String?
 
-        public init(urlPattern: String? = nil, capacity: Int? = nil, rate: Double = 0, blocked: Bool = false, closed: Bool = false,
-                    timeout: Int = 20, queueActivatesOn: String = "1700000000000", message: String? = nil) {
+        public init(
+            urlPattern: String? = nil, capacity: Int? = nil, rate: Double = 0, blocked: Bool = false, closed: Bool = false,
+            timeout: Int = 20, queueActivatesOn: String = "1700000000000", message: String? = nil
+        ) {
             self.urlPattern = urlPattern
             self.capacity = capacity
             self.rate = rate
@@ -53,7 +55,7 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
         public var json: JSONValue {
             var o: [String: JSONValue] = [
                 "rate": .number(rate), "blocked": .bool(blocked), "closed": .bool(closed), "timeout": .number(Double(timeout)),
-                "queueActivatesOn": .string(queueActivatesOn),
+                "queueActivatesOn": .string(queueActivatesOn)
             ]
             if let urlPattern { o["urlPattern"] = .string(urlPattern) }
             if let capacity { o["capacity"] = .number(Double(capacity)) }
@@ -86,7 +88,7 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
         "demo-open": Room(),
         "demo-queue": Room(capacity: 0, rate: 30),
         "demo-blocked": Room(blocked: true),
-        "demo-closed": Room(closed: true),
+        "demo-closed": Room(closed: true)
     ])
 
     /// Reads the JSON form (the `crowdhandler` member of the shared emulator document).
@@ -101,13 +103,16 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
                     throw WaitingRoomError.invalidConfiguration(field: "\(path).rooms", "a room slug must be non-empty without \"/\"")
                 }
                 let x = try ConfigurationReader(value, path: "\(path).rooms.\(slug)", vendor: CrowdHandlerConfiguration.vendorID)
-                try x.rejectUnknownKeys(["urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn", "message",
-                                         "shuffleAtActivation", "seed"])
-                var room = Room(urlPattern: try x.string("urlPattern"), capacity: try x.int("capacity", range: 0...100_000_000),
-                                rate: try x.double("rate", range: 0...1_000_000) ?? 0, blocked: try x.bool("blocked") ?? false,
-                                closed: try x.bool("closed") ?? false, timeout: try x.int("timeout", range: 1...100_000) ?? 20,
-                                queueActivatesOn: Self.activationStamp(try x.string("queueActivatesOn"), now: now) ?? "1700000000000",
-                                message: try x.string("message"))
+                try x.rejectUnknownKeys([
+                    "urlPattern", "capacity", "rate", "blocked", "closed", "timeout", "queueActivatesOn", "message",
+                    "shuffleAtActivation", "seed"
+                ])
+                var room = Room(
+                    urlPattern: try x.string("urlPattern"), capacity: try x.int("capacity", range: 0...100_000_000),
+                    rate: try x.double("rate", range: 0...1_000_000) ?? 0, blocked: try x.bool("blocked") ?? false,
+                    closed: try x.bool("closed") ?? false, timeout: try x.int("timeout", range: 1...100_000) ?? 20,
+                    queueActivatesOn: Self.activationStamp(try x.string("queueActivatesOn"), now: now) ?? "1700000000000",
+                    message: try x.string("message"))
                 room.shuffleAtActivation = try x.bool("shuffleAtActivation") ?? true
                 room.seed = UInt64(try x.int("seed", range: 0...Int(Int32.max)) ?? 0)
                 rooms[slug] = room
@@ -115,6 +120,7 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
         } else {
             rooms = Self.demo.rooms
         }
-        self.init(publicKeys: try r.strings("publicKeys") ?? [], privateKey: try r.string("privateKey") ?? "emulator-private-key", rooms: rooms)
+        self.init(
+            publicKeys: try r.strings("publicKeys") ?? [], privateKey: try r.string("privateKey") ?? "emulator-private-key", rooms: rooms)
     }
 }

@@ -45,27 +45,31 @@ public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
         let r = try ConfigurationReader(json, path: path, vendor: "crowdhandler")
         try r.rejectUnknownKeys(["kind", "on", "count", "status", "delayMs"])
         guard let k = try r.string("kind"), let kind = Kind(rawValue: k) else {
-            throw WaitingRoomError.invalidConfiguration(field: "\(path).kind", "expected one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw WaitingRoomError.invalidConfiguration(
+                field: "\(path).kind", "expected one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         var on = Target.any
         if let o = try r.string("on") {
             guard let t = Target(rawValue: o) else {
-                throw WaitingRoomError.invalidConfiguration(field: "\(path).on", "expected one of \(Target.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw WaitingRoomError.invalidConfiguration(
+                    field: "\(path).on", "expected one of \(Target.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             on = t
         }
-        self.init(kind: kind, on: on, count: try r.int("count", range: 1...1_000_000) ?? 1,
-                  status: try r.int("status", range: 200...599) ?? 503, delayMs: try r.int("delayMs", range: 0...600_000) ?? 2000)
+        self.init(
+            kind: kind, on: on, count: try r.int("count", range: 1...1_000_000) ?? 1,
+            status: try r.int("status", range: 200...599) ?? 503, delayMs: try r.int("delayMs", range: 0...600_000) ?? 2000)
     }
 
     /// The kit's fault this stands for.
     public var emulatorFault: EmulatorFault {
-        let action: EmulatorFault.Action = switch kind {
-        case .delay: .delay(.milliseconds(delayMs))
-        case .drop: .drop
-        case .status: .status(status)
-        case .garbage: .garbage
-        }
+        let action: EmulatorFault.Action =
+            switch kind {
+            case .delay: .delay(.milliseconds(delayMs))
+            case .drop: .drop
+            case .status: .status(status)
+            case .garbage: .garbage
+            }
         return EmulatorFault(action, on: on.rawValue, count: count)
     }
 

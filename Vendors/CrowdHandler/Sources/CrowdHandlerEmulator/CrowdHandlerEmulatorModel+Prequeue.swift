@@ -74,9 +74,12 @@ extension CrowdHandlerEmulatorModel {
     static func prequeueAnswer(token: String, slug: String, _ s: State, now: Date) -> Answer? {
         guard let room = s.rooms[slug], room.prequeue.isHeld(token) else { return nil }
         let eta = room.prequeue.startsAt.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) }
-        return Answer(status: 200, json: CrowdHandlerResult(
-            promoted: false, status: 0, token: token, slug: slug, position: nil, eta: eta,
-            extra: ["prequeue": "1", "waiting": String(room.prequeue.heldCount)]).json)
+        return Answer(
+            status: 200,
+            json: CrowdHandlerResult(
+                promoted: false, status: 0, token: token, slug: slug, position: nil, eta: eta,
+                extra: ["prequeue": "1", "waiting": String(room.prequeue.heldCount)]
+            ).json)
     }
 
     /// The arrivals and promotions of `slug` (nil: no such room).

@@ -40,7 +40,7 @@ public struct CrowdHandlerEmulatorCounters: Sendable, Hashable {
             "faultsInjected": .number(Double(faultsInjected)),
             "requests": .object(requests.mapValues { .number(Double($0)) }),
             "faultsOn": .object(faultsOn.mapValues { .number(Double($0)) }),
-            "replies": .object(replies.mapValues { .number(Double($0)) }),
+            "replies": .object(replies.mapValues { .number(Double($0)) })
         ])
     }
 }
@@ -126,7 +126,10 @@ final class CrowdHandlerEmulatorModel: Sendable {
             releasePrequeue(slug: slug, &s, now: now)
             guard var r = s.rooms[slug] else { continue }
             defer { s.rooms[slug] = r }
-            guard r.room.rate > 0 else { r.lastRate = now; continue }
+            guard r.room.rate > 0 else {
+                r.lastRate = now
+                continue
+            }
             let last = r.lastRate ?? now
             r.lastRate = now
             r.credit = min(r.credit + max(0, now.timeIntervalSince(last)) * r.room.rate / 60, Double(r.line.count) + 1)
@@ -226,8 +229,11 @@ final class CrowdHandlerEmulatorModel: Sendable {
             s.sessions[t] = session
             let requested = session.requested ?? CrowdHandlerSignature.formatRequested(at)
             let hash = signature.sign(slug: slug, queueActivatesOn: room.room.queueActivatesOn, token: t, requested: requested)
-            return Answer(status: 200, json: CrowdHandlerResult(
-                promoted: true, status: 1, token: t, slug: slug, position: nil, responseID: responseID, hash: hash, requested: requested).json)
+            return Answer(
+                status: 200,
+                json: CrowdHandlerResult(
+                    promoted: true, status: 1, token: t, slug: slug, position: nil, responseID: responseID, hash: hash, requested: requested
+                ).json)
         }
         if let early = Self.prequeueAnswer(token: t, slug: slug, s, now: at) { return early }
         let line = s.rooms[slug]?.line ?? []
@@ -236,9 +242,12 @@ final class CrowdHandlerEmulatorModel: Sendable {
         s.sessions[t] = session
         let rate = room.room.rate
         let eta = rate > 0 ? Int((Double(position) * 60 / rate).rounded(.up)) : nil
-        return Answer(status: 200, json: CrowdHandlerResult(
-            promoted: false, status: 0, token: t, slug: slug, position: position, eta: eta,
-            extra: ["firstPosition": String(session.firstPosition ?? position), "behind": String(max(0, line.count - position))]).json)
+        return Answer(
+            status: 200,
+            json: CrowdHandlerResult(
+                promoted: false, status: 0, token: t, slug: slug, position: position, eta: eta,
+                extra: ["firstPosition": String(session.firstPosition ?? position), "behind": String(max(0, line.count - position))]
+            ).json)
     }
 
     /// `PUT /v1/responses/{id}`.
@@ -265,8 +274,10 @@ final class CrowdHandlerEmulatorModel: Sendable {
                 guard let r = s.rooms[slug]?.room else { return nil }
                 // (proposal) no `domain`: the emulator's rooms guard whatever site a test puts in
                 // front of them (CrowdHandler's feed names the protected site's `https://host`)
-                return CrowdHandlerRoom(slug: slug, domain: nil, urlPattern: r.urlPattern ?? "/\(slug)", patternType: "contains",
-                                        queueActivatesOn: r.queueActivatesOn, timeout: r.timeout).json
+                return CrowdHandlerRoom(
+                    slug: slug, domain: nil, urlPattern: r.urlPattern ?? "/\(slug)", patternType: "contains",
+                    queueActivatesOn: r.queueActivatesOn, timeout: r.timeout
+                ).json
             }
             return Answer(status: 200, json: .object(["result": .array(list)]))
         }
@@ -339,12 +350,12 @@ final class CrowdHandlerEmulatorModel: Sendable {
                     "waiting": .number(Double(r.line.count)), "admitted": .number(Double(r.admittedTotal)), "rate": .number(r.room.rate),
                     "capacity": r.room.capacity.map { .number(Double($0)) } ?? .null,
                     "blocked": .bool(r.room.blocked), "closed": .bool(r.room.closed), "timeout": .number(Double(r.room.timeout)),
-                    "urlPattern": .string(r.room.urlPattern ?? "/\(slug)"),
+                    "urlPattern": .string(r.room.urlPattern ?? "/\(slug)")
                 ])
             }
             return .object([
                 "rooms": .object(rooms), "counters": s.counters.json, "sessions": .number(Double(s.sessions.count)),
-                "faultsPending": .number(Double(faults.pending)), "privateKey": .string(s.configuration.privateKey),
+                "faultsPending": .number(Double(faults.pending)), "privateKey": .string(s.configuration.privateKey)
             ])
         }
     }

@@ -46,9 +46,11 @@ public struct CrowdHandlerGate: GateEngine {
         /// (``defaultIgnorePattern``).
         public var ignorePattern: String?
 
-        public init(cookieName: String = "crowdhandler", cookieMaxAge: Int? = nil, cookieSecure: Bool = false, cookieDomain: String? = nil,
-                    responseSampleRate: Double = 0.2, clock: any WaitingRoomClock = SystemClock(),
-                    ignorePattern: String? = CrowdHandlerGate.defaultIgnorePattern, redirectsAfterToken: Bool = true) {
+        public init(
+            cookieName: String = "crowdhandler", cookieMaxAge: Int? = nil, cookieSecure: Bool = false, cookieDomain: String? = nil,
+            responseSampleRate: Double = 0.2, clock: any WaitingRoomClock = SystemClock(),
+            ignorePattern: String? = CrowdHandlerGate.defaultIgnorePattern, redirectsAfterToken: Bool = true
+        ) {
             self.cookieName = cookieName
             self.cookieMaxAge = cookieMaxAge
             self.cookieSecure = cookieSecure
@@ -76,10 +78,13 @@ public struct CrowdHandlerGate: GateEngine {
 
     /// - Parameters:
     ///   - mode: `.hybrid` needs `configuration.privateKey` and `rooms` (``CrowdHandlerClient/rooms()``).
-    public init(configuration: CrowdHandlerConfiguration, transport: any HTTPTransport, mode: Mode = .full,
-                rooms: [CrowdHandlerRoom] = [], options: Options = Options()) throws(WaitingRoomError) {
+    public init(
+        configuration: CrowdHandlerConfiguration, transport: any HTTPTransport, mode: Mode = .full,
+        rooms: [CrowdHandlerRoom] = [], options: Options = Options()
+    ) throws(WaitingRoomError) {
         if mode == .hybrid, (configuration.privateKey ?? "").isEmpty {
-            throw .invalidConfiguration(field: "privateKey", "hybrid mode needs the private key", vendor: CrowdHandlerConfiguration.vendorID)
+            throw .invalidConfiguration(
+                field: "privateKey", "hybrid mode needs the private key", vendor: CrowdHandlerConfiguration.vendorID)
         }
         self.configuration = configuration
         self.mode = mode
@@ -89,8 +94,9 @@ public struct CrowdHandlerGate: GateEngine {
         self.signature = configuration.privateKey.map(CrowdHandlerSignature.init(privateKey:))
         if let pattern = options.ignorePattern {
             guard let compiled = try? NSRegularExpression(pattern: pattern) else {
-                throw .invalidConfiguration(field: "ignorePattern", "not a valid regular expression: \(pattern)",
-                                            vendor: CrowdHandlerConfiguration.vendorID)
+                throw .invalidConfiguration(
+                    field: "ignorePattern", "not a valid regular expression: \(pattern)",
+                    vendor: CrowdHandlerConfiguration.vendorID)
             }
             self.ignoreExpression = compiled
         } else {
@@ -99,8 +105,10 @@ public struct CrowdHandlerGate: GateEngine {
     }
 
     /// A gate whose room feed is read from the API now (for hybrid mode).
-    public static func withRoomFeed(configuration: CrowdHandlerConfiguration, transport: any HTTPTransport, mode: Mode = .hybrid,
-                                    options: Options = Options()) async throws(WaitingRoomError) -> CrowdHandlerGate {
+    public static func withRoomFeed(
+        configuration: CrowdHandlerConfiguration, transport: any HTTPTransport, mode: Mode = .hybrid,
+        options: Options = Options()
+    ) async throws(WaitingRoomError) -> CrowdHandlerGate {
         let rooms = try await CrowdHandlerClient(configuration: configuration, transport: transport).rooms()
         return try CrowdHandlerGate(configuration: configuration, transport: transport, mode: mode, rooms: rooms, options: options)
     }
@@ -131,15 +139,18 @@ public struct CrowdHandlerGate: GateEngine {
         }
         // Hybrid: a signature that comes back from the room, or the one the gate's cookie keeps.
         if mode == .hybrid, let signature, let token {
-            let fresh = request.queryParameter("ch-id-signature").flatMap { sig in request.queryParameter("ch-requested").map { (sig, $0) } }
+            let fresh = request.queryParameter("ch-id-signature").flatMap { sig in request.queryParameter("ch-requested").map { (sig, $0) }
+            }
             // Only the room that guards this URL can vouch for it: a promotion signed for another
             // room of the feed (a room with no queue, say) opens nothing here.
             if let room = Self.room(guarding: url, in: rooms) {
                 for (sig, requested) in [fresh, cookie?.signed].compactMap({ $0 })
-                where signature.validate(signature: sig, token: token, requested: requested, room: room, now: options.clock.now()) == .valid {
+                where signature.validate(signature: sig, token: token, requested: requested, room: room, now: options.clock.now()) == .valid
+                {
                     let kept = GateSessionCookie(token: token, signed: (sig, requested))
-                    return promoted(.pass("signature valid (\(room.slug)), no API call", headers: [setCookie(kept)], sessionID: token),
-                                    request: request, cleanURL: url)
+                    return promoted(
+                        .pass("signature valid (\(room.slug)), no API call", headers: [setCookie(kept)], sessionID: token),
+                        request: request, cleanURL: url)
                 }
             }
         }
@@ -152,7 +163,8 @@ public struct CrowdHandlerGate: GateEngine {
         }
         let gatekeeper: CrowdHandlerGatekeeper
         do {
-            gatekeeper = try CrowdHandlerGatekeeper(configuration: perRequest, transport: transport, clock: options.clock, mode: .full, token: token)
+            gatekeeper = try CrowdHandlerGatekeeper(
+                configuration: perRequest, transport: transport, clock: options.clock, mode: .full, token: token)
         } catch {
             return .refuse(500, "the CrowdHandler gate is misconfigured: \(error)")
         }
@@ -169,8 +181,9 @@ public struct CrowdHandlerGate: GateEngine {
             return r.error == nil ? promoted(d, request: request, cleanURL: url) : d
         }
         if let error = r.error, error.kind == .rejected {
-            return GateDecision(verdict: .refuse, response: .refusal(403, "CrowdHandler refused this request (\(error.vendorCode ?? 403))"),
-                                reason: "API refused (\(error.vendorCode ?? 0))", sessionID: r.token)
+            return GateDecision(
+                verdict: .refuse, response: .refusal(403, "CrowdHandler refused this request (\(error.vendorCode ?? 403))"),
+                reason: "API refused (\(error.vendorCode ?? 0))", sessionID: r.token)
         }
         if let room = await gatekeeper.redirectIfNotPromoted() {
             let reason = r.error != nil ? "API failed; safety-net room \(r.slug ?? "")" : "waiting room \(r.slug ?? "")"
@@ -180,8 +193,10 @@ public struct CrowdHandlerGate: GateEngine {
             // no trust and no safety-net room: CrowdHandler's catch-all waiting room, as every SDK
             // does (PHP `GateKeeper::getRedirectUrl` with no slug, JS `gk.ts`, .NET `GK.cs`)
             let room = configuration.waitingRoomURL(slug: "", targetURL: url, token: r.token ?? token)
-            return GateDecision(verdict: .queue, response: .redirect(to: room), reason: "API failed (\(error.vendorCode ?? 0)), no trustOnFail and no safety-net room: the catch-all waiting room",
-                                sessionID: r.token)
+            return GateDecision(
+                verdict: .queue, response: .redirect(to: room),
+                reason: "API failed (\(error.vendorCode ?? 0)), no trustOnFail and no safety-net room: the catch-all waiting room",
+                sessionID: r.token)
         }
         // Not promoted, yet no room named: nothing guards this URL (proposal: pass).
         return .pass("no room guards this URL", headers: cookies, sessionID: r.token)
@@ -192,9 +207,11 @@ public struct CrowdHandlerGate: GateEngine {
     /// (``Options/redirectsAfterToken``).
     func promoted(_ decision: GateDecision, request: GateRequest, cleanURL: String) -> GateDecision {
         guard options.redirectsAfterToken, request.method == "GET" || request.method == "HEAD", cleanURL != request.url,
-              request.queryParameter("ch-id") != nil else { return decision }
-        var d = GateDecision(verdict: .pass, response: .redirect(to: cleanURL, extra: decision.passHeaders),
-                             reason: decision.reason + ": redirect to the URL without the ch-* parameters", sessionID: decision.sessionID)
+            request.queryParameter("ch-id") != nil
+        else { return decision }
+        var d = GateDecision(
+            verdict: .pass, response: .redirect(to: cleanURL, extra: decision.passHeaders),
+            reason: decision.reason + ": redirect to the URL without the ch-* parameters", sessionID: decision.sessionID)
         d.vendorResponseID = nil
         return d
     }
@@ -243,7 +260,8 @@ public struct CrowdHandlerGate: GateEngine {
 
     public func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async {
         guard let id = decision.vendorResponseID, !id.isEmpty, options.responseSampleRate > 0,
-              Double.random(in: 0..<1) < options.responseSampleRate else { return }
+            Double.random(in: 0..<1) < options.responseSampleRate
+        else { return }
         let rate = max(1, Int((1 / options.responseSampleRate).rounded()))
         _ = try? await CrowdHandlerClient(configuration: configuration, transport: transport)
             .recordResponse(responseID: id, code: status, time: elapsed, sampleRate: rate)
@@ -262,7 +280,10 @@ public struct CrowdHandlerGate: GateEngine {
         guard let q = url.firstIndex(of: "?") else { return url }
         var rest = url[url.index(after: q)...]
         var fragment = ""
-        if let h = rest.firstIndex(of: "#") { fragment = String(rest[h...]); rest = rest[..<h] }
+        if let h = rest.firstIndex(of: "#") {
+            fragment = String(rest[h...])
+            rest = rest[..<h]
+        }
         let kept = rest.split(separator: "&").filter { pair in
             let name = pair.prefix { $0 != "=" }
             return !parameterNames.contains(String(name))

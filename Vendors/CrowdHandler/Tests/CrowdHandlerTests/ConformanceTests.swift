@@ -39,7 +39,9 @@ final class CrowdHandlerConformanceEmulator: ConformanceEmulator {
     struct UnknownRequest: Error { let name: String }
 
     func inject(_ fault: ConformanceFault) async throws {
-        guard let target = CrowdHandlerEmulatorFault.Target(rawValue: fault.request.name) else { throw UnknownRequest(name: fault.request.name) }
+        guard let target = CrowdHandlerEmulatorFault.Target(rawValue: fault.request.name) else {
+            throw UnknownRequest(name: fault.request.name)
+        }
         let kind: CrowdHandlerEmulatorFault.Kind
         switch fault.action {
         case .delay: kind = .delay

@@ -36,11 +36,13 @@ struct FacadeTests {
     @Test func failuresFollowTrustOnFailAndTheFallbackSlug() async throws {
         let h = try await EmulatorHarness.start()
         h.emulator.inject(CrowdHandlerEmulatorFault(kind: .status, on: .any, count: 2, status: 502))
-        let trusting = try CrowdHandlerGatekeeper(configuration: try h.configuration(trustOnFail: true), transport: AsyncHTTPTransport.shared)
+        let trusting = try CrowdHandlerGatekeeper(
+            configuration: try h.configuration(trustOnFail: true), transport: AsyncHTTPTransport.shared)
         let let1 = await trusting.validateRequest(url: h.baseURL + "/site/line")
         #expect(let1.promoted)
         #expect(let1.error?.vendorCode == 502)
-        let strict = try CrowdHandlerGatekeeper(configuration: try h.configuration(trustOnFail: false, safetyNetSlug: "safety"), transport: AsyncHTTPTransport.shared)
+        let strict = try CrowdHandlerGatekeeper(
+            configuration: try h.configuration(trustOnFail: false, safetyNetSlug: "safety"), transport: AsyncHTTPTransport.shared)
         let sent = await strict.validateRequest(url: h.baseURL + "/site/line")
         #expect(!sent.promoted)
         #expect(sent.slug == "safety")

@@ -2,8 +2,8 @@ import CrowdHandler
 import CrowdHandlerEmulator
 import Foundation
 import Testing
-import WaitingRoomTesting
 import WaitingRoom
+import WaitingRoomTesting
 
 /// Every fault kind on each request kind, with `trustOnFail` true and false, with and without a
 /// safety-net room. Delays are 15 s against a 6 s deadline (generous both ways on a loaded machine).
@@ -26,7 +26,10 @@ struct FaultTests {
         let store = MemoryPassStore()
         let p = h.provider(try h.configuration(timeout: Self.deadline, trustOnFail: true), passStore: store)
         let outcome = try await p.enqueue(Entry(room: RoomKey(scope: "", room: "line"))).outcome()
-        guard case .passed(let pass, let status) = outcome else { Issue.record("\(kind): expected passed, got \(outcome)"); return }
+        guard case .passed(let pass, let status) = outcome else {
+            Issue.record("\(kind): expected passed, got \(outcome)")
+            return
+        }
         #expect(status.code == CrowdHandlerCode.checkFailed.rawValue)
         let error = try #require(pass.bypassedError, "\(kind): the failure is kept on the pass")
         #expect(error.vendor == "crowdhandler")
@@ -47,7 +50,10 @@ struct FaultTests {
         h.emulator.inject(fault(kind))
         let p = h.provider(try h.configuration(timeout: Self.deadline, trustOnFail: false))
         let outcome = try await p.enqueue(Entry(room: RoomKey(scope: "", room: "open"))).outcome()
-        guard case .failed(let error) = outcome else { Issue.record("\(kind): expected failed, got \(outcome)"); return }
+        guard case .failed(let error) = outcome else {
+            Issue.record("\(kind): expected failed, got \(outcome)")
+            return
+        }
         #expect(error.kind == .unavailable)
         #expect(error.vendorCode == CrowdHandlerCode.checkFailed.rawValue)
         #expect(error.details["cause"] != nil)
@@ -62,9 +68,14 @@ struct FaultTests {
         let session = try p.enqueue(Entry(room: RoomKey(scope: "", room: "open")))
         let events = Events(session)
         let outcome = await session.outcome()
-        guard case .passed(_, let status) = outcome else { Issue.record("\(kind): expected passed after recovery, got \(outcome)"); return }
+        guard case .passed(_, let status) = outcome else {
+            Issue.record("\(kind): expected passed after recovery, got \(outcome)")
+            return
+        }
         #expect(status.code == 200)
-        let opened = events.all.compactMap { e -> (QueuePage, VendorStatus)? in if case .queueOpened(let q, let s) = e { return (q, s) } else { return nil } }
+        let opened = events.all.compactMap { e -> (QueuePage, VendorStatus)? in
+            if case .queueOpened(let q, let s) = e { return (q, s) } else { return nil }
+        }
         #expect(opened.first?.0.queueURL.hasPrefix(h.baseURL + "/safety?") == true, "\(kind): sent to the safety-net room first")
         #expect(opened.first?.1.code == CrowdHandlerCode.safetyNet.rawValue)
         let t = try await h.provider(try h.configuration(timeout: Self.deadline, trustOnFail: false, safetyNetSlug: "safety"))
@@ -83,7 +94,10 @@ struct FaultTests {
         #expect(await eventually { events.all.contains { $0.name == .progress } })
         h.emulator.inject(fault(kind, on: .requestsGet))
         let outcome = await session.outcome()
-        guard case .failed(let error) = outcome else { Issue.record("\(kind): expected failed, got \(outcome)"); return }
+        guard case .failed(let error) = outcome else {
+            Issue.record("\(kind): expected failed, got \(outcome)")
+            return
+        }
         #expect(error.kind == .unavailable)
         await h.stop()
     }
@@ -104,17 +118,17 @@ extension CrowdHandlerProvider {
     }
 }
 
-
 @Suite("CrowdHandler abnormal API statuses")
 struct AbnormalStatusTests {
     @Test(arguments: [
         #"{"result":{"promoted":0,"status":2,"token":"tokA","slug":null}}"#,
-        #"{"result":{"promoted":0,"status":6,"token":"tokA","slug":"sale"}}"#,
+        #"{"result":{"promoted":0,"status":6,"token":"tokA","slug":"sale"}}"#
     ])
     func abnormalAnswersFollowTheFailurePolicy(_ body: String) async throws {
         func provider(trust: Bool, safetyNet: String?) throws -> CrowdHandlerProvider {
-            CrowdHandlerProvider(configuration: try CrowdHandlerConfiguration(publicKey: "k", trustOnFail: trust, safetyNetSlug: safetyNet),
-                                 environment: ProviderEnvironment(transport: StubTransport(body: body)))
+            CrowdHandlerProvider(
+                configuration: try CrowdHandlerConfiguration(publicKey: "k", trustOnFail: trust, safetyNetSlug: safetyNet),
+                environment: ProviderEnvironment(transport: StubTransport(body: body)))
         }
         let entry = Entry(room: RoomKey(scope: "site", room: "sale"))
         let trusted = try await provider(trust: true, safetyNet: nil).tryPass(entry)

@@ -1,8 +1,8 @@
 import CrowdHandler
 import Foundation
 import Testing
-import WaitingRoomTesting
 import WaitingRoom
+import WaitingRoomTesting
 
 /// The answer decoder never crashes: random and garbled bytes give a result or a typed error.
 @Suite("CrowdHandler decoder fuzz")
@@ -11,13 +11,13 @@ struct FuzzTests {
         #"{"result":{"promoted":1,"status":1,"token":"tok0M7SBFAp9J8kK","slug":"sale","responseID":"res1","hash":"ab","requested":"2026-01-01T00:00:00Z"}}"#,
         #"{"result":{"promoted":0,"status":0,"token":"tokA","slug":"sale","position":12,"eta":60}}"#,
         #"{"result":{"status":403,"error":"nope"}}"#,
-        #"{"result":[{"slug":"sale","timeout":20}]}"#,
+        #"{"result":[{"slug":"sale","timeout":20}]}"#
     ]
-
 
     @Test func randomAndGarbledBytesGiveTypedErrors() {
         var rng = SeededRandom(seed: 12)
-        var decoded = 0, rejected = 0
+        var decoded = 0
+        var rejected = 0
         for round in 0..<20_000 {
             var bytes: [UInt8]
             if round % 2 == 0 {
@@ -50,10 +50,14 @@ struct FuzzTests {
     }
 
     @Test func extremeNumbersAreNotACrash() throws {
-        let r = try CrowdHandlerResult.decode(Array(#"{"result":{"promoted":0,"slug":"s","position":1e300,"eta":-1e300,"status":1e308}}"#.utf8))
+        let r = try CrowdHandlerResult.decode(
+            Array(#"{"result":{"promoted":0,"slug":"s","position":1e300,"eta":-1e300,"status":1e308}}"#.utf8))
         #expect(r.position == nil && r.eta == nil && r.status == nil)
-        #expect(throws: WaitingRoomError.self) { try CrowdHandlerResult.decode(Array(repeating: 0x20, count: CrowdHandlerResult.maxBodyBytes + 1)) }
-        let rooms = try CrowdHandlerRoom.decodeList(Array(#"{"result":[{"slug":"a","timeout":1e300,"queueActivatesOn":1e300},{"nope":1}]}"#.utf8))
+        #expect(throws: WaitingRoomError.self) {
+            try CrowdHandlerResult.decode(Array(repeating: 0x20, count: CrowdHandlerResult.maxBodyBytes + 1))
+        }
+        let rooms = try CrowdHandlerRoom.decodeList(
+            Array(#"{"result":[{"slug":"a","timeout":1e300,"queueActivatesOn":1e300},{"nope":1}]}"#.utf8))
         #expect(rooms.count == 1 && rooms.first?.timeout == nil)
     }
 }

@@ -12,7 +12,10 @@ struct ProviderTests {
         let store = MemoryPassStore()
         let p = h.provider(try h.configuration(), passStore: store)
         let outcome = try await p.enqueue(Entry(room: RoomKey(scope: "", room: "open"))).outcome()
-        guard case .passed(let pass, let status) = outcome else { Issue.record("expected passed, got \(outcome)"); return }
+        guard case .passed(let pass, let status) = outcome else {
+            Issue.record("expected passed, got \(outcome)")
+            return
+        }
         #expect(status.code == 200)
         #expect(pass.credential.hasPrefix("tok"))
         #expect(pass.details["slug"] == "open")
@@ -64,7 +67,10 @@ struct ProviderTests {
         #expect(page.queueURL.contains("ch-id=tok"))
         #expect(page.queueURL.contains("ch-public-key=test-key"))
         h.emulator.admit(slug: "line", count: 2)
-        guard case .passed = await session.outcome() else { Issue.record("expected passed"); return }
+        guard case .passed = await session.outcome() else {
+            Issue.record("expected passed")
+            return
+        }
         ahead.cancel()
         await h.stop()
     }
@@ -75,7 +81,10 @@ struct ProviderTests {
         let blocked = try await p.enqueue(Entry(room: RoomKey(scope: "", room: "blocked"))).outcome()
         #expect(blocked == .blocked(VendorStatus(vendor: "crowdhandler", code: 403, message: blocked.status.message)))
         let closed = try await p.enqueue(Entry(room: RoomKey(scope: "", room: "closed"))).outcome()
-        guard case .disabled(nil, let s) = closed else { Issue.record("expected disabled, got \(closed)"); return }
+        guard case .disabled(nil, let s) = closed else {
+            Issue.record("expected disabled, got \(closed)")
+            return
+        }
         #expect(s.code == 200)
         let t = try await p.tryPass(Entry(room: RoomKey(scope: "", room: "blocked")))
         #expect(t.disposition == .blocked)
@@ -83,16 +92,23 @@ struct ProviderTests {
     }
 
     @Test func fourXXBlocksEvenWithTrustOnFail() async throws {
-        let h = try await EmulatorHarness.start(CrowdHandlerEmulator(configuration: .init(publicKeys: ["right-key"], rooms: CrowdHandlerEmulatorConfiguration.testRooms.rooms)))
+        let h = try await EmulatorHarness.start(
+            CrowdHandlerEmulator(configuration: .init(publicKeys: ["right-key"], rooms: CrowdHandlerEmulatorConfiguration.testRooms.rooms)))
         let p = h.provider(try h.configuration(trustOnFail: true, publicKey: "wrong-key"))
         let outcome = try await p.enqueue(Entry(room: RoomKey(scope: "", room: "open"))).outcome()
         #expect(outcome.status.code == 401)
-        guard case .blocked = outcome else { Issue.record("expected blocked, got \(outcome)"); return }
+        guard case .blocked = outcome else {
+            Issue.record("expected blocked, got \(outcome)")
+            return
+        }
         h.emulator.inject(CrowdHandlerEmulatorFault(kind: .status, on: .requestsPost, status: 404))
         let ok = h.provider(try h.configuration(trustOnFail: true, publicKey: "right-key"))
         let notFound = try await ok.enqueue(Entry(room: RoomKey(scope: "", room: "open"))).outcome()
         #expect(notFound.status.code == 404)
-        guard case .blocked = notFound else { Issue.record("expected blocked, got \(notFound)"); return }
+        guard case .blocked = notFound else {
+            Issue.record("expected blocked, got \(notFound)")
+            return
+        }
         await h.stop()
     }
 
@@ -109,7 +125,10 @@ struct ProviderTests {
         let restarted = try #require(events.all.first { $0.name == .sessionRestarted })
         #expect(restarted.status.code == CrowdHandlerCode.sessionRestart.rawValue)
         h.emulator.admit(slug: "line", count: 2)
-        guard case .passed = await session.outcome() else { Issue.record("expected passed"); return }
+        guard case .passed = await session.outcome() else {
+            Issue.record("expected passed")
+            return
+        }
         await h.stop()
     }
 
@@ -141,7 +160,8 @@ struct ProviderTests {
         } catch let e as WaitingRoomError {
             #expect(e.field == "apiURL")
         }
-        let c = try CrowdHandlerConfiguration(json: .object(["publicKey": .string("k"), "fallbackSlug": .string("net"), "trustOnFail": .bool(false)]))
+        let c = try CrowdHandlerConfiguration(
+            json: .object(["publicKey": .string("k"), "fallbackSlug": .string("net"), "trustOnFail": .bool(false)]))
         #expect(c.safetyNetSlug == "net")
         #expect(c.trustOnFail == false)
         #expect(c.timeout == .seconds(5))

@@ -20,7 +20,8 @@ struct PublicAPIClientTests {
                 headers.add("Content-Type", "application/json")
                 body = Array(try JSONSerialization.data(withJSONObject: json))
             }
-            let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(method: method, url: base + path, headers: headers, body: body, timeout: .seconds(30)))
+            let r = try await AsyncHTTPTransport.shared.send(
+                HTTPRequest(method: method, url: base + path, headers: headers, body: body, timeout: .seconds(30)))
             let object = (try? JSONSerialization.jsonObject(with: Data(r.body))) as? [String: Any] ?? [:]
             return (r.status, object["result"] as? [String: Any] ?? [:])
         }
@@ -30,7 +31,8 @@ struct PublicAPIClientTests {
         let h = try await EmulatorHarness.start()
         let api = Plain(base: h.baseURL)
         let url = h.baseURL + "/site/line?item=1"
-        let (status, created) = try await api.call("POST", "/v1/requests", json: ["url": url, "ip": "127.0.0.1", "agent": "plain", "lang": "en"])
+        let (status, created) = try await api.call(
+            "POST", "/v1/requests", json: ["url": url, "ip": "127.0.0.1", "agent": "plain", "lang": "en"])
         #expect(status == 200)
         #expect(created["promoted"] as? Int == 0)
         #expect(created["slug"] as? String == "line")
@@ -44,14 +46,18 @@ struct PublicAPIClientTests {
         while polls < 50 {
             polls += 1
             if polls == 3 {
-                _ = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-                    method: "POST", url: h.baseURL + "/_emulator/crowdhandler/rooms/line/admit",
-                    headers: [("Content-Type", "application/json")], body: Array(#"{"count": 1}"#.utf8), timeout: .seconds(30)))
+                _ = try await AsyncHTTPTransport.shared.send(
+                    HTTPRequest(
+                        method: "POST", url: h.baseURL + "/_emulator/crowdhandler/rooms/line/admit",
+                        headers: [("Content-Type", "application/json")], body: Array(#"{"count": 1}"#.utf8), timeout: .seconds(30)))
             }
             let (s, r) = try await api.call("GET", "/v1/requests/\(token)\(query)")
             #expect(s == 200)
             #expect(r["token"] as? String == token, "the session keeps its token")
-            if r["promoted"] as? Int == 1 { promoted = r; break }
+            if r["promoted"] as? Int == 1 {
+                promoted = r
+                break
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(polls == 3)
@@ -73,7 +79,8 @@ struct PublicAPIClientTests {
 
     @Test func theWaitingPageIsALivePage() async throws {
         let h = try await EmulatorHarness.start()
-        let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: h.baseURL + "/line?url=x&ch-id=&ch-public-key=k", timeout: .seconds(30)))
+        let r = try await AsyncHTTPTransport.shared.send(
+            HTTPRequest(url: h.baseURL + "/line?url=x&ch-id=&ch-public-key=k", timeout: .seconds(30)))
         #expect(r.status == 200)
         let html = r.text
         #expect(html.contains("role=\"progressbar\""))

@@ -1,10 +1,10 @@
 import CrowdHandler
 import CrowdHandlerEmulator
 import Foundation
-import Synchronization
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 import WaitingRoom
 import WaitingRoomHTTP
 
@@ -32,11 +32,12 @@ final class EmulatorHarness: Sendable {
         var logger = Logger(label: "waitingroom.crowdhandler.tests")
         logger.logLevel = .critical
         let (bound, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in
-                                  continuation.yield(channel.localAddress?.port ?? 0)
-                                  continuation.finish()
-                              }, logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }, logger: logger)
         let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
         let task = Task {
             defer { continuation.finish() }
@@ -60,16 +61,23 @@ final class EmulatorHarness: Sendable {
     /// The response deadline is 5 s here, not the vendor's 1.5 s: on a 2-core machine running the
     /// whole suite in parallel (a headless browser included) a loopback `PUT /v1/responses` once
     /// took longer than 1.5 s to be answered by a debug build.
-    func configuration(timeout: Duration = .seconds(5), trustOnFail: Bool = true, safetyNetSlug: String? = nil,
-                       pollInterval: Duration = .milliseconds(200), privateKey: String? = nil, publicKey: String = "test-key") throws -> CrowdHandlerConfiguration {
-        try CrowdHandlerConfiguration(publicKey: publicKey, privateKey: privateKey, apiURL: baseURL, waitURL: baseURL, siteURL: baseURL + "/site",
-                                      timeout: timeout, responseTimeout: .seconds(5), trustOnFail: trustOnFail, safetyNetSlug: safetyNetSlug,
-                                      pollInterval: pollInterval)
+    func configuration(
+        timeout: Duration = .seconds(5), trustOnFail: Bool = true, safetyNetSlug: String? = nil,
+        pollInterval: Duration = .milliseconds(200), privateKey: String? = nil, publicKey: String = "test-key"
+    ) throws -> CrowdHandlerConfiguration {
+        try CrowdHandlerConfiguration(
+            publicKey: publicKey, privateKey: privateKey, apiURL: baseURL, waitURL: baseURL, siteURL: baseURL + "/site",
+            timeout: timeout, responseTimeout: .seconds(5), trustOnFail: trustOnFail, safetyNetSlug: safetyNetSlug,
+            pollInterval: pollInterval)
     }
 
-    func provider(_ configuration: CrowdHandlerConfiguration, passStore: (any PassStore)? = nil, clock: any WaitingRoomClock = SystemClock()) -> CrowdHandlerProvider {
-        CrowdHandlerProvider(configuration: configuration, environment: ProviderEnvironment(
-            transport: AsyncHTTPTransport.shared, clock: clock, passStore: passStore ?? MemoryPassStore(clock: clock)))
+    func provider(
+        _ configuration: CrowdHandlerConfiguration, passStore: (any PassStore)? = nil, clock: any WaitingRoomClock = SystemClock()
+    ) -> CrowdHandlerProvider {
+        CrowdHandlerProvider(
+            configuration: configuration,
+            environment: ProviderEnvironment(
+                transport: AsyncHTTPTransport.shared, clock: clock, passStore: passStore ?? MemoryPassStore(clock: clock)))
     }
 }
 
@@ -80,7 +88,7 @@ extension CrowdHandlerEmulatorConfiguration {
         "line": Room(capacity: 0, rate: 0),
         "blocked": Room(blocked: true),
         "closed": Room(closed: true),
-        "safety": Room(capacity: 0, rate: 0),
+        "safety": Room(capacity: 0, rate: 0)
     ])
 }
 

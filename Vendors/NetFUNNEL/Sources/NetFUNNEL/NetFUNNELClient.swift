@@ -154,11 +154,15 @@ final class NetFUNNELClient: Sendable {
         /// session (a retry follows at once: its slot's wait is already over).
         func reporting(to context: SessionContext) -> Exchange {
             let log = onRetry
-            return Exchange(policy: policy, onRetry: { attempt, error in
-                log(attempt, error)
-                context.emit(.connection(.reconnecting(attempt: attempt, nextRetryIn: .zero),
-                                         VendorStatus(vendor: NetFUNNELClient.vendor, code: error.vendorCode ?? 0, message: error.message)))
-            }, attempt: attempt)
+            return Exchange(
+                policy: policy,
+                onRetry: { attempt, error in
+                    log(attempt, error)
+                    context.emit(
+                        .connection(
+                            .reconnecting(attempt: attempt, nextRetryIn: .zero),
+                            VendorStatus(vendor: NetFUNNELClient.vendor, code: error.vendorCode ?? 0, message: error.message)))
+                }, attempt: attempt)
         }
     }
 
@@ -169,7 +173,8 @@ final class NetFUNNELClient: Sendable {
     /// or after (``agentFailure(_:)``) in synchronous functions, and failures stay boxed.
     func send(_ exchange: Exchange) async throws -> NetFUNNELReply {
         do {
-            return try await exchange.policy.run(clock: environment.clock, vendor: Self.vendor, onRetry: exchange.onRetry, operation: exchange.attempt)
+            return try await exchange.policy.run(
+                clock: environment.clock, vendor: Self.vendor, onRetry: exchange.onRetry, operation: exchange.attempt)
         } catch {
             throw offlineAware(Self.agentFailure(error))
         }
@@ -182,8 +187,8 @@ final class NetFUNNELClient: Sendable {
     @inline(never)
     func offlineAware(_ error: any Error) -> any Error {
         guard var e = error as? WaitingRoomError, Self.isNetworkFailure(e),
-              e.vendorCode != NetFUNNELStatusCode.networkNotConnected.rawValue,
-              environment.connectivity.isOffline(host: serverURL.host)
+            e.vendorCode != NetFUNNELStatusCode.networkNotConnected.rawValue,
+            environment.connectivity.isOffline(host: serverURL.host)
         else { return error }
         e.kind = .networkOffline
         e.vendorCode = NetFUNNELStatusCode.networkNotConnected.rawValue
@@ -209,7 +214,8 @@ final class NetFUNNELClient: Sendable {
             },
             attempt: { attempt, timeout in
                 let target = attempt == last && last > 0 ? nil : node
-                var request = try client.httpRequest(opcode, key: key, ttl: ttl, entry: entry, userData: userData, target: target, timeout: timeout)
+                var request = try client.httpRequest(
+                    opcode, key: key, ttl: ttl, entry: entry, userData: userData, target: target, timeout: timeout)
                 request.label = VendorRequestLabel(vendor: Self.vendor, kind: String(opcode.rawValue), attempt: attempt)
                 let response = try await transport.send(request)
                 return try client.reply(to: opcode, from: response)
@@ -243,13 +249,16 @@ final class NetFUNNELClient: Sendable {
             userData: userData, timestampMillis: Int64((environment.clock.now().timeIntervalSince1970 * 1000).rounded()),
             dialect: dialect)
         guard let url = request.url(base: baseURL(for: target)) else {
-            throw WaitingRoomError(.invalidConfiguration, vendor: Self.vendor, vendorCode: 500,
-                                   message: "cannot build a request URL from \(serverURL)", field: "netfunnel.serverUrl")
+            throw WaitingRoomError(
+                .invalidConfiguration, vendor: Self.vendor, vendorCode: 500,
+                message: "cannot build a request URL from \(serverURL)", field: "netfunnel.serverUrl")
         }
-        logger.debug("request", metadata: [
-            "opcode": "\(opcode.rawValue)", "node": "\(target?.description ?? "configured")",
-            "key": "\(key.map { environment.redact($0) } ?? "-")",
-        ])
+        logger.debug(
+            "request",
+            metadata: [
+                "opcode": "\(opcode.rawValue)", "node": "\(target?.description ?? "configured")",
+                "key": "\(key.map { environment.redact($0) } ?? "-")"
+            ])
         return url.absoluteString
     }
 
@@ -351,7 +360,8 @@ final class NetFUNNELClient: Sendable {
         { [self] in
             switch await returnAttempt(key, node: node, entry: entry, retries: false) {
             case .returned(let returned), .alreadyReturned(let returned):
-                return .returned(VendorStatus(vendor: returned.vendor, code: returned.code, message: "key returned late: \(returned.message)"))
+                return .returned(
+                    VendorStatus(vendor: returned.vendor, code: returned.code, message: "key returned late: \(returned.message)"))
             case .refused(let refused):
                 return .gone(refused)
             case .failed(let failed), .cancelled(let failed):
@@ -373,19 +383,22 @@ final class NetFUNNELClient: Sendable {
             guard !schedule.delays.isEmpty else { return status }
             let logger = self.logger
             let redacted = environment.redact(key)
-            logger.info("key return failed; returning it in the background", metadata: ["key": "\(redacted)", "reason": "\(status.message)"])
+            logger.info(
+                "key return failed; returning it in the background", metadata: ["key": "\(redacted)", "reason": "\(status.message)"])
             let pending = environment.pendingReturns
             let metrics = environment.metrics
             metrics?.keyReturn(vendor: Self.vendor, result: "started", pending: pending.pendingCount + 1)
             pending.start(
                 schedule: schedule, clock: environment.clock, attempt: backgroundReturn(key, node: node, entry: entry)
             ) { returned in
-                metrics?.keyReturn(vendor: Self.vendor, result: returned != nil ? "late" : "gave_up", pending: max(0, pending.pendingCount - 1))
+                metrics?.keyReturn(
+                    vendor: Self.vendor, result: returned != nil ? "late" : "gave_up", pending: max(0, pending.pendingCount - 1))
                 if returned != nil {
                     logger.info("key returned late", metadata: ["key": "\(redacted)"])
                 } else {
-                    logger.warning("key not returned within backgroundReturnSeconds; the server keeps it until it times out",
-                                   metadata: ["key": "\(redacted)"])
+                    logger.warning(
+                        "key not returned within backgroundReturnSeconds; the server keeps it until it times out",
+                        metadata: ["key": "\(redacted)"])
                 }
             }
             return status
@@ -413,7 +426,9 @@ final class NetFUNNELClient: Sendable {
             details["ip"] = node.host
             details["port"] = String(node.port)
         }
-        let expiresAt = keyTimeout(for: entry).map { environment.clock.now().addingTimeInterval(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) }
+        let expiresAt = keyTimeout(for: entry).map {
+            environment.clock.now().addingTimeInterval(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18)
+        }
         await environment.keyJournal.hold(vendor: Self.vendor, room: entry.room, key: key, details: details, expiresAt: expiresAt)
     }
 
@@ -428,7 +443,8 @@ final class NetFUNNELClient: Sendable {
                 return .alreadyReturned(VendorStatus(vendor: Self.vendor, code: 200, message: "Success (key was already returned: 502)"))
             default:
                 let text = reply.message ?? NetFUNNELStatusCode.message(for: reply.code)
-                let status = VendorStatus(vendor: Self.vendor, code: 500, message: "key return failed: server answered \(reply.code) \(text)")
+                let status = VendorStatus(
+                    vendor: Self.vendor, code: 500, message: "key return failed: server answered \(reply.code) \(text)")
                 // A server error other than a refusal of this key is worth another try later.
                 let keyRefused = reply.code == NetFUNNELStatusCode.noKey.rawValue || reply.code == NetFUNNELStatusCode.invalidKey.rawValue
                 return keyRefused ? .refused(status) : .failed(status)

@@ -89,7 +89,7 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     /// Every JSON key.
     public static let optionNames: Set<String> = [
         "clientId", "serverUrl", "errorUrl", "networkTimeout", "retryCount", "printLog", "useNetfunnelTemplate",
-        "errorBypass", "userId", "useNetworkRecoveryMode", "backgroundReturnSeconds", "allowInsecureHTTP", "settingUrl",
+        "errorBypass", "userId", "useNetworkRecoveryMode", "backgroundReturnSeconds", "allowInsecureHTTP", "settingUrl"
     ]
 
     public init(json: JSONValue) throws {

@@ -47,7 +47,9 @@ public struct NetFUNNELProgressTracker: Sendable, Equatable {
     /// Zero-padded `HH:mm:ss` (hours may exceed 99).
     public static func format(seconds: Int) -> String {
         let s = max(0, seconds)
-        let h = s / 3600, m = (s % 3600) / 60, sec = s % 60
+        let h = s / 3600
+        let m = (s % 3600) / 60
+        let sec = s % 60
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return "\(two(h)):\(two(m)):\(two(sec))"
     }

@@ -39,8 +39,9 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
             Task { _ = await provider.recoverHeldKeys(bound: .seconds(30)) }
         }
         if configuration.usesInsecureHTTP, client != nil {
-            logger.warning("allowInsecureHTTP: the traffic server is plain http; keys travel in clear text",
-                           metadata: ["serverUrl": "\(configuration.serverUrl ?? "")"])
+            logger.warning(
+                "allowInsecureHTTP: the traffic server is plain http; keys travel in clear text",
+                metadata: ["serverUrl": "\(configuration.serverUrl ?? "")"])
         }
     }
 
@@ -139,7 +140,8 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
         if reply.code == NetFUNNELStatusCode.success.rawValue || NetFUNNELStatusCode.disposition(of: reply.code) == .wait {
             await client.journal(key, node: node, entry: entry)
         }
-        let status = VendorStatus(vendor: vendorID, code: reply.code, message: reply.message ?? NetFUNNELStatusCode.message(for: reply.code))
+        let status = VendorStatus(
+            vendor: vendorID, code: reply.code, message: reply.message ?? NetFUNNELStatusCode.message(for: reply.code))
         switch NetFUNNELStatusCode.disposition(of: reply.code) {
         case .pass:
             return TryPassResult(

@@ -18,11 +18,11 @@ public enum NetFUNNELReplyError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String {
         switch self {
         case .empty: "empty reply body (expected a NetFUNNEL result token)"
-        case let .tooLarge(bytes, limit): "reply body of \(bytes) bytes exceeds the \(limit)-byte limit"
-        case let .htmlPage(excerpt): "got an HTML page instead of a NetFUNNEL reply: \(excerpt)"
-        case let .notAReply(excerpt): "not a NetFUNNEL reply (expected `…result='RRRR:CCC:…'` or `CCC:…`): \(excerpt)"
+        case .tooLarge(let bytes, let limit): "reply body of \(bytes) bytes exceeds the \(limit)-byte limit"
+        case .htmlPage(let excerpt): "got an HTML page instead of a NetFUNNEL reply: \(excerpt)"
+        case .notAReply(let excerpt): "not a NetFUNNEL reply (expected `…result='RRRR:CCC:…'` or `CCC:…`): \(excerpt)"
         case .unterminatedToken: "NetFUNNEL reply token has no closing quote"
-        case let .invalidCode(text): "NetFUNNEL result code \"\(text)\" is not a three-digit number"
+        case .invalidCode(let text): "NetFUNNEL result code \"\(text)\" is not a three-digit number"
         }
     }
 }
@@ -284,9 +284,10 @@ public struct NetFUNNELReply: Sendable, Equatable {
                 let (nStart, nEnd) = trimmed(b, pStart, eq ?? pEnd)
                 if nStart < nEnd {
                     let (vStart, vEnd) = eq.map { trimmed(b, $0 + 1, pEnd) } ?? (pEnd, pEnd)
-                    parameters.append(Parameter(
-                        String(decoding: Bytes(rebasing: b[nStart..<nEnd]), as: UTF8.self),
-                        String(decoding: Bytes(rebasing: b[vStart..<vEnd]), as: UTF8.self)))
+                    parameters.append(
+                        Parameter(
+                            String(decoding: Bytes(rebasing: b[nStart..<nEnd]), as: UTF8.self),
+                            String(decoding: Bytes(rebasing: b[vStart..<vEnd]), as: UTF8.self)))
                 }
             }
             pieceStart = pieceEnd + 1
@@ -347,7 +348,7 @@ public struct NetFUNNELReply: Sendable, Equatable {
         guard byte >= 0x20, byte <= 0x7E else { return false }
         switch byte {
         case UInt8(ascii: "&"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: ";"), UInt8(ascii: "'"), UInt8(ascii: "\""),
-             UInt8(ascii: "\\"), UInt8(ascii: "%"), UInt8(ascii: "<"), UInt8(ascii: ">"):
+            UInt8(ascii: "\\"), UInt8(ascii: "%"), UInt8(ascii: "<"), UInt8(ascii: ">"):
             return false
         default:
             return true
@@ -427,7 +428,7 @@ public struct NetFUNNELReply: Sendable, Equatable {
             text += String(code)
             text += ":"
             appendParameters(to: &text)
-        case let .javascript(prefix):
+        case .javascript(let prefix):
             text.reserveCapacity(prefix.utf8.count + 96 + parametersLength)
             text += prefix
             text += "NetFunnel.gControl.result='"

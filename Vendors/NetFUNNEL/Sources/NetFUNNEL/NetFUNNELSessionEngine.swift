@@ -34,8 +34,9 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     var configuration: NetFUNNELConfiguration { client.configuration }
 
     var cancelledStatus: VendorStatus {
-        VendorStatus(vendor: vendorID, code: NetFUNNELStatusCode.waitingRoomClosed.rawValue,
-                     message: NetFUNNELStatusCode.waitingRoomClosed.message)
+        VendorStatus(
+            vendor: vendorID, code: NetFUNNELStatusCode.waitingRoomClosed.rawValue,
+            message: NetFUNNELStatusCode.waitingRoomClosed.message)
     }
 
     func status(_ code: Int, _ message: String? = nil) -> VendorStatus {
@@ -212,10 +213,13 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
             if keepsWaiting(after: error, opcode: opcode, progress: progress) {
                 progress.outages += 1
                 let pause = max(1, progress.sleptTTL)
-                let offline = error.vendorCode == NetFUNNELStatusCode.networkNotConnected.rawValue
+                let offline =
+                    error.vendorCode == NetFUNNELStatusCode.networkNotConnected.rawValue
                     && client.environment.connectivity.isOffline(host: client.serverURL.host)
-                context.emit(.connection(offline ? .offline : .reconnecting(attempt: progress.outages, nextRetryIn: .seconds(pause)),
-                                         status(error.vendorCode ?? NetFUNNELStatusCode.networkTimeout.rawValue, error.message)))
+                context.emit(
+                    .connection(
+                        offline ? .offline : .reconnecting(attempt: progress.outages, nextRetryIn: .seconds(pause)),
+                        status(error.vendorCode ?? NetFUNNELStatusCode.networkTimeout.rawValue, error.message)))
                 return .sleep(pause)
             }
             return .end(.failed(error, key: progress.key, node: progress.node))
@@ -276,7 +280,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         case .serverError, .close, .networkError:
             let keyGone = code == NetFUNNELStatusCode.noKey.rawValue || code == NetFUNNELStatusCode.invalidKey.rawValue
             if configuration.useNetworkRecoveryMode, progress.waitingStarted, keyGone,
-               progress.reissues < configuration.recoveryReissueLimit
+                progress.reissues < configuration.recoveryReissueLimit
             {
                 progress.reissues += 1
                 progress.key = nil
@@ -296,7 +300,7 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
     @inline(never)
     private func keepsWaiting(after error: WaitingRoomError, opcode: NetFUNNELOpcode, progress: Progress) -> Bool {
         guard configuration.useNetworkRecoveryMode, progress.waitingStarted, opcode == .checkEnter,
-              NetFUNNELClient.isNetworkFailure(error)
+            NetFUNNELClient.isNetworkFailure(error)
         else { return false }
         client.logger.debug("recovery mode: network failure while waiting, keeping the key", metadata: ["error": "\(error.message)"])
         return true
@@ -348,11 +352,12 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
             let page = client.waitingRoomPage(reply)
             context.emit(.queueOpened(QueuePage(queueURL: page), replyStatus))
         }
-        context.emit(.progress(
-            QueueProgress(
-                ahead: info.aheadWait, behind: info.behindWait, eta: .seconds(info.etaSeconds),
-                etaText: info.waitTime, percent: Double(info.progressRate)),
-            replyStatus))
+        context.emit(
+            .progress(
+                QueueProgress(
+                    ahead: info.aheadWait, behind: info.behindWait, eta: .seconds(info.etaSeconds),
+                    etaText: info.waitTime, percent: Double(info.progressRate)),
+                replyStatus))
     }
 
     /// Sleeps on the environment's clock; false when the wait was cancelled.
@@ -410,8 +415,9 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
                     case .pass:
                         return
                     default:
-                        client.logger.warning("alive notice refused; the section slot is lost",
-                                              metadata: ["code": "\(reply.code)", "message": "\(reply.message ?? "")"])
+                        client.logger.warning(
+                            "alive notice refused; the section slot is lost",
+                            metadata: ["code": "\(reply.code)", "message": "\(reply.message ?? "")"])
                         return
                     }
                 } catch is CancellationError {
@@ -456,10 +462,12 @@ final class NetFUNNELSessionEngine: WaitingSessionEngine {
         case .failed(let status), .cancelled(let status):
             let schedule = configuration.backgroundReturnSchedule(keyTimeout: client.keyTimeout(for: entry))
             guard !schedule.delays.isEmpty else { return status }
-            client.logger.info("key return failed; returning it in the background", metadata: [
-                "key": "\(client.environment.redact(key))", "budget": "\(configuration.backgroundReturnSeconds) s",
-                "reason": "\(status.message)",
-            ])
+            client.logger.info(
+                "key return failed; returning it in the background",
+                metadata: [
+                    "key": "\(client.environment.redact(key))", "budget": "\(configuration.backgroundReturnSeconds) s",
+                    "reason": "\(status.message)"
+                ])
             context.returnInBackground(schedule: schedule, attempt: client.backgroundReturn(key, node: node, entry: entry))
             return status
         }

@@ -41,14 +41,16 @@ public struct NetFUNNELSettings: Sendable, Equatable {
     /// Reads a settings document. Throws only when it is not a JSON object.
     public init(json: JSONValue) throws(WaitingRoomError) {
         guard let object = json.objectValue else {
-            throw WaitingRoomError(.invalidResponse, vendor: NetFUNNELConfiguration.vendorID,
-                                   vendorCode: NetFUNNELStatusCode.noService.rawValue,
-                                   message: "the settings document is not a JSON object")
+            throw WaitingRoomError(
+                .invalidResponse, vendor: NetFUNNELConfiguration.vendorID,
+                vendorCode: NetFUNNELStatusCode.noService.rawValue,
+                message: "the settings document is not a JSON object")
         }
         for (field, keyPath) in [("vwrPageUrl", \NetFUNNELSettings.waitingRoomPageURL), ("errorUrl", \.errorURL)] {
             guard let value = object[field] else { continue }
             if let text = value.stringValue, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-               scheme == "https" || scheme == "http", url.host?.isEmpty == false {
+                scheme == "https" || scheme == "http", url.host?.isEmpty == false
+            {
                 self[keyPath: keyPath] = text
             } else {
                 ignored[field] = "not an http(s) URL"
@@ -58,7 +60,8 @@ public struct NetFUNNELSettings: Sendable, Equatable {
             guard let projectKey = project["projectKey"]?.stringValue else { continue }
             for segment in project["segments"]?.arrayValue ?? [] {
                 guard let segmentKey = segment["segmentKey"]?.stringValue, let seconds = segment["timeoutSec"]?.numberValue,
-                      seconds.isFinite, seconds > 0, seconds <= 86_400 else { continue }
+                    seconds.isFinite, seconds > 0, seconds <= 86_400
+                else { continue }
                 keyTimeouts[RoomKey(scope: projectKey, room: segmentKey)] = seconds
             }
         }
@@ -163,16 +166,21 @@ final class NetFUNNELSettingsLoader: Sendable {
         let vendor = NetFUNNELConfiguration.vendorID
         do {
             let response = try await environment.transport.send(
-                WaitingRoom.HTTPRequest(method: "GET", url: url.absoluteString, timeout: timeout,
-                                        label: VendorRequestLabel(vendor: vendor, kind: "settings")))
+                WaitingRoom.HTTPRequest(
+                    method: "GET", url: url.absoluteString, timeout: timeout,
+                    label: VendorRequestLabel(vendor: vendor, kind: "settings")))
             guard response.status == 200 else {
-                return .failure(WaitingRoomError(.server, vendor: vendor, vendorCode: response.status,
-                                                 message: "the settings document \(url.absoluteString) answered HTTP \(response.status)"))
+                return .failure(
+                    WaitingRoomError(
+                        .server, vendor: vendor, vendorCode: response.status,
+                        message: "the settings document \(url.absoluteString) answered HTTP \(response.status)"))
             }
             let json: JSONValue
             do { json = try JSONValue.parse(Data(response.body)) } catch {
-                return .failure(WaitingRoomError(.invalidResponse, vendor: vendor, vendorCode: NetFUNNELStatusCode.noService.rawValue,
-                                                 message: "the settings document \(url.absoluteString) is not JSON"))
+                return .failure(
+                    WaitingRoomError(
+                        .invalidResponse, vendor: vendor, vendorCode: NetFUNNELStatusCode.noService.rawValue,
+                        message: "the settings document \(url.absoluteString) is not JSON"))
             }
             return .success(try NetFUNNELSettings(json: json))
         } catch let error as WaitingRoomError {
@@ -180,8 +188,10 @@ final class NetFUNNELSettingsLoader: Sendable {
             e.message = "the settings document \(url.absoluteString) could not be fetched: \(error.message)"
             return .failure(e)
         } catch {
-            return .failure(WaitingRoomError(.networkOffline, vendor: vendor, vendorCode: NetFUNNELStatusCode.networkNotConnected.rawValue,
-                                             message: "the settings document \(url.absoluteString) could not be fetched: \(error)"))
+            return .failure(
+                WaitingRoomError(
+                    .networkOffline, vendor: vendor, vendorCode: NetFUNNELStatusCode.networkNotConnected.rawValue,
+                    message: "the settings document \(url.absoluteString) could not be fetched: \(error)"))
         }
     }
 
@@ -189,10 +199,12 @@ final class NetFUNNELSettingsLoader: Sendable {
         let logger = environment.logger(for: NetFUNNELConfiguration.vendorID)
         switch result {
         case .success(let settings):
-            logger.debug("settings applied", metadata: [
-                "vwrPageUrl": "\(settings.waitingRoomPageURL ?? "-")", "errorUrl": "\(settings.errorURL ?? "-")",
-                "maxTtl": "\(settings.maxTTL.map(String.init) ?? "-")",
-            ])
+            logger.debug(
+                "settings applied",
+                metadata: [
+                    "vwrPageUrl": "\(settings.waitingRoomPageURL ?? "-")", "errorUrl": "\(settings.errorURL ?? "-")",
+                    "maxTtl": "\(settings.maxTTL.map(String.init) ?? "-")"
+                ])
             for (field, reason) in settings.ignored.sorted(by: { $0.key < $1.key }) {
                 logger.warning("settings field ignored", metadata: ["field": "\(field)", "reason": "\(reason)"])
             }

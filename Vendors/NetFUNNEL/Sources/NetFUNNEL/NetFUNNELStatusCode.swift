@@ -105,7 +105,8 @@ public enum NetFUNNELStatusCode: Int, Sendable, CaseIterable, Codable, CustomStr
         case .continue, .continueDebug: .wait
         case .block, .macroBlock: .block
         case .postWaitingRoomClosed, .preWaitingRoomClosed, .macroBlockRoomClosed, .blockRoomClosed,
-             .waitingRoomClosed: .close
+            .waitingRoomClosed:
+            .close
         case .networkNotConnected, .networkTimeout: .networkError
         default: .serverError
         }

@@ -134,10 +134,12 @@ public final class Netfunnel {
     private func start(projectKey: String, segmentKey: String, control: ControlMode) {
         let delegate = self.delegate
         guard let provider else {
-            let message = initializationError.map { "NetFUNNEL is not initialised: \($0.message)" }
+            let message =
+                initializationError.map { "NetFUNNEL is not initialised: \($0.message)" }
                 ?? "NetFUNNEL is not initialised: call initialize(clientId:delegate:) first"
             if lastErrorBypass {
-                delegate?.nfSuccess(projectKey: projectKey, segmentKey: segmentKey, statusCode: 300, message: "Bypass (errorBypass): \(message)")
+                delegate?.nfSuccess(
+                    projectKey: projectKey, segmentKey: segmentKey, statusCode: 300, message: "Bypass (errorBypass): \(message)")
             } else {
                 delegate?.nfError(projectKey: projectKey, segmentKey: segmentKey, statusCode: 500, message: message)
             }
@@ -199,7 +201,8 @@ public final class Netfunnel {
 
     private func deliver(_ event: WaitingRoomEvent, projectKey: String, segmentKey: String, template: Bool) {
         guard let delegate else { return }
-        let p = projectKey, s = segmentKey
+        let p = projectKey
+        let s = segmentKey
         switch event {
         case .progress(let progress, let status):
             guard !template else { return }

@@ -19,7 +19,7 @@ extension NetFUNNELEmulator {
         .object([
             "clientId": .string(NetFUNNELEmulatorConfiguration.defaultClientId),
             "serverUrl": .string(server.baseURL),
-            "networkTimeout": .number(3000),
+            "networkTimeout": .number(3000)
         ])
     }
 
@@ -32,13 +32,13 @@ extension NetFUNNELEmulator {
             for (key, s) in project.segments {
                 segments[key] = .object([
                     "control": .string(s.control.rawValue), "limit": .number(Double(s.limit)),
-                    "active": .bool(s.active), "entryStatus": .string("\(s.entryStatus)"),
+                    "active": .bool(s.active), "entryStatus": .string("\(s.entryStatus)")
                 ])
             }
             projects[name] = .object(segments)
         }
         return .object([
-            "clientId": .string(configuration.clientId), "serverUrl": .string(server.baseURL), "projects": .object(projects),
+            "clientId": .string(configuration.clientId), "serverUrl": .string(server.baseURL), "projects": .object(projects)
         ])
     }
 
@@ -46,7 +46,7 @@ extension NetFUNNELEmulator {
         let configuration = self.configuration
         var lines = [
             "NetFUNNEL  clientId=\(configuration.clientId) serverUrl=\(server.baseURL)  (GET /ts.wseq, /nf-setting.json;"
-                + " a client without clientId runs in bypass mode)",
+                + " a client without clientId runs in bypass mode)"
         ]
         for (name, project) in configuration.projects.sorted(by: { $0.key < $1.key }) {
             for (key, s) in project.segments.sorted(by: { $0.key < $1.key }) {

@@ -19,10 +19,12 @@ extension NetFUNNELEmulator: EmulatorFairnessSource {
         guard let (project, segment) = Self.locate(room, in: configuration) else {
             throw EmulatorRoomError.unknownRoom(room.description)
         }
-        _ = try updateRoom([project, segment], with: .object([
-            "startsAt": startsAt.map { .number($0.timeIntervalSince1970) } ?? .null,
-            "shuffleAtStart": .bool(shuffle), "seed": .number(Double(seed % 9_000_000_000_000_000)),
-        ]))
+        _ = try updateRoom(
+            [project, segment],
+            with: .object([
+                "startsAt": startsAt.map { .number($0.timeIntervalSince1970) } ?? .null,
+                "shuffleAtStart": .bool(shuffle), "seed": .number(Double(seed % 9_000_000_000_000_000))
+            ]))
     }
 
     /// The project and segment `room` names.

@@ -9,7 +9,7 @@ extension NetFUNNELEmulator {
             keys: [
                 ("keysNeverReturned", n.keysNeverReturned), ("keysAutoReturned", n.keysAutoReturned),
                 ("waitersDropped", n.waitersDropped), ("keysIssued", n.keysIssued), ("keysReturned", n.keysReturned),
-                ("faultsInjected", n.faultsInjected), ("requestsAbandoned", n.requestsAbandoned),
+                ("faultsInjected", n.faultsInjected), ("requestsAbandoned", n.requestsAbandoned)
             ],
             holdsKeys: true,
             requests: n.requests.sorted { $0.key < $1.key }.map { ("opcode \($0.key)", $0.value) },

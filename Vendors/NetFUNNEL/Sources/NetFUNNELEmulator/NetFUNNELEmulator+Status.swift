@@ -23,11 +23,12 @@ extension NetFUNNELEmulator {
                 limit: Double(f.settings.limit), limitNote: "users inside (\(f.settings.control.rawValue) control)",
                 queuePagePath: "/_emulator/netfunnel/waiting-room.html?sid=\(Self.component(f.project))&aid=\(Self.component(f.segment))",
                 controls: [
-                    EmulatorControl(label: "Set limit", path: path, body: .object(["limit": .string("$value")]),
-                                    input: "limit", value: Double(f.settings.limit)),
+                    EmulatorControl(
+                        label: "Set limit", path: path, body: .object(["limit": .string("$value")]),
+                        input: "limit", value: Double(f.settings.limit)),
                     EmulatorControl(label: "Open", path: path, body: .object(["active": .bool(true), "entryStatus": .string("waiting")])),
                     EmulatorControl(label: "Block", path: path, body: .object(["active": .bool(true), "entryStatus": .string("block")])),
-                    EmulatorControl(label: "Deactivate", path: path, body: .object(["active": .bool(false)])),
+                    EmulatorControl(label: "Deactivate", path: path, body: .object(["active": .bool(false)]))
                 ])
         }
         let faultsPath = "/_emulator/netfunnel/faults"
@@ -38,19 +39,23 @@ extension NetFUNNELEmulator {
                 "keysIssued": Double(counters.keysIssued), "keysTaken": Double(counters.keysTaken),
                 "keysReturned": Double(counters.keysReturned), "keysAutoReturned": Double(counters.keysAutoReturned),
                 "keysHeld": Double(counters.keysHeld), "waitersLeft": Double(counters.waitersLeft),
-                "waitersDropped": Double(counters.waitersDropped), "requestsAbandoned": Double(counters.requestsAbandoned),
+                "waitersDropped": Double(counters.waitersDropped), "requestsAbandoned": Double(counters.requestsAbandoned)
             ],
             controls: [
-                EmulatorControl(label: "5× HTTP 503 on 5002", path: faultsPath,
-                                body: .object(["opcode": .number(5002), "httpStatus": .number(503), "count": .number(5)])),
-                EmulatorControl(label: "5× dropped 5101", path: faultsPath,
-                                body: .object(["opcode": .number(5101), "drop": .bool(true), "count": .number(5)])),
-                EmulatorControl(label: "5× 2 s delay on 5002", path: faultsPath,
-                                body: .object(["opcode": .number(5002), "delayMs": .number(2000), "count": .number(5)])),
-                EmulatorControl(label: "5× malformed 5004", path: faultsPath,
-                                body: .object(["opcode": .number(5004), "malformed": .bool(true), "count": .number(5)])),
+                EmulatorControl(
+                    label: "5× HTTP 503 on 5002", path: faultsPath,
+                    body: .object(["opcode": .number(5002), "httpStatus": .number(503), "count": .number(5)])),
+                EmulatorControl(
+                    label: "5× dropped 5101", path: faultsPath,
+                    body: .object(["opcode": .number(5101), "drop": .bool(true), "count": .number(5)])),
+                EmulatorControl(
+                    label: "5× 2 s delay on 5002", path: faultsPath,
+                    body: .object(["opcode": .number(5002), "delayMs": .number(2000), "count": .number(5)])),
+                EmulatorControl(
+                    label: "5× malformed 5004", path: faultsPath,
+                    body: .object(["opcode": .number(5004), "malformed": .bool(true), "count": .number(5)])),
                 EmulatorControl(label: "Clear faults", method: "DELETE", path: faultsPath),
-                EmulatorControl(label: "Reset", path: "/_emulator/netfunnel/reset"),
+                EmulatorControl(label: "Reset", path: "/_emulator/netfunnel/reset")
             ])
     }
 

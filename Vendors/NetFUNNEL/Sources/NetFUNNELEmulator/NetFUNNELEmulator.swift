@@ -109,7 +109,8 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
 
     /// NetFUNNEL admits by the segment's limit (users inside), not on request: change `limit`.
     public func admit(_ path: [String], count: Int) throws -> Int {
-        throw EmulatorRoomError.unsupported("NetFUNNEL admits by the segment's limit: POST rooms/\(path.joined(separator: "/")) {\"limit\": N}")
+        throw EmulatorRoomError.unsupported(
+            "NetFUNNEL admits by the segment's limit: POST rooms/\(path.joined(separator: "/")) {\"limit\": N}")
     }
 
     // MARK: answering
@@ -138,7 +139,8 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     /// The `/ts.wseq` request `head` carries (`query`: the text after `?`).
     static func incoming(_ head: HTTPTypes.HTTPRequest, query: some StringProtocol) -> NetFUNNELIncomingRequest {
         let (host, port) = hostAndPort(authority: head.authority)
-        let clientIP = forwardedFor.flatMap { head.headerFields[$0] }?.split(separator: ",").first
+        let clientIP =
+            forwardedFor.flatMap { head.headerFields[$0] }?.split(separator: ",").first
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? "127.0.0.1"
         return NetFUNNELIncomingRequest(parameters: decodeQuery(String(query)), clientIP: clientIP, host: host, port: port)
     }
@@ -174,10 +176,11 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
         if let fault {
             // a delayed request is counted when handled (or abandoned), a lost reply's request
             // by the state machine that handles it
-            let handledLater = switch fault.action {
-            case .delay, .loseReply: true
-            default: false
-            }
+            let handledLater =
+                switch fault.action {
+                case .delay, .loseReply: true
+                default: false
+                }
             state.withLockedValue { $0.countFault(opcode: opcode, request: !handledLater) }
         }
         return fault
@@ -185,7 +188,8 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
 
     /// Answers `request` with `fault` applied (a delay is left to the caller, in ``Answer/delay``).
     func answer(_ request: NetFUNNELIncomingRequest, fault: NetFUNNELFault?) -> Answer {
-        let host = request.host, port = request.port
+        let host = request.host
+        let port = request.port
         var delay: Duration?
         switch fault?.action {
         case .dropConnection?:
@@ -202,11 +206,13 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
                 status: 200, contentType: "application/javascript; charset=utf-8",
                 body: "NetFunnel.gControl.result='50", drop: false, delay: nil)
         case .forceCode(let code)?:
-            var reply = NetFUNNELReply(code: code, parameters: [
-                .init("key", request.parameters["key"] ?? ""), .init("nwait", "0"), .init("nnext", "0"),
-                .init("tps", "0.000000"), .init("ttl", "1"), .init("ip", host), .init("port", String(port)),
-                .init("msg", "\"forced by the emulator\""),
-            ])
+            var reply = NetFUNNELReply(
+                code: code,
+                parameters: [
+                    .init("key", request.parameters["key"] ?? ""), .init("nwait", "0"), .init("nnext", "0"),
+                    .init("tps", "0.000000"), .init("ttl", "1"), .init("ip", host), .init("port", String(port)),
+                    .init("msg", "\"forced by the emulator\"")
+                ])
             if request.wantsJavaScript {
                 reply.envelope = .javascript(prefix: request.parameters["prefix"] ?? "")
                 let opcode = request.opcode ?? 0
@@ -219,7 +225,8 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
             break
         }
         let now = clock.now()
-        let opcode = request.opcode, javaScript = request.wantsJavaScript
+        let opcode = request.opcode
+        let javaScript = request.wantsJavaScript
         let reply = state.withLockedValue { $0.handle(request, opcode: opcode, javaScript: javaScript, now: now) }
         return render(reply, javascript: javaScript, delay: delay)
     }
@@ -281,7 +288,10 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
             while index < raw.count {
                 let byte = raw[index]
                 if byte == UInt8(ascii: "%") {
-                    guard index + 2 < raw.count, let high = hex(raw[index + 1]), let low = hex(raw[index + 2]) else { valid = false; break }
+                    guard index + 2 < raw.count, let high = hex(raw[index + 1]), let low = hex(raw[index + 2]) else {
+                        valid = false
+                        break
+                    }
                     bytes.append(high << 4 | low)
                     index += 3
                 } else {
@@ -309,7 +319,9 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
         }
         if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last, isBlank(first) || isBlank(last) {
             let scalars = text.unicodeScalars
-            guard let start = scalars.firstIndex(where: { !isBlank($0) }), let end = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
+            guard let start = scalars.firstIndex(where: { !isBlank($0) }), let end = scalars.lastIndex(where: { !isBlank($0) }) else {
+                return ""
+            }
             return String(scalars[start...end])
         }
         return text
@@ -324,13 +336,14 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
             var segments: [JSONValue] = []
             for segmentKey in project.segments.keys.sorted() {
                 guard let s = project.segments[segmentKey] else { continue }
-                segments.append(.object([
-                    "segmentKey": .string(segmentKey), "controlType": .string(s.control.rawValue),
-                    "active": .bool(s.active), "entryStatus": .string(s.entryStatus.rawValue),
-                    "limitedInflow": .number(Double(s.limit)), "timeoutSec": .number(s.timeoutSeconds),
-                    "aliveCycleSec": .number(Double(s.aliveCycleSeconds)), "aliveExpirySec": .number(s.aliveExpirySeconds),
-                    "ttlRange": .array([.number(Double(s.ttlMin)), .number(Double(s.ttlMax))]), "triggerRules": .array([]),
-                ]))
+                segments.append(
+                    .object([
+                        "segmentKey": .string(segmentKey), "controlType": .string(s.control.rawValue),
+                        "active": .bool(s.active), "entryStatus": .string(s.entryStatus.rawValue),
+                        "limitedInflow": .number(Double(s.limit)), "timeoutSec": .number(s.timeoutSeconds),
+                        "aliveCycleSec": .number(Double(s.aliveCycleSeconds)), "aliveExpirySec": .number(s.aliveExpirySeconds),
+                        "ttlRange": .array([.number(Double(s.ttlMin)), .number(Double(s.ttlMax))]), "triggerRules": .array([])
+                    ]))
             }
             projects.append(.object(["projectKey": .string(projectKey), "segments": .array(segments)]))
         }
@@ -339,7 +352,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
             "vwrPageUrl": .string(baseURL + "/_emulator/netfunnel/waiting-room.html"),
             "errorUrl": .string(baseURL + "/_emulator/netfunnel/error.html"),
             "networkTimeout": .number(3000), "retryCount": .number(0), "maxTtl": .number(30),
-            "projects": .array(projects),
+            "projects": .array(projects)
         ])
     }
 
@@ -371,9 +384,11 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
                 answer = self.answer(incoming, fault: fault)
             }
             if answer.drop {
-                return Response(status: .ok, headers: [.contentLength: "4096"], body: ResponseBody(contentLength: 4096) { _ in
-                    throw DroppedConnection()
-                })
+                return Response(
+                    status: .ok, headers: [.contentLength: "4096"],
+                    body: ResponseBody(contentLength: 4096) { _ in
+                        throw DroppedConnection()
+                    })
             }
             return Self.text(answer.body, status: answer.status, contentType: answer.contentType)
         }
@@ -428,14 +443,16 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
         addAdminRoutes(to: router)
         router.get("/_emulator/netfunnel/waiting-room.html") { request, _ -> Response in
             let query = Self.decodeQuery(request.uri.query ?? "")
-            let project = query["sid"] ?? "", segment = query["aid"] ?? ""
+            let project = query["sid"] ?? ""
+            let segment = query["aid"] ?? ""
             let message = self.state.withLockedValue { $0.segment(project: project, segment: segment)?.liveMessage } ?? ""
             let html = NetFUNNELWaitingRoomHTML.render(project: project, segment: segment, target: query["target"], liveMessage: message)
             return Self.text(html, status: 200, contentType: "text/html; charset=utf-8")
         }
         router.get("/_emulator/netfunnel/target.html") { request, _ -> Response in
             let query = Self.decodeQuery(request.uri.query ?? "")
-            let html = NetFUNNELWaitingRoomHTML.target(project: query["sid"] ?? "", segment: query["aid"] ?? "", result: query["netfunnel"] ?? "")
+            let html = NetFUNNELWaitingRoomHTML.target(
+                project: query["sid"] ?? "", segment: query["aid"] ?? "", result: query["netfunnel"] ?? "")
             return Self.text(html, status: 200, contentType: "text/html; charset=utf-8")
         }
     }
@@ -476,11 +493,12 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     static func text(_ text: String, status: Int, contentType: String) -> Response {
         var buffer = ByteBufferAllocator().buffer(capacity: text.utf8.count)
         buffer.writeString(text)
-        let headers: HTTPFields = switch contentType {
-        case javaScriptType: javaScriptHeaders  // every `/ts.wseq` reply: built once
-        case plainType: plainHeaders
-        default: [.contentType: contentType]
-        }
+        let headers: HTTPFields =
+            switch contentType {
+            case javaScriptType: javaScriptHeaders  // every `/ts.wseq` reply: built once
+            case plainType: plainHeaders
+            default: [.contentType: contentType]
+            }
         return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 

@@ -138,7 +138,7 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
         return NetFUNNELEmulatorConfiguration(projects: [
             "service_1": Project(segments: [
                 "segKey_basic": basic, "segKey_section": section, "segKey_block": block,
-                "act_8": deployed, "act_10": deployed,
+                "act_8": deployed, "act_10": deployed
             ])
         ])
     }
@@ -199,7 +199,7 @@ extension NetFUNNELEmulatorConfiguration.Segment {
     static let fieldNames: Set<String> = [
         "control", "limit", "active", "entryStatus", "whitelist", "blacklist", "repeatBlock", "timeoutSec",
         "aliveCycleSec", "aliveExpirySec", "retentionSec", "ttlMin", "ttlMax", "tpsWindowSec", "vwrPageUrl",
-        "liveMessage", "startsAt", "shuffleAtStart", "seed",
+        "liveMessage", "startsAt", "shuffleAtStart", "seed"
     ]
 
     /// Reads a segment (or a partial update applied to `base`); a `"+SECONDS"` start counts from `now`.
@@ -261,11 +261,11 @@ extension NetFUNNELEmulatorConfiguration.Segment {
             "aliveCycleSec": .number(Double(aliveCycleSeconds)), "aliveExpirySec": .number(aliveExpirySeconds),
             "retentionSec": .number(retentionSeconds), "ttlMin": .number(Double(ttlMin)),
             "ttlMax": .number(Double(ttlMax)), "tpsWindowSec": .number(tpsWindowSeconds),
-            "liveMessage": .string(liveMessage),
+            "liveMessage": .string(liveMessage)
         ]
         if let repeatBlock {
             object["repeatBlock"] = .object([
-                "limitPerSecond": .number(Double(repeatBlock.limitPerSecond)), "blockSec": .number(repeatBlock.blockSeconds),
+                "limitPerSecond": .number(Double(repeatBlock.limitPerSecond)), "blockSec": .number(repeatBlock.blockSeconds)
             ])
         }
         if let vwrPageURL { object["vwrPageUrl"] = .string(vwrPageURL) }

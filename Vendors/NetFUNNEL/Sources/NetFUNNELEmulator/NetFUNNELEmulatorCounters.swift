@@ -40,7 +40,7 @@ public struct NetFUNNELEmulatorCounters: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case requests, replies, keysIssued, keysTaken, keysReturned, keysAutoReturned, keysHeld, waiting, waitersLeft,
-             waitersDropped, faultsInjected, requestsAbandoned, keysNeverReturned
+            waitersDropped, faultsInjected, requestsAbandoned, keysNeverReturned
     }
 
     public init(from decoder: any Decoder) throws {

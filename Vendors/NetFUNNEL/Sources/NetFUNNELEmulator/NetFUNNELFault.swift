@@ -81,14 +81,15 @@ public struct NetFUNNELFault: Sendable, Equatable {
 
     /// The kit's fault this stands for.
     public var emulatorFault: EmulatorFault {
-        let kitAction: EmulatorFault.Action = switch action {
-        case .delay(let d): .delay(d)
-        case .dropConnection: .drop
-        case .loseReply: .vendor("loseReply", nil)
-        case .httpStatus(let s): .status(s)
-        case .malformedBody: .garbage
-        case .forceCode(let c): .vendor("code", c)
-        }
+        let kitAction: EmulatorFault.Action =
+            switch action {
+            case .delay(let d): .delay(d)
+            case .dropConnection: .drop
+            case .loseReply: .vendor("loseReply", nil)
+            case .httpStatus(let s): .status(s)
+            case .malformedBody: .garbage
+            case .forceCode(let c): .vendor("code", c)
+            }
         return EmulatorFault(kitAction, on: opcode.map(String.init) ?? EmulatorFault.anyRequest, count: remaining)
     }
 

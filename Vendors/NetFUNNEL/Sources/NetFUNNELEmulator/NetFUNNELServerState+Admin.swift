@@ -59,7 +59,7 @@ extension NetFUNNELServerState {
                     "waiting": .number(Double(runtime.queue.count)),
                     "admitted": .number(Double(runtime.admitted.count)),
                     "admittedTotal": .number(Double(runtime.admittedTotal)),
-                    "tps": .string(Self.tpsText(runtime, settings, now: now)),
+                    "tps": .string(Self.tpsText(runtime, settings, now: now))
                 ])
             }
             projects[projectKey] = .object(["segments": .object(segments)])
@@ -85,10 +85,11 @@ extension NetFUNNELServerState {
         for (projectKey, project) in configuration.projects.sorted(by: { $0.key < $1.key }) {
             for (segmentKey, settings) in project.segments.sorted(by: { $0.key < $1.key }) {
                 let runtime = runtimes[SegmentID(project: projectKey, segment: segmentKey)] ?? SegmentRuntime()
-                out.append(SegmentFigures(
-                    project: projectKey, segment: segmentKey, settings: settings, waiting: runtime.queue.count,
-                    inside: runtime.admitted.count, admittedTotal: runtime.admittedTotal,
-                    tps: Double(Self.tpsText(runtime, settings, now: now)) ?? 0))
+                out.append(
+                    SegmentFigures(
+                        project: projectKey, segment: segmentKey, settings: settings, waiting: runtime.queue.count,
+                        inside: runtime.admitted.count, admittedTotal: runtime.admittedTotal,
+                        tps: Double(Self.tpsText(runtime, settings, now: now)) ?? 0))
             }
         }
         return out

@@ -76,7 +76,9 @@ extension NetFUNNELServerState {
     /// lie between those already in line and those issued later: each takes one of those ids as
     /// its place, in the drawn order, and the line stays sorted.
     private mutating func release(_ id: SegmentID, now: Date) {
-        guard let runtime = runtimes[id], runtime.schedule.prequeue.heldCount > 0 || runtime.schedule.prequeue.startsAt != nil else { return }
+        guard let runtime = runtimes[id], runtime.schedule.prequeue.heldCount > 0 || runtime.schedule.prequeue.startsAt != nil else {
+            return
+        }
         let order = runtimes[id, default: SegmentRuntime()].schedule.prequeue.release(now: now).filter { tickets[$0] != nil }
         guard !order.isEmpty else { return }
         let places = order.sorted()
@@ -95,7 +97,9 @@ extension NetFUNNELServerState {
     /// A scheduled segment's admission: while fewer than `limit` users are inside, the front of
     /// the line is let in (its next 5002 answers 200).
     mutating func grantInOrder(_ id: SegmentID, limit: Int, now: Date) {
-        guard scheduledSegments.contains(id), let runtime = runtimes[id], !runtime.queue.isEmpty, runtime.admitted.count < limit else { return }
+        guard scheduledSegments.contains(id), let runtime = runtimes[id], !runtime.queue.isEmpty, runtime.admitted.count < limit else {
+            return
+        }
         var r = runtimes.removeValue(forKey: id) ?? SegmentRuntime()  // in place: no copy of the line
         var letIn = 0
         while r.admitted.count < limit, !r.queue.isEmpty {
@@ -116,8 +120,10 @@ extension NetFUNNELServerState {
 
     /// The answer to a held ticket: 201 (keep polling) with its key, the users held as `nwait`
     /// and, as `ttl`, the time to the start within the segment's `ttlMin`…`ttlMax`.
-    mutating func heldAnswer(_ ticketID: Int, settings: NetFUNNELEmulatorConfiguration.Segment,
-                             request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
+    mutating func heldAnswer(
+        _ ticketID: Int, settings: NetFUNNELEmulatorConfiguration.Segment,
+        request: NetFUNNELIncomingRequest, now: Date
+    ) -> NetFUNNELReply {
         guard let ticket = tickets[ticketID] else { return NetFUNNELReply(code: NetFUNNELStatusCode.noKey.rawValue, parameters: []) }
         tickets[ticketID]?.lastSeen = now
         tickets[ticketID]?.checkEnterCount += 1
@@ -135,6 +141,7 @@ extension NetFUNNELServerState {
     func admissionRecord(project: String, segment: String) -> EmulatorAdmissionRecord? {
         guard let settings = self.segment(project: project, segment: segment) else { return nil }
         let runtime = runtimes[SegmentID(project: project, segment: segment)] ?? SegmentRuntime()
-        return runtime.schedule.log.record(startsAt: settings.startsAt ?? runtime.schedule.prequeue.startsAt, shuffled: settings.shuffleAtStart)
+        return runtime.schedule.log.record(
+            startsAt: settings.startsAt ?? runtime.schedule.prequeue.startsAt, shuffled: settings.shuffleAtStart)
     }
 }

@@ -60,7 +60,8 @@ public struct NetFUNNELServerState: Sendable {
         /// tickets join at the back in the order they are issued and leave from anywhere, so the
         /// queue stays sorted and a place is found by bisection, not by a scan of everyone ahead.
         func position(of ticketID: Int) -> Int {
-            var low = 0, high = queue.count
+            var low = 0
+            var high = queue.count
             while low < high {
                 let middle = (low + high) / 2
                 if queue[middle] < ticketID { low = middle + 1 } else { high = middle }
@@ -287,7 +288,6 @@ public struct NetFUNNELServerState: Sendable {
         Self.rotate(&tickets.values[index], fresh: fresh, presented: presented)
     }
 
-
     private static func rotate(_ ticket: inout Ticket, fresh: String, presented: String) {
         ticket.graceKey = presented.isEmpty ? ticket.key : presented
         ticket.key = fresh
@@ -296,8 +296,10 @@ public struct NetFUNNELServerState: Sendable {
     }
 
     /// Admits the ticket when it is within the free slots at the front of the line, else 201.
-    private mutating func advance(_ ticketID: Int, settings: NetFUNNELEmulatorConfiguration.Segment,
-                                  request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
+    private mutating func advance(
+        _ ticketID: Int, settings: NetFUNNELEmulatorConfiguration.Segment,
+        request: NetFUNNELIncomingRequest, now: Date
+    ) -> NetFUNNELReply {
         guard var ticket = tickets[ticketID], let runtime = runtimes[ticket.segment] else { return error(.noKey, "no key") }
         if case .admitted = ticket.phase {  // let in by the scheduled segment's in-order admission
             tickets[ticketID]?.lastSeen = now
@@ -307,7 +309,8 @@ public struct NetFUNNELServerState: Sendable {
         ticket.lastSeen = now
         ticket.checkEnterCount += 1
         // The runtime is changed in place (a copy would copy the line and the admitted set).
-        let (position, count, admitted) = Self.place(ticketID, limit: settings.limit, now: now, in: &runtimes[ticket.segment, default: SegmentRuntime()])
+        let (position, count, admitted) = Self.place(
+            ticketID, limit: settings.limit, now: now, in: &runtimes[ticket.segment, default: SegmentRuntime()])
         if admitted {
             ticket.phase = .admitted(since: now)
             tickets[ticketID] = ticket
@@ -331,7 +334,9 @@ public struct NetFUNNELServerState: Sendable {
 
     /// The ticket's place in line and the line's length; admits it (out of the line, into the
     /// admitted set) when it stands within the free slots at the front.
-    private static func place(_ ticketID: Int, limit: Int, now: Date, in runtime: inout SegmentRuntime) -> (position: Int, count: Int, admitted: Bool) {
+    private static func place(_ ticketID: Int, limit: Int, now: Date, in runtime: inout SegmentRuntime) -> (
+        position: Int, count: Int, admitted: Bool
+    ) {
         let position = runtime.position(of: runtime.rank(of: ticketID))
         let free = max(0, limit - runtime.admitted.count)
         guard position < free else { return (position, runtime.queue.count, false) }
@@ -397,8 +402,8 @@ public struct NetFUNNELServerState: Sendable {
     /// count; an older key of a live ticket is ``Lookup/superseded``.
     private func lookup(_ request: NetFUNNELIncomingRequest) -> Lookup? {
         guard let key = request.parameters["key"], !key.isEmpty, let id = KeyPrint.ticketID(of: key), let ticket = tickets[id],
-              ticket.remembers(key),
-              let settings = segment(project: ticket.segment.project, segment: ticket.segment.segment)
+            ticket.remembers(key),
+            let settings = segment(project: ticket.segment.project, segment: ticket.segment.segment)
         else { return nil }
         let match: KeyMatch = key == ticket.key || key == ticket.graceKey ? .current : .superseded
         if match == .superseded, configuration.strictKeys { return .superseded }
@@ -427,8 +432,10 @@ public struct NetFUNNELServerState: Sendable {
     }
 
     /// White list (303), black list (302) and Repeated Request Block (302).
-    private mutating func screen(_ request: NetFUNNELIncomingRequest, settings: NetFUNNELEmulatorConfiguration.Segment,
-                                 segment: SegmentID, now: Date) -> NetFUNNELReply? {
+    private mutating func screen(
+        _ request: NetFUNNELIncomingRequest, settings: NetFUNNELEmulatorConfiguration.Segment,
+        segment: SegmentID, now: Date
+    ) -> NetFUNNELReply? {
         let user = request.parameters["user_data"] ?? ""
         func listed(_ list: [String]) -> Bool {
             !list.isEmpty && ((!user.isEmpty && list.contains(user)) || (!request.clientIP.isEmpty && list.contains(request.clientIP)))
@@ -457,8 +464,10 @@ public struct NetFUNNELServerState: Sendable {
         return nil
     }
 
-    mutating func flow(_ code: NetFUNNELStatusCode, key: String, settings: NetFUNNELEmulatorConfiguration.Segment,
-                               request: NetFUNNELIncomingRequest, now: Date, segment: SegmentID) -> NetFUNNELReply {
+    mutating func flow(
+        _ code: NetFUNNELStatusCode, key: String, settings: NetFUNNELEmulatorConfiguration.Segment,
+        request: NetFUNNELIncomingRequest, now: Date, segment: SegmentID
+    ) -> NetFUNNELReply {
         let host = NetFUNNELReply.nodeHost(configuration.advertisedHost ?? request.host)
         let port = configuration.advertisedPort ?? request.port
         let encodedPage: String
@@ -467,13 +476,16 @@ public struct NetFUNNELServerState: Sendable {
         } else {
             encodedPage = encodedPageMemo.encoded(host: request.host, port: request.port)
         }
-        return NetFUNNELReply(code: code.rawValue, parameters: [
-            .init("key", key), .init("nwait", "0"), .init("nnext", "0"),
-            .init("tps", tpsText(segment, settings, now: now)), .init("ttl", "0"),
-            .init("ip", host), .init("port", String(port)),
-            .init("vwr_html", encodedPage), .init("vwr_type", ""), .init("live_message", NetFUNNELReply.encodeValue(settings.liveMessage)),
-            .init("chk_enter_cnt", code == .success ? "1" : "0"), .init("sticky", "nf4"),
-        ])
+        return NetFUNNELReply(
+            code: code.rawValue,
+            parameters: [
+                .init("key", key), .init("nwait", "0"), .init("nnext", "0"),
+                .init("tps", tpsText(segment, settings, now: now)), .init("ttl", "0"),
+                .init("ip", host), .init("port", String(port)),
+                .init("vwr_html", encodedPage), .init("vwr_type", ""),
+                .init("live_message", NetFUNNELReply.encodeValue(settings.liveMessage)),
+                .init("chk_enter_cnt", code == .success ? "1" : "0"), .init("sticky", "nf4")
+            ])
     }
 
     private func error(_ code: NetFUNNELStatusCode, _ message: String) -> NetFUNNELReply {

@@ -18,7 +18,7 @@ enum NetFUNNELWaitingRoomHTML {
         guard let target, !target.isEmpty else { return nil }
         if target.hasPrefix("/") && !target.hasPrefix("//") { return target }
         let lower = target.lowercased()
-        if (lower.hasPrefix("http://") || lower.hasPrefix("https://")), URL(string: target)?.host != nil { return target }
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://"), URL(string: target)?.host != nil { return target }
         return nil
     }
 
@@ -28,33 +28,34 @@ enum NetFUNNELWaitingRoomHTML {
 
     /// The page for segment `aid` of project `sid`; `liveMessage` is the segment's message when the page is served.
     static func render(project: String, segment: String, target: String?, liveMessage: String) -> String {
-        let destination = safeTarget(target)
+        let destination =
+            safeTarget(target)
             ?? "/_emulator/netfunnel/target.html?sid=\(component(project))&aid=\(component(segment))"
         return """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
-        <title>NetFUNNEL emulator waiting room \(escape(segment))</title>
-        <style>\(NetFUNNELWaitingRoomStyle.css)</style></head>
-        <body>
-        <main id="room" data-sid="\(escape(project))" data-aid="\(escape(segment))" data-target="\(escape(destination))">
-        <p class="vendor">NetFUNNEL emulator · project <code>\(escape(project))</code> · segment <code>\(escape(segment))</code></p>
-        <h1 id="title">Please wait: you are in line</h1>
-        <p id="message" class="message"\(liveMessage.isEmpty ? " hidden" : "")>\(escape(liveMessage))</p>
-        <dl class="figures">
-        <div><dt id="ahead-label">Users ahead of you</dt><dd id="ahead" aria-labelledby="ahead-label">…</dd></div>
-        <div><dt id="behind-label">Behind you</dt><dd id="behind" aria-labelledby="behind-label">…</dd></div>
-        <div><dt id="eta-label">Expected wait</dt><dd id="eta" aria-labelledby="eta-label">…</dd></div>
-        </dl>
-        <div class="bar" id="progress" role="progressbar" aria-label="Your progress through the line"
-             aria-valuemin="0" aria-valuemax="100" aria-valuenow="0"><div class="fill" style="width:0%"></div></div>
-        <p id="status" role="status" aria-live="polite">Taking a place in line…</p>
-        <p class="meta">Result code <code id="code">–</code> · polls <span id="polls">0</span></p>
-        <noscript><p>This waiting room needs JavaScript: it asks the NetFUNNEL server for your place every few seconds.</p></noscript>
-        </main>
-        <script>\(NetFUNNELWaitingRoomScript.js)</script>
-        </body></html>
-        """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
+            <title>NetFUNNEL emulator waiting room \(escape(segment))</title>
+            <style>\(NetFUNNELWaitingRoomStyle.css)</style></head>
+            <body>
+            <main id="room" data-sid="\(escape(project))" data-aid="\(escape(segment))" data-target="\(escape(destination))">
+            <p class="vendor">NetFUNNEL emulator · project <code>\(escape(project))</code> · segment <code>\(escape(segment))</code></p>
+            <h1 id="title">Please wait: you are in line</h1>
+            <p id="message" class="message"\(liveMessage.isEmpty ? " hidden" : "")>\(escape(liveMessage))</p>
+            <dl class="figures">
+            <div><dt id="ahead-label">Users ahead of you</dt><dd id="ahead" aria-labelledby="ahead-label">…</dd></div>
+            <div><dt id="behind-label">Behind you</dt><dd id="behind" aria-labelledby="behind-label">…</dd></div>
+            <div><dt id="eta-label">Expected wait</dt><dd id="eta" aria-labelledby="eta-label">…</dd></div>
+            </dl>
+            <div class="bar" id="progress" role="progressbar" aria-label="Your progress through the line"
+                 aria-valuemin="0" aria-valuemax="100" aria-valuenow="0"><div class="fill" style="width:0%"></div></div>
+            <p id="status" role="status" aria-live="polite">Taking a place in line…</p>
+            <p class="meta">Result code <code id="code">–</code> · polls <span id="polls">0</span></p>
+            <noscript><p>This waiting room needs JavaScript: it asks the NetFUNNEL server for your place every few seconds.</p></noscript>
+            </main>
+            <script>\(NetFUNNELWaitingRoomScript.js)</script>
+            </body></html>
+            """
     }
 
     /// The default target: where the page sends a user after the key was returned.

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
-import WaitingRoomHTTP
 
 /// Serves the emulator for `bench/wrk.sh`: `WR_BENCH_SERVE=1 WR_BENCH_PORT=18181
 /// WR_BENCH_SECONDS=30 WR_BENCH_URL_FILE=/tmp/url swift test -c release --filter benchServeEmulator`.
@@ -23,14 +24,16 @@ struct BenchServeTests {
         let server = try await emulator.start(host: "127.0.0.1", port: port)
         let base = server.baseURL
         func call(_ query: String) async throws -> NetFUNNELReply {
-            let response = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(url: base + "/ts.wseq?" + query, timeout: .seconds(5)))
+            let response = try await AsyncHTTPTransport.shared.send(
+                WaitingRoom.HTTPRequest(url: base + "/ts.wseq?" + query, timeout: .seconds(5)))
             return try NetFUNNELReply.parse(response.body)
         }
         let first = try await call("opcode=5101&nfid=0&sid=service_1&aid=bench&js=yes")
         let second = try await call("opcode=5101&nfid=0&sid=service_1&aid=bench&js=yes")
         #expect(first.code == 200 && second.code == 201)
         let key = second.key ?? ""
-        let path = "/ts.wseq?opcode=5002&key=\(key)&nfid=0&prefix=NetFunnel.gRtype%3D5002%3B&ttl=1&sid=service_1&aid=bench&js=yes&1712345678901"
+        let path =
+            "/ts.wseq?opcode=5002&key=\(key)&nfid=0&prefix=NetFunnel.gRtype%3D5002%3B&ttl=1&sid=service_1&aid=bench&js=yes&1712345678901"
         if let file = env["WR_BENCH_URL_FILE"] {
             try (base + path).write(toFile: file, atomically: true, encoding: .utf8)
         }

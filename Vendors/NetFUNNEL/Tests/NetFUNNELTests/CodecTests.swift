@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NetFUNNEL
 
 @Suite("NetFUNNEL codec")
@@ -11,7 +12,10 @@ struct CodecTests {
             opcode: .issueAndEnter, projectKey: "service_1", segmentKey: "segKey_8612", userData: "user 1",
             timestampMillis: 1_712_345_678_901)
         #expect(request.queryItems.map(\.name) == ["opcode", "nfid", "prefix", "sid", "aid", "js", "user_data", "1712345678901"])
-        #expect(request.query == "opcode=5101&nfid=0&prefix=NetFunnel.gRtype%3D5101%3B&sid=service_1&aid=segKey_8612&js=yes&user_data=user%201&1712345678901")
+        #expect(
+            request.query
+                == "opcode=5101&nfid=0&prefix=NetFunnel.gRtype%3D5101%3B&sid=service_1&aid=segKey_8612&js=yes&user_data=user%201&1712345678901"
+        )
         let url = try #require(request.url(base: URL(string: "https://tenant-0001.example.test")!))
         #expect(url.absoluteString.hasPrefix("https://tenant-0001.example.test/ts.wseq?opcode=5101&"))
     }

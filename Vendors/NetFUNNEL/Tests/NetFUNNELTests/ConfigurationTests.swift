@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WaitingRoom
-import WaitingRoomTesting
-@testable import NetFUNNEL
 import WaitingRoomHTTP
+import WaitingRoomTesting
+
+@testable import NetFUNNEL
 
 @Suite("NetFUNNEL configuration")
 struct ConfigurationTests {
@@ -17,15 +18,19 @@ struct ConfigurationTests {
     }
 
     @Test func readsEveryOptionByTheAgentsName() throws {
-        let config = try NetFUNNELConfiguration(json: try JSONValue.parse("""
-            {"clientId": "stclab-0000", "serverUrl": "https://nf.example.test", "errorUrl": "https://nf.example.test/error",
-             "networkTimeout": 5000, "retryCount": 2, "printLog": true, "useNetfunnelTemplate": false,
-             "errorBypass": true, "userId": "user_67890", "useNetworkRecoveryMode": true}
-            """))
-        #expect(config == NetFUNNELConfiguration(
-            clientId: "stclab-0000", serverUrl: "https://nf.example.test", errorUrl: "https://nf.example.test/error",
-            networkTimeout: 5000, retryCount: 2, printLog: true, useNetfunnelTemplate: false, errorBypass: true,
-            userId: "user_67890", useNetworkRecoveryMode: true))
+        let config = try NetFUNNELConfiguration(
+            json: try JSONValue.parse(
+                """
+                {"clientId": "stclab-0000", "serverUrl": "https://nf.example.test", "errorUrl": "https://nf.example.test/error",
+                 "networkTimeout": 5000, "retryCount": 2, "printLog": true, "useNetfunnelTemplate": false,
+                 "errorBypass": true, "userId": "user_67890", "useNetworkRecoveryMode": true}
+                """))
+        #expect(
+            config
+                == NetFUNNELConfiguration(
+                    clientId: "stclab-0000", serverUrl: "https://nf.example.test", errorUrl: "https://nf.example.test/error",
+                    networkTimeout: 5000, retryCount: 2, printLog: true, useNetfunnelTemplate: false, errorBypass: true,
+                    userId: "user_67890", useNetworkRecoveryMode: true))
         #expect(NetFUNNELConfiguration.vendorID == "netfunnel")
         let defaults = try NetFUNNELConfiguration(json: .object([:]))
         #expect(defaults.networkTimeout == 3000 && defaults.retryCount == 0 && defaults.useNetfunnelTemplate)
@@ -77,8 +82,9 @@ struct ConfigurationTests {
         #expect(!client.isAllowedHost("10.0.0.7"))
         let reply = try NetFUNNELReply.parse("200:key=K&ip=node3.netfunnel.stclab.com&port=8443")
         #expect(client.allowedNode(from: reply) == NetFUNNELNode(host: "node3.netfunnel.stclab.com", port: 8443))
-        #expect(client.baseURL(for: NetFUNNELNode(host: "node3.netfunnel.stclab.com", port: 443)).absoluteString
-            == "https://node3.netfunnel.stclab.com")
+        #expect(
+            client.baseURL(for: NetFUNNELNode(host: "node3.netfunnel.stclab.com", port: 443)).absoluteString
+                == "https://node3.netfunnel.stclab.com")
         let loopback = try NetFUNNELClient(
             configuration: .init(serverUrl: "http://127.0.0.1:9"), serverURL: URL(string: "http://127.0.0.1:9")!,
             environment: environment)
@@ -89,7 +95,8 @@ struct ConfigurationTests {
 
     @Test func providerRefusesAnEmptyRoom() throws {
         let provider = try NetFUNNELProvider(
-            configuration: .init(serverUrl: "http://127.0.0.1:9"), environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
+            configuration: .init(serverUrl: "http://127.0.0.1:9"),
+            environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
         #expect(throws: WaitingRoomError.self) { try provider.enqueue(Entry(room: RoomKey(scope: "", room: "s"))) }
     }
 

@@ -40,12 +40,14 @@ final class NetFUNNELConformanceEmulator: ConformanceEmulator {
             tweak(&s)
             return s
         }
-        return NetFUNNELEmulatorConfiguration(projects: [project: .init(segments: [
-            ConformanceRoom.open.rawValue: segment { _ in },
-            ConformanceRoom.queue.rawValue: segment { $0.limit = 0 },
-            ConformanceRoom.block.rawValue: segment { $0.entryStatus = .block },
-            ConformanceRoom.closed.rawValue: segment { $0.active = false },
-        ])])
+        return NetFUNNELEmulatorConfiguration(projects: [
+            project: .init(segments: [
+                ConformanceRoom.open.rawValue: segment { _ in },
+                ConformanceRoom.queue.rawValue: segment { $0.limit = 0 },
+                ConformanceRoom.block.rawValue: segment { $0.entryStatus = .block },
+                ConformanceRoom.closed.rawValue: segment { $0.active = false }
+            ])
+        ])
     }
 
     func room(_ behaviour: ConformanceRoom) -> RoomKey { RoomKey(scope: Self.project, room: behaviour.rawValue) }
@@ -101,7 +103,7 @@ final class NetFUNNELConformanceEmulator: ConformanceEmulator {
         requests: [
             ConformanceRequestKind("5101", phase: .entry),
             ConformanceRequestKind("5002", phase: .waiting),
-            ConformanceRequestKind("5004", phase: .completion),
+            ConformanceRequestKind("5004", phase: .completion)
         ],
         attemptsPerRequest: 1,
         retryBudget: .seconds(5),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomTesting
+
 @testable import NetFUNNEL
 
 /// Issue 25 §3: NetFUNNEL's 1001 comes from the connectivity monitor.
@@ -15,8 +16,10 @@ struct ConnectionStateTests {
 
     func outcome(_ monitor: any ConnectivityMonitor) async throws -> WaitingRoomError? {
         let c = NetFUNNELConfiguration(clientId: "emulator-0000", serverUrl: "https://nf.example", networkTimeout: 500)
-        let provider = try NetFUNNELProvider(configuration: c, environment: ProviderEnvironment(transport: Self.timingOut(), connectivity: monitor))
-        guard case .failed(let error) = await (try provider.enqueue(Entry(room: RoomKey(scope: "service_1", room: "act_10")))).outcome() else {
+        let provider = try NetFUNNELProvider(
+            configuration: c, environment: ProviderEnvironment(transport: Self.timingOut(), connectivity: monitor))
+        guard case .failed(let error) = await (try provider.enqueue(Entry(room: RoomKey(scope: "service_1", room: "act_10")))).outcome()
+        else {
             return nil
         }
         return error

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
-import WaitingRoomHTTP
 
 /// Nothing lost when a process dies: every key is in the journal of a durable store before the
 /// app sees it, and the next process returns what a dead one held (issue 27 §3).
@@ -28,9 +29,11 @@ struct CrashRecoveryTests {
         }
 
         func provider(clock: VirtualClock, lease: Duration = .seconds(10), recoverOnStart: Bool = false) throws -> NetFUNNELProvider {
-            try NetFUNNELProvider(configuration: configuration(), environment: ProviderEnvironment(
-                transport: AsyncHTTPTransport.shared, clock: clock, passStore: store, leaseDuration: lease,
-                recoversHeldKeysOnStart: recoverOnStart))
+            try NetFUNNELProvider(
+                configuration: configuration(),
+                environment: ProviderEnvironment(
+                    transport: AsyncHTTPTransport.shared, clock: clock, passStore: store, leaseDuration: lease,
+                    recoversHeldKeysOnStart: recoverOnStart))
         }
 
         func entry(_ user: String) -> Entry { Entry(room: RoomKey(scope: Harness.project, room: "seg"), userId: user) }
@@ -63,14 +66,18 @@ struct CrashRecoveryTests {
             let dead = try s.provider(clock: s.deadClock)
             for user in 0..<5 {
                 let session = try dead.enqueue(s.entry("u\(user)"))
-                guard case .passed(let pass, _) = await session.outcome() else { Issue.record("u\(user) did not pass"); return }
+                guard case .passed(let pass, _) = await session.outcome() else {
+                    Issue.record("u\(user) did not pass")
+                    return
+                }
                 #expect(pass.requiresCompletion)
             }
             // Every key is on record before the app saw it.
             let journal = try await s.store.heldKeys()
             #expect(journal.count == 5)
             #expect(Set(journal.map(\.owner)) == [dead.environment.keyJournal.owner])
-            #expect(journal.allSatisfy { $0.expiresAt == $0.takenAt.addingTimeInterval(60) }, "the segment's timeoutSec is each key's expiry")
+            #expect(
+                journal.allSatisfy { $0.expiresAt == $0.takenAt.addingTimeInterval(60) }, "the segment's timeoutSec is each key's expiry")
             #expect(s.emulator.counters().keysHeld == 5)
 
             // A live owner's keys are not taken over.
@@ -100,7 +107,10 @@ struct CrashRecoveryTests {
         try await Self.run { s in
             let dead = try s.provider(clock: s.deadClock)
             for user in 0..<3 {
-                guard case .passed = await (try dead.enqueue(s.entry("d\(user)"))).outcome() else { Issue.record("not passed"); return }
+                guard case .passed = await (try dead.enqueue(s.entry("d\(user)"))).outcome() else {
+                    Issue.record("not passed")
+                    return
+                }
             }
             s.clock.advance(by: .seconds(11))
             _ = try s.provider(clock: s.clock, recoverOnStart: true)
@@ -115,7 +125,10 @@ struct CrashRecoveryTests {
     @Test func aKeyPastItsTimeoutIsDroppedWithTheReason() async throws {
         try await Self.run(timeout: 30) { s in
             let dead = try s.provider(clock: s.deadClock)
-            guard case .passed = await (try dead.enqueue(s.entry("late"))).outcome() else { Issue.record("not passed"); return }
+            guard case .passed = await (try dead.enqueue(s.entry("late"))).outcome() else {
+                Issue.record("not passed")
+                return
+            }
             s.clock.advance(by: .seconds(31))
             let report = await (try s.provider(clock: s.clock)).recoverHeldKeys(bound: .seconds(5))
             #expect(report.count(.gaveUp) == 1)
@@ -131,7 +144,10 @@ struct CrashRecoveryTests {
             var sessions: [WaitingSession] = []
             for user in 0..<5 {
                 let session = try provider.enqueue(s.entry("p\(user)"))
-                guard case .passed = await session.outcome() else { Issue.record("not passed"); return }
+                guard case .passed = await session.outcome() else {
+                    Issue.record("not passed")
+                    return
+                }
                 sessions.append(session)
             }
             // A sixth user waits in line: the server holds a key for it too.

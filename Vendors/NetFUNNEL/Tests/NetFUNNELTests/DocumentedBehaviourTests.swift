@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomTesting
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
 
@@ -15,7 +16,10 @@ struct DocumentedBehaviourTests {
     @Test func serverErrorsAre500WithTheServerCodeInTheDetails() async throws {
         try await Harness.run { h in
             let outcome = await (try h.provider().enqueue(h.entry("no-such-segment"))).outcome()
-            guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .failed(let error) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(error.vendorCode == 500 && error.kind == .server)
             #expect(error.details["serverCode"] == "501")
             let fields = outcome.fields()
@@ -29,7 +33,10 @@ struct DocumentedBehaviourTests {
     @Test func continueDebugIsFoldedInto201() async throws {
         try await Harness.run { h in
             let holder = try h.provider().enqueue(h.entry(user: "holder"))
-            guard case .passed = await holder.outcome() else { Issue.record("holder"); return }
+            guard case .passed = await holder.outcome() else {
+                Issue.record("holder")
+                return
+            }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .forceCode(202), count: 2))
             let session = try h.provider { $0.useNetfunnelTemplate = false }.enqueue(h.entry(user: "b"))
             let log = EventLog(session)
@@ -38,7 +45,10 @@ struct DocumentedBehaviourTests {
             let codes = Set(log.events.compactMap { event -> Int? in if case .progress(_, let s) = event { s.code } else { nil } })
             #expect(codes == [201], "\(codes)")
             _ = try await holder.complete()
-            guard case .passed = await session.outcome() else { Issue.record("b"); return }
+            guard case .passed = await session.outcome() else {
+                Issue.record("b")
+                return
+            }
             _ = try await session.complete()
             h.expectNoLeaks()
         }
@@ -52,7 +62,10 @@ struct DocumentedBehaviourTests {
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .httpStatus(503), count: 1))
             let start = h.clock.now()
             let outcome = await (try h.provider().enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .failed(let error) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(error.vendorCode == 1002)
             #expect(h.clock.now().timeIntervalSince(start) < 1, "no timeout slot waited (virtual time)")
             h.expectNoLeaks()
@@ -65,8 +78,15 @@ struct DocumentedBehaviourTests {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .dropConnection, count: 3))
             let start = h.clock.now()
-            let outcome = await (try h.provider { $0.retryCount = 2; $0.networkTimeout = 3000 }.enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
+            let outcome = await
+                (try h.provider {
+                    $0.retryCount = 2
+                    $0.networkTimeout = 3000
+                }.enqueue(h.entry())).outcome()
+            guard case .failed(let error) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(error.vendorCode == 1001)
             let elapsed = h.clock.now().timeIntervalSince(start)
             #expect(elapsed >= 6 && elapsed < 7, "two slots of 3 s, then the report at once: \(elapsed)")
@@ -80,7 +100,10 @@ struct DocumentedBehaviourTests {
             let provider = try h.provider { $0.errorBypass = true }
             let bad = Entry(room: RoomKey(scope: Harness.project, room: ""))
             let outcome = await (try provider.enqueue(bad)).outcome()
-            guard case .passed(let pass, let status) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .passed(let pass, let status) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(status.code == 300 && pass.bypassedError?.kind == .invalidUse)
             let check = try await provider.tryPass(bad)
             #expect(check.disposition == .passed && check.status.code == 300)
@@ -97,8 +120,9 @@ struct DocumentedBehaviourTests {
         try await Harness.run { h in
             let agent = Netfunnel(environment: h.environment)
             let bypassing = RecordingDelegate()
-            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: bypassing, networkTimeout: 50,
-                             errorBypass: true, useNetfunnelTemplate: true)
+            agent.initialize(
+                clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: bypassing, networkTimeout: 50,
+                errorBypass: true, useNetfunnelTemplate: true)
             #expect(agent.initializationError?.field == "netfunnel.networkTimeout")
             agent.nfStart(projectKey: "service_1", segmentKey: "seg")
             await bypassing.wait(for: "nfSuccess 300")
@@ -116,7 +140,10 @@ struct DocumentedBehaviourTests {
             let provider = try NetFUNNELProvider(
                 configuration: NetFUNNELConfiguration(serverUrl: h.server.baseURL), environment: h.environment)
             let outcome = await (try provider.enqueue(h.entry())).outcome()
-            guard case .passed(let pass, let status) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .passed(let pass, let status) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(status.code == 300 && !pass.requiresCompletion)
             #expect(try await provider.tryPass(h.entry()).status.code == 300)
             #expect(h.emulator.counters().requests.isEmpty, "the server is never contacted")
@@ -140,9 +167,10 @@ struct DocumentedBehaviourTests {
         try allowed.validate()
         #expect(try allowed.resolvedServerURL()?.absoluteString == "http://nf.example.com")
         #expect(allowed.usesInsecureHTTP)
-        let json = try NetFUNNELConfiguration(json: .object([
-            "clientId": .string("korail-0000"), "serverUrl": .string("http://nf.example.com"), "allowInsecureHTTP": .bool(true),
-        ]))
+        let json = try NetFUNNELConfiguration(
+            json: .object([
+                "clientId": .string("korail-0000"), "serverUrl": .string("http://nf.example.com"), "allowInsecureHTTP": .bool(true)
+            ]))
         #expect(json.allowInsecureHTTP)
         #expect(!NetFUNNELConfiguration(clientId: "x-0000", serverUrl: "http://127.0.0.1:8080").usesInsecureHTTP)
     }
@@ -153,9 +181,15 @@ struct DocumentedBehaviourTests {
         // Lenient keys and the harness's 10 s deadline, as in recoveryModeLongOutageGetsNewKey: a
         // reply lost to a loaded machine's late answer must not pass for an outage.
         try await Harness.run(segments: ["seg": Harness.segment { $0.retentionSeconds = 5 }], emulator: { $0.strictKeys = false }) { h in
-            let provider = try h.provider { $0.useNetworkRecoveryMode = true; $0.retryCount = 2 }
+            let provider = try h.provider {
+                $0.useNetworkRecoveryMode = true
+                $0.retryCount = 2
+            }
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             let log = EventLog(b)
             await h.eventually("b waiting") { !log.progress.isEmpty }
@@ -168,7 +202,10 @@ struct DocumentedBehaviourTests {
             #expect(b.currentOutcome == nil, "still waiting after two outages")
             #expect(h.emulator.counters().waitersDropped == 2)
             _ = try await a.complete()
-            guard case .passed = await b.outcome() else { Issue.record("b"); return }
+            guard case .passed = await b.outcome() else {
+                Issue.record("b")
+                return
+            }
             _ = try await b.complete()
             h.expectNoLeaks()
         }
@@ -187,7 +224,10 @@ struct DocumentedBehaviourTests {
     func aListAnswerWhileWaitingReturnsTheWaitingKey(code: Int) async throws {
         try await Harness.run { h in
             let a = try h.provider().enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try h.provider().enqueue(h.entry(user: "b"))
             await h.eventually("b waiting") { h.emulator.counters().waiting == 1 }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .forceCode(code), count: 1))

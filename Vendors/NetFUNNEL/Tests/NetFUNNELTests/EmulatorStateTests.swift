@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoom
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
 
@@ -10,13 +11,18 @@ struct EmulatorStateTests {
         NetFUNNELEmulatorConfiguration(projects: ["service_1": .init(segments: ["seg": segment])])
     }
 
-    static func request(_ opcode: Int, key: String? = nil, user: String? = nil, js: Bool = true, sid: String = "service_1", aid: String = "seg")
+    static func request(
+        _ opcode: Int, key: String? = nil, user: String? = nil, js: Bool = true, sid: String = "service_1", aid: String = "seg"
+    )
         -> NetFUNNELIncomingRequest
     {
         var p = ["opcode": String(opcode), "sid": sid, "aid": aid]
         if let key { p["key"] = key }
         if let user { p["user_data"] = user }
-        if js { p["js"] = "yes"; p["prefix"] = "NetFunnel.gRtype=\(opcode);" }
+        if js {
+            p["js"] = "yes"
+            p["prefix"] = "NetFunnel.gRtype=\(opcode);"
+        }
         return NetFUNNELIncomingRequest(parameters: p, host: "127.0.0.1", port: 9999)
     }
 
@@ -139,7 +145,8 @@ struct EmulatorStateTests {
     }
 
     @Test func configurationDecodingNamesFields() throws {
-        let doc = try JSONValue.parse(#"{"netfunnel": {"projects": {"service_1": {"segments": {"act_10": {"control": "basic", "limit": 1}}}}}, "queueit": {"x": 1}}"#)
+        let doc = try JSONValue.parse(
+            #"{"netfunnel": {"projects": {"service_1": {"segments": {"act_10": {"control": "basic", "limit": 1}}}}}, "queueit": {"x": 1}}"#)
         let config = try NetFUNNELEmulatorConfiguration(document: doc)
         #expect(config.projects["service_1"]?.segments["act_10"]?.limit == 1)
         let bad = try JSONValue.parse(#"{"netfunnel": {"projects": {"p": {"segments": {"s": {"limit": -1}}}}}}"#)
@@ -171,4 +178,3 @@ struct EmulatorStateTests {
         #expect(throws: WaitingRoomError.self) { try NetFUNNELFault(json: try JSONValue.parse(#"{"drop": true, "code": 500}"#)) }
     }
 }
-

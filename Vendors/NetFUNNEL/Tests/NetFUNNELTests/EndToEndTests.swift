@@ -2,10 +2,11 @@ import Foundation
 import Synchronization
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
-import WaitingRoomHTTP
 
 @Suite("NetFUNNEL end to end over loopback")
 struct EndToEndTests {
@@ -16,7 +17,10 @@ struct EndToEndTests {
             let provider = try h.provider { $0.useNetfunnelTemplate = false }
             let a = try provider.enqueue(h.entry(user: "a"))
             let aOutcome = await a.outcome()
-            guard case .passed(let aPass, let aStatus) = aOutcome else { Issue.record("a: \(aOutcome)"); return }
+            guard case .passed(let aPass, let aStatus) = aOutcome else {
+                Issue.record("a: \(aOutcome)")
+                return
+            }
             #expect(aStatus.code == 200 && aPass.requiresCompletion && !aPass.credential.isEmpty)
 
             let b = try provider.enqueue(h.entry(user: "b"))
@@ -32,8 +36,14 @@ struct EndToEndTests {
             #expect(cLog.progress.last?.etaText?.count == 8)
 
             let order = Recorder()
-            let bTask = Task { _ = await b.outcome(); order.append("b") }
-            let cTask = Task { _ = await c.outcome(); order.append("c") }
+            let bTask = Task {
+                _ = await b.outcome()
+                order.append("b")
+            }
+            let cTask = Task {
+                _ = await c.outcome()
+                order.append("c")
+            }
             // nobody else gets in while a holds the key
             #expect(b.currentOutcome == nil && c.currentOutcome == nil)
             #expect(try await a.complete().code == 200)
@@ -55,7 +65,10 @@ struct EndToEndTests {
             let provider = try h.provider()
             let session = try provider.enqueue(h.entry("sec", control: .section))
             let outcome = await session.outcome()
-            guard case .passed(let pass, _) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .passed(let pass, _) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(pass.requiresCompletion)
             await h.eventually("three alive notices") { (h.emulator.counters().requests["5003"] ?? 0) >= 3 }
             #expect(h.emulator.counters().keysHeld == 1)
@@ -70,10 +83,18 @@ struct EndToEndTests {
     }
 
     @Test func sectionKeyLostToAliveExpiryCompletesWith500() async throws {
-        try await Harness.run(segments: ["sec": Harness.segment(.section) { $0.aliveExpirySeconds = 30; $0.aliveCycleSeconds = 5 }]) { h in
+        try await Harness.run(segments: [
+            "sec": Harness.segment(.section) {
+                $0.aliveExpirySeconds = 30
+                $0.aliveCycleSeconds = 5
+            }
+        ]) { h in
             let provider = try h.provider()
             let session = try provider.enqueue(h.entry("sec", control: .section))
-            guard case .passed = await session.outcome() else { Issue.record("not passed"); return }
+            guard case .passed = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             await h.eventually("alive expiry") { h.emulator.counters().keysAutoReturned == 1 }
             let stop = try await session.complete()
             #expect(stop.code == 500)
@@ -93,12 +114,18 @@ struct EndToEndTests {
             let outcome = await session.outcome()
             switch NetFUNNELStatusCode.disposition(of: code) {
             case .pass:
-                guard case .passed(_, let status) = outcome else { Issue.record("\(code): \(outcome)"); return }
+                guard case .passed(_, let status) = outcome else {
+                    Issue.record("\(code): \(outcome)")
+                    return
+                }
                 #expect(status.code == code)
             case .block:
                 #expect(outcome == .blocked(outcome.status) && outcome.status.code == code)
             default:
-                guard case .failed(let error) = outcome else { Issue.record("\(code): \(outcome)"); return }
+                guard case .failed(let error) = outcome else {
+                    Issue.record("\(code): \(outcome)")
+                    return
+                }
                 // nfError knows one code, 500; the server's own is kept in the details
                 #expect(error.kind == .server && error.vendorCode == 500)
                 #expect(error.details["serverCode"] == String(code))
@@ -114,7 +141,10 @@ struct EndToEndTests {
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .forceCode(code), count: 1))
             let session = try h.provider().enqueue(h.entry())
             let log = EventLog(session)
-            guard case .passed(_, let status) = await session.outcome() else { Issue.record("not passed"); return }
+            guard case .passed(_, let status) = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             #expect(status.code == 200)
             #expect(try await session.complete().code == 200)
             #expect(log.names.contains(.passed))
@@ -126,7 +156,10 @@ struct EndToEndTests {
         try await Harness.run { h in
             let provider = try h.provider()
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             await h.eventually("b waiting") { h.emulator.counters().waiting == 1 }
             b.cancel()
@@ -141,7 +174,10 @@ struct EndToEndTests {
     @Test func completeAfter502CountsAsReturned() async throws {
         try await Harness.run { h in
             let session = try h.provider().enqueue(h.entry())
-            guard case .passed(let pass, _) = await session.outcome() else { Issue.record("not passed"); return }
+            guard case .passed(let pass, _) = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             let provider = try h.provider()
             #expect(try await provider.release(pass).code == 200)  // returned behind the session's back
             #expect(try await session.complete().code == 200)  // server says 502: already returned
@@ -154,7 +190,10 @@ struct EndToEndTests {
         try await Harness.run { h in
             // the agent's own behaviour: no background return
             let session = try h.provider { $0.backgroundReturnSeconds = 0 }.enqueue(h.entry())
-            guard case .passed(let pass, _) = await session.outcome() else { Issue.record("not passed"); return }
+            guard case .passed(let pass, _) = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .forceCode(503), count: 1))
             let status = try await session.complete()
             #expect(status.code == 500)
@@ -170,7 +209,10 @@ struct EndToEndTests {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .dropConnection, count: 1))
             let outcome = await (try h.provider().enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .failed(let error) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(error.kind == .networkOffline && error.vendorCode == 1001)
             h.expectNoLeaks()
         }
@@ -188,11 +230,17 @@ struct EndToEndTests {
             try await Harness.run { h in
                 let provider = try h.provider { $0.networkTimeout = 2000 }
                 let a = try h.provider().enqueue(h.entry(user: "a"))
-                guard case .passed = await a.outcome() else { Issue.record("a"); return }
+                guard case .passed = await a.outcome() else {
+                    Issue.record("a")
+                    return
+                }
                 h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .delay(.milliseconds(6000)), count: 1))
                 let b = try provider.enqueue(h.entry(user: "b"))
                 let outcome = await b.outcome()
-                guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
+                guard case .failed(let error) = outcome else {
+                    Issue.record("\(outcome)")
+                    return
+                }
                 #expect(error.kind == .networkTimeout && error.vendorCode == 1002)
                 guard (h.emulator.counters().requests["5002"] ?? 0) > 0 || attempt == 3 else {
                     print("attempt \(attempt): b's 5101 timed out before any 5002 (\(h.emulator.counters())); again")
@@ -212,7 +260,10 @@ struct EndToEndTests {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .httpStatus(503), count: 1))
             let outcome = await (try h.provider().enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .failed(let error) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(error.vendorCode == 1002)
             h.expectNoLeaks()
         }
@@ -222,7 +273,10 @@ struct EndToEndTests {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .malformedBody, count: 1))
             let outcome = await (try h.provider().enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .failed(let error) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(error.kind == .invalidResponse && error.vendorCode == 500)
             h.expectNoLeaks()
         }
@@ -233,8 +287,14 @@ struct EndToEndTests {
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .dropConnection, count: 2))
             let start = h.clock.now()
             // slots of 10 s (virtual time; the third attempt's answer has 10 s of real time)
-            let session = try h.provider { $0.retryCount = 2; $0.networkTimeout = 10000 }.enqueue(h.entry())
-            guard case .passed = await session.outcome() else { Issue.record("not passed"); return }
+            let session = try h.provider {
+                $0.retryCount = 2
+                $0.networkTimeout = 10000
+            }.enqueue(h.entry())
+            guard case .passed = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             // two failed slots of 10 s each before the third attempt
             #expect(h.clock.now().timeIntervalSince(start) >= 20)
             #expect(h.emulator.counters().requests["5101"] == 3)
@@ -247,7 +307,10 @@ struct EndToEndTests {
         try await Harness.run(segments: ["sec": Harness.segment(.section)]) { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5003, action: .forceCode(505), count: 1))
             let session = try h.provider().enqueue(h.entry("sec", control: .section))
-            guard case .passed = await session.outcome() else { Issue.record("not passed"); return }
+            guard case .passed = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             await h.eventually("the forced 505") { h.emulator.counters().faultsInjected == 1 }
             try await Task.sleep(for: .milliseconds(30))
             #expect((h.emulator.counters().requests["5003"] ?? 0) == 1)
@@ -262,7 +325,10 @@ struct EndToEndTests {
         try await Harness.run { h in
             let provider = try h.provider { $0.useNetworkRecoveryMode = true }
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             let log = EventLog(b)
             await h.eventually("b waiting") { !log.progress.isEmpty }
@@ -273,11 +339,15 @@ struct EndToEndTests {
             #expect(h.emulator.counters().keysIssued == 2, "no new key")
             #expect(b.currentOutcome == nil)
             _ = try await a.complete()
-            guard case .passed = await b.outcome() else { Issue.record("b"); return }
+            guard case .passed = await b.outcome() else {
+                Issue.record("b")
+                return
+            }
             #expect(!log.names.contains(.sessionRestarted))
             #expect(log.progress.allSatisfy { $0.ahead == 1 }, "same position (the head of the line reads 1)")
             // Issue 25 §3: the outage is visible: reconnecting while it lasts, connected after.
-            let states = log.events.compactMap { e -> ConnectionState? in if case .connection(let s, _) = e { return s } else { return nil } }
+            let states = log.events.compactMap { e -> ConnectionState? in if case .connection(let s, _) = e { return s } else { return nil }
+            }
             #expect(states.contains { $0.name == "reconnecting" } && states.last == .connected, "\(states)")
             _ = try await b.complete()
             h.expectNoLeaks()
@@ -291,7 +361,10 @@ struct EndToEndTests {
         try await Harness.run(segments: ["seg": Harness.segment { $0.retentionSeconds = 5 }], emulator: { $0.strictKeys = false }) { h in
             let provider = try h.provider { $0.useNetworkRecoveryMode = true }
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             let log = EventLog(b)
             await h.eventually("b waiting") { !log.progress.isEmpty }
@@ -299,7 +372,10 @@ struct EndToEndTests {
             await h.eventually("new key") { log.names.contains(.sessionRestarted) && h.emulator.counters().keysIssued == 3 }
             #expect(h.emulator.counters().waitersDropped == 1)
             _ = try await a.complete()
-            guard case .passed = await b.outcome() else { Issue.record("b"); return }
+            guard case .passed = await b.outcome() else {
+                Issue.record("b")
+                return
+            }
             _ = try await b.complete()
             h.expectNoLeaks()
         }
@@ -309,11 +385,17 @@ struct EndToEndTests {
         try await Harness.run { h in
             let provider = try h.provider()
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             await h.eventually("b waiting") { h.emulator.counters().waiting == 1 }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .dropConnection, count: 1))
-            guard case .failed(let error) = await b.outcome() else { Issue.record("b"); return }
+            guard case .failed(let error) = await b.outcome() else {
+                Issue.record("b")
+                return
+            }
             #expect(error.vendorCode == 1001)
             await h.eventually("b's key returned") { h.emulator.counters().waiting == 0 }
             _ = try await a.complete()
@@ -325,7 +407,10 @@ struct EndToEndTests {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .dropConnection, count: 1))
             let outcome = await (try h.provider { $0.useNetworkRecoveryMode = true }.enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .failed(let error) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(error.vendorCode == 1001)
             h.expectNoLeaks()
         }
@@ -337,7 +422,10 @@ struct EndToEndTests {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .forceCode(513), count: 1))
             let outcome = await (try h.provider { $0.errorBypass = true }.enqueue(h.entry())).outcome()
-            guard case .passed(let pass, let status) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .passed(let pass, let status) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(status.code == 300)
             #expect(pass.bypassedError?.vendorCode == 500)
             #expect(pass.bypassedError?.details["serverCode"] == "513")
@@ -350,7 +438,10 @@ struct EndToEndTests {
         try await Harness.run { h in
             let provider = try NetFUNNELProvider(configuration: .init(), environment: h.environment)
             let outcome = await (try provider.enqueue(h.entry())).outcome()
-            guard case .passed(_, let status) = outcome else { Issue.record("\(outcome)"); return }
+            guard case .passed(_, let status) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
             #expect(status.code == 300)
             #expect(try await provider.tryPass(h.entry()).disposition == .passed)
             #expect(h.emulator.counters().requests.isEmpty)
@@ -358,7 +449,12 @@ struct EndToEndTests {
     }
 
     @Test func userIdTravelsAsUserDataForLists() async throws {
-        try await Harness.run(segments: ["seg": Harness.segment { $0.whitelist = ["vip"]; $0.blacklist = ["bot"] }]) { h in
+        try await Harness.run(segments: [
+            "seg": Harness.segment {
+                $0.whitelist = ["vip"]
+                $0.blacklist = ["bot"]
+            }
+        ]) { h in
             let vip = await (try h.provider { $0.userId = "vip" }.enqueue(h.entry())).outcome()
             #expect(vip.status.code == 303)
             let bot = await (try h.provider().enqueue(h.entry(user: "bot"))).outcome()
@@ -371,7 +467,10 @@ struct EndToEndTests {
         try await Harness.run { h in
             let provider = try h.provider()  // useNetfunnelTemplate defaults to true
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             let log = EventLog(b)
             await h.eventually("queue page") { log.names.contains(.queueOpened) && log.names.contains(.progress) }
@@ -391,7 +490,10 @@ struct EndToEndTests {
             h.emulator.setConfiguration(config)
             let provider = try h.provider()
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed(let pass, _) = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed(let pass, _) = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             #expect(pass.details["ip"] == nil)
             #expect(try await a.complete().code == 200)
             h.expectNoLeaks()
@@ -420,25 +522,30 @@ struct EndToEndTests {
         try await Harness.run { h in
             let transport = AsyncHTTPTransport.shared
             let base = h.server.baseURL
-            let put = try await transport.send(WaitingRoom.HTTPRequest(
-                method: "PUT", url: base + "/_emulator/netfunnel/segments/service_1/seg",
-                body: Array(#"{"entryStatus": "block"}"#.utf8), timeout: .seconds(5)))
+            let put = try await transport.send(
+                WaitingRoom.HTTPRequest(
+                    method: "PUT", url: base + "/_emulator/netfunnel/segments/service_1/seg",
+                    body: Array(#"{"entryStatus": "block"}"#.utf8), timeout: .seconds(5)))
             #expect(put.status == 200)
             let blocked = await (try h.provider().enqueue(h.entry())).outcome()
             #expect(blocked.status.code == 301)
-            let bad = try await transport.send(WaitingRoom.HTTPRequest(
-                method: "PUT", url: base + "/_emulator/netfunnel/segments/service_1/seg",
-                body: Array(#"{"limit": "many"}"#.utf8), timeout: .seconds(5)))
+            let bad = try await transport.send(
+                WaitingRoom.HTTPRequest(
+                    method: "PUT", url: base + "/_emulator/netfunnel/segments/service_1/seg",
+                    body: Array(#"{"limit": "many"}"#.utf8), timeout: .seconds(5)))
             #expect(bad.status == 400 && bad.text.contains("limit"))
-            let fault = try await transport.send(WaitingRoom.HTTPRequest(
-                method: "POST", url: base + "/_emulator/netfunnel/faults", body: Array(#"{"opcode": 5101, "code": 501}"#.utf8),
-                timeout: .seconds(5)))
+            let fault = try await transport.send(
+                WaitingRoom.HTTPRequest(
+                    method: "POST", url: base + "/_emulator/netfunnel/faults", body: Array(#"{"opcode": 5101, "code": 501}"#.utf8),
+                    timeout: .seconds(5)))
             #expect(fault.status == 200)
-            let counters = try await transport.send(WaitingRoom.HTTPRequest(url: base + "/_emulator/netfunnel/counters", timeout: .seconds(5)))
+            let counters = try await transport.send(
+                WaitingRoom.HTTPRequest(url: base + "/_emulator/netfunnel/counters", timeout: .seconds(5)))
             let decoded = try JSONDecoder().decode(NetFUNNELEmulatorCounters.self, from: Data(counters.body))
             #expect(decoded.replies["301"] == 1 && decoded.keysNeverReturned == 0)
             #expect(counters.text.contains("\"keysNeverReturned\":0"))
-            let settings = try await transport.send(WaitingRoom.HTTPRequest(url: base + "/emulator-0000.netfunnel/nf-setting.json", timeout: .seconds(5)))
+            let settings = try await transport.send(
+                WaitingRoom.HTTPRequest(url: base + "/emulator-0000.netfunnel/nf-setting.json", timeout: .seconds(5)))
             #expect(settings.status == 200 && settings.text.contains("\"segmentKey\":\"seg\""))
             h.expectNoLeaks()
         }
@@ -446,13 +553,15 @@ struct EndToEndTests {
 
     @Test func nativeDialectOverHTTP() async throws {
         try await Harness.run { h in
-            let response = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-                url: h.server.baseURL + "/ts.wseq?opcode=5101&sid=service_1&aid=seg", timeout: .seconds(5)))
+            let response = try await AsyncHTTPTransport.shared.send(
+                WaitingRoom.HTTPRequest(
+                    url: h.server.baseURL + "/ts.wseq?opcode=5101&sid=service_1&aid=seg", timeout: .seconds(5)))
             let reply = try NetFUNNELReply.parse(response.body)
             #expect(reply.envelope == .native && reply.code == 200)
             let key = try #require(reply.key)
-            let done = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-                url: h.server.baseURL + "/ts.wseq?opcode=5004&key=\(key)", timeout: .seconds(5)))
+            let done = try await AsyncHTTPTransport.shared.send(
+                WaitingRoom.HTTPRequest(
+                    url: h.server.baseURL + "/ts.wseq?opcode=5004&key=\(key)", timeout: .seconds(5)))
             #expect(try NetFUNNELReply.parse(done.body).code == 200)
             h.expectNoLeaks()
         }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
-import WaitingRoomHTTP
 
 /// Records every delegate call as `name code`.
 @MainActor
@@ -14,12 +15,16 @@ final class RecordingDelegate: NetfunnelDelegate {
     var messages: [String] = []
     func nfSuccess(projectKey: String, segmentKey: String, statusCode: Int, message: String) { record("nfSuccess", statusCode, message) }
     func nfError(projectKey: String, segmentKey: String, statusCode: Int, message: String) { record("nfError", statusCode, message) }
-    func nfNetworkError(projectKey: String, segmentKey: String, statusCode: Int, message: String) { record("nfNetworkError", statusCode, message) }
+    func nfNetworkError(projectKey: String, segmentKey: String, statusCode: Int, message: String) {
+        record("nfNetworkError", statusCode, message)
+    }
     func nfBlock(projectKey: String, segmentKey: String, statusCode: Int, message: String) { record("nfBlock", statusCode, message) }
     func nfClose(projectKey: String, segmentKey: String, statusCode: Int, message: String) { record("nfClose", statusCode, message) }
     func nfComplete(projectKey: String, segmentKey: String, statusCode: Int, message: String) { record("nfComplete", statusCode, message) }
-    func nfContinue(projectKey: String, segmentKey: String, statusCode: Int, message: String, aheadWait: Int, behindWait: Int,
-                    waitTime: String, progressRate: Int) {
+    func nfContinue(
+        projectKey: String, segmentKey: String, statusCode: Int, message: String, aheadWait: Int, behindWait: Int,
+        waitTime: String, progressRate: Int
+    ) {
         continues.append((aheadWait, waitTime, progressRate))
         if calls.last != "nfContinue 201" { calls.append("nfContinue \(statusCode)") }
     }
@@ -61,11 +66,15 @@ struct FacadeTests {
     @Test func continueWithoutTemplateThenSuccessAndSection() async throws {
         try await Harness.run(segments: ["seg": Harness.segment(.section)]) { h in
             let holder = try h.provider().enqueue(h.entry(control: .section, user: "holder"))
-            guard case .passed = await holder.outcome() else { Issue.record("holder"); return }
+            guard case .passed = await holder.outcome() else {
+                Issue.record("holder")
+                return
+            }
             let agent = Netfunnel(environment: h.environment)
             let delegate = RecordingDelegate()
-            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate, networkTimeout: Self.timeout,
-                             useNetfunnelTemplate: false)
+            agent.initialize(
+                clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate, networkTimeout: Self.timeout,
+                useNetfunnelTemplate: false)
             agent.nfStartSection(projectKey: "service_1", segmentKey: "seg")
             await delegate.wait(for: "nfContinue 201")
             #expect(delegate.continues.first?.ahead == 1)  // item 13: the head of the line reads 1
@@ -81,7 +90,10 @@ struct FacadeTests {
     @Test func stopWhileWaitingClosesWith499() async throws {
         try await Harness.run { h in
             let holder = try h.provider().enqueue(h.entry(user: "holder"))
-            guard case .passed = await holder.outcome() else { Issue.record("holder"); return }
+            guard case .passed = await holder.outcome() else {
+                Issue.record("holder")
+                return
+            }
             let agent = Netfunnel(environment: h.environment)
             let delegate = RecordingDelegate()
             agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate, networkTimeout: Self.timeout)
@@ -108,8 +120,9 @@ struct FacadeTests {
             await delegate.wait(for: "nfError 500")  // unknown segment: the server's 501, reported as documented
 
             let bypassing = RecordingDelegate()
-            agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: bypassing, networkTimeout: Self.timeout,
-                             errorBypass: true, useNetfunnelTemplate: true)
+            agent.initialize(
+                clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: bypassing, networkTimeout: Self.timeout,
+                errorBypass: true, useNetfunnelTemplate: true)
             agent.nfStart(projectKey: "service_1", segmentKey: "nope")
             await bypassing.wait(for: "nfSuccess 300")
             h.expectNoLeaks()
@@ -117,7 +130,8 @@ struct FacadeTests {
     }
 
     @Test func initialisationErrorsNameTheField() async {
-        let agent = Netfunnel(environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
+        let agent = Netfunnel(
+            environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
         let delegate = RecordingDelegate()
         agent.nfStart(projectKey: "p", segmentKey: "s")
         #expect(delegate.calls.isEmpty)  // no delegate yet: nothing to call
@@ -151,7 +165,8 @@ struct FacadeTests {
     }
 
     @Test func bypassModeWithEmptyClientId() async {
-        let agent = Netfunnel(environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
+        let agent = Netfunnel(
+            environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared, clock: VirtualClock(autoAdvance: true)))
         let delegate = RecordingDelegate()
         agent.initialize(clientId: "", delegate: delegate)
         agent.nfStart(projectKey: "p", segmentKey: "s")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoomTesting
+
 @testable import NetFUNNEL
 
 @Suite("NetFUNNEL reply fuzz")
@@ -19,7 +20,7 @@ struct FuzzTests {
         "500:msg=\"unknown project x%22%26y%3D%27z%27\"",
         "NetFunnel.gControl.result='5002:201:key=AB&live_message=it's \"a=b\" & c&nnext=2';",
         "201:key=AB&msg=\"a&b=c\"&ip=::1&port=80",
-        "NetFunnel.gRtype = 5101; NetFunnel.gControl.result='5002:200:'; NetFunnel.gControl._showResult();",
+        "NetFunnel.gRtype = 5101; NetFunnel.gControl.result='5002:200:'; NetFunnel.gControl._showResult();"
     ]
 
     static let alphabet = Array("0123456789:&=;'\" \t\nresultNetFunnel.gControlkeynwaitttltps<>%-".utf8)
@@ -133,7 +134,9 @@ struct FuzzTests {
             return (elapsed, checksum)
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("NetFUNNEL benchmark: \(rounds) replies parsed in \(elapsed) = \(Int(Double(rounds) / seconds)) replies/s (checksum \(checksum))")
+        print(
+            "NetFUNNEL benchmark: \(rounds) replies parsed in \(elapsed) = \(Int(Double(rounds) / seconds)) replies/s (checksum \(checksum))"
+        )
         #expect(checksum > 0)
     }
 }

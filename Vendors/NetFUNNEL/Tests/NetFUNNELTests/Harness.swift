@@ -2,10 +2,11 @@ import Foundation
 import Synchronization
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
-import WaitingRoomHTTP
 
 /// An emulator on 127.0.0.1:0 sharing one auto-advancing virtual clock with the clients.
 struct Harness {
@@ -17,7 +18,9 @@ struct Harness {
 
     /// Test segments: long timeouts so virtual time racing ahead under busy polling never
     /// auto-returns a key unless a test asks for it.
-    static func segment(_ control: ControlMode = .basic, limit: Int = 1, _ tweak: (inout NetFUNNELEmulatorConfiguration.Segment) -> Void = { _ in })
+    static func segment(
+        _ control: ControlMode = .basic, limit: Int = 1, _ tweak: (inout NetFUNNELEmulatorConfiguration.Segment) -> Void = { _ in }
+    )
         -> NetFUNNELEmulatorConfiguration.Segment
     {
         var s = NetFUNNELEmulatorConfiguration.Segment(control: control, limit: limit)
@@ -74,8 +77,9 @@ struct Harness {
     func raw(_ query: String, host: String? = nil) async throws -> NetFUNNELReply {
         var headers: HTTPHeaderList = []
         if let host { headers.add("Host", host) }
-        let response = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-            url: server.baseURL + "/ts.wseq?" + query, headers: headers, timeout: .seconds(30)))
+        let response = try await AsyncHTTPTransport.shared.send(
+            WaitingRoom.HTTPRequest(
+                url: server.baseURL + "/ts.wseq?" + query, headers: headers, timeout: .seconds(30)))
         return try NetFUNNELReply.parse(response.body)
     }
 
@@ -116,7 +120,6 @@ final class EventLog: Sendable {
         events.compactMap { if case .progress(let p, _) = $0 { return p } else { return nil } }
     }
 }
-
 
 /// A thread-safe list of strings.
 final class Recorder: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
 
@@ -40,8 +41,10 @@ import Testing
     }
 
     @Test func valueEncodingMatchesTheRule() {
-        let samples = ["", " ", "  ", "plain", "Wrong Server ID", " lead", "trail ", "a&b=c:d;e'f\"g\\h%i<j>k", "é", "tab\there", "\u{7F}",
-                       "50% off", "日本語", "a b c", "~!@#$^*()_+-[]{}|,./?`"]
+        let samples = [
+            "", " ", "  ", "plain", "Wrong Server ID", " lead", "trail ", "a&b=c:d;e'f\"g\\h%i<j>k", "é", "tab\there", "\u{7F}",
+            "50% off", "日本語", "a b c", "~!@#$^*()_+-[]{}|,./?`"
+        ]
         for text in samples {
             #expect(NetFUNNELReply.encodeValue(text) == Self.referenceEncode(text), "\(text)")
             #expect(NetFUNNELReply.decodeValue(NetFUNNELReply.encodeValue(text)) == text, "\(text)")
@@ -66,7 +69,7 @@ import Testing
             NetFUNNELReply(code: 201, parameters: parameters),
             NetFUNNELReply(code: 200),
             NetFUNNELReply(envelope: .javascript(prefix: "NetFunnel.gRtype=5101;"), requestType: 5002, code: 201, parameters: parameters),
-            NetFUNNELReply(envelope: .javascript(prefix: ""), requestType: nil, code: 502, parameters: [.init("msg", "\"é\"")]),
+            NetFUNNELReply(envelope: .javascript(prefix: ""), requestType: nil, code: 502, parameters: [.init("msg", "\"é\"")])
         ]
         for reply in replies {
             #expect(reply.rendered() == Self.referenceRendered(reply))
@@ -77,8 +80,9 @@ import Testing
 
     @Test func textAndBytesParseAlike() {
         let bodies = [
-            "NetFunnel.gControl.result='5002:201:key=K&nwait=1';", "201:key=K", "", "   ", "<html>", "x", "NetFunnel.gControl.result='5002:201",
-            "201:" + String(repeating: "a", count: NetFUNNELReply.maximumBodySize), "\u{FEFF}201:key=é&x= y ",
+            "NetFunnel.gControl.result='5002:201:key=K&nwait=1';", "201:key=K", "", "   ", "<html>", "x",
+            "NetFunnel.gControl.result='5002:201",
+            "201:" + String(repeating: "a", count: NetFUNNELReply.maximumBodySize), "\u{FEFF}201:key=é&x= y "
         ]
         for body in bodies {
             let fromText = Result { () throws(NetFUNNELReplyError) in try NetFUNNELReply.parse(body) }
@@ -89,15 +93,18 @@ import Testing
 
     @Test func keysKeepTheirShape() {
         var state = NetFUNNELServerState(configuration: .demo)
-        let issued = state.handle(NetFUNNELIncomingRequest(parameters: ["opcode": "5101", "sid": "service_1", "aid": "segKey_basic"]), now: Date())
+        let issued = state.handle(
+            NetFUNNELIncomingRequest(parameters: ["opcode": "5101", "sid": "service_1", "aid": "segKey_basic"]), now: Date())
         let key = issued.key ?? ""
         #expect(key.utf8.count == 60)
         #expect(key.hasPrefix("0000000000000001") && key.hasSuffix("4E4634454D55"))
         #expect(key.allSatisfy { $0.isHexDigit && !$0.isLowercase })
-        let body = Array(key.dropFirst(16).prefix(16)), mirrored = Array(key.dropFirst(32).prefix(16))
+        let body = Array(key.dropFirst(16).prefix(16))
+        let mirrored = Array(key.dropFirst(32).prefix(16))
         #expect(Array(body.reversed()) == mirrored)
-        let checked = state.handle(NetFUNNELIncomingRequest(parameters: ["opcode": "5002", "key": key, "sid": "service_1", "aid": "segKey_basic"]),
-                                   now: Date())
+        let checked = state.handle(
+            NetFUNNELIncomingRequest(parameters: ["opcode": "5002", "key": key, "sid": "service_1", "aid": "segKey_basic"]),
+            now: Date())
         let short = checked.key ?? ""
         #expect(short.utf8.count == 36 && short.hasPrefix("0000000000000001") && short.hasSuffix("4E46"), "\(checked)")
     }

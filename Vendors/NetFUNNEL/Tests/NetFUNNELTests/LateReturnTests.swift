@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
-import WaitingRoomHTTP
 
 /// A key whose documented return attempts failed is returned in the background
 /// (`backgroundReturnSeconds`, a proposal) and reported as `keyReturnedLate`.
@@ -22,7 +23,10 @@ struct LateReturnTests {
             let provider = try h.provider { $0.retryCount = 1 }
             let session = try provider.enqueue(h.entry())
             let reader = Task { await Self.allEvents(session) }
-            guard case .passed = await session.outcome() else { Issue.record("not passed"); return }
+            guard case .passed = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             // the documented attempts (1 + retryCount) fail, then two background attempts fail
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .dropConnection, count: 2))
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .httpStatus(503), count: 2))
@@ -43,7 +47,10 @@ struct LateReturnTests {
         try await Harness.run { h in
             let provider = try h.provider()
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             await h.eventually("b waiting") { h.emulator.counters().waiting == 1 }
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .malformedBody, count: 1))
@@ -62,12 +69,18 @@ struct LateReturnTests {
         try await Harness.run { h in
             let provider = try h.provider()
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             await h.eventually("b waiting") { h.emulator.counters().waiting == 1 }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .dropConnection, count: 1))
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .dropConnection, count: 1))
-            guard case .failed(let error) = await b.outcome() else { Issue.record("b"); return }
+            guard case .failed(let error) = await b.outcome() else {
+                Issue.record("b")
+                return
+            }
             #expect(error.vendorCode == 1001)
             await h.eventually("b's key returned late") { h.emulator.counters().waiting == 0 }
             // the client counts it once the answer is back
@@ -97,7 +110,10 @@ struct LateReturnTests {
                 configuration: h.configuration { $0.backgroundReturnSeconds = 30 },
                 environment: ProviderEnvironment(transport: AsyncHTTPTransport.shared))
             let session = try provider.enqueue(h.entry())
-            guard case .passed(let pass, _) = await session.outcome() else { Issue.record("not passed"); return }
+            guard case .passed(let pass, _) = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .dropConnection))  // until cleared
             #expect(try await session.complete().code == 500)
             let started = ContinuousClock.now
@@ -114,7 +130,10 @@ struct LateReturnTests {
         try await Harness.run { h in
             let provider = try h.provider { $0.backgroundReturnSeconds = 0 }
             let session = try provider.enqueue(h.entry())
-            guard case .passed(let pass, _) = await session.outcome() else { Issue.record("not passed"); return }
+            guard case .passed(let pass, _) = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .dropConnection, count: 1))
             #expect(try await session.complete().code == 500)
             #expect(provider.environment.pendingReturns.statistics.started == 0)
@@ -156,7 +175,10 @@ struct LateReturnTests {
     @Test func theKeyTimeoutComesFromTheSettingsDocument() async throws {
         try await Harness.run(segments: ["seg": Harness.segment { $0.timeoutSeconds = 20 }]) { h in
             let provider = try h.provider()
-            guard case .success(let settings)? = await provider.settings() else { Issue.record("no settings"); return }
+            guard case .success(let settings)? = await provider.settings() else {
+                Issue.record("no settings")
+                return
+            }
             #expect(settings.keyTimeouts[RoomKey(scope: Harness.project, room: "seg")] == 20)
             let client = try #require(provider.client)
             #expect(client.keyTimeout(for: h.entry()) == .seconds(20))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomHTTP
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
 
@@ -56,7 +57,8 @@ struct OptionsAsDocumentedTests {
             // the server does not know the segment: 500 from a session and from tryPass
             let missing = Entry(room: RoomKey(scope: Harness.project, room: "no_such_segment"))
             guard case .failed(let error) = await (try provider.enqueue(missing)).outcome() else {
-                Issue.record("expected a failure"); return
+                Issue.record("expected a failure")
+                return
             }
             #expect(error.details["errorUrl"] == page)
             do {
@@ -73,9 +75,13 @@ struct OptionsAsDocumentedTests {
                 #expect(error.details["errorUrl"] == page)
             }
             // errorBypass keeps it on the bypassed error
-            let bypassing = try h.provider { $0.errorUrl = page; $0.errorBypass = true }
+            let bypassing = try h.provider {
+                $0.errorUrl = page
+                $0.errorBypass = true
+            }
             guard case .passed(let pass, let status) = await (try bypassing.enqueue(missing)).outcome() else {
-                Issue.record("errorBypass did not pass"); return
+                Issue.record("errorBypass did not pass")
+                return
             }
             #expect(status.code == 300)
             #expect(pass.bypassedError?.details["errorUrl"] == page)
@@ -93,7 +99,8 @@ struct OptionsAsDocumentedTests {
         try await Harness.run { h in
             let provider = try h.provider()
             guard case .success(let settings)? = await provider.settings() else {
-                Issue.record("the emulator's settings were not applied"); return
+                Issue.record("the emulator's settings were not applied")
+                return
             }
             #expect(settings.waitingRoomPageURL == h.server.baseURL + "/_emulator/netfunnel/waiting-room.html")
             #expect(settings.errorURL == h.server.baseURL + "/_emulator/netfunnel/error.html")
@@ -103,11 +110,13 @@ struct OptionsAsDocumentedTests {
             #expect(provider.errorURL == settings.errorURL)
             let missing = Entry(room: RoomKey(scope: Harness.project, room: "no_such_segment"))
             guard case .failed(let error) = await (try provider.enqueue(missing)).outcome() else {
-                Issue.record("expected a failure"); return
+                Issue.record("expected a failure")
+                return
             }
             #expect(error.details["errorUrl"] == settings.errorURL)
             // the page it names exists
-            let errorPage = try await AsyncHTTPTransport.shared.send(HTTPRequest(url: try #require(settings.errorURL), timeout: .seconds(30)))
+            let errorPage = try await AsyncHTTPTransport.shared.send(
+                HTTPRequest(url: try #require(settings.errorURL), timeout: .seconds(30)))
             #expect(errorPage.status == 200 && errorPage.text.contains("could not be reached"))
             // the app's errorUrl wins
             #expect(try h.provider { $0.errorUrl = "https://mine.example/e" }.errorURL == "https://mine.example/e")
@@ -116,8 +125,9 @@ struct OptionsAsDocumentedTests {
 
     /// The document's fields, applied or ignored (never an error).
     @Test func settingsDocumentFields() throws {
-        let s = try NetFUNNELSettings(json: try JSONValue.parse(
-            #"{"vwrPageUrl": "https://p.example/vwr", "errorUrl": "javascript:alert(1)", "maxTtl": 5, "other": 1}"#))
+        let s = try NetFUNNELSettings(
+            json: try JSONValue.parse(
+                #"{"vwrPageUrl": "https://p.example/vwr", "errorUrl": "javascript:alert(1)", "maxTtl": 5, "other": 1}"#))
         #expect(s.waitingRoomPageURL == "https://p.example/vwr")
         #expect(s.errorURL == nil && s.ignored["errorUrl"] != nil)
         #expect(s.maxTTL == 5)
@@ -127,10 +137,12 @@ struct OptionsAsDocumentedTests {
         #expect(odd.pollSeconds(45) == 30)
         #expect(throws: WaitingRoomError.self) { try NetFUNNELSettings(json: .array([])) }
         // where the document is looked for
-        #expect(try NetFUNNELConfiguration(clientId: "stclab-0000").resolvedSettingURL()?.absoluteString
-            == "https://nf-setting-bucket.stclab.com/stclab-0000.netfunnel/nf-setting.json")
-        #expect(try NetFUNNELConfiguration(clientId: "stclab-0000", serverUrl: "http://127.0.0.1:9").resolvedSettingURL()?.absoluteString
-            == "http://127.0.0.1:9/stclab-0000.netfunnel/nf-setting.json")
+        #expect(
+            try NetFUNNELConfiguration(clientId: "stclab-0000").resolvedSettingURL()?.absoluteString
+                == "https://nf-setting-bucket.stclab.com/stclab-0000.netfunnel/nf-setting.json")
+        #expect(
+            try NetFUNNELConfiguration(clientId: "stclab-0000", serverUrl: "http://127.0.0.1:9").resolvedSettingURL()?.absoluteString
+                == "http://127.0.0.1:9/stclab-0000.netfunnel/nf-setting.json")
         #expect(try NetFUNNELConfiguration(clientId: "").resolvedSettingURL() == nil)
         #expect(throws: WaitingRoomError.self) {
             try NetFUNNELConfiguration(clientId: "stclab-0000", settingUrl: "http://settings.example/x.json").validate()
@@ -144,7 +156,10 @@ struct OptionsAsDocumentedTests {
             let provider = try h.provider()
             _ = await provider.settings()
             let client = try #require(provider.client)
-            let withPage = try NetFUNNELReply.parse(Array("NetFunnel.gRtype=5101;NetFunnel.gControl.result='5101:201:key=AB&nwait=2&vwr_html=https%3A%2F%2Fvwr.example%2Fpage';".utf8))
+            let withPage = try NetFUNNELReply.parse(
+                Array(
+                    "NetFunnel.gRtype=5101;NetFunnel.gControl.result='5101:201:key=AB&nwait=2&vwr_html=https%3A%2F%2Fvwr.example%2Fpage';"
+                        .utf8))
             #expect(client.waitingRoomPage(withPage) == "https://vwr.example/page")
             let without = try NetFUNNELReply.parse(Array("NetFunnel.gRtype=5101;NetFunnel.gControl.result='5101:201:key=AB&nwait=2';".utf8))
             #expect(client.waitingRoomPage(without) == h.server.baseURL + "/_emulator/netfunnel/waiting-room.html")
@@ -161,17 +176,29 @@ struct OptionsAsDocumentedTests {
         try await Harness.run { h in
             // the emulator knows only its own client id: another one's document is 404
             let other = try h.provider { $0.clientId = "other-0001" }
-            guard case .failure(let error)? = await other.settings() else { Issue.record("expected a failed fetch"); return }
+            guard case .failure(let error)? = await other.settings() else {
+                Issue.record("expected a failed fetch")
+                return
+            }
             #expect(error.vendorCode == 404 && error.message.contains("other-0001.netfunnel/nf-setting.json"))
             #expect(other.errorURL == nil)
             let passing = try other.enqueue(h.entry(user: "other"))
-            guard case .passed = await passing.outcome() else { Issue.record("not passed"); return }
+            guard case .passed = await passing.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             _ = try await passing.complete()
             // nothing listens on the settings host: refused at once
             let dead = try h.provider { $0.settingUrl = "http://127.0.0.1:9/nf-setting.json" }
-            guard case .failure = await dead.settings() else { Issue.record("expected a failed fetch"); return }
+            guard case .failure = await dead.settings() else {
+                Issue.record("expected a failed fetch")
+                return
+            }
             let session = try dead.enqueue(h.entry(user: "dead"))
-            guard case .passed = await session.outcome() else { Issue.record("not passed"); return }
+            guard case .passed = await session.outcome() else {
+                Issue.record("not passed")
+                return
+            }
             _ = try await session.complete()
             let tried = try await dead.tryPass(h.entry(user: "t"))
             #expect(tried.disposition == .passed)
@@ -188,11 +215,17 @@ struct OptionsAsDocumentedTests {
         try await Harness.run { h in
             let provider = try h.provider { $0.errorBypass = true }
             let first = try provider.enqueue(h.entry(user: "first"))
-            guard case .passed = await first.outcome() else { Issue.record("first"); return }
+            guard case .passed = await first.outcome() else {
+                Issue.record("first")
+                return
+            }
             let second = try provider.enqueue(h.entry(user: "second"))
             await h.eventually("second waits") { (h.emulator.counters().requests["5002"] ?? 0) >= 1 }
             second.cancel()
-            guard case .closed(let status) = await second.outcome() else { Issue.record("not closed"); return }
+            guard case .closed(let status) = await second.outcome() else {
+                Issue.record("not closed")
+                return
+            }
             #expect(status.code == 499)
             _ = try await first.complete()
             h.expectNoLeaks()
@@ -206,20 +239,27 @@ struct OptionsAsDocumentedTests {
         try await Harness.run { h in
             let provider = try h.provider()
             let first = try provider.enqueue(h.entry(user: "first"))
-            guard case .passed = await first.outcome() else { Issue.record("first"); return }
+            guard case .passed = await first.outcome() else {
+                Issue.record("first")
+                return
+            }
             let second = try provider.enqueue(h.entry(user: "second"))
             var pages: [QueuePage] = []
             var progress: QueueProgress?
             for await event in second.events {
                 if case .queueOpened(let page, _) = event { pages.append(page) }
-                if case .progress(let p, _) = event { progress = p; break }
+                if case .progress(let p, _) = event {
+                    progress = p
+                    break
+                }
             }
             #expect(pages.count == 1)
             #expect(pages.first?.queueURL.hasPrefix(h.server.baseURL + "/_emulator/netfunnel/waiting-room.html") == true)
             let numbers = try #require(progress)
             #expect(numbers.ahead == 1, "nwait counts the user: one ahead at the head of the line")
-            let html = NetFUNNELTemplatePage.html(progress: numbers, room: second.entry.room,
-                                                  liveMessage: "<script>alert(1)</script> & more", refreshSeconds: 2)
+            let html = NetFUNNELTemplatePage.html(
+                progress: numbers, room: second.entry.room,
+                liveMessage: "<script>alert(1)</script> & more", refreshSeconds: 2)
             #expect(html.contains("<strong id=\"ahead\">1</strong>"))
             #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; more"))
             #expect(!html.contains("<script>"))

@@ -49,8 +49,10 @@ class NetfunnelHandler: NSObject, NetfunnelDelegate {
         onNetworkError?(projectKey, segmentKey, statusCode, message)
     }
 
-    func nfContinue(projectKey: String, segmentKey: String, statusCode: Int, message: String,
-                    aheadWait: Int, behindWait: Int, waitTime: String, progressRate: Int) {
+    func nfContinue(
+        projectKey: String, segmentKey: String, statusCode: Int, message: String,
+        aheadWait: Int, behindWait: Int, waitTime: String, progressRate: Int
+    ) {
         NSLog("nfContinue \(statusCode) \(message)")
         /**
          * UI update logic while waiting (only when not using NetFUNNEL waiting room)

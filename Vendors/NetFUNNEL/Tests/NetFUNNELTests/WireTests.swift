@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import NetFUNNEL
 @testable import NetFUNNELEmulator
-import WaitingRoomHTTP
 
 /// Issue 11, items 11–15: key replacement and node affinity, value encoding, the head of the
 /// line, both dialects, the default rooms.
@@ -98,7 +99,9 @@ struct WireTests {
         #expect(pass.code == 200 && pass.ip == "node7.nf.test" && pass.port == 443)
         let key = try #require(pass.key)
         let wrong = state.handle(Self.request(5004, key: key, host: "front.nf.test"), now: t0 + 1)
-        #expect(wrong.rendered() == #"NetFunnel.gRtype=5004;NetFunnel.gControl.result='5004:503:msg="Wrong Server ID"';NetFunnel.gControl._showResult();"#)
+        #expect(
+            wrong.rendered()
+                == #"NetFunnel.gRtype=5004;NetFunnel.gControl.result='5004:503:msg="Wrong Server ID"';NetFunnel.gControl._showResult();"#)
         #expect(state.counters.keysHeld == 1)
         #expect(state.handle(Self.request(5004, key: key, host: "NODE7.nf.test"), now: t0 + 2).code == 200)
     }
@@ -112,16 +115,24 @@ struct WireTests {
             let transport = NodeResolvingTransport(port: h.server.port)
             let provider = try h.provider(transport: transport) { $0.serverUrl = "https://front.nf.test" }
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             await h.eventually("b polled three times") { (h.emulator.counters().requests["5002"] ?? 0) >= 3 }
             #expect(try await a.complete().code == 200)
-            guard case .passed = await b.outcome() else { Issue.record("b"); return }
+            guard case .passed = await b.outcome() else {
+                Issue.record("b")
+                return
+            }
             #expect(try await b.complete().code == 200)
             let counters = h.emulator.counters()
             #expect(counters.replies["503"] == nil && counters.replies["507"] == nil, "\(counters.replies)")
             let hosts = transport.sentHosts.items
-            #expect(hosts.filter { $0 == "front.nf.test" }.count == 3, "only the settings document and the two 5101s go to the front door: \(hosts)")
+            #expect(
+                hosts.filter { $0 == "front.nf.test" }.count == 3,
+                "only the settings document and the two 5101s go to the front door: \(hosts)")
             #expect(hosts.filter { $0 == "node7.nf.test" }.count >= 5)
             // what a client that ignores `ip`/`port` gets
             let wrong = try await h.raw("opcode=5004&key=ANY&js=yes", host: "front.nf.test")
@@ -134,12 +145,18 @@ struct WireTests {
         try await Harness.run { h in
             let provider = try h.provider()
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             await h.eventually("b waiting") { (h.emulator.counters().requests["5002"] ?? 0) >= 1 }
             // the server replaces b's key, the reply never arrives: b fails and leaves with its old key
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .loseReply, count: 1))
-            guard case .failed(let error) = await b.outcome() else { Issue.record("b"); return }
+            guard case .failed(let error) = await b.outcome() else {
+                Issue.record("b")
+                return
+            }
             #expect(error.vendorCode == 1001)
             await h.eventually("b left") { h.emulator.counters().waitersLeft == 1 }
             #expect(try await a.complete().code == 200)
@@ -152,13 +169,19 @@ struct WireTests {
         try await Harness.run { h in
             let provider = try h.provider { $0.retryCount = 1 }
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             await h.eventually("b waiting") { (h.emulator.counters().requests["5002"] ?? 0) >= 1 }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .loseReply, count: 1))
             await h.eventually("the reply was lost") { h.emulator.counters().faultsInjected == 1 }
             #expect(try await a.complete().code == 200)
-            guard case .passed = await b.outcome() else { Issue.record("b"); return }
+            guard case .passed = await b.outcome() else {
+                Issue.record("b")
+                return
+            }
             #expect(try await b.complete().code == 200)
             #expect(h.emulator.counters().replies["507"] == nil)
             h.expectNoLeaks()
@@ -194,11 +217,14 @@ struct WireTests {
             for envelope in [NetFUNNELReply.Envelope.native, .javascript(prefix: "NetFunnel.gRtype=5002;")] {
                 let reply = NetFUNNELReply(
                     envelope: envelope, requestType: envelope == .native ? nil : 5002, code: 201,
-                    parameters: [.init("key", "K"), .init("msg", NetFUNNELReply.quotedMessage(text)),
-                                 .init("live_message", NetFUNNELReply.encodeValue(text)), .init("ttl", "3")])
+                    parameters: [
+                        .init("key", "K"), .init("msg", NetFUNNELReply.quotedMessage(text)),
+                        .init("live_message", NetFUNNELReply.encodeValue(text)), .init("ttl", "3")
+                    ])
                 let parsed = try NetFUNNELReply.parse(reply.rendered())
-                #expect(parsed.message == text && parsed.liveMessage == text && parsed.key == "K" && parsed.ttl == 3,
-                        "text \(text.debugDescription)")
+                #expect(
+                    parsed.message == text && parsed.liveMessage == text && parsed.key == "K" && parsed.ttl == 3,
+                    "text \(text.debugDescription)")
             }
         }
         // text that is not valid percent-encoding is kept as sent (live replies are not encoded by us)
@@ -244,13 +270,19 @@ struct WireTests {
         try await Harness.run { h in
             let provider = try h.provider { $0.useNetfunnelTemplate = false }
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else { Issue.record("a"); return }
+            guard case .passed = await a.outcome() else {
+                Issue.record("a")
+                return
+            }
             let b = try provider.enqueue(h.entry(user: "b"))
             let log = EventLog(b)
             await h.eventually("three progress events") { log.progress.count >= 3 }
             #expect(log.progress.allSatisfy { $0.ahead == 1 }, "\(log.progress.map(\.ahead))")
             #expect(try await a.complete().code == 200)
-            guard case .passed = await b.outcome() else { Issue.record("b"); return }
+            guard case .passed = await b.outcome() else {
+                Issue.record("b")
+                return
+            }
             #expect(try await b.complete().code == 200)
             h.expectNoLeaks()
         }
@@ -268,7 +300,8 @@ struct WireTests {
         let trailing = try NetFUNNELReply.parse(
             "NetFunnel.gRtype=5004;NetFunnel.gControl.result='5004:200:key=&chk_enter_cnt=0';NetFunnel.gControl._showResult();\n")
         #expect(trailing.requestType == 5004 && trailing.key == "" && trailing.checkEnterCount == 0)
-        let emptyJS = try NetFUNNELReply.parse("NetFunnel.gRtype=5002;NetFunnel.gControl.result='5002:200:';NetFunnel.gControl._showResult();")
+        let emptyJS = try NetFUNNELReply.parse(
+            "NetFunnel.gRtype=5002;NetFunnel.gControl.result='5002:200:';NetFunnel.gControl._showResult();")
         #expect(emptyJS.requestType == 5002 && emptyJS.code == 200 && emptyJS.parameters.isEmpty && emptyJS.key == nil)
         let emptyTyped = try NetFUNNELReply.parse("5002:200:")
         #expect(emptyTyped.requestType == 5002 && emptyTyped.code == 200 && emptyTyped.parameters.isEmpty)
@@ -278,7 +311,8 @@ struct WireTests {
 
     @Test func nativeRequestsCarryNoJSParameters() throws {
         let issue = NetFUNNELRequest(
-            opcode: .issueAndEnter, ttl: 4, projectKey: "service_1", segmentKey: "act_10", userData: "u", timestampMillis: 1, dialect: .native)
+            opcode: .issueAndEnter, ttl: 4, projectKey: "service_1", segmentKey: "act_10", userData: "u", timestampMillis: 1,
+            dialect: .native)
         #expect(issue.query == "opcode=5101&sid=service_1&aid=act_10&user_data=u")
         for opcode in [NetFUNNELOpcode.checkEnter, .aliveNotice, .complete] {
             let request = NetFUNNELRequest(
@@ -361,12 +395,14 @@ struct WireTests {
         let server = try await emulator.start(host: "127.0.0.1", port: 0)
         do {
             for (segment, query) in [("act_10", "js=yes"), ("act_8", "")] {
-                let response = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-                    url: server.baseURL + "/ts.wseq?opcode=5101&sid=service_1&aid=\(segment)&\(query)", timeout: .seconds(30)))
+                let response = try await AsyncHTTPTransport.shared.send(
+                    WaitingRoom.HTTPRequest(
+                        url: server.baseURL + "/ts.wseq?opcode=5101&sid=service_1&aid=\(segment)&\(query)", timeout: .seconds(30)))
                 let reply = try NetFUNNELReply.parse(response.body)
                 #expect(reply.code == 200, "\(segment)")
-                let done = try await AsyncHTTPTransport.shared.send(WaitingRoom.HTTPRequest(
-                    url: server.baseURL + "/ts.wseq?opcode=5004&key=\(reply.key ?? "")&\(query)", timeout: .seconds(30)))
+                let done = try await AsyncHTTPTransport.shared.send(
+                    WaitingRoom.HTTPRequest(
+                        url: server.baseURL + "/ts.wseq?opcode=5004&key=\(reply.key ?? "")&\(query)", timeout: .seconds(30)))
                 #expect(try NetFUNNELReply.parse(done.body).code == 200)
             }
             #expect(emulator.counters().keysNeverReturned == 0)

@@ -79,14 +79,16 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     public static let defaultUserAgent = "WaitingRoom-Swift/1.0 (Linux; QueueIt)"
 
     /// Creates and validates a configuration.
-    public init(customerId: String, waitingRoomId: String? = nil, waitingRoomDomain: String? = nil, pathPrefix: String? = nil,
-                layoutName: String? = nil, language: String? = nil, userAgent: String = QueueItConfiguration.defaultUserAgent,
-                userId: String? = nil, sdkVersion: String = QueueItEnqueueBody.defaultSDKVersion,
-                requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(5), viewDelay: Duration = .zero,
-                queuePage: QueueItQueuePageMode = .auto, reuseStoredPass: Bool = true, autoRestartSession: Bool = true,
-                followMaxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait,
-                browserPath: String? = nil, chromedriverPath: String? = nil,
-                hostReportTimeout: Duration = QueueItHostDrivenPageDriver.defaultReportTimeout) throws(WaitingRoomError) {
+    public init(
+        customerId: String, waitingRoomId: String? = nil, waitingRoomDomain: String? = nil, pathPrefix: String? = nil,
+        layoutName: String? = nil, language: String? = nil, userAgent: String = QueueItConfiguration.defaultUserAgent,
+        userId: String? = nil, sdkVersion: String = QueueItEnqueueBody.defaultSDKVersion,
+        requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(5), viewDelay: Duration = .zero,
+        queuePage: QueueItQueuePageMode = .auto, reuseStoredPass: Bool = true, autoRestartSession: Bool = true,
+        followMaxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait,
+        browserPath: String? = nil, chromedriverPath: String? = nil,
+        hostReportTimeout: Duration = QueueItHostDrivenPageDriver.defaultReportTimeout
+    ) throws(WaitingRoomError) {
         self.hostReportTimeout = hostReportTimeout
         self.customerId = customerId
         self.waitingRoomId = waitingRoomId.flatMap { $0.isEmpty ? nil : $0 }
@@ -109,33 +111,40 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
         // Validate now so errors name the field before anything is sent.
         _ = try endpoint(waitingRoomId: self.waitingRoomId ?? "placeholder")
         guard requestTimeout > .zero, requestTimeout <= .seconds(120) else {
-            throw .outOfRange(field: "requestTimeoutSeconds", value: requestTimeout.seconds, range: 0.001...120, unit: "s", vendor: Self.vendorID)
+            throw .outOfRange(
+                field: "requestTimeoutSeconds", value: requestTimeout.seconds, range: 0.001...120, unit: "s", vendor: Self.vendorID)
         }
         guard pollInterval >= .milliseconds(1), pollInterval <= .seconds(300) else {
-            throw .outOfRange(field: "pollIntervalSeconds", value: pollInterval.seconds, range: 0.001...300, unit: "s", vendor: Self.vendorID)
+            throw .outOfRange(
+                field: "pollIntervalSeconds", value: pollInterval.seconds, range: 0.001...300, unit: "s", vendor: Self.vendorID)
         }
         guard viewDelay >= .zero, viewDelay <= .seconds(60) else {
             throw .outOfRange(field: "viewDelaySeconds", value: viewDelay.seconds, range: 0...60, unit: "s", vendor: Self.vendorID)
         }
         guard hostReportTimeout >= .seconds(1), hostReportTimeout <= .seconds(3600) else {
-            throw .outOfRange(field: "hostReportTimeoutSeconds", value: hostReportTimeout.seconds, range: 1...3600, unit: "s", vendor: Self.vendorID)
+            throw .outOfRange(
+                field: "hostReportTimeoutSeconds", value: hostReportTimeout.seconds, range: 1...3600, unit: "s", vendor: Self.vendorID)
         }
         guard followMaxWait >= .seconds(1), followMaxWait <= .seconds(86_400) else {
-            throw .outOfRange(field: "followMaxWaitSeconds", value: followMaxWait.seconds, range: 1...86_400, unit: "s", vendor: Self.vendorID)
+            throw .outOfRange(
+                field: "followMaxWaitSeconds", value: followMaxWait.seconds, range: 1...86_400, unit: "s", vendor: Self.vendorID)
         }
     }
 
     /// Decodes the provider settings (see the type's documentation for the keys).
     public init(json: JSONValue) throws {
         let r = try ConfigurationReader(json, vendor: Self.vendorID)
-        try r.rejectUnknownKeys(["customerId", "waitingRoomId", "waitingRoomDomain", "pathPrefix", "layoutName", "language",
-                                 "userAgent", "userId", "sdkVersion", "requestTimeoutSeconds", "pollIntervalSeconds",
-                                 "viewDelaySeconds", "queuePage", "followMaxWaitSeconds", "browserPath", "chromedriverPath",
-                                 "reuseStoredPass", "autoRestartSession", "hostReportTimeoutSeconds"])
+        try r.rejectUnknownKeys([
+            "customerId", "waitingRoomId", "waitingRoomDomain", "pathPrefix", "layoutName", "language",
+            "userAgent", "userId", "sdkVersion", "requestTimeoutSeconds", "pollIntervalSeconds",
+            "viewDelaySeconds", "queuePage", "followMaxWaitSeconds", "browserPath", "chromedriverPath",
+            "reuseStoredPass", "autoRestartSession", "hostReportTimeoutSeconds"
+        ])
         var mode = QueueItQueuePageMode.auto
         if let m = try r.string("queuePage") {
             guard let parsed = QueueItQueuePageMode(rawValue: m) else {
-                throw WaitingRoomError.invalidConfiguration(field: "queuePage", "'\(m)' is not one of auto, host, follow, browser", vendor: Self.vendorID)
+                throw WaitingRoomError.invalidConfiguration(
+                    field: "queuePage", "'\(m)' is not one of auto, host, follow, browser", vendor: Self.vendorID)
             }
             mode = parsed
         }
@@ -155,12 +164,16 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
             queuePage: mode,
             reuseStoredPass: try r.bool("reuseStoredPass") ?? true,
             autoRestartSession: try r.bool("autoRestartSession") ?? true,
-            followMaxWait: .milliseconds(Int64((try r.double("followMaxWaitSeconds", range: 1...86_400)
-                ?? QueueItHTTPFollowDriver.defaultMaxWait.seconds) * 1000)),
+            followMaxWait: .milliseconds(
+                Int64(
+                    (try r.double("followMaxWaitSeconds", range: 1...86_400)
+                        ?? QueueItHTTPFollowDriver.defaultMaxWait.seconds) * 1000)),
             browserPath: try r.string("browserPath"),
             chromedriverPath: try r.string("chromedriverPath"),
-            hostReportTimeout: .milliseconds(Int64((try r.double("hostReportTimeoutSeconds", range: 1...3600)
-                ?? QueueItHostDrivenPageDriver.defaultReportTimeout.seconds) * 1000)))
+            hostReportTimeout: .milliseconds(
+                Int64(
+                    (try r.double("hostReportTimeoutSeconds", range: 1...3600)
+                        ?? QueueItHostDrivenPageDriver.defaultReportTimeout.seconds) * 1000)))
     }
 
     /// The queue-page driver ``queuePage`` names: `auto` ⇒ ``QueueItAutoPageDriver`` (a new
@@ -186,8 +199,9 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     /// The endpoint for a waiting room (the configured domain and prefix).
     public func endpoint(customerId: String? = nil, waitingRoomId: String) throws(WaitingRoomError) -> QueueItEndpoint {
         do {
-            return try QueueItEndpoint(customerId: customerId ?? self.customerId, waitingRoomId: waitingRoomId,
-                                       waitingRoomDomain: waitingRoomDomain, pathPrefix: pathPrefix)
+            return try QueueItEndpoint(
+                customerId: customerId ?? self.customerId, waitingRoomId: waitingRoomId,
+                waitingRoomDomain: waitingRoomDomain, pathPrefix: pathPrefix)
         } catch {
             throw WaitingRoomError.invalidConfiguration(field: error.field, error.message, vendor: Self.vendorID)
         }

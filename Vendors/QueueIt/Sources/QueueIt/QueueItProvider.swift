@@ -12,9 +12,11 @@ public struct QueueItSessionObserver: Sendable {
     /// A page event (queue URL changed, progress, user exited, external link).
     public var pageEvent: @Sendable (QueuePageEvent) -> Void
 
-    public init(viewWillOpen: @escaping @Sendable (QueueItQueuePage) -> Void = { _ in },
-                viewDidAppear: @escaping @Sendable (QueueItQueuePage) -> Void = { _ in },
-                pageEvent: @escaping @Sendable (QueuePageEvent) -> Void = { _ in }) {
+    public init(
+        viewWillOpen: @escaping @Sendable (QueueItQueuePage) -> Void = { _ in },
+        viewDidAppear: @escaping @Sendable (QueueItQueuePage) -> Void = { _ in },
+        pageEvent: @escaping @Sendable (QueuePageEvent) -> Void = { _ in }
+    ) {
         self.viewWillOpen = viewWillOpen
         self.viewDidAppear = viewDidAppear
         self.pageEvent = pageEvent
@@ -44,17 +46,20 @@ public final class QueueItProvider: WaitingRoomProvider {
     ///     `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by `followMaxWait`; `browser` ⇒
     ///     `QueueItBrowserDriver` (module `QueueItBrowser`); see ``QueueItConfiguration/makePageDriver()``).
     ///   - connectivity: offline check before each attempt (default: assume online).
-    public init(configuration: QueueItConfiguration, environment: ProviderEnvironment = ProviderEnvironment(),
-                driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
-                observer: QueueItSessionObserver = QueueItSessionObserver()) {
+    public init(
+        configuration: QueueItConfiguration, environment: ProviderEnvironment = ProviderEnvironment(),
+        driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
+        observer: QueueItSessionObserver = QueueItSessionObserver()
+    ) {
         self.configuration = configuration
         self.environment = environment
         self.driver = driver ?? configuration.makePageDriver()
         self.connectivity = connectivity
         self.observer = observer
         self.logger = environment.logger(for: QueueItConfiguration.vendorID)
-        self.passes = PassKeeper(vendorID: QueueItConfiguration.vendorID, environment: environment,
-                                 reusesStoredPasses: configuration.reuseStoredPass, keepsOnlyExpiring: true)
+        self.passes = PassKeeper(
+            vendorID: QueueItConfiguration.vendorID, environment: environment,
+            reusesStoredPasses: configuration.reuseStoredPass, keepsOnlyExpiring: true)
     }
 
     /// The host-driven driver, when this provider can hand queue pages to the host (`queuePage`
@@ -69,19 +74,22 @@ public final class QueueItProvider: WaitingRoomProvider {
     public var isRequestInProgress: Bool { inFlight.load(ordering: .acquiring) > 0 }
 
     var client: QueueItEnqueueClient {
-        QueueItEnqueueClient(transport: environment.transport, clock: environment.clock, connectivity: connectivity,
-                             policy: .queueIt(attemptTimeout: configuration.requestTimeout), logger: logger,
-                             monitor: environment.connectivity)
+        QueueItEnqueueClient(
+            transport: environment.transport, clock: environment.clock, connectivity: connectivity,
+            policy: .queueIt(attemptTimeout: configuration.requestTimeout), logger: logger,
+            monitor: environment.connectivity)
     }
 
     /// The room key and enqueue call an entry stands for.
     public func call(for entry: Entry) throws(WaitingRoomError) -> (RoomKey, QueueItEnqueueCall) {
         let customer = entry.room.scope.isEmpty ? configuration.customerId : entry.room.scope
         guard let room = entry.room.room.isEmpty ? configuration.waitingRoomId : entry.room.room else {
-            throw WaitingRoomError.invalidConfiguration(field: "waitingRoomId", "no waiting room: set it in the configuration or the entry's room", vendor: vendorID)
+            throw WaitingRoomError.invalidConfiguration(
+                field: "waitingRoomId", "no waiting room: set it in the configuration or the entry's room", vendor: vendorID)
         }
         let endpoint = try configuration.endpoint(customerId: customer, waitingRoomId: room)
-        var token: String?, key: String?
+        var token: String?
+        var key: String?
         switch entry.credential {
         case .enqueueToken(let t)?: token = t
         case .enqueueKey(let k)?: key = k
@@ -123,9 +131,10 @@ public final class QueueItProvider: WaitingRoomProvider {
         var details: [String: String] = [:]
         if let q = parsed?.queueId ?? response?.queueId { details["queueId"] = q }
         if let u = response?.queueUrl { details["queueUrl"] = u }
-        return Pass(vendor: vendorID, room: room, credential: token ?? "", kind: .token, issuedAt: environment.clock.now(),
-                    expiresAt: parsed?.expiresAt, targetURL: targetURL ?? response?.eventTargetUrl,
-                    redirectType: token == nil ? nil : QueueItRedirectType(token: token).rawValue, details: details)
+        return Pass(
+            vendor: vendorID, room: room, credential: token ?? "", kind: .token, issuedAt: environment.clock.now(),
+            expiresAt: parsed?.expiresAt, targetURL: targetURL ?? response?.eventTargetUrl,
+            redirectType: token == nil ? nil : QueueItRedirectType(token: token).rawValue, details: details)
     }
 
     public func tryPass(_ entry: Entry) async throws -> TryPassResult {
@@ -139,11 +148,13 @@ public final class QueueItProvider: WaitingRoomProvider {
             await passes.keep(pass)
             return TryPassResult(disposition: .passed, status: status(.ok, "passed (redirect type \(rt.rawValue))"), pass: pass)
         case .disabled:
-            return TryPassResult(disposition: .disabled, status: status(.ok, "not queueing (redirect type \(rt.rawValue))"),
-                                 pass: makePass(room: room, token: r.token, response: r, targetURL: nil))
+            return TryPassResult(
+                disposition: .disabled, status: status(.ok, "not queueing (redirect type \(rt.rawValue))"),
+                pass: makePass(room: room, token: r.token, response: r, targetURL: nil))
         case .showQueue:
-            return TryPassResult(disposition: .queue, status: status(.ok, "queue (redirect type \(rt.rawValue))"),
-                                 queuePage: QueuePage(queueURL: r.queueUrl ?? "", targetURL: r.eventTargetUrl))
+            return TryPassResult(
+                disposition: .queue, status: status(.ok, "queue (redirect type \(rt.rawValue))"),
+                queuePage: QueuePage(queueURL: r.queueUrl ?? "", targetURL: r.eventTargetUrl))
         }
     }
 

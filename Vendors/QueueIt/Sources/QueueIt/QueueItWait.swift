@@ -28,10 +28,14 @@ struct QueueItWait: PollingVendor {
     func check(_ entry: Entry, visit: Visit, context: SessionContext) async -> Result<QueueItEnqueueResponse, any Error> {
         let vendor = vendorID
         do {
-            let (_, _, response) = try await provider.enqueueOnce(entry, onRetry: { attempt, wait, error in
-                context.emit(.connection(.reconnecting(attempt: attempt, nextRetryIn: wait),
-                                         VendorStatus(vendor: vendor, code: error.vendorCode ?? 0, message: error.message)))
-            })
+            let (_, _, response) = try await provider.enqueueOnce(
+                entry,
+                onRetry: { attempt, wait, error in
+                    context.emit(
+                        .connection(
+                            .reconnecting(attempt: attempt, nextRetryIn: wait),
+                            VendorStatus(vendor: vendor, code: error.vendorCode ?? 0, message: error.message)))
+                })
             return .success(response)
         } catch let e as WaitingRoomError {
             if e.vendorCode == QueueItErrorCode.networkUnavailable.rawValue { context.emit(.connection(.offline, e.status)) }
@@ -41,8 +45,10 @@ struct QueueItWait: PollingVendor {
         }
     }
 
-    func decide(_ answer: Result<QueueItEnqueueResponse, any Error>, entry: Entry, visit: inout Visit,
-                context: SessionContext) async -> PollStep {
+    func decide(
+        _ answer: Result<QueueItEnqueueResponse, any Error>, entry: Entry, visit: inout Visit,
+        context: SessionContext
+    ) async -> PollStep {
         let r: QueueItEnqueueResponse
         switch answer {
         case .success(let response): r = response
@@ -52,11 +58,15 @@ struct QueueItWait: PollingVendor {
         let rt = r.redirectType
         switch rt.action {
         case .passed:
-            return .finish(.passed(provider.makePass(room: visit.room, token: r.token, response: r, targetURL: nil),
-                                   provider.status(.ok, "passed without queue (redirect type \(rt.rawValue))")))
+            return .finish(
+                .passed(
+                    provider.makePass(room: visit.room, token: r.token, response: r, targetURL: nil),
+                    provider.status(.ok, "passed without queue (redirect type \(rt.rawValue))")))
         case .disabled:
-            return .finish(.disabled(provider.makePass(room: visit.room, token: r.token, response: r, targetURL: nil),
-                                     provider.status(.ok, "waiting room not queueing (redirect type \(rt.rawValue))")))
+            return .finish(
+                .disabled(
+                    provider.makePass(room: visit.room, token: r.token, response: r, targetURL: nil),
+                    provider.status(.ok, "waiting room not queueing (redirect type \(rt.rawValue))")))
         case .showQueue:
             return await queue(r, entry: entry, visit: &visit, context: context)
         }
@@ -64,14 +74,20 @@ struct QueueItWait: PollingVendor {
 
     /// Waits through the queue page `r` names: announce it, the view delay, then the page driver.
     func queue(_ r: QueueItEnqueueResponse, entry: Entry, visit: inout Visit, context: SessionContext) async -> PollStep {
-        let p = provider, rt = r.redirectType
+        let p = provider
+        let rt = r.redirectType
         guard let qs = r.queueUrl, let queueURL = URL(string: qs), queueURL.host != nil,
-              let ts = r.eventTargetUrl, let targetURL = URL(string: ts), targetURL.host != nil else {
-            return .finish(.failed(WaitingRoomError(.invalidResponse, vendor: vendorID, vendorCode: 200,
-                                                    message: "enqueue asked to queue (redirect type \(rt.rawValue)) without a usable QueueUrl and EventTargetUrl")))
+            let ts = r.eventTargetUrl, let targetURL = URL(string: ts), targetURL.host != nil
+        else {
+            return .finish(
+                .failed(
+                    WaitingRoomError(
+                        .invalidResponse, vendor: vendorID, vendorCode: 200,
+                        message: "enqueue asked to queue (redirect type \(rt.rawValue)) without a usable QueueUrl and EventTargetUrl")))
         }
-        let page = QueueItQueuePage(queueURL: queueURL, targetURL: targetURL,
-                                    pathPrefix: p.configuration.waitingRoomDomain == nil ? nil : p.configuration.pathPrefix)
+        let page = QueueItQueuePage(
+            queueURL: queueURL, targetURL: targetURL,
+            pathPrefix: p.configuration.waitingRoomDomain == nil ? nil : p.configuration.pathPrefix)
         p.observer.viewWillOpen(page)
         context.emit(.queueOpened(QueuePage(queueURL: qs, targetURL: ts), p.status(.ok, "queue (redirect type \(rt.rawValue))")))
         if p.configuration.viewDelay > .zero {
@@ -82,16 +98,21 @@ struct QueueItWait: PollingVendor {
         case .passed(let token):
             // Kept by the engine even if the caller cancelled meanwhile: a later tryPass/session
             // finds it in the store instead of queueing again (no pass is lost).
-            return .finish(.passed(p.makePass(room: visit.room, token: token, response: r, targetURL: ts),
-                                   p.status(.ok, token == nil ? "passed the queue (no queueittoken on the target URL)" : "passed the queue")))
+            return .finish(
+                .passed(
+                    p.makePass(room: visit.room, token: token, response: r, targetURL: ts),
+                    p.status(.ok, token == nil ? "passed the queue (no queueittoken on the target URL)" : "passed the queue")))
         case .closed:
             return .finish(.closed(p.status(.viewClosed)))
         case .restartSession:
             guard p.configuration.autoRestartSession else { return .finish(.closed(p.status(.sessionRestart))) }
             visit.restarts += 1
             if visit.restarts > Self.maxRestarts {
-                return .finish(.failed(WaitingRoomError(.invalidResponse, vendor: vendorID, vendorCode: QueueItErrorCode.sessionRestart.rawValue,
-                                                        message: "the queue page asked to restart \(visit.restarts) times")))
+                return .finish(
+                    .failed(
+                        WaitingRoomError(
+                            .invalidResponse, vendor: vendorID, vendorCode: QueueItErrorCode.sessionRestart.rawValue,
+                            message: "the queue page asked to restart \(visit.restarts) times")))
             }
             context.emit(.sessionRestarted(p.status(.sessionRestart)))
             return .checkAgain(after: .zero)
@@ -102,7 +123,9 @@ struct QueueItWait: PollingVendor {
 
     /// What the page driver sees: the page's events become the session's (and the observer's).
     func pageContext(entry: Entry, targetURL ts: String, context: SessionContext) -> QueuePageContext {
-        let p = provider, vendor = vendorID, observer = provider.observer
+        let p = provider
+        let vendor = vendorID
+        let observer = provider.observer
         return QueuePageContext(
             transport: p.environment.transport, clock: p.environment.clock, logger: p.logger,
             userAgent: entry.attributes["userAgent"] ?? p.configuration.userAgent,
@@ -111,12 +134,16 @@ struct QueueItWait: PollingVendor {
                 switch event {
                 case .progress(let prog): context.emit(.progress(prog, VendorStatus(vendor: vendor, code: 200, message: "in queue")))
                 case .queueURLChanged(let url):
-                    context.emit(.queuePageChanged(QueuePage(queueURL: url.absoluteString, targetURL: ts),
-                                                   VendorStatus(vendor: vendor, code: 200, message: "queue URL changed")))
+                    context.emit(
+                        .queuePageChanged(
+                            QueuePage(queueURL: url.absoluteString, targetURL: ts),
+                            VendorStatus(vendor: vendor, code: 200, message: "queue URL changed")))
                 case .userExited:
                     context.emit(.userExited(VendorStatus(vendor: vendor, code: 200, message: "user exited the queue page")))
                 case .reconnecting(let attempt, let wait, let failure):
-                    context.emit(.connection(.reconnecting(attempt: attempt, nextRetryIn: wait), VendorStatus(vendor: vendor, code: 0, message: failure)))
+                    context.emit(
+                        .connection(
+                            .reconnecting(attempt: attempt, nextRetryIn: wait), VendorStatus(vendor: vendor, code: 0, message: failure)))
                 case .externalLink: break
                 }
             })

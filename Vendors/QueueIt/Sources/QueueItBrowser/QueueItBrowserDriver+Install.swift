@@ -4,8 +4,9 @@ extension QueueItBrowserDriver {
     /// A browser driver for `configuration`: its ``browserPath``, ``chromedriverPath`` and
     /// `followMaxWait` as ``maxWait``.
     public init(configuration: QueueItConfiguration) {
-        self.init(browserPath: configuration.browserPath, chromedriverPath: configuration.chromedriverPath,
-                  maxWait: configuration.followMaxWait)
+        self.init(
+            browserPath: configuration.browserPath, chromedriverPath: configuration.chromedriverPath,
+            maxWait: configuration.followMaxWait)
     }
 
     /// Makes this driver the one a `queuePage` `browser` configuration gets

@@ -1,7 +1,7 @@
 import Foundation
+import QueueIt
 import Synchronization
 import WaitingRoom
-import QueueIt
 import WebDriver
 
 /// Waits through a queue page in a real headless browser, for servers and the CLI: Debian's
@@ -64,10 +64,12 @@ public struct QueueItBrowserDriver: QueuePageDriver {
     /// What to do when an executable is missing.
     public static let installHint = "install them with `apt-get install chromium chromium-driver` (or run Scripts/setup)"
 
-    public init(browserPath: String? = nil, chromedriverPath: String? = nil, pollInterval: Duration = .milliseconds(300),
-                maxWait: Duration = QueueItBrowserDriver.defaultMaxWait, startupTimeout: Duration = .seconds(60),
-                commandTimeout: Duration = .seconds(30), extraBrowserArguments: [String] = [],
-                transport: (any HTTPTransport)? = nil) {
+    public init(
+        browserPath: String? = nil, chromedriverPath: String? = nil, pollInterval: Duration = .milliseconds(300),
+        maxWait: Duration = QueueItBrowserDriver.defaultMaxWait, startupTimeout: Duration = .seconds(60),
+        commandTimeout: Duration = .seconds(30), extraBrowserArguments: [String] = [],
+        transport: (any HTTPTransport)? = nil
+    ) {
         self.browserPath = browserPath
         self.chromedriverPath = chromedriverPath
         self.pollInterval = pollInterval
@@ -91,37 +93,45 @@ public struct QueueItBrowserDriver: QueuePageDriver {
             driver = dirs.map { "\($0)/chromedriver" }.first { fm.isExecutableFile(atPath: $0) } ?? Self.defaultChromedriverPath
         }
         guard fm.isExecutableFile(atPath: driver) else {
-            throw .invalidConfiguration(field: "chromedriverPath", "no executable chromedriver at \(driver); \(Self.installHint)",
-                                        vendor: QueueItConfiguration.vendorID)
+            throw .invalidConfiguration(
+                field: "chromedriverPath", "no executable chromedriver at \(driver); \(Self.installHint)",
+                vendor: QueueItConfiguration.vendorID)
         }
         let browser = browserPath ?? Self.defaultBrowserPath
         guard fm.isExecutableFile(atPath: browser) else {
-            throw .invalidConfiguration(field: "browserPath", "no executable browser at \(browser); \(Self.installHint)",
-                                        vendor: QueueItConfiguration.vendorID)
+            throw .invalidConfiguration(
+                field: "browserPath", "no executable browser at \(browser); \(Self.installHint)",
+                vendor: QueueItConfiguration.vendorID)
         }
         return (driver, browser)
     }
 
     static func failure(_ message: String, code: QueueItErrorCode = .queuePageFailed, details: [String: String] = [:]) -> QueuePageResult {
-        .failed(WaitingRoomError(.invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: code.rawValue,
-                                 message: message, details: details))
+        .failed(
+            WaitingRoomError(
+                .invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: code.rawValue,
+                message: message, details: details))
     }
 
     /// The end of a wait that took longer than ``maxWait``.
     func timedOut(_ url: String) -> QueuePageResult {
-        Self.failure("the queue page \(url) did not lead to the target within \(Int(maxWait.seconds)) s in the browser",
-                     code: .queuePageTimeout, details: ["queueUrl": url])
+        Self.failure(
+            "the queue page \(url) did not lead to the target within \(Int(maxWait.seconds)) s in the browser",
+            code: .queuePageTimeout, details: ["queueUrl": url])
     }
 
     /// The W3C capabilities of the session: headless chromium with a private profile.
     func capabilities(browser: String, profile: String) -> JSONValue {
-        let args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=\(profile)",
-                    "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--mute-audio"] + extraBrowserArguments
+        let args =
+            [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=\(profile)",
+                "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--mute-audio"
+            ] + extraBrowserArguments
         return .object([
             "browserName": .string("chrome"),
             "pageLoadStrategy": .string("eager"),
             "timeouts": .object(["pageLoad": .number(commandTimeout.seconds * 1000), "script": .number(10_000)]),
-            "goog:chromeOptions": .object(["binary": .string(browser), "args": .array(args.map { .string($0) })]),
+            "goog:chromeOptions": .object(["binary": .string(browser), "args": .array(args.map { .string($0) })])
         ])
     }
 
@@ -157,8 +167,10 @@ public struct QueueItBrowserDriver: QueuePageDriver {
         return result
     }
 
-    private func run(page: QueueItQueuePage, context: QueuePageContext, tools: (chromedriver: String, browser: String),
-                     resources: BrowserResources) async -> QueuePageResult {
+    private func run(
+        page: QueueItQueuePage, context: QueuePageContext, tools: (chromedriver: String, browser: String),
+        resources: BrowserResources
+    ) async -> QueuePageResult {
         let clock = ContinuousClock()
         let begin = clock.now
         func elapsed() -> Duration { clock.now - begin }
@@ -206,8 +218,9 @@ public struct QueueItBrowserDriver: QueuePageDriver {
                 if Task.isCancelled { return .closed }
                 failures += 1
                 if failures >= maxFailures {
-                    return Self.failure("the browser stopped answering (\(failures) failed reads): \(error)",
-                                        details: ["queueUrl": lastQueueURL.absoluteString])
+                    return Self.failure(
+                        "the browser stopped answering (\(failures) failed reads): \(error)",
+                        details: ["queueUrl": lastQueueURL.absoluteString])
                 }
                 if (try? await SystemClock().sleep(for: pollInterval)) == nil { return .closed }
                 continue
@@ -215,8 +228,10 @@ public struct QueueItBrowserDriver: QueuePageDriver {
             if url != lastURL {
                 lastURL = url
                 lastExit = false
-                if let end = await navigated(to: url, page: page, context: context, client: client, session: session,
-                                             lastQueueURL: &lastQueueURL) {
+                if let end = await navigated(
+                    to: url, page: page, context: context, client: client, session: session,
+                    lastQueueURL: &lastQueueURL)
+                {
                     return end
                 }
             }
@@ -224,8 +239,10 @@ public struct QueueItBrowserDriver: QueuePageDriver {
             if let probe = try? await client.execute(session: session, script: Self.pageProbe).objectValue {
                 for link in probe["links"]?.arrayValue ?? [] {
                     guard let s = link.stringValue else { continue }
-                    if let end = await navigated(to: s, page: page, context: context, client: client, session: session,
-                                                 lastQueueURL: &lastQueueURL) {
+                    if let end = await navigated(
+                        to: s, page: page, context: context, client: client, session: session,
+                        lastQueueURL: &lastQueueURL)
+                    {
                         return end
                     }
                 }
@@ -239,8 +256,10 @@ public struct QueueItBrowserDriver: QueuePageDriver {
 
     /// Acts on a URL the browser shows (or a link it was stopped from following): the wait's
     /// end, or nil to go on.
-    private func navigated(to url: String, page: QueueItQueuePage, context: QueuePageContext, client: WebDriverClient,
-                           session: String, lastQueueURL: inout URL) async -> QueuePageResult? {
+    private func navigated(
+        to url: String, page: QueueItQueuePage, context: QueuePageContext, client: WebDriverClient,
+        session: String, lastQueueURL: inout URL
+    ) async -> QueuePageResult? {
         let lower = url.lowercased()
         // The browser's own pages (the blank start page, a load error) are not navigations of the queue page.
         if lower.hasPrefix("about:") || lower.hasPrefix("data:") || lower.hasPrefix("chrome-error:") || lower.hasPrefix("chrome:") {
@@ -267,8 +286,10 @@ public struct QueueItBrowserDriver: QueuePageDriver {
 
     /// Starts `chromedriver` (a new free port on each of up to 3 attempts, in case another
     /// process took the port) and a session in it.
-    private func start(tools: (chromedriver: String, browser: String), directory: String, resources: BrowserResources,
-                       deadline: Duration) async -> Result<(WebDriverClient, String), StartFailure> {
+    private func start(
+        tools: (chromedriver: String, browser: String), directory: String, resources: BrowserResources,
+        deadline: Duration
+    ) async -> Result<(WebDriverClient, String), StartFailure> {
         let clock = ContinuousClock()
         let end = clock.now.advanced(by: deadline)
         var last = "no attempt"
@@ -279,18 +300,25 @@ public struct QueueItBrowserDriver: QueuePageDriver {
             }
             let process: ChromedriverProcess
             do {
-                process = try ChromedriverProcess(executable: tools.chromedriver, port: port,
-                                                  logPath: "\(directory)/chromedriver-\(attempt).log")
+                process = try ChromedriverProcess(
+                    executable: tools.chromedriver, port: port,
+                    logPath: "\(directory)/chromedriver-\(attempt).log")
             } catch {
-                return .failure(StartFailure(result: .failed(.invalidConfiguration(
-                    field: "chromedriverPath", "cannot start \(tools.chromedriver): \(error); \(Self.installHint)",
-                    vendor: QueueItConfiguration.vendorID))))
+                return .failure(
+                    StartFailure(
+                        result: .failed(
+                            .invalidConfiguration(
+                                field: "chromedriverPath", "cannot start \(tools.chromedriver): \(error); \(Self.installHint)",
+                                vendor: QueueItConfiguration.vendorID))))
             }
             resources.adopt(process)
             let client = WebDriverClient(port: port, transport: resources.transport, timeout: commandTimeout)
             var ready = false
             while clock.now < end, !process.hasExited, !Task.isCancelled {
-                if await client.ready() { ready = true; break }
+                if await client.ready() {
+                    ready = true
+                    break
+                }
                 if (try? await SystemClock().sleep(for: .milliseconds(100))) == nil { break }
             }
             if Task.isCancelled { return .failure(StartFailure(result: .closed)) }
@@ -301,8 +329,10 @@ public struct QueueItBrowserDriver: QueuePageDriver {
                 continue
             }
             do {
-                let session = try await client.newSession(capabilities: capabilities(browser: tools.browser,
-                                                                                      profile: "\(directory)/profile"))
+                let session = try await client.newSession(
+                    capabilities: capabilities(
+                        browser: tools.browser,
+                        profile: "\(directory)/profile"))
                 resources.adopt(session: session, client: client)
                 return .success((client, session))
             } catch {
@@ -362,7 +392,10 @@ final class BrowserResources: Sendable {
     /// directory still running, removes the directory.
     func release(context: QueuePageContext) async {
         let (session, directory): ((id: String, client: WebDriverClient)?, String?) = state.withLock { s in
-            defer { s.session = nil; s.directory = nil }
+            defer {
+                s.session = nil
+                s.directory = nil
+            }
             return (s.session, s.directory)
         }
         if let session {

@@ -30,7 +30,7 @@ extension QueueItEmulator {
         .object([
             "customerId": .string(demoCustomer),
             "waitingRoomDomain": .string(server.authority),
-            "queuePage": .string("follow"),
+            "queuePage": .string("follow")
         ])
     }
 
@@ -42,8 +42,10 @@ extension QueueItEmulator {
             for (id, room) in customer.rooms {
                 rooms[id] = .object(["state": .string(room.state.rawValue), "admitPerSecond": .number(room.admitPerSecond)])
             }
-            customers[name] = .object(["secretKey": .string(customer.secretKey), "rooms": .object(rooms),
-                                       "apiKey": .string(customer.apiKey ?? QueueItEmulatorConfiguration.defaultAPIKey(customer: name))])
+            customers[name] = .object([
+                "secretKey": .string(customer.secretKey), "rooms": .object(rooms),
+                "apiKey": .string(customer.apiKey ?? QueueItEmulatorConfiguration.defaultAPIKey(customer: name))
+            ])
         }
         return .object(["waitingRoomDomain": .string(server.authority), "customers": .object(customers)])
     }
@@ -51,7 +53,9 @@ extension QueueItEmulator {
     public func summary(server: EmulatorAddress) -> [String] {
         var lines = ["Queue-it   waitingRoomDomain=\(server.authority)  (POST /api/mobileapp/queue/{customer}/{room}/enqueue)"]
         for (name, customer) in configuration.customers.sorted(by: { $0.key < $1.key }) {
-            lines.append("  customer \(name)  secretKey \(customer.secretKey)  apiKey \(customer.apiKey ?? QueueItEmulatorConfiguration.defaultAPIKey(customer: name))")
+            lines.append(
+                "  customer \(name)  secretKey \(customer.secretKey)  apiKey \(customer.apiKey ?? QueueItEmulatorConfiguration.defaultAPIKey(customer: name))"
+            )
             for (id, room) in customer.rooms.sorted(by: { $0.key < $1.key }) {
                 let rate = room.state == .queue ? ", \(room.admitPerSecond)/s" : ""
                 lines.append("    room \(id)  (\(room.state.rawValue)\(rate))")

@@ -21,7 +21,7 @@ extension QueueItEmulator: EmulatorFairnessSource {
             throw EmulatorRoomError.unknownRoom(room.description)
         }
         let patch: [String: Any] = [
-            "startsAt": startsAt.map { $0.timeIntervalSince1970 as Any } ?? NSNull(), "shuffleAtStart": shuffle, "seed": Double(seed),
+            "startsAt": startsAt.map { $0.timeIntervalSince1970 as Any } ?? NSNull(), "shuffleAtStart": shuffle, "seed": Double(seed)
         ]
         do {
             try model.update(customer: customer, room: id, patch: patch)

@@ -48,7 +48,8 @@ extension QueueItEmulator {
             } catch let error as WaitingRoomError {
                 return EmulatorHTTP.badRequest(error)
             } catch let error as QueueItEmulatorConfigurationError {
-                return EmulatorHTTP.badRequest(.invalidConfiguration(field: error.field, "\(error.field): \(error.message)", vendor: Self.vendorID))
+                return EmulatorHTTP.badRequest(
+                    .invalidConfiguration(field: error.field, "\(error.field): \(error.message)", vendor: Self.vendorID))
             }
         }
         router.post(RouterPath(admin + "/version")) { [self] _, ctx -> Response in
@@ -79,7 +80,8 @@ extension QueueItEmulator {
             if let answer = await Self.applyToIntegrationConfig(fault) { return answer }
         }
         let key = secure ? req.headers[Self.apiKeyField] : nil
-        return Self.response(model.integrationConfigDownload(customer: c, secure: secure, apiKey: key, base: Self.base(req), count: !faulted))
+        return Self.response(
+            model.integrationConfigDownload(customer: c, secure: secure, apiKey: key, base: Self.base(req), count: !faulted))
     }
 
     /// What a fault does to a download: `status` answers a JSON error, `garbage` a 200
@@ -89,7 +91,9 @@ extension QueueItEmulator {
         await EmulatorHTTP.apply(
             fault,
             errorPage: { status in ("{\"error\":\"injected fault \(status)\"}", "application/json") },
-            garbage: { (#"{"Description":"injected fault: a cut-off integration configuration","Integrations":[{"Name":"#, "application/json") })
+            garbage: {
+                (#"{"Description":"injected fault: a cut-off integration configuration","Integrations":[{"Name":"#, "application/json")
+            })
     }
 
     // MARK: metrics
@@ -99,9 +103,10 @@ extension QueueItEmulator {
     public func metrics(into samples: inout [EmulatorMetricSample]) {
         standardMetrics(into: &samples)
         for (customer, result, count) in model.integrationConfigDownloadCounts() {
-            samples.append(EmulatorMetricSample(
-                Self.integrationConfigDownloadsMetric, labels: ["vendor": vendorID, "customer": customer, "result": result.rawValue],
-                value: Double(count)))
+            samples.append(
+                EmulatorMetricSample(
+                    Self.integrationConfigDownloadsMetric, labels: ["vendor": vendorID, "customer": customer, "result": result.rawValue],
+                    value: Double(count)))
         }
     }
 

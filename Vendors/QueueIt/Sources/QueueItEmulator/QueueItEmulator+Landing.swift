@@ -53,11 +53,13 @@ extension QueueItEmulator {
             target = t
         }
         let userAgent = req.headers[.userAgent].flatMap { $0.isEmpty ? nil : $0 } ?? "unknown"
-        let body = QueueItEnqueueBody(userId: "landing-" + UUID().uuidString.lowercased(), userAgent: userAgent,
-                                      sdkVersion: parameter("ver") ?? "KnownUser", layoutName: parameter("l"),
-                                      language: parameter("cid"), enqueueToken: parameter("enqueuetoken"))
-        let answer = model.enqueue(customer: c, room: e, body: body.encoded(), base: Self.base(req), prefix: nil,
-                                   clientIP: Self.clientIP(req), target: target)
+        let body = QueueItEnqueueBody(
+            userId: "landing-" + UUID().uuidString.lowercased(), userAgent: userAgent,
+            sdkVersion: parameter("ver") ?? "KnownUser", layoutName: parameter("l"),
+            language: parameter("cid"), enqueueToken: parameter("enqueuetoken"))
+        let answer = model.enqueue(
+            customer: c, room: e, body: body.encoded(), base: Self.base(req), prefix: nil,
+            clientIP: Self.clientIP(req), target: target)
         guard answer.status == 200, let reply = QueueItEnqueueResponse.parse(answer.body) else {
             let message = (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])?["error"] as? String
             return Self.landingPage(.refused(status: answer.status, message: message ?? "the event refused the visitor"))
@@ -86,8 +88,9 @@ extension QueueItEmulator {
 
     /// One of the landing's own pages.
     static func landingPage(_ page: QueueItLandingPageHTML.Page) -> Response {
-        response(page.status, Array(QueueItLandingPageHTML.render(page).utf8), type: "text/html; charset=utf-8",
-                 headers: [("Cache-Control", "no-store")])
+        response(
+            page.status, Array(QueueItLandingPageHTML.render(page).utf8), type: "text/html; charset=utf-8",
+            headers: [("Cache-Control", "no-store")])
     }
 
     /// `url` with `queueittoken={token}` added to its query (before any fragment). A token's
@@ -105,7 +108,8 @@ extension QueueItEmulator {
 
     static func isAbsoluteHTTPURL(_ text: String) -> Bool {
         guard let u = URLComponents(string: text), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = u.host, !host.isEmpty else { return false }
+            let host = u.host, !host.isEmpty
+        else { return false }
         return true
     }
 }

@@ -7,10 +7,12 @@ extension QueueItEmulator {
         return EmulatorLoadFigures(
             keys: [
                 ("enqueued", q.enqueueCount), ("passedVisitors", q.passedVisitors), ("faultsInjected", q.faultsInjected),
-                ("faultsInjectedOnEnqueue", q.faultsInjectedOnEnqueue), ("faultsInjectedOnQueue", q.faultsInjectedOnQueue),
+                ("faultsInjectedOnEnqueue", q.faultsInjectedOnEnqueue), ("faultsInjectedOnQueue", q.faultsInjectedOnQueue)
             ],
-            requests: [("enqueue (served)", q.enqueueCount), ("enqueue (faulted)", q.faultsInjectedOnEnqueue),
-                       ("queue page (faulted)", q.faultsInjectedOnQueue)],
+            requests: [
+                ("enqueue (served)", q.enqueueCount), ("enqueue (faulted)", q.faultsInjectedOnEnqueue),
+                ("queue page (faulted)", q.faultsInjectedOnQueue)
+            ],
             replies: [("queueittoken answers", q.passedCount), ("visitors passed", q.passedVisitors)])
     }
 }

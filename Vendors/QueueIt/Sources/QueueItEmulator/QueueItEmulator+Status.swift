@@ -16,18 +16,20 @@ extension QueueItEmulator {
                     r.advance(to: t)
                     s.rooms[cid]?[rid] = r
                     let path = "/_emulator/queueit/rooms/\(cid)/\(rid)"
-                    rooms.append(EmulatorStatus.Room(
-                        key: RoomKey(scope: cid, room: rid), state: r.config.state.rawValue, waiting: r.waiting,
-                        admittedTotal: r.admittedCount, rate: r.config.state == .queue ? r.config.admitPerSecond : 0,
-                        rateNote: "admissions/s (configured)", limit: r.config.admitPerSecond, limitNote: "admissions/s",
-                        controls: [
-                            EmulatorControl(label: "Set rate", path: path, body: .object(["admitPerSecond": .string("$value")]),
-                                            input: "admissions/s", value: r.config.admitPerSecond),
-                            EmulatorControl(label: "Admit 1", path: path + "/admit?count=1"),
-                            EmulatorControl(label: "Queue", path: path, body: .object(["state": .string("queue")])),
-                            EmulatorControl(label: "Safety net", path: path, body: .object(["state": .string("safetynet")])),
-                            EmulatorControl(label: "Disable", path: path, body: .object(["state": .string("disabled")])),
-                        ]))
+                    rooms.append(
+                        EmulatorStatus.Room(
+                            key: RoomKey(scope: cid, room: rid), state: r.config.state.rawValue, waiting: r.waiting,
+                            admittedTotal: r.admittedCount, rate: r.config.state == .queue ? r.config.admitPerSecond : 0,
+                            rateNote: "admissions/s (configured)", limit: r.config.admitPerSecond, limitNote: "admissions/s",
+                            controls: [
+                                EmulatorControl(
+                                    label: "Set rate", path: path, body: .object(["admitPerSecond": .string("$value")]),
+                                    input: "admissions/s", value: r.config.admitPerSecond),
+                                EmulatorControl(label: "Admit 1", path: path + "/admit?count=1"),
+                                EmulatorControl(label: "Queue", path: path, body: .object(["state": .string("queue")])),
+                                EmulatorControl(label: "Safety net", path: path, body: .object(["state": .string("safetynet")])),
+                                EmulatorControl(label: "Disable", path: path, body: .object(["state": .string("disabled")]))
+                            ]))
                 }
             }
             return (rooms, s.counters)
@@ -41,17 +43,20 @@ extension QueueItEmulator {
             counters: [
                 "enqueueCount": Double(counters.enqueueCount), "passedCount": Double(counters.passedCount),
                 "passedVisitors": Double(counters.passedVisitors), "faultsInjectedOnEnqueue": Double(counters.faultsInjectedOnEnqueue),
-                "faultsInjectedOnQueue": Double(counters.faultsInjectedOnQueue),
+                "faultsInjectedOnQueue": Double(counters.faultsInjectedOnQueue)
             ],
             controls: [
-                EmulatorControl(label: "5× HTTP 503 on enqueue", path: faultsPath,
-                                body: .object(["kind": .string("status"), "status": .number(503), "count": .number(5), "on": .string("enqueue")])),
-                EmulatorControl(label: "5× dropped queue polls", path: faultsPath,
-                                body: .object(["kind": .string("drop"), "count": .number(5), "on": .string("queue")])),
-                EmulatorControl(label: "5× 2 s delay on enqueue", path: faultsPath,
-                                body: .object(["kind": .string("delay"), "delayMs": .number(2000), "count": .number(5), "on": .string("enqueue")])),
+                EmulatorControl(
+                    label: "5× HTTP 503 on enqueue", path: faultsPath,
+                    body: .object(["kind": .string("status"), "status": .number(503), "count": .number(5), "on": .string("enqueue")])),
+                EmulatorControl(
+                    label: "5× dropped queue polls", path: faultsPath,
+                    body: .object(["kind": .string("drop"), "count": .number(5), "on": .string("queue")])),
+                EmulatorControl(
+                    label: "5× 2 s delay on enqueue", path: faultsPath,
+                    body: .object(["kind": .string("delay"), "delayMs": .number(2000), "count": .number(5), "on": .string("enqueue")])),
                 EmulatorControl(label: "Clear faults", method: "DELETE", path: faultsPath),
-                EmulatorControl(label: "Reset", path: "/_emulator/queueit/reset"),
+                EmulatorControl(label: "Reset", path: "/_emulator/queueit/reset")
             ])
     }
 }

@@ -31,9 +31,11 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     /// - Parameters:
     ///   - configuration: customers and rooms.
     ///   - now: the time source (inject a virtual clock's `now()` in tests).
-    public init(configuration: QueueItEmulatorConfiguration = .demo,
-                now: @escaping @Sendable () -> Date = { Date() },
-                logger: Logger = Logger(label: "waitingroom.queueit.emulator")) {
+    public init(
+        configuration: QueueItEmulatorConfiguration = .demo,
+        now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger = Logger(label: "waitingroom.queueit.emulator")
+    ) {
         self.model = QueueItEmulatorModel(configuration: configuration, now: now)
         self.logger = logger
     }
@@ -56,9 +58,11 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         router.get("/queueit/queue/:customerId/:waitingRoomId/status", use: status)
         router.get("/:prefix/queueit/queue/:customerId/:waitingRoomId/status", use: status)
         let target: @Sendable (Request, BasicRequestContext) async throws -> Response = { req, ctx in
-            let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId"), e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
+            let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId")
+            let e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
             let token = req.uri.queryParameters["queueittoken"].map(String.init)
-            return Self.response(200, Array(QueueItQueuePageHTML.target(customer: c, room: e, token: token).utf8), type: "text/html; charset=utf-8")
+            return Self.response(
+                200, Array(QueueItQueuePageHTML.target(customer: c, room: e, token: token).utf8), type: "text/html; charset=utf-8")
         }
         router.get("/queueit/target/:customerId/:waitingRoomId", use: target)
         router.get("/:prefix/queueit/target/:customerId/:waitingRoomId", use: target)
@@ -125,7 +129,8 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     }
 
     func handleEnqueue(_ req: Request, _ ctx: BasicRequestContext, prefix: String?) async throws -> Response {
-        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId"), e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
+        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId")
+        let e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
         let bytes: [UInt8]
         do { bytes = Array(try await EmulatorHTTP.body(req, upTo: QueueItEnqueueResponse.maxBodyBytes).readableBytesView) } catch {
             return Self.response(413, QueueItEmulatorModel.json(["error": "enqueue body too large"]))
@@ -133,7 +138,8 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         if let fault = model.takeFault(for: .enqueue), let answer = await Self.apply(fault, on: .enqueue) {
             return answer
         }
-        return Self.response(model.enqueue(customer: c, room: e, body: bytes, base: Self.base(req), prefix: prefix, clientIP: Self.clientIP(req)))
+        return Self.response(
+            model.enqueue(customer: c, room: e, body: bytes, base: Self.base(req), prefix: prefix, clientIP: Self.clientIP(req)))
     }
 
     /// The answer to an enqueue call (`POST [/{prefix}]/api/mobileapp/queue/{c}/{e}/enqueue`) when
@@ -151,8 +157,8 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         default: return nil
         }
         guard segments[0].isEmpty, segments[1 + offset] == "api", segments[2 + offset] == "mobileapp",
-              segments[3 + offset] == "queue", segments[6 + offset] == "enqueue",
-              !segments[4 + offset].isEmpty, !segments[5 + offset].isEmpty, offset == 0 || !segments[1].isEmpty
+            segments[3 + offset] == "queue", segments[6 + offset] == "enqueue",
+            !segments[4 + offset].isEmpty, !segments[5 + offset].isEmpty, offset == 0 || !segments[1].isEmpty
         else { return nil }
         guard !model.hasFault(for: .enqueue) else { return nil }
         let bytes = body.map { Array($0.readableBytesView) } ?? []
@@ -172,7 +178,8 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         return await EmulatorHTTP.apply(
             fault,
             errorPage: { status in
-                html ? ("<html><body>Injected fault \(status)</body></html>", "text/html; charset=utf-8")
+                html
+                    ? ("<html><body>Injected fault \(status)</body></html>", "text/html; charset=utf-8")
                     : ("{\"error\":\"injected fault \(status)\"}", "application/json")
             },
             garbage: { ("<html><body>Service temporarily unavailable</body></html>", "text/html") })
@@ -182,7 +189,8 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         if let fault = model.takeFault(for: .queue), let answer = await Self.apply(fault, on: .queue) {
             return answer
         }
-        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId"), e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
+        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId")
+        let e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
         let q = req.uri.queryParameters["q"].map(String.init) ?? ""
         let selfURL = Self.base(req) + (req.uri.description.hasPrefix("/") ? req.uri.description : "/" + req.uri.description)
         return Self.response(model.queuePage(customer: c, room: e, queueId: q, selfURL: selfURL))
@@ -193,27 +201,33 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
         if let fault = model.takeFault(for: .queue), let answer = await Self.apply(fault, on: .enqueue) {
             return answer
         }
-        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId"), e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
+        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId")
+        let e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
         let q = req.uri.queryParameters["q"].map(String.init) ?? ""
         return Self.response(model.queueStatus(customer: c, room: e, queueId: q))
     }
 
     func handleProtectedAPI(_ req: Request, _ ctx: BasicRequestContext) -> Response {
-        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId"), e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
+        let c = EmulatorHTTP.pathParameter(ctx.parameters, "customerId")
+        let e = EmulatorHTTP.pathParameter(ctx.parameters, "waitingRoomId")
         let name = EmulatorHTTP.pathParameter(ctx.parameters, "name")
         guard let secret = model.secretKey(customer: c), let room = model.room(customer: c, room: e) else {
             return Self.response(404, QueueItEmulatorModel.json(["error": "unknown room \(c)/\(e)"]))
         }
         let base = Self.base(req) + (room.proxyPrefix.map { "/" + $0 } ?? "")
-        let settings = QueueItKnownUserSettings(customerId: c, secretKey: secret, eventId: e, queueBaseURL: base,
-                                                layoutName: room.layoutName)
+        let settings = QueueItKnownUserSettings(
+            customerId: c, secretKey: secret, eventId: e, queueBaseURL: base,
+            layoutName: room.layoutName)
         var headers: [(String, String)] = []
         for f in req.headers { headers.append((f.name.canonicalName, f.value)) }
         let url = Self.base(req) + req.uri.description
-        let decision = QueueItRequestValidator(settings: settings).validate(url: url, headers: headers, clientIP: Self.clientIP(req), now: model.now())
+        let decision = QueueItRequestValidator(settings: settings).validate(
+            url: url, headers: headers, clientIP: Self.clientIP(req), now: model.now())
         if decision.isPassed {
-            let body = QueueItEmulatorModel.json(["ok": true, "resource": name, "queueId": decision.queueId ?? "",
-                                                  "redirectType": decision.redirectType ?? ""])
+            let body = QueueItEmulatorModel.json([
+                "ok": true, "resource": name, "queueId": decision.queueId ?? "",
+                "redirectType": decision.redirectType ?? ""
+            ])
             return Self.response(200, body, headers: decision.responseHeaders)
         }
         let body = QueueItEmulatorModel.json(["ok": false, "queue": true, "reason": decision.rejection?.rawValue ?? "queue"])
@@ -222,15 +236,18 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
 
     func handleMintToken(_ req: Request) async throws -> Response {
         guard let obj = try await Self.readJSON(req),
-              let c = obj["customerId"] as? String, let e = obj["waitingRoomId"] as? String,
-              let secret = model.secretKey(customer: c) else {
-            return Self.response(400, QueueItEmulatorModel.json(["error": "customerId and waitingRoomId of a configured customer are required"]))
+            let c = obj["customerId"] as? String, let e = obj["waitingRoomId"] as? String,
+            let secret = model.secretKey(customer: c)
+        else {
+            return Self.response(
+                400, QueueItEmulatorModel.json(["error": "customerId and waitingRoomId of a configured customer are required"]))
         }
         let expiresIn = QueueItJSON.int(obj["expiresIn"]) ?? 600
         let rt = QueueItRedirectType(rawValue: (obj["redirectType"] as? String) ?? "queue")
         do {
             let token = try QueueItTokenMinter(secretKey: (obj["secretKey"] as? String) ?? secret).mint(
-                eventId: (obj["eventId"] as? String) ?? e, queueId: (obj["queueId"] as? String) ?? QueueItEmulatorModel.queueId(number: 0, random: UInt64.random(in: 0...UInt64.max)),
+                eventId: (obj["eventId"] as? String) ?? e,
+                queueId: (obj["queueId"] as? String) ?? QueueItEmulatorModel.queueId(number: 0, random: UInt64.random(in: 0...UInt64.max)),
                 expiresAt: Int64(model.now().timeIntervalSince1970) + Int64(expiresIn), redirectType: rt,
                 cookieValidityMinutes: QueueItJSON.int(obj["cookieValidityMinutes"]), clientIP: obj["clientIP"] as? String)
             return Self.response(200, QueueItEmulatorModel.json(["token": token]))
@@ -243,13 +260,15 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     /// expiry), "key", "secretKey", "tokenIdentifier"]}` ⇒ `{"token": …}`: an enqueue token for tests.
     func handleMintEnqueueToken(_ req: Request) async throws -> Response {
         guard let obj = try await Self.readJSON(req), let c = obj["customerId"] as? String,
-              let secret = model.secretKey(customer: c) else {
+            let secret = model.secretKey(customer: c)
+        else {
             return Self.response(400, QueueItEmulatorModel.json(["error": "customerId of a configured customer is required"]))
         }
-        let token = mintEnqueueToken(customerId: c, waitingRoomId: obj["waitingRoomId"] as? String,
-                                     expiresIn: QueueItJSON.int(obj["expiresIn"]).map { .seconds($0) },
-                                     key: obj["key"] as? String, secretKey: (obj["secretKey"] as? String) ?? secret,
-                                     tokenIdentifier: obj["tokenIdentifier"] as? String)
+        let token = mintEnqueueToken(
+            customerId: c, waitingRoomId: obj["waitingRoomId"] as? String,
+            expiresIn: QueueItJSON.int(obj["expiresIn"]).map { .seconds($0) },
+            key: obj["key"] as? String, secretKey: (obj["secretKey"] as? String) ?? secret,
+            tokenIdentifier: obj["tokenIdentifier"] as? String)
         return Self.response(200, QueueItEmulatorModel.json(["token": token ?? ""]))
     }
 
@@ -257,8 +276,10 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
 
     /// An enqueue token (``QueueItEnqueueTokenMinter``) signed with the customer's secret key (or
     /// `secretKey`), issued at the emulator's `now`; nil for an unknown customer.
-    public func mintEnqueueToken(customerId: String, waitingRoomId: String?, expiresIn: Duration? = nil, key: String? = nil,
-                                 secretKey: String? = nil, tokenIdentifier: String? = nil) -> String? {
+    public func mintEnqueueToken(
+        customerId: String, waitingRoomId: String?, expiresIn: Duration? = nil, key: String? = nil,
+        secretKey: String? = nil, tokenIdentifier: String? = nil
+    ) -> String? {
         guard let secret = secretKey ?? model.secretKey(customer: customerId) else { return nil }
         let now = model.now()
         return QueueItEnqueueTokenMinter(secretKey: secret).mint(
@@ -268,8 +289,10 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
 
     /// Answers one enqueue call without HTTP (faults not applied), as a server on `baseURL`
     /// would: the status and the body bytes. For benchmarks that need the reply's bytes.
-    public func answerEnqueue(customerId: String, waitingRoomId: String, body: [UInt8], baseURL: String,
-                              clientIP: String? = nil) -> (status: Int, body: [UInt8]) {
+    public func answerEnqueue(
+        customerId: String, waitingRoomId: String, body: [UInt8], baseURL: String,
+        clientIP: String? = nil
+    ) -> (status: Int, body: [UInt8]) {
         let answer = model.enqueue(customer: customerId, room: waitingRoomId, body: body, base: baseURL, prefix: nil, clientIP: clientIP)
         return (answer.status, answer.body)
     }
@@ -301,7 +324,9 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     /// The enqueue call and the queue page (with its status polls): `load --chaos N` installs
     /// `8 × N` faults, served in rotation after the faults added one by one.
     public var chaosKinds: [String] { [QueueItEmulatorFault.Target.enqueue.rawValue, QueueItEmulatorFault.Target.queue.rawValue] }
-    public func stateJSON() -> JSONValue { (try? JSONValue.parse(String(decoding: QueueItEmulatorModel.json(model.snapshot()), as: UTF8.self))) ?? .object([:]) }
+    public func stateJSON() -> JSONValue {
+        (try? JSONValue.parse(String(decoding: QueueItEmulatorModel.json(model.snapshot()), as: UTF8.self))) ?? .object([:])
+    }
     /// Forgets visitors, counters and faults.
     public func reset() { model.reset() }
 
@@ -312,7 +337,8 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     /// the state document.
     public func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
         guard case .object = patch,
-              let object = try? JSONSerialization.jsonObject(with: Data(patch.jsonText.utf8)) as? [String: Any] else {
+            let object = try? JSONSerialization.jsonObject(with: Data(patch.jsonText.utf8)) as? [String: Any]
+        else {
             throw WaitingRoomError.invalidConfiguration(field: "body", "expected a room object", vendor: Self.vendorID)
         }
         do {
@@ -363,11 +389,12 @@ public final class QueueItEmulatorServer: Sendable {
         let (stream, cont) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "waitingroom.queueit.emulator.server")
         logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                              onServerRunning: { channel in
-                                  cont.yield(channel.localAddress?.port ?? 0)
-                                  cont.finish()
-                              }, logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { channel in
+                cont.yield(channel.localAddress?.port ?? 0)
+                cont.finish()
+            }, logger: logger)
         // Run through a service group so that shutdown is graceful: cancelling the application's
         // task outright could deinit a response writer of an open connection without finishing it,
         // which NIO treats as a programming error and traps on.

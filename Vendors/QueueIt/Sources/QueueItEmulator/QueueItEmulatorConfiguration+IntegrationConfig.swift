@@ -18,30 +18,35 @@ extension QueueItEmulatorConfiguration {
     /// `Version` 1, `PublishDate` = `publishDate`.
     public static func defaultIntegrationConfig(customer: String, publishDate: Date) -> JSONValue {
         func trigger(_ value: String, ignoreCase: Bool) -> JSONValue {
-            .array([.object([
-                "LogicalOperator": .string("And"),
-                "TriggerParts": .array([.object([
-                    "ValidatorType": .string("UrlValidator"), "UrlPart": .string("PagePath"), "Operator": .string("Contains"),
-                    "ValueToCompare": .string(value), "IsNegative": .bool(false), "IsIgnoreCase": .bool(ignoreCase),
-                ])]),
-            ])])
+            .array([
+                .object([
+                    "LogicalOperator": .string("And"),
+                    "TriggerParts": .array([
+                        .object([
+                            "ValidatorType": .string("UrlValidator"), "UrlPart": .string("PagePath"), "Operator": .string("Contains"),
+                            "ValueToCompare": .string(value), "IsNegative": .bool(false), "IsIgnoreCase": .bool(ignoreCase)
+                        ])
+                    ])
+                ])
+            ])
         }
         return .object([
-            "Description": .string("waitingroom emulator default (as waitingroom gate --emulator): ignore /static/, queue the rest in event sale"),
+            "Description": .string(
+                "waitingroom emulator default (as waitingroom gate --emulator): ignore /static/, queue the rest in event sale"),
             "CustomerId": .string(customer), "AccountId": .string(customer), "Version": .number(1),
             "PublishDate": .string(publishDateText(publishDate)), "ConfigDataVersion": .string("1.0.0.1"),
             "Integrations": .array([
                 .object([
                     "Name": .string("static"), "ActionType": .string("Ignore"), "EventId": .string(""), "QueueDomain": .string(""),
-                    "Triggers": trigger("/static/", ignoreCase: true),
+                    "Triggers": trigger("/static/", ignoreCase: true)
                 ]),
                 .object([
                     "Name": .string("everything"), "ActionType": .string("Queue"), "EventId": .string(defaultIntegrationEvent),
                     "QueueDomain": .string(""), "CookieDomain": .string(""), "ExtendCookieValidity": .bool(true),
                     "CookieValidityMinute": .number(20), "RedirectLogic": .string("AllowTParameter"), "ForcedTargetUrl": .string(""),
-                    "Triggers": trigger("/", ignoreCase: false),
-                ]),
-            ]),
+                    "Triggers": trigger("/", ignoreCase: false)
+                ])
+            ])
         ])
     }
 
@@ -77,21 +82,26 @@ extension QueueItEmulatorConfiguration {
     }
 
     /// Reads a customer's `apiKey`, `integrationConfig` and `unsecuredIntegrationConfig`.
-    static func readIntegrationSettings(_ c: [String: Any], into customer: inout Customer, path: String) throws(QueueItEmulatorConfigurationError) {
+    static func readIntegrationSettings(_ c: [String: Any], into customer: inout Customer, path: String)
+        throws(QueueItEmulatorConfigurationError)
+    {
         typealias E = QueueItEmulatorConfigurationError
         if let key = c["apiKey"] {
             guard let s = key as? String, !s.isEmpty else { throw E(field: "\(path).apiKey", message: "must be a non-empty string") }
             customer.apiKey = s
         }
         if let flag = c["unsecuredIntegrationConfig"] {
-            guard let b = QueueItJSON.bool(flag) else { throw E(field: "\(path).unsecuredIntegrationConfig", message: "must be true or false") }
+            guard let b = QueueItJSON.bool(flag) else {
+                throw E(field: "\(path).unsecuredIntegrationConfig", message: "must be true or false")
+            }
             customer.unsecuredIntegrationConfig = b
         }
         if let any = c["integrationConfig"] {
             let cfgPath = "\(path).integrationConfig"
             guard JSONSerialization.isValidJSONObject(any),
-                  let data = try? JSONSerialization.data(withJSONObject: any, options: []),
-                  let value = try? JSONValue.parse(data) else {
+                let data = try? JSONSerialization.data(withJSONObject: any, options: []),
+                let value = try? JSONValue.parse(data)
+            else {
                 throw E(field: cfgPath, message: "must be a JSON object (an integration configuration)")
             }
             try checkIntegrationConfig(value, path: cfgPath)

@@ -91,8 +91,10 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         /// Whether the unsecured download (`GET /status/integrationconfig/{customerId}`, no key)
         /// is allowed (default true; false: it answers 401, only the secure route serves).
         public var unsecuredIntegrationConfig: Bool
-        public init(secretKey: String, rooms: [String: Room], apiKey: String? = nil, integrationConfig: JSONValue? = nil,
-                    unsecuredIntegrationConfig: Bool = true) {
+        public init(
+            secretKey: String, rooms: [String: Room], apiKey: String? = nil, integrationConfig: JSONValue? = nil,
+            unsecuredIntegrationConfig: Bool = true
+        ) {
             self.secretKey = secretKey
             self.rooms = rooms
             self.apiKey = apiKey
@@ -118,15 +120,17 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         var sale = Room(state: .queue, admitPerSecond: 1)
         sale.message = "Thank you for waiting: visitors are let in in the order they arrived."
         return QueueItEmulatorConfiguration(customers: [
-            "demo": Customer(secretKey: "demo-secret-key-0123456789", rooms: [
-                "sale": sale,
-                "flash": Room(state: .queue, admitPerSecond: 0),
-                "open": Room(state: .safetynet),
-                "closed": Room(state: .disabled),
-                "early": Room(state: .idle),
-                "over": Room(state: .afterevent),
-                "members": members,
-            ]),
+            "demo": Customer(
+                secretKey: "demo-secret-key-0123456789",
+                rooms: [
+                    "sale": sale,
+                    "flash": Room(state: .queue, admitPerSecond: 0),
+                    "open": Room(state: .safetynet),
+                    "closed": Room(state: .disabled),
+                    "early": Room(state: .idle),
+                    "over": Room(state: .afterevent),
+                    "members": members
+                ])
         ])
     }
 
@@ -194,10 +198,12 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
             throw E(field: path, message: "waiting room id must be non-empty without '/', '~' or '_'")
         }
         guard let r = any as? [String: Any] else { throw E(field: path, message: "must be an object") }
-        let known: Set<String> = ["state", "admitPerSecond", "capacity", "enqueueTokenRequired", "enqueueKeyRequired",
-                                  "enqueueKeys", "tokenValiditySeconds", "cookieValidityMinutes", "targetUrl",
-                                  "refreshSeconds", "layoutName", "bindTokenToIP", "proxyPrefix", "message",
-                                  "startsAt", "shuffleAtStart", "seed"]
+        let known: Set<String> = [
+            "state", "admitPerSecond", "capacity", "enqueueTokenRequired", "enqueueKeyRequired",
+            "enqueueKeys", "tokenValiditySeconds", "cookieValidityMinutes", "targetUrl",
+            "refreshSeconds", "layoutName", "bindTokenToIP", "proxyPrefix", "message",
+            "startsAt", "shuffleAtStart", "seed"
+        ]
         if let unknown = r.keys.sorted().first(where: { !known.contains($0) }) {
             throw E(field: "\(path).\(unknown)", message: "unknown key (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -205,7 +211,9 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
             throw E(field: "\(path).state", message: "must be one of \(QueueItRoomState.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard let state = QueueItRoomState(rawValue: s) else {
-            throw E(field: "\(path).state", message: "'\(s)' is not one of \(QueueItRoomState.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw E(
+                field: "\(path).state", message: "'\(s)' is not one of \(QueueItRoomState.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         var room = Room(state: state)
         func num(_ k: String) throws(E) -> Double? {
@@ -215,7 +223,9 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         }
         func int(_ k: String, min: Int) throws(E) -> Int? {
             guard let d = try num(k) else { return nil }
-            guard d == d.rounded(), d >= Double(min), d <= 1e9 else { throw E(field: "\(path).\(k)", message: "must be an integer ≥ \(min)") }
+            guard d == d.rounded(), d >= Double(min), d <= 1e9 else {
+                throw E(field: "\(path).\(k)", message: "must be an integer ≥ \(min)")
+            }
             return Int(d)
         }
         func bool(_ k: String) throws(E) -> Bool? {

@@ -4,12 +4,13 @@ import WaitingRoomEmulatorKit
 extension QueueItEmulatorFault {
     /// The kit's fault this stands for.
     public var emulatorFault: EmulatorFault {
-        let action: EmulatorFault.Action = switch kind {
-        case .delay: .delay(.milliseconds(delayMs))
-        case .drop: .drop
-        case .status: .status(status)
-        case .nonjson: .garbage
-        }
+        let action: EmulatorFault.Action =
+            switch kind {
+            case .delay: .delay(.milliseconds(delayMs))
+            case .drop: .drop
+            case .status: .status(status)
+            case .nonjson: .garbage
+            }
         return EmulatorFault(action, on: on.rawValue, count: count, body: body)
     }
 
@@ -31,7 +32,8 @@ extension QueueItEmulatorFault {
             if let on = try reader.string("on") {
                 guard let parsed = Target(rawValue: on) else {
                     throw WaitingRoomError.invalidConfiguration(
-                        field: "\(path).on", "expected one of \(Target.allCases.map(\.rawValue).joined(separator: ", "))", vendor: "queueit")
+                        field: "\(path).on", "expected one of \(Target.allCases.map(\.rawValue).joined(separator: ", "))", vendor: "queueit"
+                    )
                 }
                 target = parsed
             }
@@ -39,6 +41,7 @@ extension QueueItEmulatorFault {
                 kind: kind, count: try reader.int("count", range: EmulatorFaultBounds.count) ?? 1,
                 status: try reader.int("status", range: EmulatorFaultBounds.status) ?? 503,
                 delayMs: try reader.int("delayMs", range: EmulatorFaultBounds.delayMs) ?? 0,
-                body: try reader.string("body"), on: target).emulatorFault
+                body: try reader.string("body"), on: target
+            ).emulatorFault
         })
 }

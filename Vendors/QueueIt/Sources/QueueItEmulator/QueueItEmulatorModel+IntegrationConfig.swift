@@ -43,7 +43,10 @@ extension QueueItEmulatorModel {
             return Answer(status: 200, body: Array(Self.served(config, base: base).jsonText.utf8))
         case .unauthorized, .fault:
             if !secure {
-                return Self.error(401, "customer '\(customer)' requires the secure download: GET /status/integrationconfig/secure/\(customer) with its api-key header")
+                return Self.error(
+                    401,
+                    "customer '\(customer)' requires the secure download: GET /status/integrationconfig/secure/\(customer) with its api-key header"
+                )
             }
             return Self.error(401, apiKey == nil ? "missing api-key header" : "wrong api-key for customer '\(customer)'")
         }
@@ -53,13 +56,14 @@ extension QueueItEmulatorModel {
     /// empty gets `base` (the emulator is the customer's queue domain).
     static func served(_ config: JSONValue, base: String) -> JSONValue {
         guard var object = config.objectValue, let integrations = object["Integrations"]?.arrayValue else { return config }
-        object["Integrations"] = .array(integrations.map { integration in
-            guard var i = integration.objectValue, i["ActionType"]?.stringValue == "Queue" else { return integration }
-            let domain = i["QueueDomain"]
-            guard domain == nil || domain == .null || domain?.stringValue == "" else { return integration }
-            i["QueueDomain"] = .string(base)
-            return .object(i)
-        })
+        object["Integrations"] = .array(
+            integrations.map { integration in
+                guard var i = integration.objectValue, i["ActionType"]?.stringValue == "Queue" else { return integration }
+                let domain = i["QueueDomain"]
+                guard domain == nil || domain == .null || domain?.stringValue == "" else { return integration }
+                i["QueueDomain"] = .string(base)
+                return .object(i)
+            })
         return .object(object)
     }
 

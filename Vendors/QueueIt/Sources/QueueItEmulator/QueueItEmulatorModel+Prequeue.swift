@@ -75,7 +75,8 @@ extension QueueItEmulatorModel.RoomRuntime {
 
     /// Logs the visitors whose numbers lie in (`before`, `after`] as admitted at `time(number)`.
     private mutating func logAdmissions(from before: Double, to after: Double, at time: (Int) -> Date) {
-        let first = Int(before.rounded(.down)) + 1, last = Int(after.rounded(.down))
+        let first = Int(before.rounded(.down)) + 1
+        let last = Int(after.rounded(.down))
         guard first <= last else { return }
         for ticket in first...last where ticket <= holders.count {
             log.admitted(holders[ticket - 1], at: time(ticket))

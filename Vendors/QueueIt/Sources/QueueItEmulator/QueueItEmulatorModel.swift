@@ -126,10 +126,11 @@ final class QueueItEmulatorModel: Sendable {
         var nextQueueNumber: UInt64 = 0
 
         var counters: QueueItEmulatorCounters {
-            QueueItEmulatorCounters(enqueueCount: enqueueCount, passedCount: passedCount, passedVisitors: passedVisitors,
-                                    faultsInjected: faultsInjectedOnEnqueue + faultsInjectedOnQueue + faultsInjectedOnIntegrationConfig,
-                                    faultsInjectedOnEnqueue: faultsInjectedOnEnqueue, faultsInjectedOnQueue: faultsInjectedOnQueue,
-                                    pendingFaults: 0, faultsInjectedOnIntegrationConfig: faultsInjectedOnIntegrationConfig)
+            QueueItEmulatorCounters(
+                enqueueCount: enqueueCount, passedCount: passedCount, passedVisitors: passedVisitors,
+                faultsInjected: faultsInjectedOnEnqueue + faultsInjectedOnQueue + faultsInjectedOnIntegrationConfig,
+                faultsInjectedOnEnqueue: faultsInjectedOnEnqueue, faultsInjectedOnQueue: faultsInjectedOnQueue,
+                pendingFaults: 0, faultsInjectedOnIntegrationConfig: faultsInjectedOnIntegrationConfig)
         }
 
         init(configuration: QueueItEmulatorConfiguration, now: Date) {
@@ -211,7 +212,8 @@ final class QueueItEmulatorModel: Sendable {
     }
 
     static func json(_ obj: [String: Any]) -> [UInt8] {
-        (try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes])).map { Array($0) } ?? Array("{}".utf8)
+        (try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes])).map { Array($0) }
+            ?? Array("{}".utf8)
     }
 
     /// `text` percent-encoded for a path segment or a query value (RFC 3986 unreserved kept).
@@ -257,8 +259,10 @@ final class QueueItEmulatorModel: Sendable {
     ///   - prefix: the path prefix the call came in under (queue URLs keep it).
     ///   - target: where the visitor goes on its turn instead of the room's `EventTargetUrl` (the
     ///     queue landing page's `t`, ``QueueItEmulator/handleLanding(_:)``).
-    func enqueue(customer: String, room roomId: String, body bytes: [UInt8], base: String, prefix: String?, clientIP: String?,
-                 target targetOverride: String? = nil) -> Answer {
+    func enqueue(
+        customer: String, room roomId: String, body bytes: [UInt8], base: String, prefix: String?, clientIP: String?,
+        target targetOverride: String? = nil
+    ) -> Answer {
         let body: QueueItEnqueueBody
         do { body = try QueueItEnqueueBody.decode(bytes) } catch {
             return Self.error(400, "invalid enqueue body: \(error.field): \(error.message)")
@@ -267,13 +271,19 @@ final class QueueItEmulatorModel: Sendable {
         // Only the state change happens under the lock; the token and the JSON are made after it.
         enum Decision {
             case answer(Answer)
-            case mint(secret: String, qid: String, redirectType: QueueItRedirectType, target: String, validity: Int, cookieMinutes: Int?, ip: String?)
+            case mint(
+                secret: String, qid: String, redirectType: QueueItRedirectType, target: String, validity: Int, cookieMinutes: Int?,
+                ip: String?)
             case queue(qid: String, queueURL: String, target: String)
         }
         let decision = state.withLockedValue { s -> Decision in
             s.enqueueCount += 1
-            guard let customerConfig = s.configuration.customers[customer] else { return .answer(Self.error(404, "unknown customer '\(customer)'")) }
-            guard var room = s.rooms[customer]?[roomId] else { return .answer(Self.error(404, "unknown waiting room '\(roomId)' for customer '\(customer)'")) }
+            guard let customerConfig = s.configuration.customers[customer] else {
+                return .answer(Self.error(404, "unknown customer '\(customer)'"))
+            }
+            guard var room = s.rooms[customer]?[roomId] else {
+                return .answer(Self.error(404, "unknown waiting room '\(roomId)' for customer '\(customer)'"))
+            }
             let cfg = room.config
             if cfg.enqueueTokenRequired || cfg.enqueueKeyRequired {
                 // An enqueue token must be one the customer's secret key signed, for this customer
@@ -290,19 +300,23 @@ final class QueueItEmulatorModel: Sendable {
                 let key = body.enqueueKey ?? ""
                 let keyOK = cfg.enqueueKeyRequired && !key.isEmpty && (cfg.enqueueKeys.isEmpty || cfg.enqueueKeys.contains(key))
                 if !tokenOK && !keyOK {
-                    let what = cfg.enqueueTokenRequired && cfg.enqueueKeyRequired ? "token or key" : cfg.enqueueTokenRequired ? "token" : "key"
-                    return .answer(Self.error(403, "waiting room '\(roomId)' requires a valid enqueue \(what)" + (tokenError.map { ": \($0)" } ?? "")))
+                    let what =
+                        cfg.enqueueTokenRequired && cfg.enqueueKeyRequired ? "token or key" : cfg.enqueueTokenRequired ? "token" : "key"
+                    return .answer(
+                        Self.error(403, "waiting room '\(roomId)' requires a valid enqueue \(what)" + (tokenError.map { ": \($0)" } ?? "")))
                 }
             }
             let pre = prefix.map { "/" + $0 } ?? ""
             // the ids came percent-decoded from the path: encoded again where they go into a URL
-            let c = Self.urlComponent(customer), e = Self.urlComponent(roomId)
+            let c = Self.urlComponent(customer)
+            let e = Self.urlComponent(roomId)
             let target = targetOverride ?? cfg.targetUrl ?? "\(base)\(pre)/queueit/target/\(c)/\(e)"
             let qid = newQueueId(&s)
             let ip = cfg.bindTokenToIP ? clientIP : nil
             if cfg.state != .queue {
-                return .mint(secret: customerConfig.secretKey, qid: qid, redirectType: QueueItRedirectType(rawValue: cfg.state.rawValue),
-                             target: target, validity: cfg.tokenValiditySeconds, cookieMinutes: cfg.cookieValidityMinutes, ip: ip)
+                return .mint(
+                    secret: customerConfig.secretKey, qid: qid, redirectType: QueueItRedirectType(rawValue: cfg.state.rawValue),
+                    target: target, validity: cfg.tokenValiditySeconds, cookieMinutes: cfg.cookieValidityMinutes, ip: ip)
             }
             room.advance(to: t)
             if let cap = cfg.capacity, room.waiting + room.prequeue.heldCount >= cap {
@@ -310,8 +324,9 @@ final class QueueItEmulatorModel: Sendable {
                 return .answer(Self.error(503, "waiting room '\(roomId)' is full (\(cap) waiting)"))
             }
             let held = room.arrive(qid, now: t)  // before the room's start: held, no number yet (ticket 0)
-            s.visitors[qid] = Visitor(customerId: customer, roomId: roomId, ticket: held ? 0 : room.arrivals, clientIP: ip, targetURL: target,
-                                      aheadAtArrival: held ? 0 : max(0, room.arrivals - room.admittedCount - 1))
+            s.visitors[qid] = Visitor(
+                customerId: customer, roomId: roomId, ticket: held ? 0 : room.arrivals, clientIP: ip, targetURL: target,
+                aheadAtArrival: held ? 0 : max(0, room.arrivals - room.admittedCount - 1))
             s.rooms[customer]?[roomId] = room
             return .queue(qid: qid, queueURL: "\(base)\(pre)/queueit/queue/\(c)/\(e)?c=\(c)&e=\(e)&q=\(qid)", target: target)
         }
@@ -324,11 +339,19 @@ final class QueueItEmulatorModel: Sendable {
                 redirectType: rt, cookieValidityMinutes: cookieMinutes, clientIP: ip)
             // Legacy SDKs (iOS ≤3.0.14, Android ≤2.0.36) read "QueueId present, QueueUrl absent" as
             // safety net and "both absent" as disabled (docs/queueit-protocol.md §2.3): only safetynet carries a QueueId.
-            return Answer(status: 200, body: QueueItEnqueueResponse(queueId: rt == .safetynet ? qid : nil, queueUrl: nil,
-                                                                    eventTargetUrl: target, queueitToken: token).encoded())
+            return Answer(
+                status: 200,
+                body: QueueItEnqueueResponse(
+                    queueId: rt == .safetynet ? qid : nil, queueUrl: nil,
+                    eventTargetUrl: target, queueitToken: token
+                ).encoded())
         case .queue(let qid, let queueURL, let target):
-            return Answer(status: 200, body: QueueItEnqueueResponse(queueId: qid, queueUrl: queueURL, eventTargetUrl: target,
-                                                                    queueitToken: nil, queueUrlTTLInMinutes: 0).encoded())
+            return Answer(
+                status: 200,
+                body: QueueItEnqueueResponse(
+                    queueId: qid, queueUrl: queueURL, eventTargetUrl: target,
+                    queueitToken: nil, queueUrlTTLInMinutes: 0
+                ).encoded())
         }
     }
 
@@ -350,7 +373,8 @@ final class QueueItEmulatorModel: Sendable {
         let t = now()
         return state.withLockedValue { s -> VisitorStanding in
             guard var v = s.visitors[queueId], v.customerId == customer, v.roomId == roomId,
-                  let secret = s.configuration.customers[customer]?.secretKey, var room = s.rooms[customer]?[roomId] else {
+                let secret = s.configuration.customers[customer]?.secretKey, var room = s.rooms[customer]?[roomId]
+            else {
                 return .unknown
             }
             room.advance(to: t)
@@ -366,10 +390,14 @@ final class QueueItEmulatorModel: Sendable {
             }
             let ahead = v.ticket - room.admittedCount - 1
             if ahead < 0 || room.config.state != .queue {
-                let rt: QueueItRedirectType = room.config.state == .queue ? .queue : QueueItRedirectType(rawValue: room.config.state.rawValue)
-                guard let token = try? QueueItTokenMinter(secretKey: secret).mint(
-                    eventId: roomId, queueId: queueId, expiresAt: Int64(t.timeIntervalSince1970) + Int64(room.config.tokenValiditySeconds),
-                    redirectType: rt, cookieValidityMinutes: room.config.cookieValidityMinutes, clientIP: v.clientIP) else {
+                let rt: QueueItRedirectType =
+                    room.config.state == .queue ? .queue : QueueItRedirectType(rawValue: room.config.state.rawValue)
+                guard
+                    let token = try? QueueItTokenMinter(secretKey: secret).mint(
+                        eventId: roomId, queueId: queueId,
+                        expiresAt: Int64(t.timeIntervalSince1970) + Int64(room.config.tokenValiditySeconds),
+                        redirectType: rt, cookieValidityMinutes: room.config.cookieValidityMinutes, clientIP: v.clientIP)
+                else {
                     return .failed("cannot mint a token for '\(roomId)'")
                 }
                 s.passedCount += 1
@@ -384,10 +412,11 @@ final class QueueItEmulatorModel: Sendable {
             let eta: Int? = rate > 0 ? Int((Double(ahead + 1) / rate).rounded(.up)) : nil
             let start = max(v.aheadAtArrival, ahead) + 1
             let progress = Int((100 * Double(start - (ahead + 1)) / Double(start)).rounded(.down))
-            return .waiting(QueueItQueuePageHTML.Figures(
-                customer: customer, room: roomId, queueId: queueId, ahead: ahead, waiting: room.waiting,
-                behind: max(0, room.waiting - ahead - 1), etaSeconds: eta, progressPercent: min(100, max(0, progress)),
-                message: room.config.message ?? "", refreshSeconds: room.config.refreshSeconds))
+            return .waiting(
+                QueueItQueuePageHTML.Figures(
+                    customer: customer, room: roomId, queueId: queueId, ahead: ahead, waiting: room.waiting,
+                    behind: max(0, room.waiting - ahead - 1), etaSeconds: eta, progressPercent: min(100, max(0, progress)),
+                    message: room.config.message ?? "", refreshSeconds: room.config.refreshSeconds))
         }
     }
 
@@ -395,15 +424,17 @@ final class QueueItEmulatorModel: Sendable {
     func queuePage(customer: String, room roomId: String, queueId: String, selfURL: String) -> Answer {
         switch standing(customer: customer, room: roomId, queueId: queueId) {
         case .unknown:
-            return Answer(status: 404, body: Array(QueueItQueuePageHTML.unknown(queueId: queueId).utf8), contentType: "text/html; charset=utf-8")
+            return Answer(
+                status: 404, body: Array(QueueItQueuePageHTML.unknown(queueId: queueId).utf8), contentType: "text/html; charset=utf-8")
         case .failed(let message):
             return Self.error(500, message)
         case .passed(let location):
             return Answer(status: 302, body: [], contentType: "text/plain", headers: [("Location", location)])
         case .waiting(let figures):
             let html = QueueItQueuePageHTML.render(figures, selfURL: selfURL)
-            return Answer(status: 200, body: Array(html.utf8), contentType: "text/html; charset=utf-8",
-                          headers: [("Cache-Control", "no-store")])
+            return Answer(
+                status: 200, body: Array(html.utf8), contentType: "text/html; charset=utf-8",
+                headers: [("Cache-Control", "no-store")])
         }
     }
 
@@ -420,8 +451,10 @@ final class QueueItEmulatorModel: Sendable {
         case .passed(let location):
             return Answer(status: 200, body: Self.json(["passed": true, "redirectUrl": location]), headers: headers)
         case .waiting(let f):
-            var o: [String: Any] = ["passed": false, "ahead": f.ahead, "waiting": f.waiting, "behind": f.behind,
-                                    "progress": f.progressPercent, "message": f.message, "pollSeconds": f.refreshSeconds]
+            var o: [String: Any] = [
+                "passed": false, "ahead": f.ahead, "waiting": f.waiting, "behind": f.behind,
+                "progress": f.progressPercent, "message": f.message, "pollSeconds": f.refreshSeconds
+            ]
             if let eta = f.etaSeconds { o["etaSeconds"] = eta }
             return Answer(status: 200, body: Self.json(o), headers: headers)
         }
@@ -447,7 +480,7 @@ final class QueueItEmulatorModel: Sendable {
             "state": current.state.rawValue, "admitPerSecond": current.admitPerSecond,
             "enqueueTokenRequired": current.enqueueTokenRequired, "enqueueKeyRequired": current.enqueueKeyRequired,
             "enqueueKeys": current.enqueueKeys, "tokenValiditySeconds": current.tokenValiditySeconds,
-            "refreshSeconds": current.refreshSeconds, "bindTokenToIP": current.bindTokenToIP,
+            "refreshSeconds": current.refreshSeconds, "bindTokenToIP": current.bindTokenToIP
         ]
         if let c = current.capacity { merged["capacity"] = c }
         if let c = current.cookieValidityMinutes { merged["cookieValidityMinutes"] = c }
@@ -479,8 +512,10 @@ final class QueueItEmulatorModel: Sendable {
                 for (rid, var r) in rooms {
                     r.advance(to: t)
                     s.rooms[cid]?[rid] = r
-                    var o: [String: Any] = ["state": r.config.state.rawValue, "admitPerSecond": r.config.admitPerSecond,
-                                            "arrivals": r.arrivals, "admitted": r.admittedCount, "waiting": r.waiting]
+                    var o: [String: Any] = [
+                        "state": r.config.state.rawValue, "admitPerSecond": r.config.admitPerSecond,
+                        "arrivals": r.arrivals, "admitted": r.admittedCount, "waiting": r.waiting
+                    ]
                     if let c = r.config.capacity { o["capacity"] = c }
                     if let start = r.prequeue.startsAt {
                         o["startsAt"] = EmulatorScheduledStart.text(start)
@@ -493,11 +528,15 @@ final class QueueItEmulatorModel: Sendable {
             }
             var c = s.counters
             c.pendingFaults = faults.pending
-            return ["customers": customers, "enqueueCount": c.enqueueCount, "passedCount": c.passedCount,
-                    "passedVisitors": c.passedVisitors, "pendingFaults": c.pendingFaults, "faultsInjected": c.faultsInjected,
-                    "faultsInjectedOn": ["enqueue": c.faultsInjectedOnEnqueue, "queue": c.faultsInjectedOnQueue,
-                                         "integrationconfig": c.faultsInjectedOnIntegrationConfig],
-                    "integrationConfig": integrationConfigSnapshot(s)]
+            return [
+                "customers": customers, "enqueueCount": c.enqueueCount, "passedCount": c.passedCount,
+                "passedVisitors": c.passedVisitors, "pendingFaults": c.pendingFaults, "faultsInjected": c.faultsInjected,
+                "faultsInjectedOn": [
+                    "enqueue": c.faultsInjectedOnEnqueue, "queue": c.faultsInjectedOnQueue,
+                    "integrationconfig": c.faultsInjectedOnIntegrationConfig
+                ],
+                "integrationConfig": integrationConfigSnapshot(s)
+            ]
         }
     }
 }

@@ -54,14 +54,14 @@ enum QueueItLandingPageHTML {
     static func render(_ page: Page) -> String {
         let escape = EmulatorHTTP.escapeHTML
         return """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
-        <title>\(escape(page.title)) (emulator)</title><style>\(QueueItQueuePageStyle.css)</style></head>
-        <body><main>
-        <p class="vendor">Queue-it emulator</p>
-        <h1>\(escape(page.title))</h1>
-        <p id="reason" role="status">\(escape(page.text))</p>
-        </main></body></html>
-        """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
+            <title>\(escape(page.title)) (emulator)</title><style>\(QueueItQueuePageStyle.css)</style></head>
+            <body><main>
+            <p class="vendor">Queue-it emulator</p>
+            <h1>\(escape(page.title))</h1>
+            <p id="reason" role="status">\(escape(page.text))</p>
+            </main></body></html>
+            """
     }
 }

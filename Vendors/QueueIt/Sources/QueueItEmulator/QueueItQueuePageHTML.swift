@@ -44,36 +44,36 @@ enum QueueItQueuePageHTML {
     static func render(_ f: Figures, selfURL: String) -> String {
         let message = f.message.isEmpty ? "" : f.message
         return """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
-        <noscript><meta http-equiv="refresh" content="\(f.refreshSeconds);url=\(escape(selfURL))"></noscript>
-        <meta name="queueit-ahead" content="\(f.ahead)">
-        <meta name="queueit-waiting" content="\(f.waiting)">
-        \(f.etaSeconds.map { "<meta name=\"queueit-eta-seconds\" content=\"\($0)\">" } ?? "")
-        <title>Waiting room \(escape(f.room)) (emulator)</title>
-        <style>\(QueueItQueuePageStyle.css)</style></head>
-        <body class="queue">
-        <main id="queue" data-status-url="\(escape(statusURL(selfURL: selfURL, queueId: f.queueId)))" data-poll-seconds="\(f.refreshSeconds)">
-        <p class="vendor">Queue-it emulator</p>
-        <h1>You are in the waiting room \(escape(f.room))</h1>
-        <p id="message" class="message"\(message.isEmpty ? " hidden" : "")>\(escape(message))</p>
-        <dl class="figures">
-        <div><dt id="ahead-label">Visitors ahead of you</dt><dd id="ahead" aria-labelledby="ahead-label">\(f.ahead)</dd></div>
-        <div><dt id="behind-label">Behind you</dt><dd id="behind" aria-labelledby="behind-label">\(f.behind)</dd></div>
-        <div><dt id="eta-label">Expected wait</dt><dd id="eta" aria-labelledby="eta-label">\(escape(etaText(f.etaSeconds)))</dd></div>
-        </dl>
-        <p id="position" class="sr-only">Visitors ahead of you: <strong>\(f.ahead)</strong> (\(f.waiting) waiting).</p>
-        <div class="bar" id="progress" role="progressbar" aria-label="Your progress through the line"
-             aria-valuemin="0" aria-valuemax="100" aria-valuenow="\(f.progressPercent)"><div class="fill" style="width:\(f.progressPercent)%"></div></div>
-        <p id="status" role="status" aria-live="polite">This page updates itself and takes you on when it is your turn.</p>
-        <p class="meta">Customer <code>\(escape(f.customer))</code> · queue id <code>\(escape(f.queueId))</code></p>
-        <p class="links"><a href="queueit://close">Close</a> · <a href="queueit://restartSession">Start over</a> ·
-        <a href="/what-is-this.html">What is this?</a></p>
-        </main>
-        <script>\(QueueItQueuePageScript.js)</script>
-        </body></html>
-        """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
+            <noscript><meta http-equiv="refresh" content="\(f.refreshSeconds);url=\(escape(selfURL))"></noscript>
+            <meta name="queueit-ahead" content="\(f.ahead)">
+            <meta name="queueit-waiting" content="\(f.waiting)">
+            \(f.etaSeconds.map { "<meta name=\"queueit-eta-seconds\" content=\"\($0)\">" } ?? "")
+            <title>Waiting room \(escape(f.room)) (emulator)</title>
+            <style>\(QueueItQueuePageStyle.css)</style></head>
+            <body class="queue">
+            <main id="queue" data-status-url="\(escape(statusURL(selfURL: selfURL, queueId: f.queueId)))" data-poll-seconds="\(f.refreshSeconds)">
+            <p class="vendor">Queue-it emulator</p>
+            <h1>You are in the waiting room \(escape(f.room))</h1>
+            <p id="message" class="message"\(message.isEmpty ? " hidden" : "")>\(escape(message))</p>
+            <dl class="figures">
+            <div><dt id="ahead-label">Visitors ahead of you</dt><dd id="ahead" aria-labelledby="ahead-label">\(f.ahead)</dd></div>
+            <div><dt id="behind-label">Behind you</dt><dd id="behind" aria-labelledby="behind-label">\(f.behind)</dd></div>
+            <div><dt id="eta-label">Expected wait</dt><dd id="eta" aria-labelledby="eta-label">\(escape(etaText(f.etaSeconds)))</dd></div>
+            </dl>
+            <p id="position" class="sr-only">Visitors ahead of you: <strong>\(f.ahead)</strong> (\(f.waiting) waiting).</p>
+            <div class="bar" id="progress" role="progressbar" aria-label="Your progress through the line"
+                 aria-valuemin="0" aria-valuemax="100" aria-valuenow="\(f.progressPercent)"><div class="fill" style="width:\(f.progressPercent)%"></div></div>
+            <p id="status" role="status" aria-live="polite">This page updates itself and takes you on when it is your turn.</p>
+            <p class="meta">Customer <code>\(escape(f.customer))</code> · queue id <code>\(escape(f.queueId))</code></p>
+            <p class="links"><a href="queueit://close">Close</a> · <a href="queueit://restartSession">Start over</a> ·
+            <a href="/what-is-this.html">What is this?</a></p>
+            </main>
+            <script>\(QueueItQueuePageScript.js)</script>
+            </body></html>
+            """
     }
 
     static func unknown(queueId: String) -> String {

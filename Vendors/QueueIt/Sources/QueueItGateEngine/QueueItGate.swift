@@ -61,11 +61,13 @@ public struct QueueItGate: GateEngine {
         /// valid hash. Default true (proposal; the connectors do not check).
         public var requiresIssuedCookieForm: Bool
 
-        public init(platformVersion: String = QueueItGate.defaultPlatformVersion, redirectsAfterToken: Bool = true,
-                    ledger: GateCredentialLedger? = GateCredentialLedger(GateReplayLedger()), enqueueTokenValidity: Duration? = nil,
-                    clock: any WaitingRoomClock = SystemClock(), sessionMemoCapacity: Int = 10_000, ignoresOptionsRequests: Bool = true,
-                    failsOpen: Bool = true, cookieSameSite: String? = nil, requiresIssuedCookieForm: Bool = true,
-                    maxBodyBytesRead: Int = 51_200, logger: Logger = Logger(label: "waitingroom.gate.queueit")) {
+        public init(
+            platformVersion: String = QueueItGate.defaultPlatformVersion, redirectsAfterToken: Bool = true,
+            ledger: GateCredentialLedger? = GateCredentialLedger(GateReplayLedger()), enqueueTokenValidity: Duration? = nil,
+            clock: any WaitingRoomClock = SystemClock(), sessionMemoCapacity: Int = 10_000, ignoresOptionsRequests: Bool = true,
+            failsOpen: Bool = true, cookieSameSite: String? = nil, requiresIssuedCookieForm: Bool = true,
+            maxBodyBytesRead: Int = 51_200, logger: Logger = Logger(label: "waitingroom.gate.queueit")
+        ) {
             self.platformVersion = platformVersion
             self.redirectsAfterToken = redirectsAfterToken
             self.ledger = ledger
@@ -151,7 +153,9 @@ public struct QueueItGate: GateEngine {
     ///   - customerId: the Queue-it customer id (`c`).
     ///   - secretKey: the customer's secret key (Go platform); tokens and cookies are signed with it.
     ///   - configuration: the published integration configuration.
-    public init(customerId: String, secretKey: String, configuration: QueueItIntegrationConfig, options: Options = Options()) throws(WaitingRoomError) {
+    public init(customerId: String, secretKey: String, configuration: QueueItIntegrationConfig, options: Options = Options())
+        throws(WaitingRoomError)
+    {
         guard !customerId.isEmpty else {
             throw .invalidConfiguration(field: "customerId", "the Queue-it customer id is required", vendor: QueueItConfiguration.vendorID)
         }
@@ -163,24 +167,29 @@ public struct QueueItGate: GateEngine {
         self.configuration = configuration
         self.options = options
         self.rules = configuration.integrations.map { i in
-            Rule(integration: i, validator: QueueItRequestValidator(settings: QueueItKnownUserSettings(
-                customerId: customerId, secretKey: secretKey, eventId: i.eventId, queueBaseURL: i.queueBaseURL,
-                cookieValidityMinutes: max(1, i.cookieValidityMinute), extendCookieValidity: i.extendCookieValidity,
-                layoutName: i.layoutName, culture: i.culture, actionName: i.name, configVersion: configuration.version,
-                cookieDomain: i.cookieDomain, cookieSecure: i.isCookieSecure, cookieHttpOnly: i.isCookieHttpOnly,
-                redirectLogic: i.redirectLogic == "EventTargetUrl" ? .eventTargetURL : .targetURL,
-                enqueueTokenValidity: options.enqueueTokenValidity, cookieSameSite: options.cookieSameSite,
-                requiresIssuedCookieForm: options.requiresIssuedCookieForm)),
-                 memo: QueueItSessionMemo(capacity: options.sessionMemoCapacity))
+            Rule(
+                integration: i,
+                validator: QueueItRequestValidator(
+                    settings: QueueItKnownUserSettings(
+                        customerId: customerId, secretKey: secretKey, eventId: i.eventId, queueBaseURL: i.queueBaseURL,
+                        cookieValidityMinutes: max(1, i.cookieValidityMinute), extendCookieValidity: i.extendCookieValidity,
+                        layoutName: i.layoutName, culture: i.culture, actionName: i.name, configVersion: configuration.version,
+                        cookieDomain: i.cookieDomain, cookieSecure: i.isCookieSecure, cookieHttpOnly: i.isCookieHttpOnly,
+                        redirectLogic: i.redirectLogic == "EventTargetUrl" ? .eventTargetURL : .targetURL,
+                        enqueueTokenValidity: options.enqueueTokenValidity, cookieSameSite: options.cookieSameSite,
+                        requiresIssuedCookieForm: options.requiresIssuedCookieForm)),
+                memo: QueueItSessionMemo(capacity: options.sessionMemoCapacity))
         }
         let parts = configuration.integrations.flatMap { $0.triggers.flatMap(\.parts) }
         self.bodyBytesToDecide = parts.contains { $0.validatorType == "RequestBodyValidator" } ? options.maxBodyBytesRead : 0
         self.consultedHeaderNames = Set(parts.compactMap(\.httpHeaderName))
         for integration in configuration.integrations {
             if let action = integration.unknownActionType {
-                options.logger.warning("Queue-it integration has an unknown ActionType; it acts as Ignore", metadata: [
-                    "integration": "\(integration.name)", "actionType": "\(action)",
-                ])
+                options.logger.warning(
+                    "Queue-it integration has an unknown ActionType; it acts as Ignore",
+                    metadata: [
+                        "integration": "\(integration.name)", "actionType": "\(action)"
+                    ])
             }
         }
     }
@@ -228,7 +237,8 @@ public struct QueueItGate: GateEngine {
         if token == nil, let header = request.header(Self.tokenHeader), !header.isEmpty {
             token = header
             tokenInQuery = false
-            request.url = urlWithoutToken + (urlWithoutToken.contains("?") ? "&" : "?") + "queueittoken=" + QueueItPercent.encodeComponent(header)
+            request.url =
+                urlWithoutToken + (urlWithoutToken.contains("?") ? "&" : "?") + "queueittoken=" + QueueItPercent.encodeComponent(header)
         }
         // A debug token is verified first, on every request that carries one, whatever matches
         // (KU-JS `KnownUser.validateRequestByIntegrationConfig` runs `ConnectorDiagnostics.verify`
@@ -240,17 +250,21 @@ public struct QueueItGate: GateEngine {
             do throws(QueueItValidationError) {
                 try QueueItTokenValidator(secretKey: secretKey, eventId: eventId).validate(token, now: options.clock.now(), clientIP: nil)
                 diagnostics = first.validator.debugCookie(token: token, url: request.url, now: options.clock.now())
-            } catch where error == .hash || error == .timestamp {
-                return GateDecision(verdict: .queue, response: .redirect(to: first.validator.diagnosticsURL(code: error), extra: [Self.connectorHeader]),
-                                    reason: "debug token: \(error.rawValue)")
+            } catch  where error == .hash || error == .timestamp {
+                return GateDecision(
+                    verdict: .queue, response: .redirect(to: first.validator.diagnosticsURL(code: error), extra: [Self.connectorHeader]),
+                    reason: "debug token: \(error.rawValue)")
             } catch {
                 diagnostics = first.validator.debugCookie(token: token, url: request.url, now: options.clock.now())
             }
         }
-        var decision = decideOnTriggers(request, urlWithoutToken: urlWithoutToken, token: token, tokenInQuery: tokenInQuery, credentials: &credentials)
+        var decision = decideOnTriggers(
+            request, urlWithoutToken: urlWithoutToken, token: token, tokenInQuery: tokenInQuery, credentials: &credentials)
         if let diagnostics {
             // one `queueitdebug` cookie, whichever path the decision took (the validator writes its own on a token it checks)
-            let isDebugCookie = { (h: GateHeader) in h.name == "Set-Cookie" && h.value.hasPrefix(QueueItRequestValidator.debugCookieName + "=") }
+            let isDebugCookie = { (h: GateHeader) in
+                h.name == "Set-Cookie" && h.value.hasPrefix(QueueItRequestValidator.debugCookieName + "=")
+            }
             decision.passHeaders.removeAll(where: isDebugCookie)
             decision.response?.headers.removeAll(where: isDebugCookie)
             decision.addCookie(diagnostics)
@@ -258,11 +272,15 @@ public struct QueueItGate: GateEngine {
         return decision
     }
 
-    func decideOnTriggers(_ request: GateRequest, urlWithoutToken: String, token: String?, tokenInQuery: Bool,
-                          credentials: inout GateCredentialView) -> GateDecision {
-        guard let rule = rules.first(where: { rule in
-            rule.integration.triggers.contains { $0.matches(request, url: urlWithoutToken) }
-        }) else {
+    func decideOnTriggers(
+        _ request: GateRequest, urlWithoutToken: String, token: String?, tokenInQuery: Bool,
+        credentials: inout GateCredentialView
+    ) -> GateDecision {
+        guard
+            let rule = rules.first(where: { rule in
+                rule.integration.triggers.contains { $0.matches(request, url: urlWithoutToken) }
+            })
+        else {
             return .pass("no trigger matched")
         }
         let integration = rule.integration
@@ -281,28 +299,35 @@ public struct QueueItGate: GateEngine {
         case .ignore:
             if let action = integration.unknownActionType {
                 unknownActions.add()
-                options.logger.warning("request let through by an integration with an unknown ActionType", metadata: [
-                    "integration": "\(integration.name)", "actionType": "\(action)",
-                ])
+                options.logger.warning(
+                    "request let through by an integration with an unknown ActionType",
+                    metadata: [
+                        "integration": "\(integration.name)", "actionType": "\(action)"
+                    ])
                 return GateDecision(verdict: .ignore, reason: "unknown action type '\(action)' of '\(integration.name)' acts as Ignore")
             }
             return GateDecision(verdict: .ignore, reason: "ignore action '\(integration.name)'")
         case .cancel:
-            let d = rule.validator.cancel(url: request.url, headers: request.headerPairs, clientIP: request.clientIP,
-                                              now: options.clock.now())
+            let d = rule.validator.cancel(
+                url: request.url, headers: request.headerPairs, clientIP: request.clientIP,
+                now: options.clock.now())
             guard !d.isPassed, let url = d.redirectURL else {
                 return GateDecision(verdict: .cancel, reason: "cancel action '\(integration.name)': no session cookie")
             }
-            return GateDecision(verdict: .cancel, response: redirect(to: url, isAjax: isAjax, cookies: d.setCookies),
-                                reason: "cancel action '\(integration.name)'", sessionID: d.queueId)
+            return GateDecision(
+                verdict: .cancel, response: redirect(to: url, isAjax: isAjax, cookies: d.setCookies),
+                reason: "cancel action '\(integration.name)'", sessionID: d.queueId)
         case .queue:
-            return queue(request, rule: rule, urlWithoutToken: urlWithoutToken, token: token, tokenInQuery: tokenInQuery, isAjax: isAjax, ajax: ajax,
-                         credentials: &credentials)
+            return queue(
+                request, rule: rule, urlWithoutToken: urlWithoutToken, token: token, tokenInQuery: tokenInQuery, isAjax: isAjax, ajax: ajax,
+                credentials: &credentials)
         }
     }
 
-    func queue(_ request: GateRequest, rule: Rule, urlWithoutToken: String, token: String?, tokenInQuery: Bool, isAjax: Bool,
-               ajax: String, credentials: inout GateCredentialView) -> GateDecision {
+    func queue(
+        _ request: GateRequest, rule: Rule, urlWithoutToken: String, token: String?, tokenInQuery: Bool, isAjax: Bool,
+        ajax: String, credentials: inout GateCredentialView
+    ) -> GateDecision {
         let integration = rule.integration
         let validator = rule.validator
         let now = options.clock.now()
@@ -315,11 +340,15 @@ public struct QueueItGate: GateEngine {
         let remembered = memoKey.flatMap { rule.memo.decision(for: $0, second: nowEpoch) }
         // The session cookie, when it is valid: checked once here, and the validator is then only
         // asked to re-issue it (its step 1) rather than to read it again.
-        let validCookie = remembered != nil ? nil : rawCookie.flatMap(QueueItAcceptedCookie.parse).flatMap { c in
-            (try? c.validate(secretKey: secretKey, eventId: integration.eventId, now: now,
-                             cookieValidityMinutes: max(1, integration.cookieValidityMinute), clientIP: request.clientIP,
-                             requiringIssuedForm: options.requiresIssuedCookieForm)) != nil ? c : nil
-        }
+        let validCookie =
+            remembered != nil
+            ? nil
+            : rawCookie.flatMap(QueueItAcceptedCookie.parse).flatMap { c in
+                (try? c.validate(
+                    secretKey: secretKey, eventId: integration.eventId, now: now,
+                    cookieValidityMinutes: max(1, integration.cookieValidityMinute), clientIP: request.clientIP,
+                    requiringIssuedForm: options.requiresIssuedCookieForm)) != nil ? c : nil
+            }
         let cookieValid = remembered != nil || validCookie != nil
         // A token is only read when no valid session cookie came with it (KU-JS order).
         if !cookieValid, let token {
@@ -359,7 +388,8 @@ public struct QueueItGate: GateEngine {
             var url = request.url
             var headers = request.headerPairs
             if let forced {
-                url = forced + (token.map { (forced.contains("?") ? "&" : "?") + "queueittoken=" + QueueItPercent.encodeComponent($0) } ?? "")
+                url =
+                    forced + (token.map { (forced.contains("?") ? "&" : "?") + "queueittoken=" + QueueItPercent.encodeComponent($0) } ?? "")
                 headers.removeAll { $0.0.lowercased() == Self.ajaxHeader }
             }
             d = validator.validate(url: url, headers: headers, clientIP: request.clientIP, now: now)
@@ -368,13 +398,15 @@ public struct QueueItGate: GateEngine {
         if d.isPassed {
             var reason = cookieValid ? "cookie valid" : "token valid"
             if !cookieValid, let token, let h = QueueItToken(token).hash {
-                credentials.willUse(h, expiresAt: QueueItToken(token).expiresAtEpoch ?? nowEpoch + 600,
-                                    ifReplayed: queueAgain(validator, target: target, isAjax: isAjax, reason: "token: already used"))
+                credentials.willUse(
+                    h, expiresAt: QueueItToken(token).expiresAtEpoch ?? nowEpoch + 600,
+                    ifReplayed: queueAgain(validator, target: target, isAjax: isAjax, reason: "token: already used"))
             }
             if tokenInQuery, !isAjax, options.redirectsAfterToken, request.method == "GET" || request.method == "HEAD" {
                 reason += ": redirect to the URL without queueittoken"
-                return GateDecision(verdict: .pass, response: .redirect(to: urlWithoutToken, extra: cookies), reason: reason,
-                                    sessionID: d.queueId)
+                return GateDecision(
+                    verdict: .pass, response: .redirect(to: urlWithoutToken, extra: cookies), reason: reason,
+                    sessionID: d.queueId)
             }
             return .pass(reason, headers: cookies, sessionID: d.queueId)
         }
@@ -398,12 +430,17 @@ public struct QueueItGate: GateEngine {
     /// connectors' samples) or answered 503 (``Options/failsOpen`` false); logged and counted.
     func cannotDecide(_ problem: String, integration: QueueItIntegration, cookies: [GateHeader]) -> GateDecision {
         failures.add()
-        options.logger.error("Queue-it gate could not decide", metadata: [
-            "integration": "\(integration.name)", "problem": "\(problem)", "failsOpen": "\(options.failsOpen)",
-        ])
+        options.logger.error(
+            "Queue-it gate could not decide",
+            metadata: [
+                "integration": "\(integration.name)", "problem": "\(problem)", "failsOpen": "\(options.failsOpen)"
+            ])
         guard options.failsOpen else {
-            return GateDecision(verdict: .refuse, response: .refusal(503, "the waiting room check failed; try again in a minute",
-                                                                     extra: [Self.failedHeader]), reason: "failed closed: \(problem)")
+            return GateDecision(
+                verdict: .refuse,
+                response: .refusal(
+                    503, "the waiting room check failed; try again in a minute",
+                    extra: [Self.failedHeader]), reason: "failed closed: \(problem)")
         }
         return .pass("failed open: \(problem)", headers: cookies + [Self.failedHeader])
     }
@@ -425,15 +462,18 @@ public struct QueueItGate: GateEngine {
     func redirect(to url: String, isAjax: Bool, cookies: [String]) -> GateResponse {
         let setCookies = cookies.map { GateHeader("Set-Cookie", $0) } + [Self.connectorHeader]
         guard isAjax else { return .redirect(to: url, extra: setCookies) }
-        return GateResponse(status: 200, headers: setCookies + [
-            GateHeader(Self.redirectHeader, QueueItPercent.encodeComponent(url)),
-            GateHeader("Access-Control-Expose-Headers", Self.redirectHeader),
-        ] + GateResponse.noCacheHeaders)
+        return GateResponse(
+            status: 200,
+            headers: setCookies + [
+                GateHeader(Self.redirectHeader, QueueItPercent.encodeComponent(url)),
+                GateHeader("Access-Control-Expose-Headers", Self.redirectHeader)
+            ] + GateResponse.noCacheHeaders)
     }
 
     static func isAbsoluteHTTPURL(_ text: String) -> Bool {
         guard let u = URLComponents(string: text), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = u.host, !host.isEmpty else { return false }
+            let host = u.host, !host.isEmpty
+        else { return false }
         return true
     }
 }

@@ -18,7 +18,8 @@ public struct QueueItIntegrationConfig: Sendable, Hashable, Decodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case version = "Version", integrations = "Integrations"
+        case version = "Version"
+        case integrations = "Integrations"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -26,7 +27,8 @@ public struct QueueItIntegrationConfig: Sendable, Hashable, Decodable {
         // a number that is not whole (3.5) fails in Foundation as "not valid JSON", without a path
         if let number = try c.decodeIfPresent(Double.self, forKey: .version) {
             guard number.rounded() == number, let whole = Int(exactly: number) else {
-                throw DecodingError.dataCorruptedError(forKey: .version, in: c, debugDescription: "Version must be a whole number, not \(number)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .version, in: c, debugDescription: "Version must be a whole number, not \(number)")
             }
             version = whole
         } else {
@@ -90,7 +92,9 @@ public enum QueueItIntegrationConfigError: Error, Sendable, Hashable, CustomStri
 public struct QueueItIntegration: Sendable, Hashable, Decodable {
     /// KnownUser action types (KU-JS `ActionType`); anything else acts as Ignore (KU-JS `default:`).
     public enum ActionType: String, Sendable, Hashable, Decodable {
-        case queue = "Queue", cancel = "Cancel", ignore = "Ignore"
+        case queue = "Queue"
+        case cancel = "Cancel"
+        case ignore = "Ignore"
 
         public init(from decoder: any Decoder) throws {
             self = ActionType(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .ignore
@@ -132,10 +136,12 @@ public struct QueueItIntegration: Sendable, Hashable, Decodable {
     /// KU-Python throws), and ``QueueItGate`` logs and counts every request it lets through so.
     public var unknownActionType: String?
 
-    public init(name: String, eventId: String, queueDomain: String, actionType: ActionType = .queue, triggers: [QueueItTrigger],
-                cookieDomain: String? = nil, isCookieHttpOnly: Bool = false, isCookieSecure: Bool = false, layoutName: String? = nil,
-                culture: String? = nil, extendCookieValidity: Bool = true, cookieValidityMinute: Int = 10,
-                redirectLogic: String = "AllowTParameter", forcedTargetURL: String? = nil) {
+    public init(
+        name: String, eventId: String, queueDomain: String, actionType: ActionType = .queue, triggers: [QueueItTrigger],
+        cookieDomain: String? = nil, isCookieHttpOnly: Bool = false, isCookieSecure: Bool = false, layoutName: String? = nil,
+        culture: String? = nil, extendCookieValidity: Bool = true, cookieValidityMinute: Int = 10,
+        redirectLogic: String = "AllowTParameter", forcedTargetURL: String? = nil
+    ) {
         self.name = name
         self.eventId = eventId
         self.queueDomain = queueDomain
@@ -153,10 +159,20 @@ public struct QueueItIntegration: Sendable, Hashable, Decodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name = "Name", eventId = "EventId", queueDomain = "QueueDomain", cookieDomain = "CookieDomain"
-        case isCookieHttpOnly = "IsCookieHttpOnly", isCookieSecure = "IsCookieSecure", layoutName = "LayoutName"
-        case culture = "Culture", extendCookieValidity = "ExtendCookieValidity", cookieValidityMinute = "CookieValidityMinute"
-        case redirectLogic = "RedirectLogic", forcedTargetURL = "ForcedTargetUrl", actionType = "ActionType", triggers = "Triggers"
+        case name = "Name"
+        case eventId = "EventId"
+        case queueDomain = "QueueDomain"
+        case cookieDomain = "CookieDomain"
+        case isCookieHttpOnly = "IsCookieHttpOnly"
+        case isCookieSecure = "IsCookieSecure"
+        case layoutName = "LayoutName"
+        case culture = "Culture"
+        case extendCookieValidity = "ExtendCookieValidity"
+        case cookieValidityMinute = "CookieValidityMinute"
+        case redirectLogic = "RedirectLogic"
+        case forcedTargetURL = "ForcedTargetUrl"
+        case actionType = "ActionType"
+        case triggers = "Triggers"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -174,8 +190,9 @@ public struct QueueItIntegration: Sendable, Hashable, Decodable {
         // past the bound, minutes × 60 overflowed and every cookie read as expired: each visitor
         // was sent back to the queue forever (proposal: Queue-it documents no upper bound)
         guard cookieValidityMinute <= Self.cookieValidityMinuteBound else {
-            throw DecodingError.dataCorruptedError(forKey: .cookieValidityMinute, in: c,
-                                                   debugDescription: "expected at most \(Self.cookieValidityMinuteBound) minutes (ten years), got \(cookieValidityMinute)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .cookieValidityMinute, in: c,
+                debugDescription: "expected at most \(Self.cookieValidityMinuteBound) minutes (ten years), got \(cookieValidityMinute)")
         }
         redirectLogic = try c.decodeIfPresent(String.self, forKey: .redirectLogic) ?? "AllowTParameter"
         forcedTargetURL = try c.decodeIfPresent(String.self, forKey: .forcedTargetURL)

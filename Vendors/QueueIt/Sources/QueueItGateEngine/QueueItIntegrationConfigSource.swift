@@ -99,7 +99,8 @@ public struct QueueItIntegrationConfigSource: Sendable {
             .map { String(format: "%02x", $0) }.joined()
         // compared without an early exit
         guard expected.utf8.count == hash.utf8.count,
-              zip(expected.utf8, hash.utf8).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else { throw .wrongHash }
+            zip(expected.utf8, hash.utf8).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0
+        else { throw .wrongHash }
         guard let bytes = Self.bytes(fromHex: hex) else { throw .malformedPush("integrationInfo is not hex") }
         do {
             return try QueueItIntegrationConfig(json: bytes)

@@ -14,7 +14,10 @@ public struct QueueItTrigger: Sendable, Hashable, Decodable {
         self.parts = parts
     }
 
-    enum CodingKeys: String, CodingKey { case logicalOperator = "LogicalOperator", parts = "TriggerParts" }
+    enum CodingKeys: String, CodingKey {
+        case logicalOperator = "LogicalOperator"
+        case parts = "TriggerParts"
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -56,9 +59,11 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     /// `HttpHeaderName` of an `HttpHeaderValidator`.
     public var httpHeaderName: String?
 
-    public init(validatorType: String = "UrlValidator", comparison: String, valueToCompare: String = "", valuesToCompare: [String] = [],
-                isNegative: Bool = false, isIgnoreCase: Bool = false, urlPart: String? = nil, cookieName: String? = nil,
-                httpHeaderName: String? = nil) {
+    public init(
+        validatorType: String = "UrlValidator", comparison: String, valueToCompare: String = "", valuesToCompare: [String] = [],
+        isNegative: Bool = false, isIgnoreCase: Bool = false, urlPart: String? = nil, cookieName: String? = nil,
+        httpHeaderName: String? = nil
+    ) {
         self.validatorType = validatorType
         self.comparison = comparison
         self.valueToCompare = valueToCompare
@@ -71,9 +76,15 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case validatorType = "ValidatorType", comparison = "Operator", valueToCompare = "ValueToCompare"
-        case valuesToCompare = "ValuesToCompare", isNegative = "IsNegative", isIgnoreCase = "IsIgnoreCase"
-        case urlPart = "UrlPart", cookieName = "CookieName", httpHeaderName = "HttpHeaderName"
+        case validatorType = "ValidatorType"
+        case comparison = "Operator"
+        case valueToCompare = "ValueToCompare"
+        case valuesToCompare = "ValuesToCompare"
+        case isNegative = "IsNegative"
+        case isIgnoreCase = "IsIgnoreCase"
+        case urlPart = "UrlPart"
+        case cookieName = "CookieName"
+        case httpHeaderName = "HttpHeaderName"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -136,7 +147,8 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
         if b == "*" && !a.isEmpty { return true }
         if b.isEmpty { return true }
         guard ignoreCase else { return find(b, in: a) != nil }
-        return isASCII(a) && isASCII(b) ? find(b, in: a, ignoringASCIICase: true) != nil
+        return isASCII(a) && isASCII(b)
+            ? find(b, in: a, ignoringASCIICase: true) != nil
             : find(Substring(b.uppercased()), in: Substring(a.uppercased())) != nil
     }
 
@@ -149,7 +161,8 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     /// units, as KU-JS's `indexOf` (no Unicode normalization), or of ASCII letters in either case;
     /// nil when it does not.
     static func find(_ needle: Substring, in haystack: Substring, ignoringASCIICase: Bool = false) -> Int? {
-        var needle = needle, haystack = haystack
+        var needle = needle
+        var haystack = haystack
         return needle.withUTF8 { n -> Int? in
             haystack.withUTF8 { h -> Int? in
                 guard !n.isEmpty else { return 0 }
@@ -205,7 +218,8 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     /// The offset just after the first `://`, or nil.
     private static func schemeEnd(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard bytes.count >= 3 else { return nil }
-        for i in 0...(bytes.count - 3) where bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/") {
+        for i in 0...(bytes.count - 3)
+        where bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/") {
             return i + 3
         }
         return nil

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoomTesting
+
 @testable import QueueIt
 @testable import QueueItEmulator
 
@@ -18,15 +19,17 @@ import WaitingRoomTesting
         let validator = QueueItTokenValidator(secretKey: secret, eventId: "sale")
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         let tokens = try (0..<1000).map { i in
-            try minter.mint(eventId: "sale", queueId: "9f1c2b7e-\(i)", expiresAt: 1_700_000_600, redirectType: .queue,
-                            cookieValidityMinutes: 20, clientIP: "10.0.\(i % 250).1")
+            try minter.mint(
+                eventId: "sale", queueId: "9f1c2b7e-\(i)", expiresAt: 1_700_000_600, redirectType: .queue,
+                cookieValidityMinutes: 20, clientIP: "10.0.\(i % 250).1")
         }
         let n = Int(Self.env["WR_BENCH_TOKENS"] ?? "") ?? 200_000
         // CPU-bound: measured on a thread of its own, off the cooperative pool.
         let (elapsed, ok) = await DedicatedThread.run(name: "queueit.bench") { () -> (Duration, Int) in
             var ok = 0
             let elapsed = ContinuousClock().measure {
-                for i in 0..<n where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: "10.0.\(i % tokens.count % 250).1")) != nil {
+                for i in 0..<n
+                where (try? validator.validate(tokens[i % tokens.count], now: now, clientIP: "10.0.\(i % tokens.count % 250).1")) != nil {
                     ok += 1
                 }
             }

@@ -1,12 +1,13 @@
 import Foundation
+import QueueItBrowser
 import Synchronization
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import QueueIt
 @testable import QueueItEmulator
-import QueueItBrowser
-import WaitingRoomHTTP
 
 /// Queue URLs a session reported.
 final class URLLog: Sendable {
@@ -44,11 +45,12 @@ final class URLLog: Sendable {
     static func driverBrowsers() -> Set<Int32> {
         let marker = "--user-data-dir=" + FileManager.default.temporaryDirectory.appendingPathComponent("waitingroom-browser-").path
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return Set(entries.compactMap { entry -> Int32? in
-            guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
-            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            return arguments.contains { $0.hasPrefix(marker) } ? pid : nil
-        })
+        return Set(
+            entries.compactMap { entry -> Int32? in
+                guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+                let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+                return arguments.contains { $0.hasPrefix(marker) } ? pid : nil
+            })
     }
 
     /// The chromedriver children still there after up to 5 s: one that has exited is reaped a
@@ -79,7 +81,8 @@ final class URLLog: Sendable {
         let emulator = QueueItEmulator(configuration: .demo)
         let server = try await QueueItEmulatorServer.start(emulator)
         defer { Task { await server.shutdown() } }
-        let json = try JSONValue.parse("""
+        let json = try JSONValue.parse(
+            """
             {"customerId": "demo", "waitingRoomId": "sale", "waitingRoomDomain": "\(server.waitingRoomDomain)",
              "userId": "browser-user", "queuePage": "browser", "followMaxWaitSeconds": 120}
             """)
@@ -97,7 +100,10 @@ final class URLLog: Sendable {
         let session = try provider.enqueue(Entry(room: RoomKey(scope: "demo", room: "sale"), userId: "browser-user"))
         let outcome = await session.outcome()
         let took = ContinuousClock.now - started
-        guard case .passed(let pass, let status) = outcome else { Issue.record("not passed: \(outcome)"); return }
+        guard case .passed(let pass, let status) = outcome else {
+            Issue.record("not passed: \(outcome)")
+            return
+        }
         #expect(status.code == 200)
         #expect(pass.redirectType == "queue")
         #expect(pass.targetURL?.hasPrefix(server.baseURL + "/queueit/target/demo/sale") == true)
@@ -111,18 +117,24 @@ final class URLLog: Sendable {
     @Test func missingChromedriverIsATypedConfigurationError() async throws {
         let driver = QueueItBrowserDriver(chromedriverPath: "/nonexistent/chromedriver")
         #expect(throws: WaitingRoomError.self) { _ = try driver.executables() }
-        let page = QueueItQueuePage(queueURL: URL(string: "http://127.0.0.1:9/queueit/queue/demo/sale")!,
-                                    targetURL: URL(string: "http://127.0.0.1:9/target")!)
-        let context = QueuePageContext(transport: AsyncHTTPTransport.shared, clock: SystemClock(),
-                                       logger: .init(label: "test"), userAgent: "test", emit: { _ in })
+        let page = QueueItQueuePage(
+            queueURL: URL(string: "http://127.0.0.1:9/queueit/queue/demo/sale")!,
+            targetURL: URL(string: "http://127.0.0.1:9/target")!)
+        let context = QueuePageContext(
+            transport: AsyncHTTPTransport.shared, clock: SystemClock(),
+            logger: .init(label: "test"), userAgent: "test", emit: { _ in })
         let result = await driver.wait(on: page, context: context)
-        guard case .failed(let error) = result else { Issue.record("not failed: \(result)"); return }
+        guard case .failed(let error) = result else {
+            Issue.record("not failed: \(result)")
+            return
+        }
         #expect(error.kind == .invalidConfiguration)
         #expect(error.field == "chromedriverPath")
         #expect(error.message.contains("apt-get install chromium chromium-driver"))
         #expect(error.message.contains("/nonexistent/chromedriver"))
         // The same through the configuration.
-        let json = try JSONValue.parse("""
+        let json = try JSONValue.parse(
+            """
             {"customerId": "demo", "queuePage": "browser", "chromedriverPath": "/nonexistent/chromedriver", "browserPath": "/x/chromium"}
             """)
         let c = try QueueItConfiguration(json: json)
@@ -136,20 +148,28 @@ final class URLLog: Sendable {
         // `flash` admits nobody: the page refreshes forever.
         let server = try await QueueItEmulatorServer.start(QueueItEmulator(configuration: .demo))
         defer { Task { await server.shutdown() } }
-        let configuration = try QueueItConfiguration(customerId: "demo", waitingRoomId: "flash",
-                                                     waitingRoomDomain: server.waitingRoomDomain, userId: "u", queuePage: .follow)
-        let provider = QueueItProvider(configuration: configuration, environment: ProviderEnvironment(
-            transport: AsyncHTTPTransport.shared, clock: SystemClock(), passStore: MemoryPassStore()))
+        let configuration = try QueueItConfiguration(
+            customerId: "demo", waitingRoomId: "flash",
+            waitingRoomDomain: server.waitingRoomDomain, userId: "u", queuePage: .follow)
+        let provider = QueueItProvider(
+            configuration: configuration,
+            environment: ProviderEnvironment(
+                transport: AsyncHTTPTransport.shared, clock: SystemClock(), passStore: MemoryPassStore()))
         let (_, _, response) = try await provider.enqueueOnce(Entry(room: RoomKey(scope: "demo", room: "flash"), userId: "u"))
-        let page = QueueItQueuePage(queueURL: try #require(response.queueUrl.flatMap(URL.init(string:))),
-                                    targetURL: try #require(response.eventTargetUrl.flatMap(URL.init(string:))))
-        let context = QueuePageContext(transport: AsyncHTTPTransport.shared, clock: SystemClock(),
-                                       logger: .init(label: "test"), userAgent: "test", emit: { _ in })
+        let page = QueueItQueuePage(
+            queueURL: try #require(response.queueUrl.flatMap(URL.init(string:))),
+            targetURL: try #require(response.eventTargetUrl.flatMap(URL.init(string:))))
+        let context = QueuePageContext(
+            transport: AsyncHTTPTransport.shared, clock: SystemClock(),
+            logger: .init(label: "test"), userAgent: "test", emit: { _ in })
         let browsersBefore = Self.driverBrowsers()
         let directoriesBefore = Self.driverDirectories()
         let driver = QueueItBrowserDriver(maxWait: .seconds(6))
         let result = await driver.wait(on: page, context: context)
-        guard case .failed(let error) = result else { Issue.record("not failed: \(result)"); return }
+        guard case .failed(let error) = result else {
+            Issue.record("not failed: \(result)")
+            return
+        }
         #expect(error.vendorCode == QueueItErrorCode.queuePageTimeout.rawValue, "\(error)")
         let left = await Self.chromedriverChildrenLeft()
         #expect(left.isEmpty, "\(left)")

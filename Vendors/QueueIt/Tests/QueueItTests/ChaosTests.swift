@@ -2,10 +2,11 @@ import Foundation
 import Synchronization
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import QueueIt
 @testable import QueueItEmulator
-import WaitingRoomHTTP
 
 /// Faults on the enqueue call and on the queue page / status polls (issue 10 §5, Queue-it part):
 /// retried on the vendor's schedule, every user ends with an outcome, no pass is lost. Everything
@@ -35,13 +36,17 @@ import WaitingRoomHTTP
         QueueItEmulatorFault(kind: kind, count: count, status: 503, delayMs: kind == .delay ? longDelayMs : 0, on: target)
     }
 
-    static func provider(_ h: Harness, room: String, userId: String = "user-1", timeout: Duration = .seconds(10),
-                         store: (any PassStore)? = nil) throws -> QueueItProvider {
+    static func provider(
+        _ h: Harness, room: String, userId: String = "user-1", timeout: Duration = .seconds(10),
+        store: (any PassStore)? = nil
+    ) throws -> QueueItProvider {
         let configuration = try QueueItConfiguration(
             customerId: "demo", waitingRoomId: room, waitingRoomDomain: h.server.waitingRoomDomain, userId: userId,
             requestTimeout: timeout, pollInterval: .seconds(1), queuePage: .follow)
-        return QueueItProvider(configuration: configuration, environment: ProviderEnvironment(
-            transport: AsyncHTTPTransport.shared, clock: h.clock, passStore: store ?? h.store))
+        return QueueItProvider(
+            configuration: configuration,
+            environment: ProviderEnvironment(
+                transport: AsyncHTTPTransport.shared, clock: h.clock, passStore: store ?? h.store))
     }
 
     static func entry(_ room: String, userId: String = "user-1") -> Entry {
@@ -126,7 +131,7 @@ import WaitingRoomHTTP
         let server = try await QueueItEmulatorServer.start(emulator)
         let h = Harness(clock: clock, server: server, store: MemoryPassStore(clock: clock))
         defer { Task { await h.stop() } }
-        let p = try Self.provider(h, room: "flash") // admits only through the admin call
+        let p = try Self.provider(h, room: "flash")  // admits only through the admin call
         let session = try p.enqueue(Self.entry("flash"))
         let waiting = Task { await session.outcome() }
         // The first page load came back (position 0) and the driver sleeps until its refresh.
@@ -140,12 +145,17 @@ import WaitingRoomHTTP
         }
         let outcome = await waiting.value
         driver.cancel()
-        guard case .passed(let pass, _) = outcome else { Issue.record("not passed: \(outcome)"); return }
+        guard case .passed(let pass, _) = outcome else {
+            Issue.record("not passed: \(outcome)")
+            return
+        }
         let qid = try #require(pass.details["queueId"])
         #expect(h.emulator.passedQueueIds == [qid])
         #expect(h.emulator.counters.faultsInjectedOnQueue == kinds.count)
         #expect(Array(clock.sleepLog.dropFirst()) == Self.pageDelays)
-        #expect(try QueueItTokenValidator(secretKey: Harness.secret, eventId: "flash").validate(pass.credential, now: clock.now()).queueId == qid)
+        #expect(
+            try QueueItTokenValidator(secretKey: Harness.secret, eventId: "flash").validate(pass.credential, now: clock.now()).queueId
+                == qid)
         // Stored: the next tryPass is answered without a request.
         let again = try await p.tryPass(Self.entry("flash"))
         #expect(again.disposition == .passed && again.pass?.credential == pass.credential)
@@ -185,7 +195,10 @@ import WaitingRoomHTTP
         #expect(outcomes.count == users, "every user ends with an outcome")
         var queueIds = Set<String>()
         for o in outcomes {
-            guard case .passed(let pass, _) = o else { Issue.record("not passed: \(o)"); continue }
+            guard case .passed(let pass, _) = o else {
+                Issue.record("not passed: \(o)")
+                continue
+            }
             if let q = pass.details["queueId"], !pass.credential.isEmpty { queueIds.insert(q) }
         }
         #expect(queueIds.count == users, "every user has its own token")
@@ -198,7 +211,9 @@ import WaitingRoomHTTP
         // enqueues may leave visitors that nobody polls; they never get a token).
         #expect(h.emulator.passedQueueIds == queueIds)
         #expect(c.passedVisitors == users)
-        print("Queue-it chaos crowd: \(users) users, \(c.faultsInjected) faults injected, \(c.enqueueCount) enqueues served, \(c.passedCount) token answers, \(took)")
+        print(
+            "Queue-it chaos crowd: \(users) users, \(c.faultsInjected) faults injected, \(c.enqueueCount) enqueues served, \(c.passedCount) token answers, \(took)"
+        )
     }
 
     // MARK: the admin route
@@ -208,8 +223,10 @@ import WaitingRoomHTTP
         defer { Task { await h.stop() } }
         let t = AsyncHTTPTransport.shared
         func post(_ json: String) async throws -> HTTPResponse {
-            try await t.send(HTTPRequest(method: "POST", url: h.server.baseURL + "/_emulator/queueit/faults",
-                                         headers: [("Content-Type", "application/json")], body: Array(json.utf8), timeout: .seconds(30)))
+            try await t.send(
+                HTTPRequest(
+                    method: "POST", url: h.server.baseURL + "/_emulator/queueit/faults",
+                    headers: [("Content-Type", "application/json")], body: Array(json.utf8), timeout: .seconds(30)))
         }
         let bad = try await post(#"{"kind":"status","on":"page"}"#)
         #expect(bad.status == 400)
@@ -219,7 +236,7 @@ import WaitingRoomHTTP
         #expect((badBody["error"] as? String)?.contains("enqueue, queue, any") == true)
         #expect(try await post(#"{"kind":"status","on":7}"#).status == 400)
         #expect(try await post(#"{"kind":"nonjson","on":"queue"}"#).status == 200)
-        #expect(try await post(#"{"kind":"status","status":502}"#).status == 200) // default: enqueue
+        #expect(try await post(#"{"kind":"status","status":502}"#).status == 200)  // default: enqueue
         #expect(try await post(#"{"kind":"drop","on":"any"}"#).status == 200)
         // Enqueue: the 502 (enqueue), then the drop (any), then success; the page: garbage once.
         let p = try Self.provider(h, room: "sale")

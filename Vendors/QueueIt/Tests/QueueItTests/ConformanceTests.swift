@@ -7,8 +7,8 @@ import ServiceLifecycle
 import Testing
 import WaitingRoom
 import WaitingRoomConformance
-import WaitingRoomTesting
 import WaitingRoomHTTP
+import WaitingRoomTesting
 
 /// The Queue-it emulator behind the conformance suite's emulator protocol: one customer with a
 /// room per behaviour. Public API and the emulator's admin endpoints only.
@@ -42,12 +42,14 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
         var block = QueueItEmulatorConfiguration.Room(state: .queue)
         block.enqueueTokenRequired = true
         let configuration = QueueItEmulatorConfiguration(customers: [
-            customer: .init(secretKey: "conformance-secret-0123456789", rooms: [
-                ConformanceRoom.open.rawValue: .init(state: .safetynet),
-                ConformanceRoom.queue.rawValue: .init(state: .queue, admitPerSecond: 0),
-                ConformanceRoom.block.rawValue: block,
-                ConformanceRoom.closed.rawValue: .init(state: .disabled),
-            ])
+            customer: .init(
+                secretKey: "conformance-secret-0123456789",
+                rooms: [
+                    ConformanceRoom.open.rawValue: .init(state: .safetynet),
+                    ConformanceRoom.queue.rawValue: .init(state: .queue, admitPerSecond: 0),
+                    ConformanceRoom.block.rawValue: block,
+                    ConformanceRoom.closed.rawValue: .init(state: .disabled)
+                ])
         ])
         let emulator = QueueItEmulator(configuration: configuration, now: { clock.now() })
         // Served with a graceful stop (open requests finish): the suite starts and stops an

@@ -2,12 +2,16 @@ import Foundation
 import Synchronization
 import Testing
 import WaitingRoom
+
 @testable import QueueIt
 @testable import QueueItEmulator
 
 @Suite struct EmulatorConfigurationTests {
     func error(_ json: String) -> QueueItEmulatorConfigurationError? {
-        do { _ = try QueueItEmulatorConfiguration(document: Array(json.utf8)); return nil } catch { return error }
+        do {
+            _ = try QueueItEmulatorConfiguration(document: Array(json.utf8))
+            return nil
+        } catch { return error }
     }
 
     @Test func fixtureDecodesAndIgnoresOtherVendors() throws {
@@ -23,9 +27,16 @@ import WaitingRoom
     }
 
     @Test func fromJSONValue() throws {
-        let doc: JSONValue = .object(["queueit": .object(["customers": .object(["c1": .object([
-            "secretKey": .string("k"), "rooms": .object(["r": .object(["state": .string("idle"), "bindTokenToIP": .bool(true)])]),
-        ])])]), "other": .null])
+        let doc: JSONValue = .object([
+            "queueit": .object([
+                "customers": .object([
+                    "c1": .object([
+                        "secretKey": .string("k"),
+                        "rooms": .object(["r": .object(["state": .string("idle"), "bindTokenToIP": .bool(true)])])
+                    ])
+                ])
+            ]), "other": .null
+        ])
         let c = try QueueItEmulatorConfiguration(json: doc)
         #expect(c.customers["c1"]?.rooms["r"]?.state == .idle && c.customers["c1"]?.rooms["r"]?.bindTokenToIP == true)
     }
@@ -42,15 +53,20 @@ import WaitingRoom
         #expect(error(#"{"queueit":{}}"#)?.field == "queueit.customers")
         #expect(error(#"{"queueit":{"customers":{"demo":{"rooms":{}}}}}"#)?.field == "queueit.customers.demo.secretKey")
         #expect(error(#"{"queueit":{"customers":{"a.b":{"secretKey":"k","rooms":{}}}}}"#)?.field == "queueit.customers.a.b")
-        #expect(error(#"{"queueit":{"customers":{"demo":{"secretKey":"k","rooms":{"sale":{"state":"open"}}}}}}"#)?.field
+        #expect(
+            error(#"{"queueit":{"customers":{"demo":{"secretKey":"k","rooms":{"sale":{"state":"open"}}}}}}"#)?.field
                 == "queueit.customers.demo.rooms.sale.state")
-        #expect(error(#"{"queueit":{"customers":{"demo":{"secretKey":"k","rooms":{"sale":{"state":"queue","admitPerSecond":"2"}}}}}}"#)?.field
+        #expect(
+            error(#"{"queueit":{"customers":{"demo":{"secretKey":"k","rooms":{"sale":{"state":"queue","admitPerSecond":"2"}}}}}}"#)?.field
                 == "queueit.customers.demo.rooms.sale.admitPerSecond")
-        #expect(error(#"{"queueit":{"customers":{"demo":{"secretKey":"k","rooms":{"sale":{"state":"queue","capacity":-1}}}}}}"#)?.field
+        #expect(
+            error(#"{"queueit":{"customers":{"demo":{"secretKey":"k","rooms":{"sale":{"state":"queue","capacity":-1}}}}}}"#)?.field
                 == "queueit.customers.demo.rooms.sale.capacity")
-        #expect(error(#"{"queueit":{"customers":{"demo":{"secretKey":"k","rooms":{"sale":{"state":"queue","speed":1}}}}}}"#)?.field
+        #expect(
+            error(#"{"queueit":{"customers":{"demo":{"secretKey":"k","rooms":{"sale":{"state":"queue","speed":1}}}}}}"#)?.field
                 == "queueit.customers.demo.rooms.sale.speed")
-        #expect(error(#"{"queueit":{"customers":{"demo":{"secretKey":"k","rooms":{"sale":{"state":"queue","targetUrl":"relative"}}}}}}"#)?.field
+        #expect(
+            error(#"{"queueit":{"customers":{"demo":{"secretKey":"k","rooms":{"sale":{"state":"queue","targetUrl":"relative"}}}}}}"#)?.field
                 == "queueit.customers.demo.rooms.sale.targetUrl")
     }
 
@@ -75,7 +91,8 @@ import WaitingRoom
         #expect(page.status == 302)
         #expect(page.headers.first?.1.hasPrefix("http://h/p/queueit/target/demo/sale?queueittoken=e_sale~q_\(qb)~") == true)
         #expect(m.queuePage(customer: "demo", room: "sale", queueId: "unknown", selfURL: "x").status == 404)
-        #expect(m.enqueue(customer: "demo", room: "sale", body: Array("{".utf8), base: "http://h", prefix: nil, clientIP: nil).status == 400)
+        #expect(
+            m.enqueue(customer: "demo", room: "sale", body: Array("{".utf8), base: "http://h", prefix: nil, clientIP: nil).status == 400)
     }
 }
 

@@ -2,10 +2,11 @@ import Foundation
 import Synchronization
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import QueueIt
 @testable import QueueItEmulator
-import WaitingRoomHTTP
 
 /// Shared helpers: an emulator on 127.0.0.1:0 whose time is the test's virtual clock.
 struct Harness {
@@ -28,14 +29,18 @@ struct Harness {
 
     func configuration(room: String, customer: String = "demo", autoRestart: Bool = true) throws -> QueueItConfiguration {
         // The emulator's queue page is followed over HTTP: chosen explicitly since the default became `host` (issue 15).
-        try QueueItConfiguration(customerId: customer, waitingRoomId: room, waitingRoomDomain: server.waitingRoomDomain,
-                                 userId: "user-1", pollInterval: .seconds(1), queuePage: .follow, autoRestartSession: autoRestart)
+        try QueueItConfiguration(
+            customerId: customer, waitingRoomId: room, waitingRoomDomain: server.waitingRoomDomain,
+            userId: "user-1", pollInterval: .seconds(1), queuePage: .follow, autoRestartSession: autoRestart)
     }
 
-    func provider(room: String, driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
-                  autoRestart: Bool = true) throws -> QueueItProvider {
-        QueueItProvider(configuration: try configuration(room: room, autoRestart: autoRestart), environment: environment,
-                        driver: driver, connectivity: connectivity)
+    func provider(
+        room: String, driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
+        autoRestart: Bool = true
+    ) throws -> QueueItProvider {
+        QueueItProvider(
+            configuration: try configuration(room: room, autoRestart: autoRestart), environment: environment,
+            driver: driver, connectivity: connectivity)
     }
 
     func entry(_ room: String, credential: Credential? = nil) -> Entry {
@@ -58,8 +63,10 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
     @Test func everyRedirectType() async throws {
         let h = try await Harness.start()
         defer { Task { await h.stop() } }
-        for (room, disposition, rt) in [("open", TryPassResult.Disposition.passed, "safetynet"), ("closed", .disabled, "disabled"),
-                                        ("early", .disabled, "idle"), ("over", .disabled, "afterevent"), ("sale", .queue, "queue")] {
+        for (room, disposition, rt) in [
+            ("open", TryPassResult.Disposition.passed, "safetynet"), ("closed", .disabled, "disabled"),
+            ("early", .disabled, "idle"), ("over", .disabled, "afterevent"), ("sale", .queue, "queue")
+        ] {
             let p = try h.provider(room: room)
             let r = try await p.tryPass(h.entry(room))
             #expect(r.disposition == disposition, "\(room)")
@@ -70,7 +77,9 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
             } else {
                 let pass = try #require(r.pass)
                 #expect(pass.redirectType == rt)
-                #expect(try QueueItTokenValidator(secretKey: Harness.secret, eventId: room).validate(pass.credential, now: h.clock.now()).queueId != nil)
+                #expect(
+                    try QueueItTokenValidator(secretKey: Harness.secret, eventId: room).validate(pass.credential, now: h.clock.now())
+                        .queueId != nil)
             }
             // A session ends the same way without a page for non-queue rooms.
             if disposition != .queue {
@@ -90,15 +99,25 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         let session = try p.enqueue(h.entry("sale"))
         let collected = events(of: session)
         let outcome = await session.outcome()
-        guard case .passed(let pass, let status) = outcome else { Issue.record("not passed: \(outcome)"); return }
+        guard case .passed(let pass, let status) = outcome else {
+            Issue.record("not passed: \(outcome)")
+            return
+        }
         #expect(status.code == 200)
         #expect(pass.redirectType == "queue")
         #expect(pass.targetURL?.hasPrefix(h.server.baseURL + "/queueit/target/demo/sale") == true)
         let token = try QueueItTokenValidator(secretKey: Harness.secret, eventId: "sale").validate(pass.credential, now: h.clock.now())
         #expect(pass.expiresAt == token.expiresAt)
         let evs = await collected.value
-        #expect(evs.contains { if case .queueOpened = $0 { return true }; return false })
-        let aheads = evs.compactMap { e -> Int? in if case .progress(let p, _) = e { return p.ahead }; return nil }
+        #expect(
+            evs.contains {
+                if case .queueOpened = $0 { return true }
+                return false
+            })
+        let aheads = evs.compactMap { e -> Int? in
+            if case .progress(let p, _) = e { return p.ahead }
+            return nil
+        }
         #expect(aheads.first == 3 || aheads.first == 2)
         // Stored: tryPass answers from the store, no request.
         let before = h.emulator.enqueueCount
@@ -127,7 +146,7 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
             #expect(e.message.hasPrefix("Error! Queue is unavailable."))
         }
         #expect(h.clock.sleepLog == [.seconds(1), .seconds(2), .seconds(4), .seconds(8)])
-        #expect(h.emulator.enqueueCount == 0) // every attempt hit a fault
+        #expect(h.emulator.enqueueCount == 0)  // every attempt hit a fault
         // A new enqueue starts a fresh backoff (the SDK's leftover-backoff quirk is fixed).
         h.emulator.inject(QueueItEmulatorFault(kind: .nonjson, count: 1))
         h.emulator.inject(QueueItEmulatorFault(kind: .drop, count: 1))
@@ -167,15 +186,19 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         // Issue 15: an enqueue token must be a signed QueueToken.V1 token (any text was accepted before).
         let token = try #require(h.emulator.mintEnqueueToken(customerId: "demo", waitingRoomId: "members"))
         #expect(try await p.tryPass(h.entry("members", credential: .enqueueToken(token))).disposition == .queue)
-        await #expect(throws: WaitingRoomError.self) { try await p.tryPass(h.entry("members", credential: .enqueueToken("any-enqueue-token"))) }
+        await #expect(throws: WaitingRoomError.self) {
+            try await p.tryPass(h.entry("members", credential: .enqueueToken("any-enqueue-token")))
+        }
         await #expect(throws: WaitingRoomError.self) { try await p.tryPass(h.entry("members", credential: .enqueueKey("wrong"))) }
         // The facade provider hands out the raw result.
-        let facade = try QueueITWaitingRoomProvider(customerId: "demo", eventOrAliasId: "members", waitingRoomDomain: h.server.waitingRoomDomain,
-                                                    environment: h.environment)
+        let facade = try QueueITWaitingRoomProvider(
+            customerId: "demo", eventOrAliasId: "members", waitingRoomDomain: h.server.waitingRoomDomain,
+            environment: h.environment)
         let raw = try await facade.tryPassWithEnqueueKey("member-key")
         #expect(raw.redirectType == "queue" && !raw.isPassedThrough && raw.queueitToken == nil && raw.queueUrl != nil)
-        let open = try QueueITWaitingRoomProvider(customerId: "demo", eventOrAliasId: "open", waitingRoomDomain: h.server.waitingRoomDomain,
-                                                  environment: h.environment)
+        let open = try QueueITWaitingRoomProvider(
+            customerId: "demo", eventOrAliasId: "open", waitingRoomDomain: h.server.waitingRoomDomain,
+            environment: h.environment)
         let safe = try await open.tryPass()
         #expect(safe.redirectType == "safetynet" && safe.isPassedThrough && safe.queueitToken != nil)
     }
@@ -192,8 +215,9 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
             #expect(e.kind == .networkOffline && e.vendorCode == -100)
         }
         #expect(h.clock.sleepLog.isEmpty && h.emulator.enqueueCount == 0)
-        let engine = try QueueITEngine(customerId: "demo", eventOrAliasId: "open", waitingRoomDomain: h.server.waitingRoomDomain,
-                                       environment: h.environment, connectivity: net)
+        let engine = try QueueITEngine(
+            customerId: "demo", eventOrAliasId: "open", waitingRoomDomain: h.server.waitingRoomDomain,
+            environment: h.environment, connectivity: net)
         #expect(throws: QueueITRuntimeError.networkUnavailable) { try engine.run() }
         net.set(offline: false)
         #expect(try await p.tryPass(h.entry("open")).disposition == .passed)
@@ -218,7 +242,8 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         try await waitFor { h.emulator.enqueueCount == 3 && driver.currentPage != nil }
         let page = try #require(driver.currentPage)
         // Reaching the target with a token passes.
-        let token = try QueueItTokenMinter(secretKey: Harness.secret).mint(eventId: "flash", queueId: "q", expiresAt: 1_900_000_000, redirectType: .queue)
+        let token = try QueueItTokenMinter(secretKey: Harness.secret).mint(
+            eventId: "flash", queueId: "q", expiresAt: 1_900_000_000, redirectType: .queue)
         #expect(driver.navigate(to: page.targetURL.absoluteString + "?queueittoken=" + token) == .passed(token: token))
         let outcome = await session.outcome()
         #expect(outcome.pass?.credential == token)
@@ -266,12 +291,14 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         let h = try await Harness.start(config)
         defer { Task { await h.stop() } }
         // The connector's redirect names the proxy host and prefix.
-        let raw = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-            url: h.server.baseURL + "/queueit/api/demo/proxied/x", headers: [("x-queueit-ajaxpageurl", "http%3A%2F%2Fapp%2Fx")]))
+        let raw = try await AsyncHTTPTransport.shared.send(
+            HTTPRequest(
+                url: h.server.baseURL + "/queueit/api/demo/proxied/x", headers: [("x-queueit-ajaxpageurl", "http%3A%2F%2Fapp%2Fx")]))
         let info = try #require(QueueItRedirectInfo.parse(headerValue: raw.headers.value(for: "x-queueit-redirect") ?? ""))
         #expect(info.customerId == "demo" && info.waitingRoomId == "proxied")
         #expect(info.waitingRoomDomain == h.server.baseURL && info.pathPrefix == "queue")
-        let endpoint = try QueueItEndpoint(customerId: "demo", waitingRoomId: "proxied", waitingRoomDomain: info.waitingRoomDomain, pathPrefix: info.pathPrefix)
+        let endpoint = try QueueItEndpoint(
+            customerId: "demo", waitingRoomId: "proxied", waitingRoomDomain: info.waitingRoomDomain, pathPrefix: info.pathPrefix)
         #expect(endpoint.enqueueURL.absoluteString == h.server.baseURL + "/queue/api/mobileapp/queue/demo/proxied/enqueue")
         let client = QueueItHybridClient(environment: h.environment, template: try h.configuration(room: "proxied"))
         let r = try await client.send(HTTPRequest(url: h.server.baseURL + "/queueit/api/demo/proxied/x"))
@@ -283,16 +310,19 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         defer { Task { await h.stop() } }
         let t = AsyncHTTPTransport.shared
         func mint(_ extra: String) async throws -> String {
-            let r = try await t.send(HTTPRequest(method: "POST", url: h.server.baseURL + "/_emulator/queueit/tokens",
-                                                 headers: [("Content-Type", "application/json")],
-                                                 body: Array(#"{"customerId":"demo","waitingRoomId":"sale"\#(extra)}"#.utf8)))
+            let r = try await t.send(
+                HTTPRequest(
+                    method: "POST", url: h.server.baseURL + "/_emulator/queueit/tokens",
+                    headers: [("Content-Type", "application/json")],
+                    body: Array(#"{"customerId":"demo","waitingRoomId":"sale"\#(extra)}"#.utf8)))
             let obj = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]
             return try #require(obj?["token"] as? String)
         }
         func call(_ token: String, ip: String? = nil) async throws -> (Int, String?) {
             var headers: HTTPHeaderList = [("x-queueit-ajaxpageurl", "http%3A%2F%2Fapp%2Fx")]
             if let ip { headers.add("X-Forwarded-For", ip) }
-            let r = try await t.send(HTTPRequest(url: h.server.baseURL + "/queueit/api/demo/sale/x?queueittoken=" + token, headers: headers))
+            let r = try await t.send(
+                HTTPRequest(url: h.server.baseURL + "/queueit/api/demo/sale/x?queueittoken=" + token, headers: headers))
             let redirect = r.headers.value(for: "x-queueit-redirect").map { QueueItPercent.decode($0) }
             return (r.status, redirect)
         }
@@ -306,7 +336,7 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
             (good.replacingOccurrences(of: h0, with: String(h0.reversed())), nil, "hash"),
             (try await mint(#","expiresIn":-10"#), nil, "timestamp"),
             (try await mint(#","eventId":"other""#), nil, "eventid"),
-            (try await mint(#","clientIP":"10.0.0.1""#), "10.0.0.2", "ip"),
+            (try await mint(#","clientIP":"10.0.0.1""#), "10.0.0.2", "ip")
         ]
         for (token, ip, code) in cases {
             let (status, redirect) = try await call(token, ip: ip)
@@ -324,11 +354,18 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         defer { Task { await h.stop() } }
         let rec = Recorder()
         func engine(_ room: String) throws -> QueueITEngine {
-            let e = try QueueITEngine(customerId: "demo", eventOrAliasId: room, waitingRoomDomain: h.server.waitingRoomDomain,
-                                      environment: h.environment, template: try h.configuration(room: room))
-            e.queuePassedDelegate = rec; e.queueDisabledDelegate = rec; e.queueITUnavailableDelegate = rec
-            e.queueErrorDelegate = rec; e.queueViewWillOpenDelegate = rec; e.queueViewDidAppearDelegate = rec
-            e.queueUrlChangedDelegate = rec; e.queueViewClosedDelegate = rec; e.queueSessionRestartDelegate = rec
+            let e = try QueueITEngine(
+                customerId: "demo", eventOrAliasId: room, waitingRoomDomain: h.server.waitingRoomDomain,
+                environment: h.environment, template: try h.configuration(room: room))
+            e.queuePassedDelegate = rec
+            e.queueDisabledDelegate = rec
+            e.queueITUnavailableDelegate = rec
+            e.queueErrorDelegate = rec
+            e.queueViewWillOpenDelegate = rec
+            e.queueViewDidAppearDelegate = rec
+            e.queueUrlChangedDelegate = rec
+            e.queueViewClosedDelegate = rec
+            e.queueSessionRestartDelegate = rec
             e.queueUserExitedDelegate = rec
             return e
         }
@@ -363,7 +400,8 @@ func events(of session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
 
 final class Recorder: QueuePassedDelegate, QueueViewWillOpenDelegate, QueueViewDidAppearDelegate, QueueDisabledDelegate,
     QueueITUnavailableDelegate, QueueITErrorDelegate, QueueViewClosedDelegate, QueueUserExitedDelegate,
-    QueueSessionRestartDelegate, QueueUrlChangedDelegate, Sendable {
+    QueueSessionRestartDelegate, QueueUrlChangedDelegate, Sendable
+{
     let entries = Mutex<[String]>([])
     var log: [String] { entries.withLock { $0 } }
     func add(_ s: String) { entries.withLock { $0.append(s) } }
@@ -385,7 +423,9 @@ final class Recorder: QueuePassedDelegate, QueueViewWillOpenDelegate, QueueViewD
 func waitFor(_ timeout: Duration = .seconds(30), line: Int = #line, _ condition: @Sendable () -> Bool) async throws {
     let start = ContinuousClock.now
     while !condition() {
-        if ContinuousClock.now - start > timeout { throw WaitingRoomError(.networkTimeout, message: "condition of line \(line) not met in time") }
+        if ContinuousClock.now - start > timeout {
+            throw WaitingRoomError(.networkTimeout, message: "condition of line \(line) not met in time")
+        }
         try await Task.sleep(for: .milliseconds(5))
     }
 }

@@ -2,11 +2,11 @@ import Foundation
 import Synchronization
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import QueueIt
 @testable import QueueItEmulator
-import WaitingRoomHTTP
-
 
 final class EventLog: Sendable {
     let m = Mutex<[QueuePageEvent]>([])
@@ -20,12 +20,14 @@ func html(_ body: String, status: Int = 200, url: String = "") -> HTTPResponse {
 
 /// Issue 15: the queue page (items 1, 3, 8).
 struct FidelityTests {
-    static let page = QueueItQueuePage(queueURL: URL(string: "https://acme.queue-it.net/?c=acme&e=sale&q=q1")!,
-                                       targetURL: URL(string: "https://shop.example/sale")!)
+    static let page = QueueItQueuePage(
+        queueURL: URL(string: "https://acme.queue-it.net/?c=acme&e=sale&q=q1")!,
+        targetURL: URL(string: "https://shop.example/sale")!)
 
     static func context(_ t: any HTTPTransport, _ clock: VirtualClock, events: EventLog? = nil) -> QueuePageContext {
-        QueuePageContext(transport: t, clock: clock, logger: .init(label: "test"), userAgent: "ua",
-                         emit: { e in events?.add(e) })
+        QueuePageContext(
+            transport: t, clock: clock, logger: .init(label: "test"), userAgent: "ua",
+            emit: { e in events?.add(e) })
     }
 
     // MARK: item 1 — the default queue page is the host's
@@ -45,7 +47,8 @@ struct FidelityTests {
         try await waitFor { host.currentPage != nil }
         let page = try #require(host.currentPage)
         #expect(page.queueURL.absoluteString.hasPrefix(h.server.baseURL + "/queueit/queue/demo/flash"))
-        let token = try QueueItTokenMinter(secretKey: Harness.secret).mint(eventId: "flash", queueId: "q", expiresAt: 1_900_000_000, redirectType: .queue)
+        let token = try QueueItTokenMinter(secretKey: Harness.secret).mint(
+            eventId: "flash", queueId: "q", expiresAt: 1_900_000_000, redirectType: .queue)
         #expect(host.navigate(to: page.targetURL.absoluteString + "?queueittoken=" + token) == .passed(token: token))
         #expect(await session.outcome().pass?.credential == token)
         // The SDK-shaped engine and the hybrid client hand the page to the host too.
@@ -55,19 +58,27 @@ struct FidelityTests {
 
     @Test func followDriverGivesUpOnAPageThatNeverLeadsToTheTarget() async throws {
         // A script-driven page: it refreshes itself but never redirects to the target.
-        let t = StubTransport { _ in html(#"<html><head><meta http-equiv="refresh" content="5"></head><body><div id="app"></div></body></html>"#) }
+        let t = StubTransport { _ in
+            html(#"<html><head><meta http-equiv="refresh" content="5"></head><body><div id="app"></div></body></html>"#)
+        }
         let clock = VirtualClock(autoAdvance: true)
         let start = clock.now()
         let driver = QueueItHTTPFollowDriver(pollInterval: .seconds(5), maxWait: .seconds(60))
         let result = await driver.wait(on: Self.page, context: Self.context(t, clock))
-        guard case .failed(let e) = result else { Issue.record("expected a failure, got \(result)"); return }
+        guard case .failed(let e) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
         #expect(e.vendorCode == QueueItErrorCode.queuePageTimeout.rawValue && e.vendorCode == -206)
         #expect(e.message.contains("did not lead to the target within 60 s") && e.message.contains("host"))
         #expect(clock.now().timeIntervalSince(start) <= 60)
         #expect(t.requests.count >= 10)
         // The bound is a configuration key; out of range is refused.
-        let c = try QueueItConfiguration(json: .object(["customerId": .string("demo"), "queuePage": .string("follow"),
-                                                        "followMaxWaitSeconds": .number(120)]))
+        let c = try QueueItConfiguration(
+            json: .object([
+                "customerId": .string("demo"), "queuePage": .string("follow"),
+                "followMaxWaitSeconds": .number(120)
+            ]))
         #expect(c.followMaxWait == .seconds(120))
         #expect((QueueItProvider(configuration: c).driver as? QueueItHTTPFollowDriver)?.maxWait == .seconds(120))
         #expect(throws: WaitingRoomError.self) {
@@ -81,10 +92,11 @@ struct FidelityTests {
         let h = try await Harness.start()
         defer { Task { await h.stop() } }
         for (room, hasQueueId) in [("open", true), ("closed", false), ("early", false), ("over", false)] {
-            let r = try await AsyncHTTPTransport.shared.send(HTTPRequest(
-                method: "POST", url: h.server.baseURL + "/api/mobileapp/queue/demo/\(room)/enqueue",
-                headers: [("Content-Type", "application/json")],
-                body: QueueItEnqueueBody(userId: "u", userAgent: "ua").encoded()))
+            let r = try await AsyncHTTPTransport.shared.send(
+                HTTPRequest(
+                    method: "POST", url: h.server.baseURL + "/api/mobileapp/queue/demo/\(room)/enqueue",
+                    headers: [("Content-Type", "application/json")],
+                    body: QueueItEnqueueBody(userId: "u", userAgent: "ua").encoded()))
             let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any])
             #expect((obj["QueueId"] as? String != nil) == hasQueueId, "\(room): \(obj)")
             #expect(obj["QueueUrl"] == nil || obj["QueueUrl"] is NSNull, "\(room)")
@@ -98,18 +110,25 @@ struct FidelityTests {
         let target = "https://shop.example/sale?queueittoken=tok"
         let loads = Mutex(0)
         let t = StubTransport { r in
-            let n = loads.withLock { $0 += 1; return $0 }
+            let n = loads.withLock {
+                $0 += 1
+                return $0
+            }
             switch n {
             case 1: return HTTPResponse(status: 302, headers: [("Location", "/what-is-this.html")], url: r.url)
             case 2: return HTTPResponse(status: 302, headers: [("Location", "itms-apps://apps.example/app")], url: r.url)
             case 3: return html("<html><body>Not found</body></html>", status: 404, url: r.url)
-            case 4: return html(#"<html><head><meta http-equiv="refresh" content="1;url=mailto:help@shop.example"></head><body></body></html>"#, url: r.url)
+            case 4:
+                return html(
+                    #"<html><head><meta http-equiv="refresh" content="1;url=mailto:help@shop.example"></head><body></body></html>"#,
+                    url: r.url)
             default: return HTTPResponse(status: 302, headers: [("Location", target)], url: r.url)
             }
         }
         let clock = VirtualClock(autoAdvance: true)
         let events = EventLog()
-        let result = await QueueItHTTPFollowDriver(pollInterval: .seconds(2)).wait(on: Self.page, context: Self.context(t, clock, events: events))
+        let result = await QueueItHTTPFollowDriver(pollInterval: .seconds(2)).wait(
+            on: Self.page, context: Self.context(t, clock, events: events))
         #expect(result == .passed(token: "tok"))
         // Every load was the queue page itself: the cancelled navigations were never loaded.
         #expect(t.requests.map(\.url) == Array(repeating: Self.page.queueURL.absoluteString, count: 5))

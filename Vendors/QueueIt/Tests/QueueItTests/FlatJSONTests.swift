@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import QueueIt
 @testable import QueueItEmulator
 
@@ -64,7 +65,7 @@ import Testing
         #"{"user\u0049d":"u","userAgent":"a","sdkVersion":"s"}"#, #"{"userId":"u","userId":"v","userAgent":"a","sdkVersion":"s"}"#,
         "{\"userId\":\"ü\",\"userAgent\":\"a\",\"sdkVersion\":\"s\"}", "{\"userId\":\"u\tv\",\"userAgent\":\"a\",\"sdkVersion\":\"s\"}",
         #"{"userId":nul,"userAgent":"a","sdkVersion":"s"}"#, #"{"userId":nulll,"userAgent":"a","sdkVersion":"s"}"#,
-        #"{"userId":NULL,"userAgent":"a","sdkVersion":"s"}"#,
+        #"{"userId":NULL,"userAgent":"a","sdkVersion":"s"}"#
     ]
 
     @Test func decodeMatchesFoundation() {
@@ -88,13 +89,15 @@ import Testing
 
     @Test func encodedMatchesFoundation() {
         let answers = [
-            QueueItEnqueueResponse(queueId: "00000001-ab12-0123456789ab", queueUrl: "http://127.0.0.1:8080/queueit/queue/demo/sale?c=demo&e=sale&q=1",
-                                   eventTargetUrl: "http://127.0.0.1:8080/queueit/target/demo/sale", queueitToken: nil, queueUrlTTLInMinutes: 0),
-            QueueItEnqueueResponse(queueId: nil, queueUrl: nil, eventTargetUrl: "https://shop.example/", queueitToken: "e_sale~q_1~ts_1~h_ab"),
+            QueueItEnqueueResponse(
+                queueId: "00000001-ab12-0123456789ab", queueUrl: "http://127.0.0.1:8080/queueit/queue/demo/sale?c=demo&e=sale&q=1",
+                eventTargetUrl: "http://127.0.0.1:8080/queueit/target/demo/sale", queueitToken: nil, queueUrlTTLInMinutes: 0),
+            QueueItEnqueueResponse(
+                queueId: nil, queueUrl: nil, eventTargetUrl: "https://shop.example/", queueitToken: "e_sale~q_1~ts_1~h_ab"),
             QueueItEnqueueResponse(),
             QueueItEnqueueResponse(queueId: "q", queueUrlTTLInMinutes: -5),
             QueueItEnqueueResponse(queueId: "quote\"inside", queueUrl: "back\\slash", eventTargetUrl: "tab\there"),
-            QueueItEnqueueResponse(queueId: "ünïcödé", eventTargetUrl: "ctl\u{1}"),
+            QueueItEnqueueResponse(queueId: "ünïcödé", eventTargetUrl: "ctl\u{1}")
         ]
         for answer in answers {
             #expect(answer.encoded() == answer.foundationEncoded(), "\(answer)")
@@ -106,9 +109,12 @@ import Testing
     @Test func queueIdsReadAsThePrintfFormat() {
         var generator = SystemRandomNumberGenerator()
         let numbers: [UInt64] = [0, 1, 0xffff_ffff, 0x1_0000_0000, 0xfff_ffff_ffff_ffff, .max]
-        for number in numbers + (0..<200).map({ _ in UInt64.random(in: 0...UInt64.max, using: &generator) >> UInt64.random(in: 0...63, using: &generator) }) {
+        for number in numbers
+            + (0..<200).map({ _ in UInt64.random(in: 0...UInt64.max, using: &generator) >> UInt64.random(in: 0...63, using: &generator) })
+        {
             let r = UInt64.random(in: 0...UInt64.max, using: &generator)
-            #expect(QueueItEmulatorModel.queueId(number: number, random: r)
+            #expect(
+                QueueItEmulatorModel.queueId(number: number, random: r)
                     == String(format: "%08llx-%04llx-%012llx", number, (r >> 48) & 0xffff, r & 0xffff_ffff_ffff))
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoomTesting
+
 @testable import QueueIt
 
 /// The test kit's SplitMix64.
@@ -20,7 +21,7 @@ typealias SplitMix = SeededRandom
             case 3 where !b.isEmpty:
                 let i = Int.random(in: 0..<b.count, using: &rng)
                 let j = Int.random(in: i..<b.count, using: &rng)
-                b.insert(contentsOf: b[i...j], at: j) // repeat a slice (repeated fields)
+                b.insert(contentsOf: b[i...j], at: j)  // repeat a slice (repeated fields)
             default: if b.count > 2 { b.removeLast(Int.random(in: 1...b.count / 2, using: &rng)) }
             }
         }
@@ -39,18 +40,25 @@ typealias SplitMix = SeededRandom
         let minter = QueueItTokenMinter(secretKey: secret)
         let validator = QueueItTokenValidator(secretKey: secret, eventId: "sale")
         let now = Date(timeIntervalSince1970: 1_700_000_000)
-        let good = try minter.mint(eventId: "sale", queueId: "4f2b-11", expiresAt: 1_700_000_600, redirectType: .safetynet,
-                                   cookieValidityMinutes: 5, clientIP: "10.1.2.3")
-        let redirect = QueueItPercent.encodeComponent("http://127.0.0.1:8080/queue/?c=demo&e=sale&ver=v3-swift&cver=1&man=Q&l=L&cid=en&enqueuetoken=x&t=http%3A%2F%2Fa")
+        let good = try minter.mint(
+            eventId: "sale", queueId: "4f2b-11", expiresAt: 1_700_000_600, redirectType: .safetynet,
+            cookieValidityMinutes: 5, clientIP: "10.1.2.3")
+        let redirect = QueueItPercent.encodeComponent(
+            "http://127.0.0.1:8080/queue/?c=demo&e=sale&ver=v3-swift&cver=1&man=Q&l=L&cid=en&enqueuetoken=x&t=http%3A%2F%2Fa")
         // Seed families: 0 token, 1 enqueue body, 2 enqueue answer, 3 accepted cookie, 4 redirect header.
         let seeds: [[UInt8]] = [
             Array(good.utf8),
             Array(QueueItEnqueueBody(userId: "u", userAgent: "ua", layoutName: "l", language: "en", enqueueToken: "t").encoded()),
-            QueueItEnqueueResponse(queueId: "q", queueUrl: "http://127.0.0.1:1/q", eventTargetUrl: "http://t/", queueitToken: good,
-                                   queueUrlTTLInMinutes: 3).encoded(),
-            Array(QueueItAcceptedCookie(eventId: "sale", queueId: "q", fixedValidityMinutes: 3, redirectType: "queue",
-                                        issueTime: 1_700_000_000, hashedIP: nil, secretKey: secret).value.utf8),
-            Array(redirect.utf8),
+            QueueItEnqueueResponse(
+                queueId: "q", queueUrl: "http://127.0.0.1:1/q", eventTargetUrl: "http://t/", queueitToken: good,
+                queueUrlTTLInMinutes: 3
+            ).encoded(),
+            Array(
+                QueueItAcceptedCookie(
+                    eventId: "sale", queueId: "q", fixedValidityMinutes: 3, redirectType: "queue",
+                    issueTime: 1_700_000_000, hashedIP: nil, secretKey: secret
+                ).value.utf8),
+            Array(redirect.utf8)
         ]
         let nav = QueueItNavigationClassifier(queueURL: URL(string: "http://127.0.0.1/q")!, targetURL: URL(string: "http://t/x")!)
         var tally = Tally()
@@ -92,7 +100,8 @@ typealias SplitMix = SeededRandom
     }
 
     @Test func hundredThousandTokensAndBodies() async throws {
-        let count = 100_000, chunks = 4
+        let count = 100_000
+        let chunks = 4
         let clock = ContinuousClock()
         let start = clock.now
         let tally = try await withThrowingTaskGroup(of: Tally.self) { group in
@@ -116,8 +125,10 @@ typealias SplitMix = SeededRandom
         }
         let (runs, validMutants, parsedBodies, familyTime) = (tally.runs, tally.validMutants, tally.parsedBodies, tally.familyTime)
         let elapsed = clock.now - start
-        print("fuzz: \(runs) random/mutated inputs (tokens, enqueue bodies, enqueue answers, cookies, redirect headers) in \(elapsed); "
-              + "\(parsedBodies) body mutants still decoded, \(validMutants) altered tokens validated; CPU per family (token, body, answer, cookie, redirect) \(familyTime)")
+        print(
+            "fuzz: \(runs) random/mutated inputs (tokens, enqueue bodies, enqueue answers, cookies, redirect headers) in \(elapsed); "
+                + "\(parsedBodies) body mutants still decoded, \(validMutants) altered tokens validated; CPU per family (token, body, answer, cookie, redirect) \(familyTime)"
+        )
         #expect(runs == count)
         #expect(validMutants == 0)
     }

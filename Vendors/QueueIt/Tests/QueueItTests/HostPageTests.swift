@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import WaitingRoom
+import WaitingRoomHTTP
 import WaitingRoomTesting
+
 @testable import QueueIt
 @testable import QueueItEmulator
-import WaitingRoomHTTP
 
 /// Issue 25 §1 and §4: the default page mode never hangs a library user; many sessions of one
 /// provider each wait on their own page; page signals reach the core events.
@@ -12,7 +13,11 @@ import WaitingRoomHTTP
 struct HostPageTests {
     static func collect(_ session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         let stream = session.events
-        return Task { var out: [WaitingRoomEvent] = []; for await e in stream { out.append(e) }; return out }
+        return Task {
+            var out: [WaitingRoomEvent] = []
+            for await e in stream { out.append(e) }
+            return out
+        }
     }
 
     @Test("On the default settings a library user passes the emulator's queue (no host, no hang)")
@@ -20,9 +25,11 @@ struct HostPageTests {
         let h = try await Harness.start()
         defer { Task { await h.stop() } }
         // Nothing but the customer, room and domain: the README's library example for Queue-it.
-        let p = try VendorRegistry.queueItOnly.makeProvider(vendor: "queueit", configuration: .object([
-            "customerId": .string("demo"), "waitingRoomDomain": .string(h.server.waitingRoomDomain),
-        ]), environment: h.environment)
+        let p = try VendorRegistry.queueItOnly.makeProvider(
+            vendor: "queueit",
+            configuration: .object([
+                "customerId": .string("demo"), "waitingRoomDomain": .string(h.server.waitingRoomDomain)
+            ]), environment: h.environment)
         let session = try p.enqueue(Entry(room: RoomKey(scope: "demo", room: "sale"), userId: "library-user"))
         let events = Self.collect(session)
         let outcome = await session.outcome()
@@ -36,11 +43,15 @@ struct HostPageTests {
     func silentHostEndsWithTypedError() async throws {
         let h = try await Harness.start()
         defer { Task { await h.stop() } }
-        let c = try QueueItConfiguration(customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: h.server.waitingRoomDomain,
-                                         userId: "u", queuePage: .host, hostReportTimeout: .seconds(30))
+        let c = try QueueItConfiguration(
+            customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: h.server.waitingRoomDomain,
+            userId: "u", queuePage: .host, hostReportTimeout: .seconds(30))
         let p = QueueItProvider(configuration: c, environment: h.environment)
         let session = try p.enqueue(Entry(room: RoomKey(scope: "demo", room: "flash"), userId: "u"))
-        guard case .failed(let error) = await session.outcome() else { Issue.record("expected failed"); return }
+        guard case .failed(let error) = await session.outcome() else {
+            Issue.record("expected failed")
+            return
+        }
         #expect(error.vendorCode == QueueItErrorCode.hostDidNotReport.rawValue && error.vendorCode == -207)
         #expect(error.kind == .invalidUse)
         #expect(error.message.contains("\"follow\"") && error.message.contains("\"browser\"") && error.message.contains("navigate"))
@@ -53,8 +64,9 @@ struct HostPageTests {
     func manyPagesAtOnce() async throws {
         let h = try await Harness.start(autoAdvance: false)
         defer { Task { await h.stop() } }
-        let c = try QueueItConfiguration(customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: h.server.waitingRoomDomain,
-                                         queuePage: .host)
+        let c = try QueueItConfiguration(
+            customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: h.server.waitingRoomDomain,
+            queuePage: .host)
         let p = QueueItProvider(configuration: c, environment: h.environment)
         let host = try #require(p.hostDriver)
         let first = try p.enqueue(Entry(room: RoomKey(scope: "demo", room: "flash"), userId: "first"))
@@ -80,8 +92,9 @@ struct HostPageTests {
     func hostSignalsBecomeEvents() async throws {
         let h = try await Harness.start(autoAdvance: false)
         defer { Task { await h.stop() } }
-        let c = try QueueItConfiguration(customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: h.server.waitingRoomDomain,
-                                         queuePage: .host)
+        let c = try QueueItConfiguration(
+            customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: h.server.waitingRoomDomain,
+            queuePage: .host)
         let p = QueueItProvider(configuration: c, environment: h.environment)
         let host = try #require(p.hostDriver)
         let session = try p.enqueue(Entry(room: RoomKey(scope: "demo", room: "flash"), userId: "u"))
@@ -103,14 +116,18 @@ struct HostPageTests {
     func offlineFromTheMonitor() async throws {
         struct Offline: ConnectivityMonitor { func isOffline(host: String?) -> Bool { true } }
         // A port nothing listens on: the connection is refused; the monitor says there is no route.
-        let c = try QueueItConfiguration(customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: "127.0.0.1:9",
-                                         queuePage: .follow)
+        let c = try QueueItConfiguration(
+            customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: "127.0.0.1:9",
+            queuePage: .follow)
         let environment = ProviderEnvironment(transport: AsyncHTTPTransport.shared, connectivity: Offline())
         let p = QueueItProvider(configuration: c, environment: environment)
         let session = try p.enqueue(Entry(room: RoomKey(scope: "demo", room: "flash"), userId: "u"))
         let events = Self.collect(session)
         let started = ContinuousClock.now
-        guard case .failed(let error) = await session.outcome() else { Issue.record("expected failed"); return }
+        guard case .failed(let error) = await session.outcome() else {
+            Issue.record("expected failed")
+            return
+        }
         #expect(error.vendorCode == -100 && error.kind == .networkOffline)
         // The retry ladder would take 1 + 2 + 4 + 8 = 15 s; a loaded CI machine may take a few
         // seconds for the one refused connection.
@@ -124,12 +141,18 @@ struct HostPageTests {
         let clock = VirtualClock(autoAdvance: true)
         let answers = StubTransport { _ in HTTPResponse(status: 503, headers: [], body: [], url: "") }
         let c = try QueueItConfiguration(customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: "queue.example", queuePage: .follow)
-        let p = QueueItProvider(configuration: c, environment: ProviderEnvironment(transport: answers, clock: clock, connectivity: AssumeOnline()))
+        let p = QueueItProvider(
+            configuration: c, environment: ProviderEnvironment(transport: answers, clock: clock, connectivity: AssumeOnline()))
         let session = try p.enqueue(Entry(room: RoomKey(scope: "demo", room: "flash"), userId: "u"))
         let events = Self.collect(session)
-        guard case .failed(let error) = await session.outcome() else { Issue.record("expected failed"); return }
+        guard case .failed(let error) = await session.outcome() else {
+            Issue.record("expected failed")
+            return
+        }
         #expect(error.vendorCode == 3)
-        let states = await events.value.compactMap { e -> ConnectionState? in if case .connection(let s, _) = e { return s } else { return nil } }
+        let states = await events.value.compactMap { e -> ConnectionState? in
+            if case .connection(let s, _) = e { return s } else { return nil }
+        }
         #expect(states == [1, 2, 3, 4].map { .reconnecting(attempt: $0, nextRetryIn: .seconds(1 << ($0 - 1))) }, "\(states)")
     }
 }

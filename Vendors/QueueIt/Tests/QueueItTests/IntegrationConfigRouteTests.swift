@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WaitingRoom
 import WaitingRoomHTTP
+
 @testable import QueueItEmulator
 
 /// The emulator serves customers' integration configurations as Queue-it's platform does
@@ -30,15 +31,21 @@ struct IntegrationConfigRouteTests {
             return Emulator(server: server, clock: clock)
         }
 
-        func send(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil,
-                  timeout: Duration = .seconds(30)) async throws -> HTTPResponse {
-            try await AsyncHTTPTransport.shared.send(HTTPRequest(
-                method: method, url: base + path, headers: HTTPHeaderList(headers + (body == nil ? [] : [("Content-Type", "application/json")])),
-                body: body.map { Array($0.utf8) }, timeout: timeout))
+        func send(
+            _ path: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil,
+            timeout: Duration = .seconds(30)
+        ) async throws -> HTTPResponse {
+            try await AsyncHTTPTransport.shared.send(
+                HTTPRequest(
+                    method: method, url: base + path,
+                    headers: HTTPHeaderList(headers + (body == nil ? [] : [("Content-Type", "application/json")])),
+                    body: body.map { Array($0.utf8) }, timeout: timeout))
         }
 
         /// The secure download with `key` (nil: no `api-key` header).
-        func download(_ customer: String = "demo", key: String? = "demo-api-key", timeout: Duration = .seconds(30)) async throws -> HTTPResponse {
+        func download(_ customer: String = "demo", key: String? = "demo-api-key", timeout: Duration = .seconds(30)) async throws
+            -> HTTPResponse
+        {
             try await send("/status/integrationconfig/secure/\(customer)", headers: key.map { [("api-key", $0)] } ?? [], timeout: timeout)
         }
 
@@ -136,9 +143,11 @@ struct IntegrationConfigRouteTests {
         #expect((got["Integrations"] as? [[String: Any]])?.map { $0["QueueDomain"] as? String } == ["demo.queue-it.net", ""])
 
         // bad bodies: 400 naming the problem; nothing changes
-        for (body, field) in [("not json", "body"), ("[]", "body"), (#"{"Version": 6}"#, "Integrations"),
-                              (#"{"Integrations": {}}"#, "Integrations"), (#"{"Integrations": [1]}"#, "Integrations[0]"),
-                              (#"{"Integrations": [], "Version": "6"}"#, "Version")] {
+        for (body, field) in [
+            ("not json", "body"), ("[]", "body"), (#"{"Version": 6}"#, "Integrations"),
+            (#"{"Integrations": {}}"#, "Integrations"), (#"{"Integrations": [1]}"#, "Integrations[0]"),
+            (#"{"Integrations": [], "Version": "6"}"#, "Version")
+        ] {
             let bad = try await e.send(Self.adminPath, method: "PUT", body: body)
             #expect(bad.status == 400, "\(body)")
             let error = try Self.object(bad)
@@ -177,7 +186,8 @@ struct IntegrationConfigRouteTests {
         #expect(try Self.object(try await e.send(Self.adminPath + "/version", method: "POST"))["Version"] as? Int == 1)
         // the state JSON shows the version and the date
         let demo = (try await e.state()["integrationConfig"] as? [String: Any])?["demo"] as? [String: Any]
-        #expect(demo?["version"] as? Int == 1 && demo?["publishDate"] as? String == QueueItEmulatorConfiguration.publishDateText(e.clock.now))
+        #expect(
+            demo?["version"] as? Int == 1 && demo?["publishDate"] as? String == QueueItEmulatorConfiguration.publishDateText(e.clock.now))
     }
 
     // MARK: faults
@@ -252,7 +262,9 @@ struct IntegrationConfigRouteTests {
             #expect(metrics.text.contains("# TYPE \(name) counter"))
             var out: [String: String] = [:]
             for l in metrics.text.split(separator: "\n") where l.hasPrefix(name + "{") {
-                for r in ["ok", "unauthorized", "fault"] where l.hasPrefix(line(r) + " ") { out[r] = String(l.dropFirst(line(r).count + 1)) }
+                for r in ["ok", "unauthorized", "fault"] where l.hasPrefix(line(r) + " ") {
+                    out[r] = String(l.dropFirst(line(r).count + 1))
+                }
             }
             return out
         }
@@ -291,7 +303,8 @@ struct IntegrationConfigRouteTests {
         #expect(QueueItEmulatorConfiguration.defaultAPIKey(customer: "plain") == "plain-api-key")
         func field(_ customer: String) -> String? {
             do {
-                _ = try QueueItEmulatorConfiguration(document: Array(#"{"queueit": {"customers": {"acme": {"secretKey": "k", "rooms": {}, \#(customer)}}}}"#.utf8))
+                _ = try QueueItEmulatorConfiguration(
+                    document: Array(#"{"queueit": {"customers": {"acme": {"secretKey": "k", "rooms": {}, \#(customer)}}}}"#.utf8))
                 return nil
             } catch { return error.field }
         }

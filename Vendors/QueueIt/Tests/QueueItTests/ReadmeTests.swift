@@ -19,15 +19,20 @@ struct ReadmeTests {
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/queueit-protocol.md")
         let protocolText = (try? String(contentsOf: doc, encoding: .utf8)) ?? ""
         #expect(text.contains("docs/queueit-protocol.md") && !protocolText.isEmpty)
-        let headings = Set(protocolText.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("#") else { return nil }
-            return line.drop { $0 == "#" || $0 == " " }.split(separator: " ").first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
-        })
+        let headings = Set(
+            protocolText.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("#") else { return nil }
+                return line.drop { $0 == "#" || $0 == " " }.split(separator: " ").first.map {
+                    String($0).trimmingCharacters(in: CharacterSet(charactersIn: "."))
+                }
+            })
         for match in text.matches(of: /§(\d+(?:\.\d+)*)/) {
             #expect(headings.contains(String(match.1)), "§\(match.1) is not a section of docs/queueit-protocol.md")
         }
-        for repo in ["queueit/ios-webui-sdk", "queueit/android-webui-sdk", "queueit/KnownUser.V3.Javascript",
-                     "queueit/QueueToken.V1.JavaScript", "queueit/QueueToken.V1.JAVA"] {
+        for repo in [
+            "queueit/ios-webui-sdk", "queueit/android-webui-sdk", "queueit/KnownUser.V3.Javascript",
+            "queueit/QueueToken.V1.JavaScript", "queueit/QueueToken.V1.JAVA"
+        ] {
             #expect(text.contains(repo), "\(repo) is not cited")
         }
     }
@@ -37,11 +42,13 @@ struct ReadmeTests {
         let start = try #require(text.range(of: "## Where we deliberately differ"))
         let table = text[start.upperBound...]
         let section = table.range(of: "\n## ").map { table[..<$0.lowerBound] } ?? table
-        for row in ["| `sdkVersion` default |", "| `userAgent` default |", "| `Content-Type` of enqueue |",
-                    "| unavailable message |", "| `queueit://close` / `queueit://restartSession` |", "| 4xx meanings |",
-                    "| queue page (default) |", "| headless waiting |", "| queue position |", "| cancelled navigations |",
-                    "| waiting-room domain for hybrid waits |", "| enqueue tokens |", "| `QueueId` in the emulator's enqueue answer |",
-                    "| validator: `icr`, `queueitdebug`, redirect `enqueuetoken` |"] {
+        for row in [
+            "| `sdkVersion` default |", "| `userAgent` default |", "| `Content-Type` of enqueue |",
+            "| unavailable message |", "| `queueit://close` / `queueit://restartSession` |", "| 4xx meanings |",
+            "| queue page (default) |", "| headless waiting |", "| queue position |", "| cancelled navigations |",
+            "| waiting-room domain for hybrid waits |", "| enqueue tokens |", "| `QueueId` in the emulator's enqueue answer |",
+            "| validator: `icr`, `queueitdebug`, redirect `enqueuetoken` |"
+        ] {
             #expect(section.contains(row), "missing row \(row)")
         }
         #expect(section.contains("emulator convention"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import QueueIt
 
 /// The byte-level token reader (`QueueItTokenBytes`) and the validator built on it, checked
@@ -20,15 +21,18 @@ import Testing
     }
 
     /// The text-level validator: Strings, a fresh HMAC key per hash.
-    static func referenceVerdict(_ token: String, secret: String, eventId: String, now: Date, clientIP: String?) -> QueueItValidationError? {
+    static func referenceVerdict(_ token: String, secret: String, eventId: String, now: Date, clientIP: String?) -> QueueItValidationError?
+    {
         let fields = referenceFields(token)
         func last(_ key: String) -> String? { fields.last(where: { $0.0 == key })?.1 }
         guard let h = last("h") else { return .hash }
         // the first literal `~h_{h}`, found on bytes (as the connectors' `String.replace`)
-        let bytes = Array(token.utf8), marker = Array(("~h_" + h).utf8)
+        let bytes = Array(token.utf8)
+        let marker = Array(("~h_" + h).utf8)
         var text = token
         if bytes.count >= marker.count,
-           let at = (0...(bytes.count - marker.count)).first(where: { Array(bytes[$0..<($0 + marker.count)]) == marker }) {
+            let at = (0...(bytes.count - marker.count)).first(where: { Array(bytes[$0..<($0 + marker.count)]) == marker })
+        {
             text = String(decoding: Array(bytes[..<at]) + Array(bytes[(at + marker.count)...]), as: UTF8.self)
         }
         guard QueueItHash.constantTimeEquals(QueueItHash.hmacHex(secretKey: secret, message: text), h) else { return .hash }
@@ -37,7 +41,8 @@ import Testing
             return .timestamp
         }
         if let hip = last("hip"), let ip = clientIP, !ip.isEmpty,
-           !QueueItHash.constantTimeEquals(QueueItHash.hmacHex(secretKey: secret, message: ip), hip) {
+            !QueueItHash.constantTimeEquals(QueueItHash.hmacHex(secretKey: secret, message: ip), hip)
+        {
             return .ip
         }
         return nil
@@ -55,7 +60,7 @@ import Testing
     @Test func fieldsMatchTheTextRules() {
         let samples = [
             "", "~", "~~", "_", "__", "a_", "_b", "a_b", "a_b_c", "a_b~", "~a_b", "e_a~bad~x_y_z~~e_b~_~ts_12",
-            "e_x~e_y~e_z", "h_~h_", "é_ü~ç_ñ", "e_\u{0065}\u{0301}", "ts_00017~ts_", "a_b~~~c_d~_e~f_",
+            "e_x~e_y~e_z", "h_~h_", "é_ü~ç_ñ", "e_\u{0065}\u{0301}", "ts_00017~ts_", "a_b~~~c_d~_e~f_"
         ]
         for raw in samples {
             let token = QueueItToken(raw)
@@ -96,7 +101,9 @@ import Testing
     @Test func hexComparisonNeedsTheWholeLowerCaseDigest() throws {
         let mac = Array(repeating: UInt8(0xAB), count: 32)
         let good = String(repeating: "ab", count: 32)
-        for (text, expected) in [(good, true), (good.uppercased(), false), (String(good.dropLast()), false), (good + "a", false), ("", false)] {
+        for (text, expected) in [
+            (good, true), (good.uppercased(), false), (String(good.dropLast()), false), (good + "a", false), ("", false)
+        ] {
             var bytes = Array(text.utf8)
             let equal = bytes.withUnsafeMutableBufferPointer { b in
                 QueueItTokenBytes.hexEquals(mac, UnsafeBufferPointer(b), 0..<b.count)
@@ -107,8 +114,9 @@ import Testing
 
     @Test func verdictsMatchTheTextValidator() throws {
         let minter = QueueItTokenMinter(secretKey: secret)
-        let good = try minter.mint(eventId: "sale", queueId: "q-1", expiresAt: 1_700_000_600, redirectType: .queue,
-                                   cookieValidityMinutes: 20, clientIP: "10.0.0.1")
+        let good = try minter.mint(
+            eventId: "sale", queueId: "q-1", expiresAt: 1_700_000_600, redirectType: .queue,
+            cookieValidityMinutes: 20, clientIP: "10.0.0.1")
         var tokens = [
             good, "", "~", "h_", "e_sale~h_", good + "~", "~" + good, good.uppercased(), String(good.dropLast()),
             good.replacingOccurrences(of: "e_sale", with: "e_Sale"), good.replacingOccurrences(of: "~h_", with: "~H_"),
@@ -117,10 +125,12 @@ import Testing
             minter.sign(body: "e_sale~ts_1700000000"), minter.sign(body: "e_sale~ts_17000000000000000000"),
             minter.sign(body: "e_sale~ts_ 1800000000"), minter.sign(body: "e_sale~ts_1800000000~hip_00"),
             minter.sign(body: "e_s\u{00E9}le~ts_1800000000"), minter.sign(body: "e_sa_le~ts_1800000000"),
-            minter.sign(body: "h_first~e_sale~ts_1800000000"), "e_sale~ts_1800000000~h_" + String(repeating: "0", count: 64),
+            minter.sign(body: "h_first~e_sale~ts_1800000000"), "e_sale~ts_1800000000~h_" + String(repeating: "0", count: 64)
         ]
         // every prefix and a few byte flips of the good token
-        for n in stride(from: 0, through: good.utf8.count, by: 7) { tokens.append(String(decoding: Array(good.utf8).prefix(n), as: UTF8.self)) }
+        for n in stride(from: 0, through: good.utf8.count, by: 7) {
+            tokens.append(String(decoding: Array(good.utf8).prefix(n), as: UTF8.self))
+        }
         for i in stride(from: 0, to: good.utf8.count, by: 5) {
             var bytes = Array(good.utf8)
             bytes[i] = bytes[i] == UInt8(ascii: "a") ? UInt8(ascii: "b") : UInt8(ascii: "a")
@@ -151,7 +161,8 @@ import Testing
         let minter = QueueItTokenMinter(secretKey: secret)
         let validator = QueueItTokenValidator(secretKey: secret, eventId: "sale")
         for i in 0..<50 {
-            let token = try minter.mint(eventId: "sale", queueId: "q\(i)", expiresAt: 1_700_000_600, redirectType: .queue, clientIP: "10.0.0.\(i)")
+            let token = try minter.mint(
+                eventId: "sale", queueId: "q\(i)", expiresAt: 1_700_000_600, redirectType: .queue, clientIP: "10.0.0.\(i)")
             #expect(throws: Never.self) { try validator.validate(token, now: now, clientIP: "10.0.0.\(i)") }
             #expect(throws: QueueItValidationError.ip) { try validator.validate(token, now: now, clientIP: "10.0.1.\(i)") }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import QueueIt
 
 @Suite struct TokenTests {
@@ -8,7 +9,8 @@ import Testing
 
     @Test func hmacMatchesKnownVector() {
         // RFC 4231 test case 2: key "Jefe".
-        #expect(QueueItHash.hmacHex(secretKey: "Jefe", message: "what do ya want for nothing?")
+        #expect(
+            QueueItHash.hmacHex(secretKey: "Jefe", message: "what do ya want for nothing?")
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
@@ -101,17 +103,20 @@ import Testing
 
     @Test func acceptedCookieRoundTripAndChecks() throws {
         let hip = QueueItHash.hmacHex(secretKey: secret, message: "10.0.0.1")
-        let c = QueueItAcceptedCookie(eventId: "Sale", queueId: "q1", fixedValidityMinutes: 5, redirectType: "Queue",
-                                      issueTime: 1_700_000_000, hashedIP: hip, secretKey: secret)
+        let c = QueueItAcceptedCookie(
+            eventId: "Sale", queueId: "q1", fixedValidityMinutes: 5, redirectType: "Queue",
+            issueTime: 1_700_000_000, hashedIP: hip, secretKey: secret)
         #expect(QueueItAcceptedCookie.name(forEvent: "Sale") == "QueueITAccepted-SDFrts345E-V3_Sale")
         #expect(c.value == "EventId=Sale&QueueId=q1&FixedValidityMins=5&RedirectType=queue&IssueTime=1700000000&Hip=\(hip)&Hash=\(c.hash)")
         #expect(c.hash == QueueItHash.hmacHex(secretKey: secret, message: "saleq15queue1700000000" + hip))
         let parsed = try #require(QueueItAcceptedCookie.parse(c.value))
         #expect(parsed == c)
         // Capitalised event ids validate (the KU-JS verify bug is fixed).
-        try parsed.validate(secretKey: secret, eventId: "sale", now: now.addingTimeInterval(300), cookieValidityMinutes: 20, clientIP: "10.0.0.1")
+        try parsed.validate(
+            secretKey: secret, eventId: "sale", now: now.addingTimeInterval(300), cookieValidityMinutes: 20, clientIP: "10.0.0.1")
         #expect(throws: QueueItValidationError.timestamp) {
-            try parsed.validate(secretKey: secret, eventId: "sale", now: now.addingTimeInterval(301), cookieValidityMinutes: 20, clientIP: nil)
+            try parsed.validate(
+                secretKey: secret, eventId: "sale", now: now.addingTimeInterval(301), cookieValidityMinutes: 20, clientIP: nil)
         }
         #expect(throws: QueueItValidationError.eventId) {
             try parsed.validate(secretKey: secret, eventId: "other", now: now, cookieValidityMinutes: 20, clientIP: nil)
@@ -125,10 +130,12 @@ import Testing
             try tampered.validate(secretKey: secret, eventId: "sale", now: now, cookieValidityMinutes: 20, clientIP: nil)
         }
         // No fixed validity: the configured minutes apply.
-        let d = QueueItAcceptedCookie(eventId: "sale", queueId: "q", fixedValidityMinutes: nil, redirectType: "queue",
-                                      issueTime: 1_700_000_000, hashedIP: nil, secretKey: secret)
+        let d = QueueItAcceptedCookie(
+            eventId: "sale", queueId: "q", fixedValidityMinutes: nil, redirectType: "queue",
+            issueTime: 1_700_000_000, hashedIP: nil, secretKey: secret)
         #expect(!d.value.contains("FixedValidityMins") && !d.value.contains("Hip"))
-        try d.validate(secretKey: secret, eventId: "sale", now: now.addingTimeInterval(1200), cookieValidityMinutes: 20, clientIP: "1.2.3.4")
+        try d.validate(
+            secretKey: secret, eventId: "sale", now: now.addingTimeInterval(1200), cookieValidityMinutes: 20, clientIP: "1.2.3.4")
         #expect(QueueItAcceptedCookie.parse("EventId=a&QueueId=b") == nil)
         #expect(QueueItAcceptedCookie.parse("garbage") == nil)
     }
@@ -137,20 +144,26 @@ import Testing
     @Test func cookieValueAndHeaderReadersOnEdgeCases() throws {
         let base = "EventId=sale&QueueId=q&RedirectType=queue&IssueTime=1700000000&Hash=ab"
         let plain = try #require(QueueItAcceptedCookie.parse(base))
-        #expect(plain.eventId == "sale" && plain.queueId == "q" && plain.redirectType == "queue" && plain.issueTime == 1_700_000_000 && plain.hash == "ab")
+        #expect(
+            plain.eventId == "sale" && plain.queueId == "q" && plain.redirectType == "queue" && plain.issueTime == 1_700_000_000
+                && plain.hash == "ab")
         #expect(plain.fixedValidityMinutes == nil && plain.hashedIP == nil)
         // empty pieces and pieces without `=` are skipped; the last repeat wins; unknown keys are ignored
         let messy = try #require(QueueItAcceptedCookie.parse("&&junk&" + base + "&QueueId=q2&Other=x&&"))
         #expect(messy.queueId == "q2")
         // percent-encoded as a whole (`%26`, `%3D`), and a value with `=` in it
-        let encoded = try #require(QueueItAcceptedCookie.parse(base.replacingOccurrences(of: "&", with: "%26").replacingOccurrences(of: "=", with: "%3D")))
+        let encoded = try #require(
+            QueueItAcceptedCookie.parse(base.replacingOccurrences(of: "&", with: "%26").replacingOccurrences(of: "=", with: "%3D")))
         #expect(encoded == plain)
         #expect(try #require(QueueItAcceptedCookie.parse(base + "&Hip=a=b")).hashedIP == "a=b")
         #expect(try #require(QueueItAcceptedCookie.parse(base + "&FixedValidityMins=7")).fixedValidityMinutes == 7)
         #expect(try #require(QueueItAcceptedCookie.parse("EventId=é&QueueId=ü&RedirectType=queue&IssueTime=1&Hash=ab")).queueId == "ü")
-        for bad in ["", "%", "%2", base.replacingOccurrences(of: "Hash=ab", with: "Hash="), base.replacingOccurrences(of: "EventId=sale", with: "EventId="),
-                    base + "&FixedValidityMins=-1", base + "&FixedValidityMins=x", base.replacingOccurrences(of: "1700000000", with: "soon"),
-                    String(repeating: "x", count: 4097)] {
+        for bad in [
+            "", "%", "%2", base.replacingOccurrences(of: "Hash=ab", with: "Hash="),
+            base.replacingOccurrences(of: "EventId=sale", with: "EventId="),
+            base + "&FixedValidityMins=-1", base + "&FixedValidityMins=x", base.replacingOccurrences(of: "1700000000", with: "soon"),
+            String(repeating: "x", count: 4097)
+        ] {
             #expect(QueueItAcceptedCookie.parse(bad) == nil, "\(bad.prefix(60))")
         }
 

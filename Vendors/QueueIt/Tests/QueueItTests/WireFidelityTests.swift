@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WaitingRoom
 import WaitingRoomTesting
+
 @testable import QueueIt
 @testable import QueueItEmulator
 
@@ -29,8 +30,9 @@ struct WireFidelityTests {
         let t = StubTransport { r in HTTPResponse(status: 503, body: Array("oops".utf8), url: r.url) }
         let clock = VirtualClock(autoAdvance: true)
         let client = QueueItEnqueueClient(transport: t, clock: clock)
-        let call = QueueItEnqueueCall(endpoint: try QueueItEndpoint(customerId: "acme", waitingRoomId: "sale"),
-                                      body: QueueItEnqueueBody(userId: "u", userAgent: "ua"))
+        let call = QueueItEnqueueCall(
+            endpoint: try QueueItEndpoint(customerId: "acme", waitingRoomId: "sale"),
+            body: QueueItEnqueueBody(userId: "u", userAgent: "ua"))
         do {
             _ = try await client.enqueue(call)
             Issue.record("expected unavailable")
@@ -43,7 +45,10 @@ struct WireFidelityTests {
         // The same for a queue page whose loads keep failing.
         let pages = StubTransport { r in html("<html><body>down</body></html>", status: 502, url: r.url) }
         let result = await QueueItHTTPFollowDriver().wait(on: Self.page, context: Self.context(pages, clock))
-        guard case .failed(let pe) = result else { Issue.record("expected failure: \(result)"); return }
+        guard case .failed(let pe) = result else {
+            Issue.record("expected failure: \(result)")
+            return
+        }
         #expect(pe.message == "Error! Queue is unavailable." && pe.vendorCode == 3)
         #expect(pe.details["lastFailure"]?.contains("HTTP 502") == true)
     }
@@ -54,7 +59,7 @@ struct WireFidelityTests {
         let c = Self.page.classifier
         #expect(c.classify("queueit://close") == .close)
         #expect(c.classify("queueit://restartSession") == .restartSession)
-        #expect(c.classify("queueit://close?from=page") == .close) // Android: the host decides
+        #expect(c.classify("queueit://close?from=page") == .close)  // Android: the host decides
         for other in ["QUEUEIT://close", "queueit://CLOSE", "queueit://restartsession", "queueit://RESTARTSESSION", "queueit://closed"] {
             #expect(c.classify(other) == .external(URL(string: other)!), "\(other)")
         }
@@ -75,12 +80,17 @@ struct WireFidelityTests {
     // MARK: item 11 — a configured waiting-room domain wins over the redirect's host
 
     @Test func hybridWaitsThroughTheConfiguredDomain() throws {
-        let info = try #require(QueueItRedirectInfo.parse(headerValue: QueueItPercent.encodeComponent(
-            "https://acme.queue-it.net/?c=acme&e=sale&ver=v3-javascript-3.7.10&cver=5&man=ApiRule&t=https%3A%2F%2Fapi.acme.com%2Fcart")))
+        let info = try #require(
+            QueueItRedirectInfo.parse(
+                headerValue: QueueItPercent.encodeComponent(
+                    "https://acme.queue-it.net/?c=acme&e=sale&ver=v3-javascript-3.7.10&cver=5&man=ApiRule&t=https%3A%2F%2Fapi.acme.com%2Fcart"
+                )))
         let proxied = try QueueItConfiguration(customerId: "acme", waitingRoomDomain: "queue.shop.example", pathPrefix: "wr")
         let c = try QueueItHybridClient.configuration(for: info, template: proxied)
         #expect(c.waitingRoomDomain == "queue.shop.example" && c.pathPrefix == "wr")
-        #expect(try c.endpoint(waitingRoomId: "sale").enqueueURL.absoluteString == "https://queue.shop.example/wr/api/mobileapp/queue/acme/sale/enqueue")
+        #expect(
+            try c.endpoint(waitingRoomId: "sale").enqueueURL.absoluteString
+                == "https://queue.shop.example/wr/api/mobileapp/queue/acme/sale/enqueue")
         // Without a configured domain the redirect's host is used (the Android demo's rule).
         let plain = try QueueItHybridClient.configuration(for: info, template: try QueueItConfiguration(customerId: "acme"))
         #expect(plain.waitingRoomDomain == "https://acme.queue-it.net" && plain.pathPrefix == nil)

@@ -33,7 +33,8 @@ public struct ScriptedConfiguration: ProviderConfiguration {
         try reader.rejectUnknownKeys(["steps", "tryPass"])
         if let disposition = try reader.string("tryPass") {
             guard let value = TryPassResult.Disposition(rawValue: disposition) else {
-                throw WaitingRoomError.invalidConfiguration(field: reader.fieldName("tryPass"), "expected passed, queue, disabled or blocked", vendor: vendor)
+                throw WaitingRoomError.invalidConfiguration(
+                    field: reader.fieldName("tryPass"), "expected passed, queue, disabled or blocked", vendor: vendor)
             }
             tryPass = value
         } else {
@@ -46,14 +47,18 @@ public struct ScriptedConfiguration: ProviderConfiguration {
         steps = try items.enumerated().map { index, item in
             let step = try ConfigurationReader(item, path: "\(vendor).steps[\(index)]", vendor: vendor)
             let status = { (code: Int, message: String) in
-                VendorStatus(vendor: vendor, code: (try? step.int("code")) .flatMap { $0 } ?? code, message: (try? step.string("message")).flatMap { $0 } ?? message)
+                VendorStatus(
+                    vendor: vendor, code: (try? step.int("code")).flatMap { $0 } ?? code,
+                    message: (try? step.string("message")).flatMap { $0 } ?? message)
             }
             if let progress = try step.object("progress") {
                 let eta = try progress.double("eta", range: 0...1e9)
-                return .emit(.progress(QueueProgress(
-                    ahead: try progress.int("ahead"), behind: try progress.int("behind"),
-                    eta: eta.map { .milliseconds(Int64($0 * 1000)) }, etaText: try progress.string("etaText"),
-                    percent: try progress.double("percent", range: 0...100)), status(201, "waiting")))
+                return .emit(
+                    .progress(
+                        QueueProgress(
+                            ahead: try progress.int("ahead"), behind: try progress.int("behind"),
+                            eta: eta.map { .milliseconds(Int64($0 * 1000)) }, etaText: try progress.string("etaText"),
+                            percent: try progress.double("percent", range: 0...100)), status(201, "waiting")))
             }
             if let url = try step.string("queueOpened") {
                 return .emit(.queueOpened(QueuePage(queueURL: url), status(0, "queue page")))
@@ -71,9 +76,11 @@ public struct ScriptedConfiguration: ProviderConfiguration {
                 case "offline": state = .offline
                 case "reconnecting":
                     let retryIn = try step.double("retryIn", range: 0...86_400)
-                    state = .reconnecting(attempt: try step.int("attempt") ?? 1, nextRetryIn: retryIn.map { .milliseconds(Int64($0 * 1000)) })
+                    state = .reconnecting(
+                        attempt: try step.int("attempt") ?? 1, nextRetryIn: retryIn.map { .milliseconds(Int64($0 * 1000)) })
                 default:
-                    throw WaitingRoomError.invalidConfiguration(field: step.fieldName("connection"), "expected connected, reconnecting or offline", vendor: vendor)
+                    throw WaitingRoomError.invalidConfiguration(
+                        field: step.fieldName("connection"), "expected connected, reconnecting or offline", vendor: vendor)
                 }
                 return .emit(.connection(state, status(0, name)))
             }
@@ -86,22 +93,26 @@ public struct ScriptedConfiguration: ProviderConfiguration {
             if let outcome = try step.string("outcome") {
                 return .finish(try Self.outcome(outcome, step: step, room: room, status: status))
             }
-            throw WaitingRoomError.invalidConfiguration(field: "\(vendor).steps[\(index)]", "expected one of progress, queueOpened, restart, sleep, outcome", vendor: vendor)
+            throw WaitingRoomError.invalidConfiguration(
+                field: "\(vendor).steps[\(index)]", "expected one of progress, queueOpened, restart, sleep, outcome", vendor: vendor)
         }
     }
 
     /// The outcome a step's `outcome` names (`passed` with `key` or `token`, `disabled` with
     /// `token`, `blocked`, `closed`, `failed` with `error`); `status` gives the step's status.
-    static func outcome(_ outcome: String, step: ConfigurationReader, room: RoomKey,
-                        status: (Int, String) -> VendorStatus) throws -> Outcome {
+    static func outcome(
+        _ outcome: String, step: ConfigurationReader, room: RoomKey,
+        status: (Int, String) -> VendorStatus
+    ) throws -> Outcome {
         let vendor = vendorID
         let now = Date()
         switch outcome {
         case "passed":
             let key = try step.string("key")
             let token = try step.string("token")
-            let pass = Pass(vendor: vendor, room: room, credential: key ?? token ?? "scripted-token",
-                            kind: key == nil ? .token : .key, issuedAt: now, requiresCompletion: key != nil)
+            let pass = Pass(
+                vendor: vendor, room: room, credential: key ?? token ?? "scripted-token",
+                kind: key == nil ? .token : .key, issuedAt: now, requiresCompletion: key != nil)
             return .passed(pass, status(200, "passed"))
         case "disabled":
             let pass = try step.string("token").map { Pass(vendor: vendor, room: room, credential: $0, kind: .token, issuedAt: now) }
@@ -111,12 +122,14 @@ public struct ScriptedConfiguration: ProviderConfiguration {
         case "failed":
             let kindName = try step.string("error") ?? "server"
             guard let kind = WaitingRoomError.Kind(rawValue: kindName) else {
-                throw WaitingRoomError.invalidConfiguration(field: step.fieldName("error"), "unknown error kind \(kindName)", vendor: vendor)
+                throw WaitingRoomError.invalidConfiguration(
+                    field: step.fieldName("error"), "unknown error kind \(kindName)", vendor: vendor)
             }
             let s = status(500, "scripted failure")
             return .failed(WaitingRoomError(kind, vendor: vendor, vendorCode: s.code, message: s.message))
         default:
-            throw WaitingRoomError.invalidConfiguration(field: step.fieldName("outcome"), "expected passed, disabled, blocked, closed or failed", vendor: vendor)
+            throw WaitingRoomError.invalidConfiguration(
+                field: step.fieldName("outcome"), "expected passed, disabled, blocked, closed or failed", vendor: vendor)
         }
     }
 
@@ -124,8 +137,11 @@ public struct ScriptedConfiguration: ProviderConfiguration {
         let status = VendorStatus(vendor: Self.vendorID, code: tryPass == .passed ? 200 : 201, message: "scripted tryPass")
         var pass: Pass?
         if tryPass == .passed {
-            pass = Pass(vendor: Self.vendorID, room: RoomKey(scope: "scripted", room: "room"), credential: "scripted-token", kind: .token, issuedAt: environment.clock.now())
+            pass = Pass(
+                vendor: Self.vendorID, room: RoomKey(scope: "scripted", room: "room"), credential: "scripted-token", kind: .token,
+                issuedAt: environment.clock.now())
         }
-        return ScriptedProvider(steps: steps, tryPassResult: TryPassResult(disposition: tryPass, status: status, pass: pass), environment: environment)
+        return ScriptedProvider(
+            steps: steps, tryPassResult: TryPassResult(disposition: tryPass, status: status, pass: pass), environment: environment)
     }
 }

@@ -43,7 +43,8 @@ public struct ScriptedProvider: WaitingRoomProvider {
     ) {
         self.vendorID = vendorID
         self.steps = steps
-        self.tryPassResult = tryPassResult
+        self.tryPassResult =
+            tryPassResult
             ?? TryPassResult(disposition: .queue, status: VendorStatus(vendor: vendorID, code: 201, message: "would wait"))
         self.completionStatus = completionStatus ?? VendorStatus(vendor: vendorID, code: 200, message: "returned")
         self.environment = environment
@@ -56,7 +57,9 @@ public struct ScriptedProvider: WaitingRoomProvider {
 
     public func enqueue(_ entry: Entry) throws -> WaitingSession {
         try dedup.session(for: entry, policy: environment.duplicatePolicy) {
-            WaitingSession(entry: entry, engine: Engine(vendorID: vendorID, steps: steps, completionStatus: completionStatus, log: log), environment: environment)
+            WaitingSession(
+                entry: entry, engine: Engine(vendorID: vendorID, steps: steps, completionStatus: completionStatus, log: log),
+                environment: environment)
         }
     }
 

@@ -42,8 +42,11 @@ struct FramerDriver {
             case .informational(let head):
                 tally.informational += 1
                 if relay {
-                    tally.relayedBytes += GateProxyWire.forwardedHead(head, version: .http1_1, framing: .asReceived, extra: [], connection: nil,
-                                                                      allocator: allocator).readableBytes
+                    tally.relayedBytes +=
+                        GateProxyWire.forwardedHead(
+                            head, version: .http1_1, framing: .asReceived, extra: [], connection: nil,
+                            allocator: allocator
+                        ).readableBytes
                 }
             case .head(let head):
                 tally.heads += 1
@@ -51,8 +54,9 @@ struct FramerDriver {
                 if relay {
                     var bodyRoom = 0
                     if case .length(let length) = head.framing { bodyRoom = min(length, coalescedBodyBound) }
-                    heldHead = GateProxyWire.forwardedHead(head, version: .http1_1, framing: .asReceived, extra: [], connection: nil,
-                                                           bodyRoom: bodyRoom, allocator: allocator)
+                    heldHead = GateProxyWire.forwardedHead(
+                        head, version: .http1_1, framing: .asReceived, extra: [], connection: nil,
+                        bodyRoom: bodyRoom, allocator: allocator)
                 }
             case .body(var buffer):
                 tally.bodyBytes += buffer.readableBytes
@@ -130,7 +134,10 @@ final class DecoderSink: ChannelInboundHandler {
         case .head(let head):
             if head.status.code < 200 {
                 tally.informational += 1
-                if relay { tally.relayedBytes += Self.visitorHead(head, chunked: false, bodyRoom: 0, allocator: context.channel.allocator).readableBytes }
+                if relay {
+                    tally.relayedBytes +=
+                        Self.visitorHead(head, chunked: false, bodyRoom: 0, allocator: context.channel.allocator).readableBytes
+                }
                 return
             }
             tally.heads += 1
@@ -138,7 +145,9 @@ final class DecoderSink: ChannelInboundHandler {
             if relay {
                 chunked = head.headers[canonicalForm: "transfer-encoding"].last.map { $0.lowercased() == "chunked" } ?? false
                 var bodyRoom = 0
-                if !chunked, let length = head.headers.first(name: "content-length").flatMap({ Int($0) }) { bodyRoom = min(length, coalescedBodyBound) }
+                if !chunked, let length = head.headers.first(name: "content-length").flatMap({ Int($0) }) {
+                    bodyRoom = min(length, coalescedBodyBound)
+                }
                 heldHead = Self.visitorHead(head, chunked: chunked, bodyRoom: bodyRoom, allocator: context.channel.allocator)
             }
         case .body(var buffer):
@@ -208,8 +217,11 @@ func decoderChannel(sink: ChannelHandler) throws -> EmbeddedChannel {
     let channel = EmbeddedChannel()
     let pipeline = channel.pipeline.syncOperations
     try pipeline.addHandler(DropWrites())
-    try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes,
-                                                                     informationalResponseStrategy: .forward)))
+    try pipeline.addHandler(
+        ByteToMessageHandler(
+            HTTPResponseDecoder(
+                leftOverBytesStrategy: .dropBytes,
+                informationalResponseStrategy: .forward)))
     try pipeline.addHandler(sink)
     return channel
 }

@@ -17,7 +17,8 @@ extension String {
     /// WaitingRoomGate's `equalsIgnoringASCIICase`.
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
-        var a = self, b = other
+        var a = self
+        var b = other
         return a.withUTF8 { x in
             b.withUTF8 { y in
                 for i in 0..<x.count where x[i] != y[i] {

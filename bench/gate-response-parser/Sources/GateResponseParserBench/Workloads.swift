@@ -50,8 +50,9 @@ enum Workloads {
     /// 200 OK, a 2 KB body by Content-Length: one answer per read.
     static func length2K(answers: Int = 1000) -> Workload {
         let answer = lengthHead + [UInt8](repeating: UInt8(ascii: "x"), count: 2048)
-        return Workload(name: "2 KB body by Content-Length, one read each", answers: answers,
-                        reads: Array(repeating: answer, count: answers), requestsBefore: Array(repeating: 1, count: answers))
+        return Workload(
+            name: "2 KB body by Content-Length, one read each", answers: answers,
+            reads: Array(repeating: answer, count: answers), requestsBefore: Array(repeating: 1, count: answers))
     }
 
     /// A 64 KB body in 4 KB chunks, each answer arriving in 8 KB reads (chunk framing split anywhere).
@@ -77,8 +78,9 @@ enum Workloads {
 
     /// Small keep-alive answers (5 fields, 2-byte body), one per read: what the proxy sees (one request at a time).
     static func smallOneEach(answers: Int = 1000) -> Workload {
-        Workload(name: "1,000 small answers, one read each", answers: answers,
-                 reads: Array(repeating: smallAnswer, count: answers), requestsBefore: Array(repeating: 1, count: answers))
+        Workload(
+            name: "1,000 small answers, one read each", answers: answers,
+            reads: Array(repeating: smallAnswer, count: answers), requestsBefore: Array(repeating: 1, count: answers))
     }
 
     /// The same answers back to back in one stream cut into 16 KB reads (heads split across reads).

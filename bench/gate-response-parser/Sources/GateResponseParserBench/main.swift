@@ -7,8 +7,9 @@
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // MARK: allocations
@@ -94,15 +95,17 @@ func measure(_ variant: Variant, _ workload: Workload, relay: Bool) throws -> Sa
         elapsed = clock.now - start
         allocated = allocations() - before
         _ = try? channel.finish()
-        return Sample(nanosecondsPerAnswer: nanoseconds(elapsed) / Double(workload.answers),
-                      allocationsPerAnswer: Double(allocated) / Double(workload.answers))
+        return Sample(
+            nanosecondsPerAnswer: nanoseconds(elapsed) / Double(workload.answers),
+            allocationsPerAnswer: Double(allocated) / Double(workload.answers))
     }
     guard tally.answers == workload.answers, tally.heads == workload.answers else {
         fatalError("\(variant.rawValue) on \(workload.name): \(tally.answers) answers, \(tally.heads) heads, expected \(workload.answers)")
     }
     sink &+= tally.checksum &+ tally.bodyBytes &+ tally.relayedBytes
-    return Sample(nanosecondsPerAnswer: nanoseconds(elapsed) / Double(workload.answers),
-                  allocationsPerAnswer: Double(allocated) / Double(workload.answers))
+    return Sample(
+        nanosecondsPerAnswer: nanoseconds(elapsed) / Double(workload.answers),
+        allocationsPerAnswer: Double(allocated) / Double(workload.answers))
 }
 
 nonisolated(unsafe) var sink = 0
@@ -137,13 +140,18 @@ enum ProcessInfoShim {
 }
 
 func benchmark(rounds: Int) throws {
-    print("GateResponseFramer against NIO's HTTPResponseDecoder: \(rounds) rounds after one warm-up,"
-        + " variants in turn (order reversed every other round)")
-    print("allocations counted: \(allocationCounter == nil ? "no (run through run.sh to preload malloc-counter.so)" : "yes (malloc-counter.so)")")
+    print(
+        "GateResponseFramer against NIO's HTTPResponseDecoder: \(rounds) rounds after one warm-up,"
+            + " variants in turn (order reversed every other round)")
+    print(
+        "allocations counted: \(allocationCounter == nil ? "no (run through run.sh to preload malloc-counter.so)" : "yes (malloc-counter.so)")"
+    )
     for relay in [false, true] {
         print("")
-        print(relay ? "## Relay: parse, and make the visitor's bytes (head written again, small body joined, chunks re-framed for the decoder)"
-            : "## Parse only: events counted")
+        print(
+            relay
+                ? "## Relay: parse, and make the visitor's bytes (head written again, small body joined, chunks re-framed for the decoder)"
+                : "## Parse only: events counted")
         print("")
         print("| workload | variant | ns/answer (median) | min | max | allocations/answer |")
         print("| --- | --- | ---: | ---: | ---: | ---: |")
@@ -160,20 +168,28 @@ func benchmark(rounds: Int) throws {
             for variant in variants {
                 let times = samples[variant]!.map(\.nanosecondsPerAnswer)
                 let allocs = median(samples[variant]!.map(\.allocationsPerAnswer))
-                print("| \(workload.name) | \(variant.rawValue) | \(format(median(times))) | \(format(times.min()!)) | \(format(times.max()!)) | \(format(allocs, 2)) |")
+                print(
+                    "| \(workload.name) | \(variant.rawValue) | \(format(median(times))) | \(format(times.min()!)) | \(format(times.max()!)) | \(format(allocs, 2)) |"
+                )
             }
             // the ratio in each round (decoder / framer, both in a channel), then their median and range
             guard variants.count == Variant.allCases.count else { continue }
             let ratios = zip(samples[.decoderChannel]!, samples[.framerChannel]!).map { $0.nanosecondsPerAnswer / $1.nanosecondsPerAnswer }
             let bareRatios = zip(samples[.decoderChannel]!, samples[.framerBare]!).map { $0.nanosecondsPerAnswer / $1.nanosecondsPerAnswer }
-            let fastest = samples[.decoderChannel]!.map(\.nanosecondsPerAnswer).min()! / samples[.framerChannel]!.map(\.nanosecondsPerAnswer).min()!
-            let allocDifference = median(samples[.decoderChannel]!.map(\.allocationsPerAnswer)) - median(samples[.framerChannel]!.map(\.allocationsPerAnswer))
-            ratioLines.append("| \(workload.name) | \(format(median(ratios), 2)) (\(format(ratios.min()!, 2))–\(format(ratios.max()!, 2))) | "
-                + "\(format(fastest, 2)) | \(format(median(bareRatios), 2)) | \(allocationCounter == nil ? "n/a" : (allocDifference >= 0 ? "+" : "") + format(allocDifference, 2)) |")
+            let fastest =
+                samples[.decoderChannel]!.map(\.nanosecondsPerAnswer).min()! / samples[.framerChannel]!.map(\.nanosecondsPerAnswer).min()!
+            let allocDifference =
+                median(samples[.decoderChannel]!.map(\.allocationsPerAnswer)) - median(samples[.framerChannel]!.map(\.allocationsPerAnswer))
+            ratioLines.append(
+                "| \(workload.name) | \(format(median(ratios), 2)) (\(format(ratios.min()!, 2))–\(format(ratios.max()!, 2))) | "
+                    + "\(format(fastest, 2)) | \(format(median(bareRatios), 2)) | \(allocationCounter == nil ? "n/a" : (allocDifference >= 0 ? "+" : "") + format(allocDifference, 2)) |"
+            )
         }
         guard !ratioLines.isEmpty else { continue }
         print("")
-        print("| workload | decoder / framer, both in a channel: median (range) of \(rounds) rounds | fastest run / fastest run | decoder / bare framer (median) | allocations/answer, decoder − framer |")
+        print(
+            "| workload | decoder / framer, both in a channel: median (range) of \(rounds) rounds | fastest run / fastest run | decoder / bare framer (median) | allocations/answer, decoder − framer |"
+        )
         print("| --- | ---: | ---: | ---: | ---: |")
         for line in ratioLines { print(line) }
     }

@@ -36,16 +36,16 @@ let floorConfiguration = CommandConfiguration(
     subcommands: [RunFlow.self, CheckRoom.self, Emulate.self])
 
 #if ASYNC_MAIN
-/// As `waitingroom` was before its parse moved to the main thread: an `AsyncParsableCommand` root
-/// and ArgumentParser's `async` main (the parse runs on the cooperative pool).
-@main
-struct FloorTool: AsyncParsableCommand {
-    static let configuration = floorConfiguration
-}
+    /// As `waitingroom` was before its parse moved to the main thread: an `AsyncParsableCommand` root
+    /// and ArgumentParser's `async` main (the parse runs on the cooperative pool).
+    @main
+    struct FloorTool: AsyncParsableCommand {
+        static let configuration = floorConfiguration
+    }
 #else
-/// As `waitingroom` is: a synchronous parse on the main thread.
-@main
-struct FloorTool: ParsableCommand {
-    static let configuration = floorConfiguration
-}
+    /// As `waitingroom` is: a synchronous parse on the main thread.
+    @main
+    struct FloorTool: ParsableCommand {
+        static let configuration = floorConfiguration
+    }
 #endif

@@ -25,10 +25,11 @@ package enum QueueItBrowserDriverSlot {
 /// with `.invalidConfiguration` (field `queuePage`) saying how to get the real one.
 struct QueueItMissingBrowserDriver: QueuePageDriver {
     func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
-        .failed(.invalidConfiguration(
-            field: "queuePage",
-            "queuePage \"browser\" needs the QueueItBrowser module: link it and call QueueItBrowserDriver.install() at start-up "
-                + "(or pass a QueueItBrowserDriver as the provider's driver), or use queuePage \"follow\" or \"host\"",
-            vendor: QueueItConfiguration.vendorID))
+        .failed(
+            .invalidConfiguration(
+                field: "queuePage",
+                "queuePage \"browser\" needs the QueueItBrowser module: link it and call QueueItBrowserDriver.install() at start-up "
+                    + "(or pass a QueueItBrowserDriver as the provider's driver), or use queuePage \"follow\" or \"host\"",
+                vendor: QueueItConfiguration.vendorID))
     }
 }

@@ -49,8 +49,10 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
     /// Consecutive failed page loads tolerated before giving up (``retryPolicy``'s retries).
     public var maxConsecutiveFailures: Int { retryPolicy.retries }
 
-    public init(pollInterval: Duration = .seconds(5), maxHops: Int = 10, retryPolicy: RetryPolicy = .queueItPage,
-                requestTimeout: Duration = .seconds(30), maxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait) {
+    public init(
+        pollInterval: Duration = .seconds(5), maxHops: Int = 10, retryPolicy: RetryPolicy = .queueItPage,
+        requestTimeout: Duration = .seconds(30), maxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait
+    ) {
         self.pollInterval = pollInterval
         self.maxHops = maxHops
         self.retryPolicy = retryPolicy
@@ -60,18 +62,21 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
 
     /// The end of a wait that took longer than ``maxWait``.
     func timedOut(_ url: URL) -> QueuePageResult {
-        .failed(WaitingRoomError(
-            .invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: QueueItErrorCode.queuePageTimeout.rawValue,
-            message: "the queue page \(url) did not lead to the target within \(Int(maxWait.seconds)) s; the HTTP-follow driver "
-                + "only follows redirects and refreshes (this project's emulator); wait through a real Queue-it queue page in "
-                + "headless chromium (queuePage \"browser\") or show it in a host (queuePage \"host\", or attach a host to "
-                + "QueueItProvider.hostDriver)",
-            details: ["queueUrl": url.absoluteString]))
+        .failed(
+            WaitingRoomError(
+                .invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: QueueItErrorCode.queuePageTimeout.rawValue,
+                message: "the queue page \(url) did not lead to the target within \(Int(maxWait.seconds)) s; the HTTP-follow driver "
+                    + "only follows redirects and refreshes (this project's emulator); wait through a real Queue-it queue page in "
+                    + "headless chromium (queuePage \"browser\") or show it in a host (queuePage \"host\", or attach a host to "
+                    + "QueueItProvider.hostDriver)",
+                details: ["queueUrl": url.absoluteString]))
     }
 
     static func failure(_ message: String) -> QueuePageResult {
-        .failed(WaitingRoomError(.invalidResponse, vendor: QueueItConfiguration.vendorID,
-                                 vendorCode: QueueItErrorCode.queuePageFailed.rawValue, message: message))
+        .failed(
+            WaitingRoomError(
+                .invalidResponse, vendor: QueueItConfiguration.vendorID,
+                vendorCode: QueueItErrorCode.queuePageFailed.rawValue, message: message))
     }
 
     /// The end of a wait whose page loads kept failing.
@@ -81,8 +86,10 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
         switch retryPolicy.exhaustion {
         case .unavailable(let code, let message):
             // The vendor's text as is; what failed goes in the details.
-            return .failed(WaitingRoomError(.unavailable, vendor: vendor, vendorCode: code, message: message,
-                                            details: ["lastFailure": detail, "queueUrl": url.absoluteString]))
+            return .failed(
+                WaitingRoomError(
+                    .unavailable, vendor: vendor, vendorCode: code, message: message,
+                    details: ["lastFailure": detail, "queueUrl": url.absoluteString]))
         case .lastError:
             return Self.failure(detail)
         }
@@ -142,7 +149,9 @@ struct QueuePageHints: Sendable, Hashable {
 
     static func parseRefresh(_ s: String) -> Refresh? {
         let parts = s.split(separator: ";", maxSplits: 1)
-        guard let first = parts.first, let secs = Double(first.trimmingCharacters(in: .whitespaces)), secs.isFinite, secs >= 0 else { return nil }
+        guard let first = parts.first, let secs = Double(first.trimmingCharacters(in: .whitespaces)), secs.isFinite, secs >= 0 else {
+            return nil
+        }
         var url: String?
         if parts.count == 2 {
             var u = parts[1].trimmingCharacters(in: .whitespaces)
@@ -169,7 +178,8 @@ struct QueuePageHints: Sendable, Hashable {
             skipSpace()
             var name = ""
             while i < chars.count, chars[i] != "=", !CharacterSet.whitespacesAndNewlines.contains(chars[i]), chars[i] != "/" {
-                name.unicodeScalars.append(chars[i]); i += 1
+                name.unicodeScalars.append(chars[i])
+                i += 1
             }
             skipSpace()
             guard i < chars.count, chars[i] == "=" else {
@@ -180,11 +190,18 @@ struct QueuePageHints: Sendable, Hashable {
             skipSpace()
             var value = ""
             if i < chars.count, chars[i] == "\"" || chars[i] == "'" {
-                let q = chars[i]; i += 1
-                while i < chars.count, chars[i] != q { value.unicodeScalars.append(chars[i]); i += 1 }
+                let q = chars[i]
+                i += 1
+                while i < chars.count, chars[i] != q {
+                    value.unicodeScalars.append(chars[i])
+                    i += 1
+                }
                 i += 1
             } else {
-                while i < chars.count, !CharacterSet.whitespacesAndNewlines.contains(chars[i]) { value.unicodeScalars.append(chars[i]); i += 1 }
+                while i < chars.count, !CharacterSet.whitespacesAndNewlines.contains(chars[i]) {
+                    value.unicodeScalars.append(chars[i])
+                    i += 1
+                }
             }
             if !name.isEmpty { out[name.lowercased()] = decodeEntities(value) }
         }

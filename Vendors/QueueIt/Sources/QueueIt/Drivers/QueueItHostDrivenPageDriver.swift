@@ -55,8 +55,10 @@ public final class QueueItHostDrivenPageDriver: QueuePageDriver {
     ///   - reportTimeout: see ``reportTimeout``.
     ///   - onShow: called when a page should be shown (the session also emits `queueOpened`);
     ///     giving one attaches the host (``attach(onShow:)``).
-    public init(reportTimeout: Duration? = QueueItHostDrivenPageDriver.defaultReportTimeout,
-                onShow: (@Sendable (QueueItQueuePage) -> Void)? = nil) {
+    public init(
+        reportTimeout: Duration? = QueueItHostDrivenPageDriver.defaultReportTimeout,
+        onShow: (@Sendable (QueueItQueuePage) -> Void)? = nil
+    ) {
         self.reportTimeout = reportTimeout
         self.state = Mutex(State(onShow: onShow))
     }
@@ -114,13 +116,14 @@ public final class QueueItHostDrivenPageDriver: QueuePageDriver {
 
     /// The end of a page the host never reported on.
     static func silence(_ page: QueueItQueuePage, bound: Duration) -> QueuePageResult {
-        .failed(WaitingRoomError(
-            .invalidUse, vendor: QueueItConfiguration.vendorID, vendorCode: QueueItErrorCode.hostDidNotReport.rawValue,
-            message: "the queue page was handed to the host (queuePage \"host\") but no navigation was reported within "
-                + "\(Int(bound.seconds)) s: show the page and report its navigations with QueueItHostDrivenPageDriver.navigate(to:kind:on:), "
-                + "or choose queuePage \"follow\" (headless HTTP: redirect and refresh pages such as the emulator's) or "
-                + "\"browser\" (headless chromium: real, script-driven queue pages)",
-            details: ["queueUrl": page.queueURL.absoluteString]))
+        .failed(
+            WaitingRoomError(
+                .invalidUse, vendor: QueueItConfiguration.vendorID, vendorCode: QueueItErrorCode.hostDidNotReport.rawValue,
+                message: "the queue page was handed to the host (queuePage \"host\") but no navigation was reported within "
+                    + "\(Int(bound.seconds)) s: show the page and report its navigations with QueueItHostDrivenPageDriver.navigate(to:kind:on:), "
+                    + "or choose queuePage \"follow\" (headless HTTP: redirect and refresh pages such as the emulator's) or "
+                    + "\"browser\" (headless chromium: real, script-driven queue pages)",
+                details: ["queueUrl": page.queueURL.absoluteString]))
     }
 
     /// Ends wait `id` with `result` (kept for it when it is not suspended yet).
@@ -147,7 +150,7 @@ public final class QueueItHostDrivenPageDriver: QueuePageDriver {
             return (s.waits[i].id, s.waits[i].page, s.waits[i].context, s.waits[i].passed)
         }
         guard let found else { return .allow }
-        if found.passed { return .allow } // iOS rule 0: after "passed" everything is allowed
+        if found.passed { return .allow }  // iOS rule 0: after "passed" everything is allowed
         let decision = found.page.classifier.classify(url, kind: kind)
         switch decision {
         case .passed(let token):
@@ -180,6 +183,10 @@ public final class QueueItHostDrivenPageDriver: QueuePageDriver {
     public func fail(message: String, code: Int = QueueItErrorCode.queuePageFailed.rawValue, on page: QueueItQueuePage? = nil) {
         let id: Int? = state.withLock { s in s.index(of: page).map { s.waits[$0].id } }
         guard let id else { return }
-        finish(id: id, .failed(WaitingRoomError(.invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: code, message: "WebView Error: \(message)")))
+        finish(
+            id: id,
+            .failed(
+                WaitingRoomError(
+                    .invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: code, message: "WebView Error: \(message)")))
     }
 }

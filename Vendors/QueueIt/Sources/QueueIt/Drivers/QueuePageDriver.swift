@@ -51,8 +51,10 @@ public struct QueuePageContext: Sendable {
     /// Reports a non-terminal page event.
     public var emit: @Sendable (QueuePageEvent) -> Void
 
-    public init(transport: any HTTPTransport, clock: any WaitingRoomClock, logger: Logger, userAgent: String,
-                emit: @escaping @Sendable (QueuePageEvent) -> Void) {
+    public init(
+        transport: any HTTPTransport, clock: any WaitingRoomClock, logger: Logger, userAgent: String,
+        emit: @escaping @Sendable (QueuePageEvent) -> Void
+    ) {
         self.transport = transport
         self.clock = clock
         self.logger = logger

@@ -40,11 +40,12 @@ struct QueuePageFollow {
     mutating func step() async -> QueuePageResult? {
         let response: HTTPResponse
         do {
-            response = try await context.transport.send(HTTPRequest(
-                method: "GET", url: url.absoluteString,
-                headers: [("Accept", "text/html,application/xhtml+xml"), ("User-Agent", context.userAgent)],
-                timeout: driver.requestTimeout, followRedirects: false,
-                label: VendorRequestLabel(vendor: QueueItConfiguration.vendorID, kind: "queue_page")))
+            response = try await context.transport.send(
+                HTTPRequest(
+                    method: "GET", url: url.absoluteString,
+                    headers: [("Accept", "text/html,application/xhtml+xml"), ("User-Agent", context.userAgent)],
+                    timeout: driver.requestTimeout, followRedirects: false,
+                    label: VendorRequestLabel(vendor: QueueItConfiguration.vendorID, kind: "queue_page")))
         } catch {
             if Task.isCancelled || error is CancellationError { return .closed }
             return await transient("\(error)")
@@ -52,8 +53,9 @@ struct QueuePageFollow {
         if (300...399).contains(response.status) { return await redirected(response) }
         hops = 0
         if response.status >= 500 || response.status == 429 { return await transient("HTTP \(response.status)") }
-        let hints = QueuePageHints(html: response.body.count <= QueueItHTTPFollowDriver.maxPageBytes ? response.text : "",
-                                   refreshHeader: response.headers.value(for: "Refresh"))
+        let hints = QueuePageHints(
+            html: response.body.count <= QueueItHTTPFollowDriver.maxPageBytes ? response.text : "",
+            refreshHeader: response.headers.value(for: "Refresh"))
         if response.status >= 400 { return await errorPage(response.status, hints: hints) }
         guard hints.isFollowable else {
             // (proposal) A 200 answer with nothing to follow is a failed load, not a page.
@@ -126,7 +128,9 @@ struct QueuePageFollow {
         if hints.exit { context.emit(.userExited) }
         if let r = hints.refresh, let target = r.url, let next = URL(string: target, relativeTo: url)?.absoluteURL, next != url {
             if overdue(after: .seconds(r.seconds)) { return driver.timedOut(url) }
-            if r.seconds > 0, (try? await context.clock.sleep(for: .milliseconds(Int64(min(r.seconds, 300) * 1000)))) == nil { return .closed }
+            if r.seconds > 0, (try? await context.clock.sleep(for: .milliseconds(Int64(min(r.seconds, 300) * 1000)))) == nil {
+                return .closed
+            }
             return await navigate(to: next)
         }
         return await stay("HTTP \(status) from \(url)")

@@ -91,17 +91,20 @@ public final class QueueITEngine: Sendable {
     }
 
     /// Mirrors `initWithHost:customerId:eventOrAliasId:layoutName:language:waitingRoomDomain:queuePathPrefix:`.
-    public init(customerId: String, eventOrAliasId: String, layoutName: String? = nil, language: String? = nil,
-                waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil,
-                environment: ProviderEnvironment = ProviderEnvironment(), driver: (any QueuePageDriver)? = nil,
-                connectivity: any QueueItConnectivity = QueueItAssumeOnline(), template: QueueItConfiguration? = nil) throws {
-        var c = try QueueItConfiguration(customerId: customerId, waitingRoomId: eventOrAliasId, waitingRoomDomain: waitingRoomDomain,
-                                         pathPrefix: queuePathPrefix, layoutName: layoutName, language: language,
-                                         userAgent: template?.userAgent ?? QueueItConfiguration.defaultUserAgent, userId: template?.userId,
-                                         pollInterval: template?.pollInterval ?? .seconds(5),
-                                         queuePage: template?.queuePage ?? .host,
-                                         followMaxWait: template?.followMaxWait ?? QueueItHTTPFollowDriver.defaultMaxWait,
-                                         browserPath: template?.browserPath, chromedriverPath: template?.chromedriverPath)
+    public init(
+        customerId: String, eventOrAliasId: String, layoutName: String? = nil, language: String? = nil,
+        waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil,
+        environment: ProviderEnvironment = ProviderEnvironment(), driver: (any QueuePageDriver)? = nil,
+        connectivity: any QueueItConnectivity = QueueItAssumeOnline(), template: QueueItConfiguration? = nil
+    ) throws {
+        var c = try QueueItConfiguration(
+            customerId: customerId, waitingRoomId: eventOrAliasId, waitingRoomDomain: waitingRoomDomain,
+            pathPrefix: queuePathPrefix, layoutName: layoutName, language: language,
+            userAgent: template?.userAgent ?? QueueItConfiguration.defaultUserAgent, userId: template?.userId,
+            pollInterval: template?.pollInterval ?? .seconds(5),
+            queuePage: template?.queuePage ?? .host,
+            followMaxWait: template?.followMaxWait ?? QueueItHTTPFollowDriver.defaultMaxWait,
+            browserPath: template?.browserPath, chromedriverPath: template?.chromedriverPath)
         c.reuseStoredPass = false
         c.autoRestartSession = false
         self.base = c
@@ -112,25 +115,45 @@ public final class QueueITEngine: Sendable {
 
     // MARK: delegates (weak)
     public var queuePassedDelegate: (any QueuePassedDelegate)? {
-        get { delegates.withLock { $0.passed } } set { delegates.withLock { $0.passed = newValue } } }
+        get { delegates.withLock { $0.passed } }
+        set { delegates.withLock { $0.passed = newValue } }
+    }
     public var queueViewWillOpenDelegate: (any QueueViewWillOpenDelegate)? {
-        get { delegates.withLock { $0.viewWillOpen } } set { delegates.withLock { $0.viewWillOpen = newValue } } }
+        get { delegates.withLock { $0.viewWillOpen } }
+        set { delegates.withLock { $0.viewWillOpen = newValue } }
+    }
     public var queueViewDidAppearDelegate: (any QueueViewDidAppearDelegate)? {
-        get { delegates.withLock { $0.viewDidAppear } } set { delegates.withLock { $0.viewDidAppear = newValue } } }
+        get { delegates.withLock { $0.viewDidAppear } }
+        set { delegates.withLock { $0.viewDidAppear = newValue } }
+    }
     public var queueDisabledDelegate: (any QueueDisabledDelegate)? {
-        get { delegates.withLock { $0.disabled } } set { delegates.withLock { $0.disabled = newValue } } }
+        get { delegates.withLock { $0.disabled } }
+        set { delegates.withLock { $0.disabled = newValue } }
+    }
     public var queueITUnavailableDelegate: (any QueueITUnavailableDelegate)? {
-        get { delegates.withLock { $0.unavailable } } set { delegates.withLock { $0.unavailable = newValue } } }
+        get { delegates.withLock { $0.unavailable } }
+        set { delegates.withLock { $0.unavailable = newValue } }
+    }
     public var queueErrorDelegate: (any QueueITErrorDelegate)? {
-        get { delegates.withLock { $0.error } } set { delegates.withLock { $0.error = newValue } } }
+        get { delegates.withLock { $0.error } }
+        set { delegates.withLock { $0.error = newValue } }
+    }
     public var queueViewClosedDelegate: (any QueueViewClosedDelegate)? {
-        get { delegates.withLock { $0.viewClosed } } set { delegates.withLock { $0.viewClosed = newValue } } }
+        get { delegates.withLock { $0.viewClosed } }
+        set { delegates.withLock { $0.viewClosed = newValue } }
+    }
     public var queueUserExitedDelegate: (any QueueUserExitedDelegate)? {
-        get { delegates.withLock { $0.userExited } } set { delegates.withLock { $0.userExited = newValue } } }
+        get { delegates.withLock { $0.userExited } }
+        set { delegates.withLock { $0.userExited = newValue } }
+    }
     public var queueSessionRestartDelegate: (any QueueSessionRestartDelegate)? {
-        get { delegates.withLock { $0.sessionRestart } } set { delegates.withLock { $0.sessionRestart = newValue } } }
+        get { delegates.withLock { $0.sessionRestart } }
+        set { delegates.withLock { $0.sessionRestart = newValue } }
+    }
     public var queueUrlChangedDelegate: (any QueueUrlChangedDelegate)? {
-        get { delegates.withLock { $0.urlChanged } } set { delegates.withLock { $0.urlChanged = newValue } } }
+        get { delegates.withLock { $0.urlChanged } }
+        set { delegates.withLock { $0.urlChanged = newValue } }
+    }
 
     /// `setViewDelay:` — seconds (iOS units) between "will open" and the page driver starting.
     public func setViewDelay(_ seconds: Int) { runState.withLock { $0.viewDelay = .seconds(max(0, min(60, seconds))) } }
@@ -175,8 +198,9 @@ public final class QueueITEngine: Sendable {
                 case .progress, .externalLink, .reconnecting: break
                 }
             })
-        let provider = QueueItProvider(configuration: config, environment: environment, driver: driver,
-                                       connectivity: connectivity, observer: observer)
+        let provider = QueueItProvider(
+            configuration: config, environment: environment, driver: driver,
+            connectivity: connectivity, observer: observer)
         let entry = Entry(room: RoomKey(scope: config.customerId, room: config.waitingRoomId ?? ""), credential: credential)
         try runState.withLock { (s: inout RunState) throws(QueueITRuntimeError) in
             guard s.task == nil else { throw .requestAlreadyInProgress }
@@ -185,7 +209,10 @@ public final class QueueITEngine: Sendable {
             s.session = session
             s.task = Task { [weak self] in
                 let outcome = await session.outcome()
-                self?.runState.withLock { $0.task = nil; $0.session = nil }
+                self?.runState.withLock {
+                    $0.task = nil
+                    $0.session = nil
+                }
                 Self.deliver(outcome, delegates: d)
             }
         }
@@ -196,10 +223,14 @@ public final class QueueITEngine: Sendable {
         case .passed(let pass, _):
             d.withLock { $0.passed }?.notifyYourTurn(QueuePassedInfo(queueitToken: pass.credential.isEmpty ? nil : pass.credential))
         case .disabled(let pass, _):
-            d.withLock { $0.disabled }?.notifyQueueDisabled(QueueDisabledInfo(queueitToken: pass.flatMap { $0.credential.isEmpty ? nil : $0.credential }))
+            d.withLock { $0.disabled }?.notifyQueueDisabled(
+                QueueDisabledInfo(queueitToken: pass.flatMap { $0.credential.isEmpty ? nil : $0.credential }))
         case .closed(let s):
-            if s.code == QueueItErrorCode.viewClosed.rawValue { d.withLock { $0.viewClosed }?.notifyViewClosed() }
-            else if s.code == QueueItErrorCode.sessionRestart.rawValue { d.withLock { $0.sessionRestart }?.notifySessionRestart() }
+            if s.code == QueueItErrorCode.viewClosed.rawValue {
+                d.withLock { $0.viewClosed }?.notifyViewClosed()
+            } else if s.code == QueueItErrorCode.sessionRestart.rawValue {
+                d.withLock { $0.sessionRestart }?.notifySessionRestart()
+            }
         case .blocked(let s):
             d.withLock { $0.error }?.notifyQueueError(s.message, errorCode: s.code)
         case .failed(let e):
@@ -230,12 +261,15 @@ public struct QueueTryPassResult: Sendable, Hashable {
 public final class QueueITWaitingRoomProvider: Sendable {
     let provider: QueueItProvider
 
-    public init(customerId: String, eventOrAliasId: String, layoutName: String? = nil, language: String? = nil,
-                waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil,
-                environment: ProviderEnvironment = ProviderEnvironment(),
-                connectivity: any QueueItConnectivity = QueueItAssumeOnline()) throws {
-        var c = try QueueItConfiguration(customerId: customerId, waitingRoomId: eventOrAliasId, waitingRoomDomain: waitingRoomDomain,
-                                         pathPrefix: queuePathPrefix, layoutName: layoutName, language: language)
+    public init(
+        customerId: String, eventOrAliasId: String, layoutName: String? = nil, language: String? = nil,
+        waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil,
+        environment: ProviderEnvironment = ProviderEnvironment(),
+        connectivity: any QueueItConnectivity = QueueItAssumeOnline()
+    ) throws {
+        var c = try QueueItConfiguration(
+            customerId: customerId, waitingRoomId: eventOrAliasId, waitingRoomDomain: waitingRoomDomain,
+            pathPrefix: queuePathPrefix, layoutName: layoutName, language: language)
         c.reuseStoredPass = false
         provider = QueueItProvider(configuration: c, environment: environment, connectivity: connectivity)
     }
@@ -250,7 +284,8 @@ public final class QueueITWaitingRoomProvider: Sendable {
         let c = provider.configuration
         let entry = Entry(room: RoomKey(scope: c.customerId, room: c.waitingRoomId ?? ""), credential: credential)
         let (_, _, r) = try await provider.enqueueOnce(entry)
-        return QueueTryPassResult(queueUrl: r.queueUrl, targetUrl: r.eventTargetUrl, redirectType: r.redirectType.rawValue,
-                                  isPassedThrough: r.isPassedThrough, queueitToken: r.token, urlTTLInMinutes: r.queueUrlTTLInMinutes)
+        return QueueTryPassResult(
+            queueUrl: r.queueUrl, targetUrl: r.eventTargetUrl, redirectType: r.redirectType.rawValue,
+            isPassedThrough: r.isPassedThrough, queueitToken: r.token, urlTTLInMinutes: r.queueUrlTTLInMinutes)
     }
 }

@@ -22,8 +22,10 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     public static func name(forEvent eventId: String) -> String { namePrefix + eventId }
 
     /// Builds and signs a cookie.
-    public init(eventId: String, queueId: String, fixedValidityMinutes: Int?, redirectType: String,
-                issueTime: Int64, hashedIP: String?, secretKey: String) {
+    public init(
+        eventId: String, queueId: String, fixedValidityMinutes: Int?, redirectType: String,
+        issueTime: Int64, hashedIP: String?, secretKey: String
+    ) {
         self.eventId = eventId
         self.queueId = queueId
         self.fixedValidityMinutes = fixedValidityMinutes
@@ -34,8 +36,10 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
         self.hash = computeHash(secretKey: secretKey)
     }
 
-    init(eventId: String, queueId: String, fixedValidityMinutes: Int?, redirectType: String,
-         issueTime: Int64, hashedIP: String?, hash: String) {
+    init(
+        eventId: String, queueId: String, fixedValidityMinutes: Int?, redirectType: String,
+        issueTime: Int64, hashedIP: String?, hash: String
+    ) {
         self.eventId = eventId
         self.queueId = queueId
         self.fixedValidityMinutes = fixedValidityMinutes
@@ -101,8 +105,9 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     /// The cookie value.
     public var value: String {
         var text = ""
-        text.reserveCapacity(eventId.utf8.count + queueId.utf8.count + redirectType.utf8.count + (hashedIP?.utf8.count ?? 0)
-                             + hash.utf8.count + 96)
+        text.reserveCapacity(
+            eventId.utf8.count + queueId.utf8.count + redirectType.utf8.count + (hashedIP?.utf8.count ?? 0)
+                + hash.utf8.count + 96)
         text += "EventId="
         text += eventId
         text += "&QueueId="
@@ -131,7 +136,13 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
         var text = looksEncoded(raw) ? QueueItPercent.decode(raw) : raw
         // read on the UTF-8 bytes: `&` and `=` are ASCII, so every piece is whole characters
         return text.withUTF8 { b -> QueueItAcceptedCookie? in
-            var e: Range<Int>?, q: Range<Int>?, cvText: Range<Int>?, rt: Range<Int>?, itText: Range<Int>?, hip: Range<Int>?, h: Range<Int>?
+            var e: Range<Int>?
+            var q: Range<Int>?
+            var cvText: Range<Int>?
+            var rt: Range<Int>?
+            var itText: Range<Int>?
+            var hip: Range<Int>?
+            var h: Range<Int>?
             func isKey(_ key: Range<Int>, _ word: StaticString) -> Bool {
                 key.count == word.utf8CodeUnitCount && memcmp(b.baseAddress! + key.lowerBound, word.utf8Start, key.count) == 0
             }
@@ -147,23 +158,33 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
                 let key = start..<eq
                 let value = (eq + 1)..<end
                 // the last occurrence of a key wins
-                if isKey(key, "EventId") { e = value }
-                else if isKey(key, "QueueId") { q = value }
-                else if isKey(key, "FixedValidityMins") { cvText = value }
-                else if isKey(key, "RedirectType") { rt = value }
-                else if isKey(key, "IssueTime") { itText = value }
-                else if isKey(key, "Hip") { hip = value }
-                else if isKey(key, "Hash") { h = value }
+                if isKey(key, "EventId") {
+                    e = value
+                } else if isKey(key, "QueueId") {
+                    q = value
+                } else if isKey(key, "FixedValidityMins") {
+                    cvText = value
+                } else if isKey(key, "RedirectType") {
+                    rt = value
+                } else if isKey(key, "IssueTime") {
+                    itText = value
+                } else if isKey(key, "Hip") {
+                    hip = value
+                } else if isKey(key, "Hash") {
+                    h = value
+                }
             }
             func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self) }
-            guard let e, !e.isEmpty, let q, let rt, let it = itText.flatMap({ QueueItToken.parseEpoch(string($0)) }), let h, !h.isEmpty else { return nil }
+            guard let e, !e.isEmpty, let q, let rt, let it = itText.flatMap({ QueueItToken.parseEpoch(string($0)) }), let h, !h.isEmpty
+            else { return nil }
             var cv: Int?
             if let s = cvText, !s.isEmpty {
                 guard let n = Int(string(s)), n >= 0, n < 10_000_000 else { return nil }
                 cv = n
             }
-            return QueueItAcceptedCookie(eventId: string(e), queueId: string(q), fixedValidityMinutes: cv, redirectType: string(rt),
-                                         issueTime: it, hashedIP: hip.map(string), hash: string(h))
+            return QueueItAcceptedCookie(
+                eventId: string(e), queueId: string(q), fixedValidityMinutes: cv, redirectType: string(rt),
+                issueTime: it, hashedIP: hip.map(string), hash: string(h))
         }
     }
 
@@ -174,7 +195,10 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
             guard b.count >= 3 else { return false }
             for i in 0..<(b.count - 2) where b[i] == UInt8(ascii: "%") {
                 if (b[i + 1] == UInt8(ascii: "2") && b[i + 2] == UInt8(ascii: "6"))
-                    || (b[i + 1] == UInt8(ascii: "3") && b[i + 2] == UInt8(ascii: "D")) { return true }
+                    || (b[i + 1] == UInt8(ascii: "3") && b[i + 2] == UInt8(ascii: "D"))
+                {
+                    return true
+                }
             }
             return false
         }
@@ -198,8 +222,10 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     ///     without separators, so without this check a cookie's digits can be moved from one field
     ///     to the next (`QueueId=…fe1d` → `QueueId=…&FixedValidityMins=…`, `EventId=sale` →
     ///     `EventId=sale0`) and keep a valid hash. The connectors do not check (proposal).
-    public func validate(secretKey: String, eventId expected: String, now: Date,
-                         cookieValidityMinutes: Int, clientIP: String?, requiringIssuedForm: Bool = false) throws(QueueItValidationError) {
+    public func validate(
+        secretKey: String, eventId expected: String, now: Date,
+        cookieValidityMinutes: Int, clientIP: String?, requiringIssuedForm: Bool = false
+    ) throws(QueueItValidationError) {
         guard QueueItHash.constantTimeEquals(computeHash(secretKey: secretKey), hash) else { throw .hash }
         if requiringIssuedForm, !hasIssuedForm { throw .sessionState }
         guard Self.equalIgnoringCase(eventId, expected) else { throw .eventId }

@@ -1,6 +1,6 @@
 import Crypto
-import _CryptoExtras
 import Foundation
+import _CryptoExtras
 
 // Queue-it *enqueue tokens* (not the `queueittoken`): what an integrator's server hands a visitor
 // so that the visitor may enter an invite-only waiting room (`runWithEnqueueToken`). Queue-it
@@ -44,9 +44,11 @@ public struct QueueItEnqueueTokenHeader: Sendable, Hashable {
     /// `xff`: the visitor's `X-Forwarded-For`, when bound.
     public var xForwardedFor: String?
 
-    public init(issuedMillis: Int64, expiresMillis: Int64? = nil, tokenIdentifier: String, customerId: String,
-                eventId: String? = nil, ipAddress: String? = nil, xForwardedFor: String? = nil,
-                version: String = "QT1", encryption: String = "AES256") {
+    public init(
+        issuedMillis: Int64, expiresMillis: Int64? = nil, tokenIdentifier: String, customerId: String,
+        eventId: String? = nil, ipAddress: String? = nil, xForwardedFor: String? = nil,
+        version: String = "QT1", encryption: String = "AES256"
+    ) {
         self.version = version
         self.encryption = encryption
         self.issuedMillis = issuedMillis
@@ -151,9 +153,11 @@ public struct QueueItEnqueueTokenMinter: Sendable {
     ///   - issuedAt: `iss`; `expiresAt`: `exp` (nil: the token never expires).
     ///   - tokenIdentifier: `ti`; a random UUID by default (the generators' default).
     ///   - payload: encrypted with AES-256-CBC; nil leaves the middle part empty.
-    public func mint(customerId: String, eventId: String? = nil, issuedAt: Date, expiresAt: Date? = nil,
-                     tokenIdentifier: String = UUID().uuidString.lowercased(), ipAddress: String? = nil,
-                     xForwardedFor: String? = nil, payload: QueueItEnqueueTokenPayload? = nil) -> String {
+    public func mint(
+        customerId: String, eventId: String? = nil, issuedAt: Date, expiresAt: Date? = nil,
+        tokenIdentifier: String = UUID().uuidString.lowercased(), ipAddress: String? = nil,
+        xForwardedFor: String? = nil, payload: QueueItEnqueueTokenPayload? = nil
+    ) -> String {
         let header = QueueItEnqueueTokenHeader(
             issuedMillis: Self.millis(issuedAt), expiresMillis: expiresAt.map(Self.millis), tokenIdentifier: tokenIdentifier,
             customerId: customerId, eventId: eventId, ipAddress: ipAddress, xForwardedFor: xForwardedFor)
@@ -228,7 +232,9 @@ public struct QueueItEnqueueTokenValidator: Sendable {
         if !parts[1].isEmpty {
             guard let sealed = QueueItBase64URL.decode(parts[1]) else { throw .malformed }
             let plain: [UInt8]
-            do { plain = try QueueItEnqueueTokenMinter.decrypt(sealed, secretKey: secretKey, tokenIdentifier: header.tokenIdentifier) } catch {
+            do {
+                plain = try QueueItEnqueueTokenMinter.decrypt(sealed, secretKey: secretKey, tokenIdentifier: header.tokenIdentifier)
+            } catch {
                 throw .payload
             }
             payload = try Self.parsePayload(plain)
@@ -241,17 +247,19 @@ public struct QueueItEnqueueTokenValidator: Sendable {
 
     static func parseHeader(_ bytes: [UInt8]) throws(QueueItEnqueueTokenError) -> QueueItEnqueueTokenHeader {
         guard let obj = (try? JSONSerialization.jsonObject(with: Data(bytes), options: [])) as? [String: Any],
-              let typ = obj["typ"] as? String, typ == "QT1", let enc = obj["enc"] as? String, enc == "AES256",
-              let iss = QueueItJSON.int(obj["iss"]).map(Int64.init), let ti = obj["ti"] as? String, !ti.isEmpty,
-              let c = obj["c"] as? String else { throw .header }
+            let typ = obj["typ"] as? String, typ == "QT1", let enc = obj["enc"] as? String, enc == "AES256",
+            let iss = QueueItJSON.int(obj["iss"]).map(Int64.init), let ti = obj["ti"] as? String, !ti.isEmpty,
+            let c = obj["c"] as? String
+        else { throw .header }
         var exp: Int64?
         if let raw = obj["exp"], !(raw is NSNull) {
             guard let v = QueueItJSON.int(raw).map(Int64.init) else { throw .header }
             exp = v
         }
-        return QueueItEnqueueTokenHeader(issuedMillis: iss, expiresMillis: exp, tokenIdentifier: ti, customerId: c,
-                                         eventId: obj["e"] as? String, ipAddress: obj["ip"] as? String,
-                                         xForwardedFor: obj["xff"] as? String, version: typ, encryption: enc)
+        return QueueItEnqueueTokenHeader(
+            issuedMillis: iss, expiresMillis: exp, tokenIdentifier: ti, customerId: c,
+            eventId: obj["e"] as? String, ipAddress: obj["ip"] as? String,
+            xForwardedFor: obj["xff"] as? String, version: typ, encryption: enc)
     }
 
     static func parsePayload(_ bytes: [UInt8]) throws(QueueItEnqueueTokenError) -> QueueItEnqueueTokenPayload {

@@ -35,7 +35,8 @@ public enum QueueItHash {
 
     /// Compares two strings in time that depends only on their lengths (hash comparison).
     public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
+        var a = a
+        var b = b
         return a.withUTF8 { x in
             b.withUTF8 { y in
                 guard x.count == y.count else { return false }

@@ -36,17 +36,23 @@ public final class QueueItHybridClient: Sendable {
     ///     ``configuration(for:template:)``).
     ///   - driver: the queue page driver (default: from `template.queuePage`: one shared
     ///     ``QueueItHostDrivenPageDriver`` (``hostDriver``) for `host`, the default, or HTTP-follow).
-    public convenience init(environment: ProviderEnvironment = ProviderEnvironment(), template: QueueItConfiguration? = nil,
-                            driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
-                            maxQueueRounds: Int = 3) {
-        let host: QueueItHostDrivenPageDriver? = driver == nil && (template?.queuePage ?? .host) == .host
-            ? QueueItHostDrivenPageDriver(reportTimeout: template?.hostReportTimeout ?? QueueItHostDrivenPageDriver.defaultReportTimeout) : nil
+    public convenience init(
+        environment: ProviderEnvironment = ProviderEnvironment(), template: QueueItConfiguration? = nil,
+        driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
+        maxQueueRounds: Int = 3
+    ) {
+        let host: QueueItHostDrivenPageDriver? =
+            driver == nil && (template?.queuePage ?? .host) == .host
+            ? QueueItHostDrivenPageDriver(reportTimeout: template?.hostReportTimeout ?? QueueItHostDrivenPageDriver.defaultReportTimeout)
+            : nil
         let chosen: (any QueuePageDriver)? = driver ?? host
         let waiter: Waiter = { info in
-            try await QueueItHybridClient.wait(info: info, environment: environment, template: template, driver: chosen, connectivity: connectivity)
+            try await QueueItHybridClient.wait(
+                info: info, environment: environment, template: template, driver: chosen, connectivity: connectivity)
         }
-        self.init(transport: environment.transport, clock: environment.clock, maxQueueRounds: maxQueueRounds,
-                  logger: environment.logger(for: QueueItConfiguration.vendorID), hostDriver: host, waiter: waiter)
+        self.init(
+            transport: environment.transport, clock: environment.clock, maxQueueRounds: maxQueueRounds,
+            logger: environment.logger(for: QueueItConfiguration.vendorID), hostDriver: host, waiter: waiter)
     }
 
     /// The host-driven driver the app feeds the queue page's navigations to, when the client
@@ -54,9 +60,11 @@ public final class QueueItHybridClient: Sendable {
     public let hostDriver: QueueItHostDrivenPageDriver?
 
     /// Creates a client with a custom way of waiting.
-    public init(transport: any HTTPTransport, clock: any WaitingRoomClock, maxQueueRounds: Int = 3,
-                logger: Logger = Logger(label: "waitingroom.queueit"), hostDriver: QueueItHostDrivenPageDriver? = nil,
-                waiter: @escaping Waiter) {
+    public init(
+        transport: any HTTPTransport, clock: any WaitingRoomClock, maxQueueRounds: Int = 3,
+        logger: Logger = Logger(label: "waitingroom.queueit"), hostDriver: QueueItHostDrivenPageDriver? = nil,
+        waiter: @escaping Waiter
+    ) {
         self.transport = transport
         self.clock = clock
         self.maxQueueRounds = max(1, maxQueueRounds)
@@ -87,8 +95,10 @@ public final class QueueItHybridClient: Sendable {
     }
 
     /// The default waiting: a provider for the redirect's room, one session, its outcome.
-    public static func wait(info: QueueItRedirectInfo, environment: ProviderEnvironment, template: QueueItConfiguration?,
-                            driver: (any QueuePageDriver)?, connectivity: any QueueItConnectivity) async throws -> String? {
+    public static func wait(
+        info: QueueItRedirectInfo, environment: ProviderEnvironment, template: QueueItConfiguration?,
+        driver: (any QueuePageDriver)?, connectivity: any QueueItConnectivity
+    ) async throws -> String? {
         let config = try configuration(for: info, template: template)
         let provider = QueueItProvider(configuration: config, environment: environment, driver: driver, connectivity: connectivity)
         let room = RoomKey(scope: info.customerId, room: info.waitingRoomId)
@@ -101,8 +111,9 @@ public final class QueueItHybridClient: Sendable {
         case .disabled(let pass, _): return pass.flatMap { $0.credential.isEmpty ? nil : $0.credential }
         case .failed(let e): throw e
         case .blocked(let s), .closed(let s):
-            throw WaitingRoomError(.invalidUse, vendor: QueueItConfiguration.vendorID, vendorCode: s.code,
-                                   message: "the queue ended without a pass: \(s.message)")
+            throw WaitingRoomError(
+                .invalidUse, vendor: QueueItConfiguration.vendorID, vendorCode: s.code,
+                message: "the queue ended without a pass: \(s.message)")
         }
     }
 
@@ -148,12 +159,14 @@ public final class QueueItHybridClient: Sendable {
             }
             rounds += 1
             guard rounds <= maxQueueRounds else {
-                throw WaitingRoomError(.invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: QueueItErrorCode.invalidRedirect.rawValue,
-                                       message: "the protected API kept redirecting to the queue (\(maxQueueRounds) rounds) for \(request.url)")
+                throw WaitingRoomError(
+                    .invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: QueueItErrorCode.invalidRedirect.rawValue,
+                    message: "the protected API kept redirecting to the queue (\(maxQueueRounds) rounds) for \(request.url)")
             }
             guard let info = QueueItRedirectInfo.parse(headerValue: redirect) else {
-                throw WaitingRoomError(.invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: QueueItErrorCode.invalidRedirect.rawValue,
-                                       message: "x-queueit-redirect is not a queue URL with c and e: \(redirect.prefix(200))")
+                throw WaitingRoomError(
+                    .invalidResponse, vendor: QueueItConfiguration.vendorID, vendorCode: QueueItErrorCode.invalidRedirect.rawValue,
+                    message: "x-queueit-redirect is not a queue URL with c and e: \(redirect.prefix(200))")
             }
             logger.info("protected API asked to queue", metadata: ["customer": "\(info.customerId)", "room": "\(info.waitingRoomId)"])
             // Step 5: clear token and cookies, queue again.
@@ -164,8 +177,12 @@ public final class QueueItHybridClient: Sendable {
 
     static func appendingToken(_ token: String, to url: String) -> String {
         let (base, _) = QueueItRequestValidator.splitToken(url)
-        var head = base, fragment = ""
-        if let h = base.firstIndex(of: "#") { head = String(base[..<h]); fragment = String(base[h...]) }
+        var head = base
+        var fragment = ""
+        if let h = base.firstIndex(of: "#") {
+            head = String(base[..<h])
+            fragment = String(base[h...])
+        }
         return head + (head.contains("?") ? "&" : "?") + "queueittoken=" + QueueItPercent.encodeComponent(token) + fragment
     }
 
@@ -175,17 +192,24 @@ public final class QueueItHybridClient: Sendable {
         for header in setCookies {
             let parts = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let first = parts.first, let eq = first.firstIndex(of: "=") else { continue }
-            let name = String(first[..<eq]), value = String(first[first.index(after: eq)...])
+            let name = String(first[..<eq])
+            let value = String(first[first.index(after: eq)...])
             guard name.hasPrefix("QueueIT") else { continue }
             var expires: Date?
             for attr in parts.dropFirst() {
                 let lower = attr.lowercased()
-                if lower.hasPrefix("max-age="), let s = Int(attr.dropFirst(8)) { expires = now.addingTimeInterval(TimeInterval(s)) }
-                else if lower.hasPrefix("expires="), expires == nil { expires = Self.parseHTTPDate(String(attr.dropFirst(8))) }
+                if lower.hasPrefix("max-age="), let s = Int(attr.dropFirst(8)) {
+                    expires = now.addingTimeInterval(TimeInterval(s))
+                } else if lower.hasPrefix("expires="), expires == nil {
+                    expires = Self.parseHTTPDate(String(attr.dropFirst(8)))
+                }
             }
             cookies.withLock { jar in
-                if value.isEmpty || (expires.map { $0 <= now } ?? false) { jar.removeValue(forKey: name) }
-                else { jar[name] = StoredCookie(value: value, expires: expires) }
+                if value.isEmpty || (expires.map { $0 <= now } ?? false) {
+                    jar.removeValue(forKey: name)
+                } else {
+                    jar[name] = StoredCookie(value: value, expires: expires)
+                }
             }
         }
     }

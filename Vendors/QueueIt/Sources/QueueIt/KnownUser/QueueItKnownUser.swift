@@ -25,9 +25,11 @@ public struct QueueItRedirectInfo: Sendable, Hashable {
         let trimmed = headerValue.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.utf8.count <= 16_384 else { return nil }
         let lower = trimmed.lowercased()
-        let decoded = lower.hasPrefix("http://") || lower.hasPrefix("https://") ? trimmed : QueueItPercent.decode(trimmed, plusAsSpace: true)
+        let decoded =
+            lower.hasPrefix("http://") || lower.hasPrefix("https://") ? trimmed : QueueItPercent.decode(trimmed, plusAsSpace: true)
         guard let comps = URLComponents(string: decoded), let scheme = comps.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = comps.host, !host.isEmpty else { return nil }
+            scheme == "http" || scheme == "https", let host = comps.host, !host.isEmpty
+        else { return nil }
         let items = QueueItPercent.queryItems(Substring(comps.percentEncodedQuery ?? ""))
         func item(_ n: String) -> String? {
             items.first(where: { $0.name == n }).map(\.value).flatMap { $0.isEmpty ? nil : $0 }
@@ -87,12 +89,14 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
     /// `ver` in the redirect URL.
     public static let connectorVersion = "v3-swift-1.0.0"
 
-    public init(customerId: String, secretKey: String, eventId: String, queueBaseURL: String? = nil,
-                cookieValidityMinutes: Int = 20, extendCookieValidity: Bool = true,
-                layoutName: String? = nil, culture: String? = nil, actionName: String = "Queue",
-                configVersion: Int = 1, cookieDomain: String? = nil, cookieSecure: Bool = false, cookieHttpOnly: Bool = false,
-                redirectLogic: QueueItRedirectLogic = .targetURL, enqueueTokenValidity: Duration? = nil, cookieSameSite: String? = nil,
-                requiresIssuedCookieForm: Bool = false) {
+    public init(
+        customerId: String, secretKey: String, eventId: String, queueBaseURL: String? = nil,
+        cookieValidityMinutes: Int = 20, extendCookieValidity: Bool = true,
+        layoutName: String? = nil, culture: String? = nil, actionName: String = "Queue",
+        configVersion: Int = 1, cookieDomain: String? = nil, cookieSecure: Bool = false, cookieHttpOnly: Bool = false,
+        redirectLogic: QueueItRedirectLogic = .targetURL, enqueueTokenValidity: Duration? = nil, cookieSameSite: String? = nil,
+        requiresIssuedCookieForm: Bool = false
+    ) {
         self.customerId = customerId
         self.secretKey = secretKey
         self.eventId = eventId
@@ -165,7 +169,9 @@ public struct QueueItKnownUserDecision: Sendable, Hashable {
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(isPassed); hasher.combine(redirectURL); hasher.combine(setCookies)
+        hasher.combine(isPassed)
+        hasher.combine(redirectURL)
+        hasher.combine(setCookies)
     }
 }
 
@@ -199,26 +205,30 @@ public struct QueueItRequestValidator: Sendable {
         let targetURL = isAjax ? QueueItPercent.decode(ajaxHeader) : urlWithoutToken
         let cookieRaw = Self.cookie(named: cookieName, in: headers)
         var setCookies: [String] = []
-        var decision = QueueItKnownUserDecision(isPassed: false, redirectURL: nil, isAjax: isAjax, rejection: nil,
-                                                queueId: nil, redirectType: nil, setCookies: [])
+        var decision = QueueItKnownUserDecision(
+            isPassed: false, redirectURL: nil, isAjax: isAjax, rejection: nil,
+            queueId: nil, redirectType: nil, setCookies: [])
         // Why a cookie that was found was not accepted.
         var cookieRejection: QueueItValidationError?
         var rejectedCookie: QueueItAcceptedCookie?
         // 1. A valid cookie lets the request through.
         if let raw = cookieRaw, !raw.isEmpty {
             if let c = QueueItAcceptedCookie.parse(raw),
-               (try? c.validate(secretKey: s.secretKey, eventId: s.eventId, now: now,
-                                cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP,
-                                requiringIssuedForm: s.requiresIssuedCookieForm)) != nil {
+                (try? c.validate(
+                    secretKey: s.secretKey, eventId: s.eventId, now: now,
+                    cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP,
+                    requiringIssuedForm: s.requiresIssuedCookieForm)) != nil
+            {
                 return passing(c, isAjax: isAjax, now: now)
             }
             // Found but invalid: cancel it (unless a valid token replaces it below).
             if let c = QueueItAcceptedCookie.parse(raw) {
                 rejectedCookie = c
                 do throws(QueueItValidationError) {
-                    try c.validate(secretKey: s.secretKey, eventId: s.eventId, now: now,
-                                   cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP,
-                                requiringIssuedForm: s.requiresIssuedCookieForm)
+                    try c.validate(
+                        secretKey: s.secretKey, eventId: s.eventId, now: now,
+                        cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP,
+                        requiringIssuedForm: s.requiresIssuedCookieForm)
                 } catch { cookieRejection = error }
             } else {
                 cookieRejection = .sessionState
@@ -227,15 +237,18 @@ public struct QueueItRequestValidator: Sendable {
         }
         // 2. A queueittoken in the URL.
         if let token {
-            return tokenDecision(token, url: url, targetURL: targetURL, clientIP: clientIP, now: now,
-                                 decision: decision, setCookies: setCookies)
+            return tokenDecision(
+                token, url: url, targetURL: targetURL, clientIP: clientIP, now: now,
+                decision: decision, setCookies: setCookies)
         }
         // 3. A cookie bound to another address, and no token: Queue-it's session-state error page
         // (KU-JS `UserInQueueService.validateQueueRequest`), the cookie cleared.
         if cookieRejection == .ip, let c = rejectedCookie {
             decision.rejection = .sessionState
-            decision.redirectURL = "\(s.queueBaseURL)/error/connector/sessionstate/?\(commonQuery())"
-                + "&icr=\(enc(ipBindingReason(clientIP: clientIP, hashedIP: c.hashedIP, now: now)))&ts=\(nowEpoch)" + targetParameter("t", targetURL)
+            decision.redirectURL =
+                "\(s.queueBaseURL)/error/connector/sessionstate/?\(commonQuery())"
+                + "&icr=\(enc(ipBindingReason(clientIP: clientIP, hashedIP: c.hashedIP, now: now)))&ts=\(nowEpoch)"
+                + targetParameter("t", targetURL)
             decision.setCookies = setCookies
             return decision
         }
@@ -248,8 +261,10 @@ public struct QueueItRequestValidator: Sendable {
     /// Step 2 of ``validate(url:headers:clientIP:now:)``: a request with a `queueittoken` (a
     /// debug token's diagnostics first), passed with a new cookie or sent to the error page.
     /// `decision` and `setCookies` are what step 1 left.
-    func tokenDecision(_ token: String, url: String, targetURL: String, clientIP: String?, now: Date,
-                       decision: QueueItKnownUserDecision, setCookies: [String]) -> QueueItKnownUserDecision {
+    func tokenDecision(
+        _ token: String, url: String, targetURL: String, clientIP: String?, now: Date,
+        decision: QueueItKnownUserDecision, setCookies: [String]
+    ) -> QueueItKnownUserDecision {
         let s = settings
         let nowEpoch = Int64(now.timeIntervalSince1970.rounded(.down))
         var decision = decision
@@ -265,7 +280,7 @@ public struct QueueItRequestValidator: Sendable {
             }
             do throws(QueueItValidationError) {
                 try tokenValidator.validate(token, now: now, clientIP: clientIP)
-            } catch where error == .hash || error == .timestamp {
+            } catch  where error == .hash || error == .timestamp {
                 decision.rejection = error
                 decision.redirectURL = diagnosticsURL(code: error)
                 decision.setCookies = setCookies
@@ -278,19 +293,22 @@ public struct QueueItRequestValidator: Sendable {
             let rt = t.redirectTypeField ?? "queue"
             // `cv_0` is no fixed validity (KU-JS `getValidTokenResult` keeps a fixed validity only when > 0)
             let fixed = t.cookieValidityMinutes.flatMap { $0 > 0 ? $0 : nil }
-            let cookie = QueueItAcceptedCookie(eventId: s.eventId, queueId: t.queueId ?? "", fixedValidityMinutes: fixed,
-                                               redirectType: rt, issueTime: nowEpoch, hashedIP: t.hashedIP, secretKey: s.secretKey)
+            let cookie = QueueItAcceptedCookie(
+                eventId: s.eventId, queueId: t.queueId ?? "", fixedValidityMinutes: fixed,
+                redirectType: rt, issueTime: nowEpoch, hashedIP: t.hashedIP, secretKey: s.secretKey)
             decision.isPassed = true
             decision.queueId = t.queueId
             decision.redirectType = rt.lowercased()
-            decision.setCookies = setCookies.filter { $0.hasPrefix(Self.debugCookieName + "=") }
+            decision.setCookies =
+                setCookies.filter { $0.hasPrefix(Self.debugCookieName + "=") }
                 + [setCookie(name: cookieName, value: cookie.value, now: now)]
             return decision
         } catch {
             decision.rejection = error
             // `icr` only says why the token's IP binding failed (KU-JS `validateToken`); the
             // cookie's reason is never reported on a token error
-            let icr = error == .ip ? ipBindingReason(clientIP: clientIP, hashedIP: QueueItToken(token).hashedIP, now: now, withTime: false) : nil
+            let icr =
+                error == .ip ? ipBindingReason(clientIP: clientIP, hashedIP: QueueItToken(token).hashedIP, now: now, withTime: false) : nil
             decision.redirectURL = errorURL(code: error, token: token, target: targetURL, now: nowEpoch, bindingReason: icr)
             decision.setCookies = setCookies
             return decision
@@ -299,7 +317,8 @@ public struct QueueItRequestValidator: Sendable {
 
     func commonQuery() -> String {
         let s = settings
-        var q = "c=\(enc(s.customerId))&e=\(enc(s.eventId))&ver=\(enc(QueueItKnownUserSettings.connectorVersion))&cver=\(s.configVersion)&man=\(enc(s.actionName))"
+        var q =
+            "c=\(enc(s.customerId))&e=\(enc(s.eventId))&ver=\(enc(QueueItKnownUserSettings.connectorVersion))&cver=\(s.configVersion)&man=\(enc(s.actionName))"
         if let cid = s.culture, !cid.isEmpty { q += "&cid=\(enc(cid))" }
         if let l = s.layoutName, !l.isEmpty { q += "&l=\(enc(l))" }
         return q
@@ -320,8 +339,10 @@ public struct QueueItRequestValidator: Sendable {
     /// `{base}/error/{code}/?c=…[&icr={reason}]&queueittoken={token}&ts={now}[&t={target}]` (KU-JS
     /// `getErrorResult`). `icr` is there only for a token bound to another address
     /// (``ipBindingReason(clientIP:hashedIP:now:)``), as in KU-JS `validateToken`.
-    public func errorURL(code: QueueItValidationError, token: String, target: String, now: Int64,
-                         bindingReason: String? = nil) -> String {
+    public func errorURL(
+        code: QueueItValidationError, token: String, target: String, now: Int64,
+        bindingReason: String? = nil
+    ) -> String {
         "\(settings.queueBaseURL)/error/\(code.rawValue)/?\(commonQuery())"
             + (bindingReason.map { "&icr=\(enc($0))" } ?? "")
             + "&queueittoken=\(enc(token))&ts=\(now)" + targetParameter("t", target)
@@ -361,8 +382,10 @@ public struct QueueItRequestValidator: Sendable {
     /// `queueitdebug={values}`: (proposal) `|`-separated `key=value` pairs of what was validated,
     /// each value percent-encoded (KU-JS writes its own diagnostics list; its content is not a contract).
     public func debugCookie(token: String, url: String, now: Date) -> String {
-        let pairs = [("SdkVersion", QueueItKnownUserSettings.connectorVersion), ("Runtime", "swift"),
-                     ("QueueitToken", token), ("OriginalUrl", url), ("Now", "\(Int64(now.timeIntervalSince1970))")]
+        let pairs = [
+            ("SdkVersion", QueueItKnownUserSettings.connectorVersion), ("Runtime", "swift"),
+            ("QueueitToken", token), ("OriginalUrl", url), ("Now", "\(Int64(now.timeIntervalSince1970))")
+        ]
         let value = pairs.map { "\($0.0)=\(enc($0.1))" }.joined(separator: "|")
         var c = "\(Self.debugCookieName)=\(value); Max-Age=\(Self.debugCookieMinutes * 60); Path=/"
         if let d = settings.cookieDomain, !d.isEmpty { c += "; Domain=\(d)" }
@@ -382,15 +405,19 @@ public struct QueueItRequestValidator: Sendable {
         let isAjax = !ajaxHeader.isEmpty
         let targetURL = isAjax ? QueueItPercent.decode(ajaxHeader) : Self.splitToken(url).0
         let cookieName = QueueItAcceptedCookie.name(forEvent: s.eventId)
-        var decision = QueueItKnownUserDecision(isPassed: true, redirectURL: nil, isAjax: isAjax, rejection: nil,
-                                                queueId: nil, redirectType: nil, setCookies: [])
+        var decision = QueueItKnownUserDecision(
+            isPassed: true, redirectURL: nil, isAjax: isAjax, rejection: nil,
+            queueId: nil, redirectType: nil, setCookies: [])
         guard let raw = Self.cookie(named: cookieName, in: headers), let c = QueueItAcceptedCookie.parse(raw),
-              (try? c.validate(secretKey: s.secretKey, eventId: s.eventId, now: Date(timeIntervalSince1970: TimeInterval(c.issueTime)),
-                               cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP,
-                                requiringIssuedForm: s.requiresIssuedCookieForm)) != nil else {
+            (try? c.validate(
+                secretKey: s.secretKey, eventId: s.eventId, now: Date(timeIntervalSince1970: TimeInterval(c.issueTime)),
+                cookieValidityMinutes: s.cookieValidityMinutes, clientIP: clientIP,
+                requiringIssuedForm: s.requiresIssuedCookieForm)) != nil
+        else {
             return decision
         }
-        var query = "c=\(enc(s.customerId))&e=\(enc(s.eventId))&ver=\(enc(QueueItKnownUserSettings.connectorVersion))&cver=\(s.configVersion)&man=\(enc(s.actionName))"
+        var query =
+            "c=\(enc(s.customerId))&e=\(enc(s.eventId))&ver=\(enc(QueueItKnownUserSettings.connectorVersion))&cver=\(s.configVersion)&man=\(enc(s.actionName))"
         if !targetURL.isEmpty { query += "&r=\(enc(targetURL))" }
         let queuePart = c.queueId.isEmpty ? "" : "/\(enc(c.queueId))"
         decision.isPassed = false
@@ -410,13 +437,15 @@ public struct QueueItRequestValidator: Sendable {
         let s = settings
         var setCookies: [String] = []
         if cookie.fixedValidityMinutes == nil && s.extendCookieValidity {
-            let fresh = QueueItAcceptedCookie(eventId: s.eventId, queueId: cookie.queueId, fixedValidityMinutes: nil,
-                                              redirectType: cookie.redirectType, issueTime: Int64(now.timeIntervalSince1970.rounded(.down)),
-                                              hashedIP: cookie.hashedIP, secretKey: s.secretKey)
+            let fresh = QueueItAcceptedCookie(
+                eventId: s.eventId, queueId: cookie.queueId, fixedValidityMinutes: nil,
+                redirectType: cookie.redirectType, issueTime: Int64(now.timeIntervalSince1970.rounded(.down)),
+                hashedIP: cookie.hashedIP, secretKey: s.secretKey)
             setCookies.append(setCookie(name: cookieName, value: fresh.value, now: now))
         }
-        return QueueItKnownUserDecision(isPassed: true, redirectURL: nil, isAjax: isAjax, rejection: nil,
-                                        queueId: cookie.queueId, redirectType: cookie.redirectType, setCookies: setCookies)
+        return QueueItKnownUserDecision(
+            isPassed: true, redirectURL: nil, isAjax: isAjax, rejection: nil,
+            queueId: cookie.queueId, redirectType: cookie.redirectType, setCookies: setCookies)
     }
 
     func setCookie(name: String, value: String, now: Date) -> String {
@@ -446,13 +475,18 @@ public struct QueueItRequestValidator: Sendable {
         if isUnchangedWithoutToken(url.utf8[url.utf8.index(after: qm)...]) { return (url, nil) }
         var rest = url[url.index(after: qm)...]
         var fragment = ""
-        if let h = rest.firstIndex(of: "#") { fragment = String(rest[h...]); rest = rest[..<h] }
+        if let h = rest.firstIndex(of: "#") {
+            fragment = String(rest[h...])
+            rest = rest[..<h]
+        }
         var kept: [Substring] = []
         var token: String?
         for pair in rest.split(separator: "&", omittingEmptySubsequences: true) {
             if pair.hasPrefix("queueittoken=") {
                 if token == nil { token = QueueItPercent.decode(String(pair.dropFirst("queueittoken=".count))) }
-            } else { kept.append(pair) }
+            } else {
+                kept.append(pair)
+            }
         }
         let base = String(url[..<qm]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + fragment
         return (base, token.flatMap { $0.isEmpty ? nil : $0 })
@@ -494,7 +528,8 @@ public struct QueueItRequestValidator: Sendable {
     /// space and tab are ASCII, so every piece is whole characters).
     public static func cookie(named name: String, inHeaderValue headerValue: String) -> String? {
         guard !name.utf8.contains(UInt8(ascii: "=")) else { return nil }
-        var header = headerValue, wanted = name
+        var header = headerValue
+        var wanted = name
         return header.withUTF8 { h in
             wanted.withUTF8 { n -> String? in
                 var i = 0
@@ -506,10 +541,13 @@ public struct QueueItRequestValidator: Sendable {
                     i += 1
                     // `name=` opens the pair (a name has no `=`, so this is the pair's first one)
                     guard end - start > n.count, h[start + n.count] == UInt8(ascii: "="),
-                          n.isEmpty || memcmp(h.baseAddress! + start, n.baseAddress!, n.count) == 0 else { continue }
+                        n.isEmpty || memcmp(h.baseAddress! + start, n.baseAddress!, n.count) == 0
+                    else { continue }
                     let valueStart = start + n.count + 1
                     var valueEnd = end
-                    while valueEnd > valueStart, h[valueEnd - 1] == UInt8(ascii: " ") || h[valueEnd - 1] == UInt8(ascii: "\t") { valueEnd -= 1 }
+                    while valueEnd > valueStart, h[valueEnd - 1] == UInt8(ascii: " ") || h[valueEnd - 1] == UInt8(ascii: "\t") {
+                        valueEnd -= 1
+                    }
                     return String(decoding: UnsafeBufferPointer(rebasing: h[valueStart..<valueEnd]), as: UTF8.self)
                 }
                 return nil

@@ -15,8 +15,11 @@ public struct QueueItToken: Sendable, Hashable {
         withBytes { b in
             var out: [(key: String, value: String)] = []
             QueueItTokenBytes.forEachField(b) { k, v in
-                out.append((String(decoding: UnsafeBufferPointer(rebasing: b[k]), as: UTF8.self),
-                            String(decoding: UnsafeBufferPointer(rebasing: b[v]), as: UTF8.self)))
+                out.append(
+                    (
+                        String(decoding: UnsafeBufferPointer(rebasing: b[k]), as: UTF8.self),
+                        String(decoding: UnsafeBufferPointer(rebasing: b[v]), as: UTF8.self)
+                    ))
             }
             return out
         }
@@ -200,7 +203,8 @@ public struct QueueItTokenValidator: Sendable {
         var event = eventId
         guard let e = fields.event, event.withUTF8({ QueueItTokenBytes.sameText(b, e, $0) }) else { return .eventId }
         guard let expiry = fields.expiry, let ts = QueueItTokenBytes.epoch(b, expiry),
-              ts >= Int64(now.timeIntervalSince1970.rounded(.down)) else { return .timestamp }
+            ts >= Int64(now.timeIntervalSince1970.rounded(.down))
+        else { return .timestamp }
         if let hip = fields.hashedIP, var ip = clientIP, !ip.isEmpty {
             var ipMac = keyed
             ip.withUTF8 { ipMac.update(data: UnsafeRawBufferPointer($0)) }

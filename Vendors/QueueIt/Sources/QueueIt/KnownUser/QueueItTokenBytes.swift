@@ -50,7 +50,10 @@ enum QueueItTokenBytes {
             }
             if equal { return true }
         } else {
-            for j in range where b[j] >= 0x80 { ascii = false; break }
+            for j in range where b[j] >= 0x80 {
+                ascii = false
+                break
+            }
         }
         if ascii, !other.contains(where: { $0 >= 0x80 }) { return false }
         return String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self) == String(decoding: other, as: UTF8.self)
@@ -71,7 +74,10 @@ enum QueueItTokenBytes {
         var hash: Range<Int>?
 
         init(_ b: Bytes) {
-            var event: Range<Int>?, expiry: Range<Int>?, hashedIP: Range<Int>?, hash: Range<Int>?
+            var event: Range<Int>?
+            var expiry: Range<Int>?
+            var hashedIP: Range<Int>?
+            var hash: Range<Int>?
             forEachField(b) { k, v in
                 switch k.count {
                 case 1:

@@ -18,7 +18,7 @@ public final class QueueItManualConnectivity: QueueItConnectivity {
     private let offline: Mutex<Bool>
     public init(offline: Bool = false) { self.offline = Mutex(offline) }
     public var isOffline: Bool {
-        get { offline.withLock { $0 } }
+        offline.withLock { $0 }
     }
     /// Sets the state.
     public func set(offline value: Bool) { offline.withLock { $0 = value } }

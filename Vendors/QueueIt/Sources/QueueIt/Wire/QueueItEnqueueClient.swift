@@ -18,8 +18,9 @@ public struct QueueItEnqueueCall: Sendable, Hashable {
     public func httpRequest(timeout: Duration?) -> HTTPRequest {
         var headers: HTTPHeaderList = [("Content-Type", "application/json"), ("Accept", "application/json")]
         if !body.userAgent.isEmpty { headers.add("User-Agent", body.userAgent) }
-        return HTTPRequest(method: "POST", url: endpoint.enqueueURL.absoluteString, headers: headers,
-                           body: body.encoded(), timeout: timeout, followRedirects: false)
+        return HTTPRequest(
+            method: "POST", url: endpoint.enqueueURL.absoluteString, headers: headers,
+            body: body.encoded(), timeout: timeout, followRedirects: false)
     }
 }
 
@@ -35,9 +36,11 @@ public struct QueueItEnqueueClient: Sendable {
     /// Asked when an attempt fails on the network: no route to the host ⇒ `-100` at once.
     public let monitor: any ConnectivityMonitor
 
-    public init(transport: any HTTPTransport, clock: any WaitingRoomClock, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
-                policy: RetryPolicy = .queueIt, logger: Logger = Logger(label: "waitingroom.queueit"),
-                monitor: any ConnectivityMonitor = AssumeOnline()) {
+    public init(
+        transport: any HTTPTransport, clock: any WaitingRoomClock, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
+        policy: RetryPolicy = .queueIt, logger: Logger = Logger(label: "waitingroom.queueit"),
+        monitor: any ConnectivityMonitor = AssumeOnline()
+    ) {
         self.transport = transport
         self.clock = clock
         self.connectivity = connectivity
@@ -51,8 +54,9 @@ public struct QueueItEnqueueClient: Sendable {
     static let vendor = QueueItConfiguration.vendorID
 
     static var offlineError: WaitingRoomError {
-        WaitingRoomError(.networkOffline, vendor: vendor, vendorCode: QueueItErrorCode.networkUnavailable.rawValue,
-                         message: QueueItErrorCode.networkUnavailable.message)
+        WaitingRoomError(
+            .networkOffline, vendor: vendor, vendorCode: QueueItErrorCode.networkUnavailable.rawValue,
+            message: QueueItErrorCode.networkUnavailable.message)
     }
 
     /// Enqueues once (with retries) and returns the decoded answer. When the retries are used
@@ -88,8 +92,9 @@ public struct QueueItEnqueueClient: Sendable {
         if detail.hasPrefix("("), detail.hasSuffix(")") { detail = String(detail.dropFirst().dropLast()) }
         if detail.hasPrefix("last failure: ") { detail = String(detail.dropFirst("last failure: ".count)) }
         if !detail.isEmpty { details["lastFailure"] = detail }
-        return WaitingRoomError(.unavailable, vendor: vendor, vendorCode: QueueItErrorCode.queueUnavailable.rawValue,
-                                message: vendorText, details: details)
+        return WaitingRoomError(
+            .unavailable, vendor: vendor, vendorCode: QueueItErrorCode.queueUnavailable.rawValue,
+            message: vendorText, details: details)
     }
 
     func attempts(
@@ -102,10 +107,13 @@ public struct QueueItEnqueueClient: Sendable {
         let policy = self.policy
         let host = call.endpoint.enqueueURL.host
         do {
-            return try await policy.run(clock: clock, vendor: Self.vendor, onRetry: { n, error in
-                logger.debug("enqueue retry", metadata: ["retry": "\(n)", "error": "\(error)"])
-                onRetry(n, policy.delay(beforeRetry: n - 1), error)
-            }) { attempt, timeout in
+            return try await policy.run(
+                clock: clock, vendor: Self.vendor,
+                onRetry: { n, error in
+                    logger.debug("enqueue retry", metadata: ["retry": "\(n)", "error": "\(error)"])
+                    onRetry(n, policy.delay(beforeRetry: n - 1), error)
+                }
+            ) { attempt, timeout in
                 // Each retry re-checks connectivity; going offline mid-retry reports -100 (iOS stops silently).
                 if connectivity.isOffline { throw OfflineAbort() }
                 let response: HTTPResponse
@@ -124,8 +132,9 @@ public struct QueueItEnqueueClient: Sendable {
                 case .rejected(let code, let message):
                     throw WaitingRoomError(.rejected, vendor: Self.vendor, vendorCode: code, message: message)
                 case .retryable(let message):
-                    throw WaitingRoomError(response.status == 200 ? .invalidResponse : .server, vendor: Self.vendor,
-                                           vendorCode: response.status, message: message)
+                    throw WaitingRoomError(
+                        response.status == 200 ? .invalidResponse : .server, vendor: Self.vendor,
+                        vendorCode: response.status, message: message)
                 }
             }
         } catch is OfflineAbort {

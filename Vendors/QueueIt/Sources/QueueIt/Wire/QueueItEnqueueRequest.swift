@@ -37,11 +37,14 @@ public struct QueueItEndpoint: Sendable, Hashable {
     /// Sanitised path prefix, or nil.
     public let pathPrefix: String?
 
-    public init(customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, pathPrefix: String? = nil) throws(QueueItConfigurationError) {
+    public init(customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, pathPrefix: String? = nil)
+        throws(QueueItConfigurationError)
+    {
         let c = customerId.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !c.isEmpty else { throw QueueItConfigurationError(field: "customerId", message: "must not be empty") }
         guard c.utf8.count <= 63, c.utf8.allSatisfy({ Self.isLabelByte($0) }) else {
-            throw QueueItConfigurationError(field: "customerId", message: "'\(c)' must be letters, digits and '-' (it is used as a host name label)")
+            throw QueueItConfigurationError(
+                field: "customerId", message: "'\(c)' must be letters, digits and '-' (it is used as a host name label)")
         }
         let e = waitingRoomId.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !e.isEmpty else { throw QueueItConfigurationError(field: "waitingRoomId", message: "must not be empty") }
@@ -74,13 +77,16 @@ public struct QueueItEndpoint: Sendable, Hashable {
     /// The base URL (`scheme://authority[/prefix]`), without a trailing slash.
     public var baseURLString: String {
         var s = "\(scheme)://\(authority)"
-        if let p = pathPrefix { s += "/" + p.split(separator: "/").map { QueueItPercent.encodePathSegment(String($0)) }.joined(separator: "/") }
+        if let p = pathPrefix {
+            s += "/" + p.split(separator: "/").map { QueueItPercent.encodePathSegment(String($0)) }.joined(separator: "/")
+        }
         return s
     }
 
     /// The enqueue URL.
     public var enqueueURL: URL {
-        let s = baseURLString + "/api/mobileapp/queue/"
+        let s =
+            baseURLString + "/api/mobileapp/queue/"
             + QueueItPercent.encodePathSegment(customerId) + "/"
             + QueueItPercent.encodePathSegment(waitingRoomId) + "/enqueue"
         // Every piece is validated or percent-encoded above, so this cannot fail; fall back to the
@@ -114,8 +120,11 @@ public struct QueueItEndpoint: Sendable, Hashable {
             throw QueueItConfigurationError(field: "waitingRoomDomain", message: "'\(domain)' has no host")
         }
         if authority.contains("/") || authority.contains("?") || authority.contains("#") || authority.contains("@")
-            || authority.contains(where: { $0.isWhitespace }) {
-            throw QueueItConfigurationError(field: "waitingRoomDomain", message: "'\(domain)' must be a host, host:port or scheme://host[:port] without a path (put the path in pathPrefix)")
+            || authority.contains(where: { $0.isWhitespace })
+        {
+            throw QueueItConfigurationError(
+                field: "waitingRoomDomain",
+                message: "'\(domain)' must be a host, host:port or scheme://host[:port] without a path (put the path in pathPrefix)")
         }
         guard let comps = URLComponents(string: "http://" + authority), let host = comps.host, !host.isEmpty else {
             throw QueueItConfigurationError(field: "waitingRoomDomain", message: "'\(domain)' is not a valid host[:port]")
@@ -126,7 +135,9 @@ public struct QueueItEndpoint: Sendable, Hashable {
         case "https": return ("https", authority)
         case "http":
             guard loopback else {
-                throw QueueItConfigurationError(field: "waitingRoomDomain", message: "plain http is only allowed for a loopback host (127.0.0.1, ::1, localhost); use https for '\(host)'")
+                throw QueueItConfigurationError(
+                    field: "waitingRoomDomain",
+                    message: "plain http is only allowed for a loopback host (127.0.0.1, ::1, localhost); use https for '\(host)'")
             }
             return ("http", authority)
         default:
@@ -150,9 +161,11 @@ public struct QueueItEnqueueBody: Sendable, Hashable, Codable {
     /// The SDK version we report (`sdkVersion`).
     public static let defaultSDKVersion = "Swift-WaitingRoom-1.0.0"
 
-    public init(userId: String, userAgent: String, sdkVersion: String = QueueItEnqueueBody.defaultSDKVersion,
-                layoutName: String? = nil, language: String? = nil,
-                enqueueToken: String? = nil, enqueueKey: String? = nil) {
+    public init(
+        userId: String, userAgent: String, sdkVersion: String = QueueItEnqueueBody.defaultSDKVersion,
+        layoutName: String? = nil, language: String? = nil,
+        enqueueToken: String? = nil, enqueueKey: String? = nil
+    ) {
         self.userId = userId
         self.userAgent = userAgent
         self.sdkVersion = sdkVersion
@@ -251,8 +264,12 @@ public enum QueueItPercent {
         out.reserveCapacity(s.utf8.count)
         let hex = Array("0123456789ABCDEF".utf8)
         for b in s.utf8 {
-            if keep.contains(b) { out.append(b) } else {
-                out.append(37); out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
+            if keep.contains(b) {
+                out.append(b)
+            } else {
+                out.append(37)
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 15)])
             }
         }
         return String(decoding: out, as: UTF8.self)
@@ -275,11 +292,14 @@ public enum QueueItPercent {
         while i < bytes.count {
             let b = bytes[i]
             if b == 37, i + 2 < bytes.count, let h = hv(bytes[i + 1]), let l = hv(bytes[i + 2]) {
-                out.append(h << 4 | l); i += 3
+                out.append(h << 4 | l)
+                i += 3
             } else if b == 43 && plusAsSpace {
-                out.append(32); i += 1
+                out.append(32)
+                i += 1
             } else {
-                out.append(b); i += 1
+                out.append(b)
+                i += 1
             }
         }
         return String(decoding: out, as: UTF8.self)

@@ -12,8 +12,10 @@ public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
     /// Bodies larger than this are not parsed (1 MiB).
     public static let maxBodyBytes = 1 << 20
 
-    public init(queueId: String? = nil, queueUrl: String? = nil, eventTargetUrl: String? = nil,
-                queueitToken: String? = nil, queueUrlTTLInMinutes: Int? = nil) {
+    public init(
+        queueId: String? = nil, queueUrl: String? = nil, eventTargetUrl: String? = nil,
+        queueitToken: String? = nil, queueUrlTTLInMinutes: Int? = nil
+    ) {
         self.queueId = queueId
         self.queueUrl = queueUrl
         self.eventTargetUrl = eventTargetUrl
@@ -22,8 +24,11 @@ public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case queueId = "QueueId", queueUrl = "QueueUrl", eventTargetUrl = "EventTargetUrl"
-        case queueitToken = "QueueitToken", queueUrlTTLInMinutes = "QueueUrlTTLInMinutes"
+        case queueId = "QueueId"
+        case queueUrl = "QueueUrl"
+        case eventTargetUrl = "EventTargetUrl"
+        case queueitToken = "QueueitToken"
+        case queueUrlTTLInMinutes = "QueueUrlTTLInMinutes"
     }
 
     /// The token, or nil when absent or empty (an empty token is "no token": the Android rule).
@@ -63,7 +68,7 @@ public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
         let obj: [String: Any] = [
             "QueueId": s(queueId), "QueueUrl": s(queueUrl), "EventTargetUrl": s(eventTargetUrl),
             "QueueitToken": s(queueitToken),
-            "QueueUrlTTLInMinutes": queueUrlTTLInMinutes.map { $0 as Any } ?? NSNull(),
+            "QueueUrlTTLInMinutes": queueUrlTTLInMinutes.map { $0 as Any } ?? NSNull()
         ]
         let data = try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes])
         return data.map { Array($0) } ?? Array("{}".utf8)
@@ -72,16 +77,18 @@ public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
     /// Parses a 200 body. Nil when it is not a JSON object (which the SDK retries).
     public static func parse(_ body: [UInt8]) -> QueueItEnqueueResponse? {
         guard body.count <= maxBodyBytes,
-              let any = try? JSONSerialization.jsonObject(with: Data(body), options: []),
-              let obj = any as? [String: Any] else { return nil }
+            let any = try? JSONSerialization.jsonObject(with: Data(body), options: []),
+            let obj = any as? [String: Any]
+        else { return nil }
         func str(_ k: String) -> String? { obj[k] as? String }
         var ttl: Int?
         if let d = QueueItJSON.number(obj["QueueUrlTTLInMinutes"]), d.isFinite, d >= Double(Int32.min), d <= Double(Int32.max) {
             ttl = Int(d)
         }
-        return QueueItEnqueueResponse(queueId: str("QueueId"), queueUrl: str("QueueUrl"),
-                                      eventTargetUrl: str("EventTargetUrl"), queueitToken: str("QueueitToken"),
-                                      queueUrlTTLInMinutes: ttl)
+        return QueueItEnqueueResponse(
+            queueId: str("QueueId"), queueUrl: str("QueueUrl"),
+            eventTargetUrl: str("EventTargetUrl"), queueitToken: str("QueueitToken"),
+            queueUrlTTLInMinutes: ttl)
     }
 }
 
@@ -104,8 +111,9 @@ public enum QueueItEnqueueResult: Sendable, Hashable {
             return .rejected(code: status, message: bodyText(body, fallback: "HTTP \(status)"))
         }
         if body.count <= QueueItEnqueueResponse.maxBodyBytes,
-           let any = try? JSONSerialization.jsonObject(with: Data(body), options: []),
-           let obj = any as? [String: Any], let e = obj["error"] as? String, !e.isEmpty {
+            let any = try? JSONSerialization.jsonObject(with: Data(body), options: []),
+            let obj = any as? [String: Any], let e = obj["error"] as? String, !e.isEmpty
+        {
             return .retryable(message: String(e.prefix(512)))
         }
         return .retryable(message: "Unexpected response code: \(status)")

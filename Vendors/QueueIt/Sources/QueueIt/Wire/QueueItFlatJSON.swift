@@ -48,7 +48,8 @@ enum QueueItFlatJSON {
                     skipSpace()
                     let value: String?
                     if i + 4 <= n, b[i] == UInt8(ascii: "n"), b[i + 1] == UInt8(ascii: "u"), b[i + 2] == UInt8(ascii: "l"),
-                       b[i + 3] == UInt8(ascii: "l") {
+                        b[i + 3] == UInt8(ascii: "l")
+                    {
                         i += 4
                         value = nil
                     } else {
@@ -58,7 +59,10 @@ enum QueueItFlatJSON {
                     guard members.updateValue(value, forKey: name) == nil else { return nil }
                     skipSpace()
                     guard i < n else { return nil }
-                    if b[i] == UInt8(ascii: ",") { i += 1; continue }
+                    if b[i] == UInt8(ascii: ",") {
+                        i += 1
+                        continue
+                    }
                     guard b[i] == UInt8(ascii: "}") else { return nil }
                     i += 1
                     break

@@ -58,7 +58,10 @@ public enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
     /// otherwise the text between the first `~rt_` and the next `~` (iOS and Android); no such
     /// match ⇒ `.other("")`, which shows the queue (iOS behaviour).
     public init(token: String?) {
-        guard let token, !token.isEmpty else { self = .queue; return }
+        guard let token, !token.isEmpty else {
+            self = .queue
+            return
+        }
         self = QueueItRedirectType(rawValue: Self.extract(from: token) ?? "")
     }
 
