@@ -51,13 +51,9 @@ let package = Package(
         .library(name: "QueueItBrowser", targets: ["QueueItBrowser"]),
         .library(name: "QueueItEmulator", targets: ["QueueItEmulator"]),
         .library(name: "CrowdHandler", targets: ["CrowdHandler"]),
-        .library(name: "CrowdHandlerEmulator", targets: ["CrowdHandlerEmulator"]),
         .library(name: "Cloudflare", targets: ["Cloudflare"]),
-        .library(name: "CloudflareEmulator", targets: ["CloudflareEmulator"]),
-        .library(name: "ScriptedVendor", targets: ["ScriptedVendor"]),
         .library(name: "WaitingRoomVendors", targets: ["WaitingRoomVendors"]),
         .library(name: "WaitingRoomEmulators", targets: ["WaitingRoomEmulators"]),
-        .library(name: "WaitingRoomEmulatorKit", targets: ["WaitingRoomEmulatorKit"]),
         .library(name: "WaitingRoomLua", targets: ["WaitingRoomLua"]),
         .library(name: "WaitingRoomSQLite", targets: ["WaitingRoomSQLite"]),
         .library(name: "WaitingRoomPostgres", targets: ["WaitingRoomPostgres"]),
@@ -356,13 +352,25 @@ let package = Package(
             swiftSettings: strict
         ),
         // The benchmark harness (`waitingroom bench`): no product, only the CLI and its tests use it.
+        // Test and benchmark helpers (not a product: nothing an app links): a throwaway
+        // PostgreSQL server, the stores' write benchmarks and the Lua flow benchmarks, used by
+        // `waitingroom bench` and by the tests.
+        .target(
+            name: "WaitingRoomBenchSupport",
+            dependencies: [
+                "WaitingRoom", "WaitingRoomLua", "WaitingRoomSQLite", "WaitingRoomPostgres", "CLua", "CLuaShim", logging,
+                .product(name: "SQLiteNIO", package: "sqlite-nio"), .product(name: "PostgresNIO", package: "postgres-nio")
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "WaitingRoomBench",
             dependencies: [
                 "WaitingRoom", "WaitingRoomLoad", "WaitingRoomHTTP", "WaitingRoomVendors", "WaitingRoomEmulators", "ScriptedVendor",
                 "NetFUNNEL", "QueueIt", "CrowdHandler", "QueueItGateEngine", "CrowdHandlerGateEngine", "WaitingRoomGate",
-                "WaitingRoomGateProxy", "WaitingRoomLua", "WaitingRoomSQLite", "WaitingRoomPostgres", "CHeapInUse",
-                prometheus, hummingbird, nioConcurrencyHelpers,
+                "WaitingRoomGateProxy", "WaitingRoomLua", "WaitingRoomSQLite", "WaitingRoomPostgres", "WaitingRoomBenchSupport",
+                "CHeapInUse",
+                prometheus, hummingbird, nioConcurrencyHelpers, logging, nioCore,
                 // `bench queueit`'s baseline: a bare HMAC-SHA256, keyed per call
                 crypto
             ],
@@ -516,6 +524,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomSQLiteTests",
             dependencies: [
+                "WaitingRoomBenchSupport",
                 "WaitingRoom", "WaitingRoomSQLite", "WaitingRoomTesting", "WaitingRoomConformance", nioPosix,
                 .product(name: "SQLiteNIO", package: "sqlite-nio")
             ],
@@ -524,6 +533,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomPostgresTests",
             dependencies: [
+                "WaitingRoomBenchSupport",
                 "WaitingRoom", "WaitingRoomPostgres", "WaitingRoomTesting", "WaitingRoomConformance", logging,
                 "NetFUNNEL", "NetFUNNELEmulator", "WaitingRoomHTTP"
             ],
@@ -532,6 +542,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomLuaTests",
             dependencies: [
+                "WaitingRoomBenchSupport",
                 "WaitingRoom", "NetFUNNELEmulator", "QueueItEmulator", "WaitingRoomLua", "WaitingRoomVendors",
                 "WaitingRoomHTTP", "ScriptedVendor", "WaitingRoomTesting", "NetFUNNEL", "QueueIt",
                 "CrowdHandler", logging
@@ -600,6 +611,7 @@ let package = Package(
         .testTarget(
             name: "WaitingRoomGateProxyTests",
             dependencies: [
+                "WaitingRoomBenchSupport",
                 "WaitingRoomGateTestSupport", "WaitingRoomGateProxy", "WaitingRoomGate", "QueueItGateEngine", "CrowdHandlerGateEngine",
                 "WaitingRoom", "QueueIt", "CrowdHandler", "WaitingRoomEmulators", "WaitingRoomHTTP", "WaitingRoomTesting", "WebDriver",
                 "QueueItBrowser",

@@ -1,15 +1,15 @@
 /// Reads typed fields out of a JSON configuration object, with errors that name the field
 /// (as a path such as `netfunnel.retryCount`) and say what was expected.
-public struct ConfigurationReader: Sendable {
+package struct ConfigurationReader: Sendable {
     /// The object being read.
-    public let object: [String: JSONValue]
+    package let object: [String: JSONValue]
     /// The path prefix used in error messages (`""` at the top).
-    public let path: String
+    package let path: String
     /// The vendor id put on errors.
-    public let vendor: String?
+    package let vendor: String?
 
     /// Creates a reader over `value`, which must be an object.
-    public init(_ value: JSONValue, path: String = "", vendor: String? = nil) throws {
+    package init(_ value: JSONValue, path: String = "", vendor: String? = nil) throws {
         guard case .object(let object) = value else {
             throw WaitingRoomError.invalidConfiguration(
                 field: path.isEmpty ? "configuration" : path,
@@ -21,10 +21,10 @@ public struct ConfigurationReader: Sendable {
     }
 
     /// The full name of `key` for messages.
-    public func fieldName(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    package func fieldName(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     /// Fails when the object has keys outside `known` (catches typos in configs).
-    public func rejectUnknownKeys(_ known: Set<String>) throws {
+    package func rejectUnknownKeys(_ known: Set<String>) throws {
         for key in object.keys.sorted() where !known.contains(key) {
             throw WaitingRoomError.invalidConfiguration(
                 field: fieldName(key), "unknown setting; expected one of \(known.sorted().joined(separator: ", "))", vendor: vendor)
@@ -32,14 +32,14 @@ public struct ConfigurationReader: Sendable {
     }
 
     /// An optional string.
-    public func string(_ key: String) throws -> String? {
+    package func string(_ key: String) throws -> String? {
         guard let value = object[key], value != .null else { return nil }
         guard case .string(let s) = value else { throw typeError(key, "a string", value) }
         return s
     }
 
     /// A required string.
-    public func requiredString(_ key: String) throws -> String {
+    package func requiredString(_ key: String) throws -> String {
         guard let s = try string(key) else {
             throw WaitingRoomError.invalidConfiguration(field: fieldName(key), "is required (a string)", vendor: vendor)
         }
@@ -47,14 +47,14 @@ public struct ConfigurationReader: Sendable {
     }
 
     /// An optional bool.
-    public func bool(_ key: String) throws -> Bool? {
+    package func bool(_ key: String) throws -> Bool? {
         guard let value = object[key], value != .null else { return nil }
         guard case .bool(let b) = value else { throw typeError(key, "true or false", value) }
         return b
     }
 
     /// An optional integer, checked against `range` when given.
-    public func int(_ key: String, range: ClosedRange<Int>? = nil, unit: String = "") throws -> Int? {
+    package func int(_ key: String, range: ClosedRange<Int>? = nil, unit: String = "") throws -> Int? {
         guard let value = object[key], value != .null else { return nil }
         guard case .number(let n) = value, n.rounded() == n, abs(n) < 9e15 else { throw typeError(key, "a whole number", value) }
         let i = Int(n)
@@ -65,7 +65,7 @@ public struct ConfigurationReader: Sendable {
     }
 
     /// An optional number, checked against `range` when given.
-    public func double(_ key: String, range: ClosedRange<Double>? = nil) throws -> Double? {
+    package func double(_ key: String, range: ClosedRange<Double>? = nil) throws -> Double? {
         guard let value = object[key], value != .null else { return nil }
         guard case .number(let n) = value, n.isFinite else { throw typeError(key, "a number", value) }
         if let range, !range.contains(n) {
@@ -75,13 +75,13 @@ public struct ConfigurationReader: Sendable {
     }
 
     /// An optional object, as a nested reader.
-    public func object(_ key: String) throws -> ConfigurationReader? {
+    package func object(_ key: String) throws -> ConfigurationReader? {
         guard let value = object[key], value != .null else { return nil }
         return try ConfigurationReader(value, path: fieldName(key), vendor: vendor)
     }
 
     /// An optional array of strings.
-    public func strings(_ key: String) throws -> [String]? {
+    package func strings(_ key: String) throws -> [String]? {
         guard let value = object[key], value != .null else { return nil }
         guard case .array(let items) = value else { throw typeError(key, "an array of strings", value) }
         return try items.enumerated().map { index, item in

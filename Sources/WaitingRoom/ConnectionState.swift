@@ -13,7 +13,7 @@ public enum ConnectionState: Hashable, Sendable, Codable, CustomStringConvertibl
     case offline
 
     /// `connected`, `reconnecting` or `offline` (the Lua and JSON `connection` field).
-    public var name: String {
+    package var name: String {
         switch self {
         case .connected: return "connected"
         case .reconnecting: return "reconnecting"

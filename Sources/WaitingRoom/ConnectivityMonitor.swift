@@ -15,8 +15,8 @@ public protocol ConnectivityMonitor: Sendable {
 }
 
 /// Never offline: failures are reported as failed requests.
-public struct AssumeOnline: ConnectivityMonitor {
-    public init() {}
+package struct AssumeOnline: ConnectivityMonitor {
+    package init() {}
     public func isOffline(host: String?) -> Bool { false }
 }
 
@@ -31,8 +31,8 @@ public struct AssumeOnline: ConnectivityMonitor {
 /// - When the tables cannot be read (not Linux, a sandbox without `/proc`), it is never offline.
 public struct SystemConnectivityMonitor: ConnectivityMonitor {
     /// Where the tables are read from (tests point it at a folder of their own).
-    public var procNet: String
-    public var sysClassNet: String
+    package var procNet: String
+    package var sysClassNet: String
 
     public init(procNet: String = "/proc/net", sysClassNet: String = "/sys/class/net") {
         self.procNet = procNet
@@ -40,7 +40,7 @@ public struct SystemConnectivityMonitor: ConnectivityMonitor {
     }
 
     /// Whether `host` names this machine's loopback.
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         var h = host.lowercased()
         if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
         return h == "localhost" || h.hasSuffix(".localhost") || h.hasPrefix("127.") || h == "::1"

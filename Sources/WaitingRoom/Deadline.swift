@@ -15,7 +15,7 @@ import Synchronization
 /// cooperative pool; the caller still needs a cooperative thread to resume. `AsyncHTTPTransport`
 /// (module `WaitingRoomHTTP`) does not need this race: its deadline is AsyncHTTPClient's own, on
 /// the request's event loop.
-public func withDeadline<T: Sendable>(
+package func withDeadline<T: Sendable>(
     _ timeout: Duration,
     clock: any WaitingRoomClock,
     onTimeout: @escaping @Sendable () -> any Error,

@@ -7,7 +7,7 @@
 /// (`connected` | `reconnecting` | `offline`) with `attempt` and `retry_in` (seconds).
 extension WaitingRoomEvent {
     /// The event as named fields (credentials redacted unless `revealSecrets`).
-    public func fields(revealSecrets: Bool = false) -> [String: JSONValue] {
+    package func fields(revealSecrets: Bool = false) -> [String: JSONValue] {
         var f: [String: JSONValue] = [
             "event": .string(name.rawValue),
             "vendor": .string(status.vendor),
@@ -46,7 +46,7 @@ extension WaitingRoomEvent {
 
 extension QueueProgress {
     /// `ahead`, `behind`, `eta`, `eta_text`, `percent` (only those known).
-    public var fields: [String: JSONValue] {
+    package var fields: [String: JSONValue] {
         var f: [String: JSONValue] = [:]
         if let ahead { f["ahead"] = .number(Double(ahead)) }
         if let behind { f["behind"] = .number(Double(behind)) }
@@ -59,7 +59,7 @@ extension QueueProgress {
 
 extension Pass {
     /// The pass as named fields; the credential is redacted unless `revealSecrets`.
-    public func fields(revealSecrets: Bool = false) -> [String: JSONValue] {
+    package func fields(revealSecrets: Bool = false) -> [String: JSONValue] {
         var f: [String: JSONValue] = [
             "vendor": .string(vendor),
             "scope": .string(room.scope),
@@ -79,7 +79,7 @@ extension Pass {
 
 extension WaitingRoomError {
     /// `kind`, `vendor`, `code`, `message`, `field`, `details` (only those known).
-    public var fields: [String: JSONValue] {
+    package var fields: [String: JSONValue] {
         var f: [String: JSONValue] = ["kind": .string(kind.rawValue), "message": .string(message)]
         if let vendor { f["vendor"] = .string(vendor) }
         if let vendorCode { f["code"] = .number(Double(vendorCode)) }
@@ -91,7 +91,7 @@ extension WaitingRoomError {
 
 extension Outcome {
     /// The outcome as named fields: `outcome` plus the fields of its event.
-    public func fields(revealSecrets: Bool = false) -> [String: JSONValue] {
+    package func fields(revealSecrets: Bool = false) -> [String: JSONValue] {
         var f = event.fields(revealSecrets: revealSecrets)
         f["outcome"] = .string(name)
         f["event"] = nil

@@ -30,9 +30,9 @@ import Logging
 /// so that a damaged file can be salvaged line by line. A corrupt or truncated file is never
 /// fatal: it is reported (``problems`` and the logger), moved aside as `NAME.corrupt-EPOCH`,
 /// and every pass that can still be read from it is kept.
-public actor FilePassStore: StateStore {
+package actor FilePassStore: StateStore {
     /// The store file.
-    public nonisolated let path: String
+    package nonisolated let path: String
     private let clock: any WaitingRoomClock
     private let logger: Logger
     private var passes: [PassStoreKey: Pass] = [:]
@@ -40,16 +40,16 @@ public actor FilePassStore: StateStore {
     private var sessions: [SessionLeaseID: SessionLeaseRecord] = [:]
     private var loaded = false
     /// What went wrong while reading the file (empty when it was sound).
-    public private(set) var problems: [String] = []
+    package private(set) var problems: [String] = []
 
     /// Creates a store at `path` (created on first save) judging expiry by `clock`.
-    public init(path: String, clock: any WaitingRoomClock = SystemClock(), logger: Logger = Logger(label: "waitingroom.passstore")) {
+    package init(path: String, clock: any WaitingRoomClock = SystemClock(), logger: Logger = Logger(label: "waitingroom.passstore")) {
         self.path = path
         self.clock = clock
         self.logger = logger
     }
 
-    public func pass(vendor: String, room: RoomKey) throws -> Pass? {
+    package func pass(vendor: String, room: RoomKey) throws -> Pass? {
         try load()
         let key = PassStoreKey(vendor, room)
         guard let pass = passes[key] else { return nil }
@@ -61,54 +61,54 @@ public actor FilePassStore: StateStore {
         return pass
     }
 
-    public func save(_ pass: Pass) throws {
+    package func save(_ pass: Pass) throws {
         try load()
         passes[PassStoreKey(pass.vendor, pass.room)] = pass
         try persist()
     }
 
-    public func remove(vendor: String, room: RoomKey) throws {
+    package func remove(vendor: String, room: RoomKey) throws {
         try load()
         passes[PassStoreKey(vendor, room)] = nil
         try persist()
     }
 
-    public func all() throws -> [Pass] {
+    package func all() throws -> [Pass] {
         try load()
         let now = clock.now()
         return passes.values.filter { !$0.isExpired(at: now) }.sorted(by: Pass.storeOrder)
     }
 
     /// One process's file: nothing is shared.
-    public nonisolated var isShared: Bool { false }
+    package nonisolated var isShared: Bool { false }
     /// The file outlives the process.
-    public nonisolated var isDurable: Bool { true }
+    package nonisolated var isDurable: Bool { true }
 
-    public func recordHeldKey(_ key: HeldKey) throws {
+    package func recordHeldKey(_ key: HeldKey) throws {
         try load()
         held[key.id] = key
         try persist()
     }
 
-    public func removeHeldKey(id: String) throws {
+    package func removeHeldKey(id: String) throws {
         try load()
         guard held.removeValue(forKey: id) != nil else { return }
         try persist()
     }
 
-    public func heldKeys() throws -> [HeldKey] {
+    package func heldKeys() throws -> [HeldKey] {
         try load()
         return held.values.sorted(by: HeldKey.journalOrder)
     }
 
-    public func claimHeldKeys(vendor: String?, owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [HeldKey] {
+    package func claimHeldKeys(vendor: String?, owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [HeldKey] {
         try load()
         let claimed = HeldKey.claim(from: &held, vendor: vendor, owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
         if !claimed.isEmpty { try persist() }
         return claimed
     }
 
-    public func renewLeases(owner: String, until: Date) throws {
+    package func renewLeases(owner: String, until: Date) throws {
         try load()
         var changed = false
         for (id, key) in held where key.owner == owner {
@@ -122,7 +122,7 @@ public actor FilePassStore: StateStore {
         if changed { try persist() }
     }
 
-    public func acquireSession(_ id: SessionLeaseID, owner: String, now: Date, until: Date) throws -> SessionClaim {
+    package func acquireSession(_ id: SessionLeaseID, owner: String, now: Date, until: Date) throws -> SessionClaim {
         try load()
         let (claim, record) = SessionLeaseRecord.claim(sessions[id], id: id, owner: owner, now: now, until: until)
         if sessions[id] != record {
@@ -132,7 +132,7 @@ public actor FilePassStore: StateStore {
         return claim
     }
 
-    public func finishSession(_ id: SessionLeaseID, owner: String, pass: Pass?, keepUntil: Date) throws {
+    package func finishSession(_ id: SessionLeaseID, owner: String, pass: Pass?, keepUntil: Date) throws {
         try load()
         guard let record = sessions[id], record.owner == owner else { return }
         if let pass {
@@ -167,7 +167,7 @@ public actor FilePassStore: StateStore {
 
     /// Reads the file now rather than at the first operation: throws when it is not a store
     /// file (see `load()`), so a host can refuse a wrong path before it starts.
-    public func open() throws { try load() }
+    package func open() throws { try load() }
 
     /// Reads the file once. Missing file: empty store. A file that does not start as a store
     /// file does (`{"version":`, whitespace aside) holds something else (`--state package.json`):

@@ -1,8 +1,8 @@
 /// Text for HTML: the one escape the project's pages use (the emulators' pages through the
 /// emulator kit, NetFUNNEL's template page for hosts).
-public enum HTMLText {
+package enum HTMLText {
     /// `text` escaped for HTML text and attribute values (`&`, `<`, `>`, `"`, `'`).
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

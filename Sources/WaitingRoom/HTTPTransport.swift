@@ -17,7 +17,7 @@ public struct HTTPRequest: Sendable, Hashable {
     public var followRedirects: Bool
     /// What the request is to its vendor, for metrics and traces (``VendorRequestLabel``); a
     /// request without one is sent as it is.
-    public var label: VendorRequestLabel?
+    package var label: VendorRequestLabel?
 
     /// Creates a request.
     public init(
@@ -54,19 +54,19 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     /// The body decoded as UTF-8 (invalid bytes replaced).
-    public var text: String { String(decoding: body, as: UTF8.self) }
+    package var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// Ordered HTTP header fields with case-insensitive lookup.
 public struct HTTPHeaderList: Sendable, Hashable, ExpressibleByArrayLiteral, Sequence {
     /// The fields, in order.
-    public var fields: [Field]
+    package var fields: [Field]
 
     /// One header field.
     public struct Field: Sendable, Hashable {
         public var name: String
         public var value: String
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
@@ -76,20 +76,20 @@ public struct HTTPHeaderList: Sendable, Hashable, ExpressibleByArrayLiteral, Seq
     public init(arrayLiteral elements: (String, String)...) { self.init(elements) }
 
     /// The first value of `name`, compared case-insensitively.
-    public func value(for name: String) -> String? {
+    package func value(for name: String) -> String? {
         fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
     /// Every value of `name`, compared case-insensitively.
-    public func values(for name: String) -> [String] {
+    package func values(for name: String) -> [String] {
         fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
     }
 
     /// Appends a field.
-    public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
+    package mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
 
     /// Replaces every field named `name` with one.
-    public mutating func set(_ name: String, _ value: String) {
+    package mutating func set(_ name: String, _ value: String) {
         fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
         fields.append(Field(name: name, value: value))
     }

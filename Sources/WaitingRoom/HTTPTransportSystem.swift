@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// `VendorRegistry.standard` (module `WaitingRoomVendors`) bootstraps `AsyncHTTPTransport.shared`
 /// when nothing was bootstrapped before, so an app that gets its providers from the registry
-/// needs no call. Until a transport is bootstrapped, the default is ``NoNetworkTransport``: a
+/// needs no call. Until a transport is bootstrapped, the default is `NoNetworkTransport`: a
 /// request fails at once with `.invalidConfiguration` (field `transport`) saying how to set one,
 /// never silently and never by waiting.
 ///
@@ -29,7 +29,7 @@ public enum HTTPTransportSystem {
 
     /// Sets the default transport unless one was bootstrapped; returns the one in use.
     @discardableResult
-    public static func bootstrapIfUnset(_ make: () -> any HTTPTransport) -> any HTTPTransport {
+    package static func bootstrapIfUnset(_ make: () -> any HTTPTransport) -> any HTTPTransport {
         current.withLock { value in
             if let value { return value }
             let made = make()
@@ -39,14 +39,14 @@ public enum HTTPTransportSystem {
     }
 
     /// True when a transport was bootstrapped.
-    public static var isBootstrapped: Bool { current.withLock { $0 != nil } }
+    package static var isBootstrapped: Bool { current.withLock { $0 != nil } }
 
     /// The event loops of the bootstrapped transport, where the core's timers fire (nil: none
     /// bootstrapped, or a transport without event loops; the core's timer queue is used then).
-    public static var timerEventLoops: (any EventLoopGroup)? { current.withLock { $0?.timerEventLoops } }
+    package static var timerEventLoops: (any EventLoopGroup)? { current.withLock { $0?.timerEventLoops } }
 
     /// The default transport: the bootstrapped one, else ``NoNetworkTransport``.
-    public static var transport: any HTTPTransport {
+    package static var transport: any HTTPTransport {
         current.withLock { $0 } ?? NoNetworkTransport(reason: .notBootstrapped)
     }
 }

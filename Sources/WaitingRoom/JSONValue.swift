@@ -46,11 +46,11 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Vendor answers, configurations and flow data nest a few levels; the bound keeps a hostile
     /// document cheap (decoding cost grows with the cube of the depth: 500 levels in 1 KB took
     /// 1.3 s), and matches how deep a Lua table may nest on its way to JSON.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
 
     /// Parses JSON text; the error says where the text is malformed, or that it nests deeper
     /// than ``maximumDepth``.
-    public static func parse(_ data: Data) throws -> JSONValue {
+    package static func parse(_ data: Data) throws -> JSONValue {
         if nestsTooDeeply(data) {
             throw WaitingRoomError(
                 .invalidResponse, message: "not valid JSON: arrays and objects nested more than \(maximumDepth) levels deep")
@@ -63,7 +63,7 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// Parses JSON text from a string.
-    public static func parse(_ text: String) throws -> JSONValue { try parse(Data(text.utf8)) }
+    package static func parse(_ text: String) throws -> JSONValue { try parse(Data(text.utf8)) }
 
     /// Whether `data` opens more than ``maximumDepth`` arrays or objects inside each other
     /// (brackets inside strings do not count). One pass over the bytes; whether the text is
@@ -96,7 +96,7 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// Compact JSON text (keys sorted, so output is stable).
-    public var jsonText: String {
+    package var jsonText: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(self) else { return "null" }
@@ -106,18 +106,18 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     public var description: String { jsonText }
 
     /// The object's members, or nil.
-    public var objectValue: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
+    package var objectValue: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
     /// The string, or nil.
-    public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+    package var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
     /// The number, or nil.
-    public var numberValue: Double? { if case .number(let n) = self { return n } else { return nil } }
+    package var numberValue: Double? { if case .number(let n) = self { return n } else { return nil } }
     /// The bool, or nil.
-    public var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+    package var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
     /// The array, or nil.
-    public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+    package var arrayValue: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
 
     /// Member lookup on objects (nil otherwise).
-    public subscript(key: String) -> JSONValue? { objectValue?[key] }
+    package subscript(key: String) -> JSONValue? { objectValue?[key] }
 
     static func describe(_ error: any Error) -> String {
         switch error {

@@ -22,16 +22,16 @@ import Synchronization
 ///
 /// Threading: any method from any thread; the owned-key count and the heartbeat task are behind
 /// one lock; store calls run in the caller's task, the heartbeat in its own.
-public final class KeyJournal: Sendable {
+package final class KeyJournal: Sendable {
     /// The store the journal writes to.
-    public let store: any StateStore
+    package let store: any StateStore
     /// This process's name in the store: host, process id and a random part.
-    public let owner: String
+    package let owner: String
     /// How long a claim stands without a renewal; a dead process's keys are taken over this
     /// long after its last heartbeat.
-    public let lease: Duration
+    package let lease: Duration
     /// Whether anything is written (the store is durable).
-    public let isActive: Bool
+    package let isActive: Bool
     private let clock: any WaitingRoomClock
     private let logger: Logger
 
@@ -49,7 +49,7 @@ public final class KeyJournal: Sendable {
     private let state = Mutex(State())
 
     /// Creates the journal of one process (or one provider environment).
-    public init(
+    package init(
         store: any StateStore, clock: any WaitingRoomClock, lease: Duration = .seconds(10),
         owner: String = KeyJournal.processOwner(), logger: Logger = Logger(label: "waitingroom.journal")
     ) {
@@ -62,7 +62,7 @@ public final class KeyJournal: Sendable {
     }
 
     /// `host/pid/random`: unique per process start.
-    public static func processOwner() -> String {
+    package static func processOwner() -> String {
         var name = [CChar](repeating: 0, count: 256)
         let host =
             gethostname(&name, name.count) == 0
@@ -71,7 +71,7 @@ public final class KeyJournal: Sendable {
     }
 
     /// Store writes that failed (logged; the user is never kept waiting for the journal).
-    public var writeFailures: Int { state.withLock { $0.writeFailures } }
+    package var writeFailures: Int { state.withLock { $0.writeFailures } }
 
     /// Records a key taken from a vendor's server. Failures are logged and counted, not thrown:
     /// the key is still returned by this process as before, only a crash would lose it.
@@ -80,7 +80,7 @@ public final class KeyJournal: Sendable {
     /// line: a task keeps the memory its deepest frames once needed for as long as it lives, and
     /// the store's frames would stay with every waiting user (NetFUNNEL: about 1.8 KB a user
     /// with SQLite before it moved the call into its request task).
-    public func hold(vendor: String, room: RoomKey, key: String, details: [String: String] = [:], expiresAt: Date? = nil) async {
+    package func hold(vendor: String, room: RoomKey, key: String, details: [String: String] = [:], expiresAt: Date? = nil) async {
         guard isActive, !key.isEmpty else { return }
         let now = clock.now()
         let entry = HeldKey(
@@ -96,7 +96,7 @@ public final class KeyJournal: Sendable {
     }
 
     /// Forgets a key that went back (or that the server no longer knows).
-    public func released(vendor: String, key: String) async {
+    package func released(vendor: String, key: String) async {
         guard isActive, !key.isEmpty else { return }
         let id = "\(vendor):\(key)"
         do {
@@ -108,7 +108,7 @@ public final class KeyJournal: Sendable {
     }
 
     /// Keys this process recorded and has not released yet.
-    public var heldCount: Int { state.withLock { $0.keys.count } }
+    package var heldCount: Int { state.withLock { $0.keys.count } }
 
     /// Counts a session lease this process holds (so the heartbeat runs while it does).
     func beginSessionLease() {
@@ -183,7 +183,7 @@ public final class KeyJournal: Sendable {
     /// A key the server has timed out already (past ``HeldKey/expiresAt``) is dropped from the
     /// journal and reported as given up with that reason; a key that could not be returned in
     /// time stays in the journal for the next recovery.
-    public func recover(
+    package func recover(
         vendor: String?, bound: Duration, returning: @escaping @Sendable (HeldKey) async -> PendingReturns.Attempt
     ) async -> KeyRecoveryReport {
         var report = KeyRecoveryReport()

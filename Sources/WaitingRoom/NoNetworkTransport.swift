@@ -4,9 +4,9 @@
 /// to prove that nothing leaves the process. The working transport lives outside the core
 /// (`AsyncHTTPTransport` in the module `WaitingRoomHTTP`), so the core builds without an HTTP
 /// stack.
-public struct NoNetworkTransport: HTTPTransport {
+package struct NoNetworkTransport: HTTPTransport {
     /// Why nothing is sent (the error's message says it).
-    public enum Reason: Sendable, Hashable {
+    package enum Reason: Sendable, Hashable {
         /// The environment asked for no network.
         case chosen
         /// No default transport was bootstrapped (``HTTPTransportSystem``).
@@ -14,15 +14,15 @@ public struct NoNetworkTransport: HTTPTransport {
     }
 
     /// Why nothing is sent.
-    public let reason: Reason
+    package let reason: Reason
 
     /// Creates the transport.
-    public init(reason: Reason = .chosen) { self.reason = reason }
+    package init(reason: Reason = .chosen) { self.reason = reason }
 
     /// Refuses `request`.
     ///
     /// - Throws: ``WaitingRoomError`` of kind `.invalidConfiguration` naming the URL.
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         switch reason {
         case .chosen:
             throw WaitingRoomError.invalidConfiguration(

@@ -13,7 +13,7 @@ public enum Outcome: Hashable, Sendable, Codable {
     indirect case failed(WaitingRoomError)
 
     /// The vendor status of this outcome.
-    public var status: VendorStatus {
+    package var status: VendorStatus {
         switch self {
         case .passed(_, let s), .disabled(_, let s), .blocked(let s), .closed(let s): return s
         case .failed(let e): return e.status
@@ -21,7 +21,7 @@ public enum Outcome: Hashable, Sendable, Codable {
     }
 
     /// The pass, if the outcome holds one.
-    public var pass: Pass? {
+    package var pass: Pass? {
         switch self {
         case .passed(let p, _): return p
         case .disabled(let p, _): return p
@@ -30,7 +30,7 @@ public enum Outcome: Hashable, Sendable, Codable {
     }
 
     /// The session state this outcome leaves the session in.
-    public var state: SessionState {
+    package var state: SessionState {
         switch self {
         case .passed: return .passed
         case .disabled: return .disabled
@@ -41,7 +41,7 @@ public enum Outcome: Hashable, Sendable, Codable {
     }
 
     /// The event that announces this outcome.
-    public var event: WaitingRoomEvent {
+    package var event: WaitingRoomEvent {
         switch self {
         case .passed(let p, let s): return .passed(p, s)
         case .disabled(let p, let s): return .disabled(p, s)
@@ -52,7 +52,7 @@ public enum Outcome: Hashable, Sendable, Codable {
     }
 
     /// A short name: `passed`, `disabled`, `blocked`, `closed`, `failed`.
-    public var name: String { state.rawValue }
+    package var name: String { state.rawValue }
 }
 
 /// The answer to one ``WaitingRoomProvider/tryPass(_:)`` check, made without waiting.
@@ -76,9 +76,9 @@ public struct TryPassResult: Hashable, Sendable, Codable {
     /// The pass, when passed or disabled with a token.
     public var pass: Pass?
     /// The queue page, when the user would wait behind one.
-    public var queuePage: QueuePage?
+    package var queuePage: QueuePage?
     /// The line as the vendor reported it, when it did.
-    public var progress: QueueProgress?
+    package var progress: QueueProgress?
 
     /// Creates a result.
     public init(

@@ -17,21 +17,21 @@ public struct Pass: Hashable, Sendable, Codable {
     /// The key or token itself. Redacted in logs unless secrets are revealed.
     public var credential: String
     /// Key or token.
-    public var kind: Kind
+    package var kind: Kind
     /// When the pass was received.
-    public var issuedAt: Date
+    package var issuedAt: Date
     /// When the pass stops being valid, if the vendor says.
     public var expiresAt: Date?
     /// True when the pass holds a slot that must be returned with `complete()`.
-    public var requiresCompletion: Bool
+    package var requiresCompletion: Bool
     /// Where the user goes after passing (Queue-it `EventTargetUrl`), if any.
     public var targetURL: String?
     /// The vendor's redirect type or pass reason (Queue-it `rt_`), if any.
-    public var redirectType: String?
+    package var redirectType: String?
     /// Set when the pass was granted because of a failure and a bypass policy (NetFUNNEL `errorBypass`).
-    public var bypassedError: WaitingRoomError?
+    package var bypassedError: WaitingRoomError?
     /// Vendor details kept verbatim (for example node affinity for a NetFUNNEL key).
-    public var details: [String: String]
+    package var details: [String: String]
 
     /// Creates a pass.
     public init(
@@ -61,7 +61,7 @@ public struct Pass: Hashable, Sendable, Codable {
     }
 
     /// True when `date` is at or past ``expiresAt``. A pass without an expiry never expires by time.
-    public func isExpired(at date: Date) -> Bool {
+    package func isExpired(at date: Date) -> Bool {
         guard let expiresAt else { return false }
         return date >= expiresAt
     }

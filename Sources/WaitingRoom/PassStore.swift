@@ -28,21 +28,21 @@ struct PassStoreKey: Hashable, Sendable {
 
 /// A ``StateStore`` in memory, for one process: passes, held keys and session leases live as
 /// long as the process (the default store).
-public actor MemoryPassStore: StateStore {
+package actor MemoryPassStore: StateStore {
     private var passes: [PassStoreKey: Pass] = [:]
     private var held: [String: HeldKey] = [:]
     private var sessions: [SessionLeaseID: SessionLeaseRecord] = [:]
     private let clock: any WaitingRoomClock
 
     /// Creates an empty store judging expiry by `clock`.
-    public init(clock: any WaitingRoomClock = SystemClock()) { self.clock = clock }
+    package init(clock: any WaitingRoomClock = SystemClock()) { self.clock = clock }
 
     /// One process: nothing is shared.
-    public nonisolated var isShared: Bool { false }
+    package nonisolated var isShared: Bool { false }
     /// Gone with the process.
-    public nonisolated var isDurable: Bool { false }
+    package nonisolated var isDurable: Bool { false }
 
-    public func pass(vendor: String, room: RoomKey) -> Pass? {
+    package func pass(vendor: String, room: RoomKey) -> Pass? {
         let key = PassStoreKey(vendor, room)
         guard let pass = passes[key] else { return nil }
         if pass.isExpired(at: clock.now()) {
@@ -52,38 +52,38 @@ public actor MemoryPassStore: StateStore {
         return pass
     }
 
-    public func save(_ pass: Pass) { passes[PassStoreKey(pass.vendor, pass.room)] = pass }
+    package func save(_ pass: Pass) { passes[PassStoreKey(pass.vendor, pass.room)] = pass }
 
-    public func remove(vendor: String, room: RoomKey) { passes[PassStoreKey(vendor, room)] = nil }
+    package func remove(vendor: String, room: RoomKey) { passes[PassStoreKey(vendor, room)] = nil }
 
-    public func all() -> [Pass] {
+    package func all() -> [Pass] {
         let now = clock.now()
         return passes.values.filter { !$0.isExpired(at: now) }.sorted(by: Pass.storeOrder)
     }
 
-    public func recordHeldKey(_ key: HeldKey) { held[key.id] = key }
+    package func recordHeldKey(_ key: HeldKey) { held[key.id] = key }
 
-    public func removeHeldKey(id: String) { held[id] = nil }
+    package func removeHeldKey(id: String) { held[id] = nil }
 
-    public func heldKeys() -> [HeldKey] { held.values.sorted(by: HeldKey.journalOrder) }
+    package func heldKeys() -> [HeldKey] { held.values.sorted(by: HeldKey.journalOrder) }
 
-    public func claimHeldKeys(vendor: String?, owner: String, now: Date, leaseUntil: Date, limit: Int) -> [HeldKey] {
+    package func claimHeldKeys(vendor: String?, owner: String, now: Date, leaseUntil: Date, limit: Int) -> [HeldKey] {
         let claimed = HeldKey.claim(from: &held, vendor: vendor, owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
         return claimed
     }
 
-    public func renewLeases(owner: String, until: Date) {
+    package func renewLeases(owner: String, until: Date) {
         for (id, key) in held where key.owner == owner { held[id]?.leaseUntil = until }
         for (id, record) in sessions where record.owner == owner && record.pass == nil { sessions[id]?.leaseUntil = until }
     }
 
-    public func acquireSession(_ id: SessionLeaseID, owner: String, now: Date, until: Date) -> SessionClaim {
+    package func acquireSession(_ id: SessionLeaseID, owner: String, now: Date, until: Date) -> SessionClaim {
         let (claim, record) = SessionLeaseRecord.claim(sessions[id], id: id, owner: owner, now: now, until: until)
         sessions[id] = record
         return claim
     }
 
-    public func finishSession(_ id: SessionLeaseID, owner: String, pass: Pass?, keepUntil: Date) {
+    package func finishSession(_ id: SessionLeaseID, owner: String, pass: Pass?, keepUntil: Date) {
         guard let record = sessions[id], record.owner == owner else { return }
         if let pass {
             sessions[id] = SessionLeaseRecord(id: id, owner: owner, leaseUntil: pass.expiresAt ?? keepUntil, pass: pass)

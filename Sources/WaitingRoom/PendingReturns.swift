@@ -8,45 +8,45 @@ import Synchronization
 /// here: it is tried again with a doubling backoff until it is returned or its time budget
 /// runs out, and the session reports the late return as ``WaitingRoomEvent/keyReturnedLate(_:)``.
 ///
-/// One instance lives in each ``ProviderEnvironment``; ``drain(timeout:)`` is what a process
+/// One instance lives in each ``ProviderEnvironment``; `drain(timeout:)` is what a process
 /// calls before it exits (``WaitingRoomProvider/drainPendingReturns(timeout:)``), so shutdown
 /// does not drop a key that could still be returned.
 ///
 /// Threading: every method may be called from any thread; the state is behind one lock, and
 /// the background attempts run in unstructured tasks that are not cancelled with the session
-/// or the caller, only by ``drain(timeout:)`` when its bound passes.
+/// or the caller, only by `drain(timeout:)` when its bound passes.
 public final class PendingReturns: Sendable {
     /// What happened to the background returns so far.
-    public struct Statistics: Sendable, Hashable, Codable {
+    package struct Statistics: Sendable, Hashable, Codable {
         /// Returns handed to the background.
-        public var started = 0
+        package var started = 0
         /// Returned in the background (the server took the key).
-        public var returnedLate = 0
+        package var returnedLate = 0
         /// The server answered that it no longer knows the key (it was returned or timed out).
-        public var alreadyGone = 0
+        package var alreadyGone = 0
         /// Given up: the time budget ran out (or ``drain(timeout:)`` passed its bound) first.
-        public var gaveUp = 0
+        package var gaveUp = 0
         /// Still being tried.
-        public var pending: Int { started - returnedLate - alreadyGone - gaveUp }
+        package var pending: Int { started - returnedLate - alreadyGone - gaveUp }
 
         /// Creates empty statistics.
-        public init() {}
+        package init() {}
     }
 
     /// The schedule of background attempts.
-    public struct Schedule: Sendable, Hashable {
+    package struct Schedule: Sendable, Hashable {
         /// How long after the hand-over attempts may still start.
-        public var budget: Duration
+        package var budget: Duration
         /// The wait before the first background attempt; it doubles after each failure.
-        public var initialDelay: Duration
+        package var initialDelay: Duration
         /// The longest wait between two attempts.
-        public var maximumDelay: Duration
+        package var maximumDelay: Duration
         /// Each wait is stretched or shrunk at random by up to this share (0…0.5), so the
         /// returns of many users whose keys failed together do not come back together.
-        public var jitter: Double
+        package var jitter: Double
 
         /// Creates a schedule.
-        public init(budget: Duration, initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(10), jitter: Double = 0) {
+        package init(budget: Duration, initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(10), jitter: Double = 0) {
             self.budget = budget
             self.initialDelay = initialDelay
             self.maximumDelay = maximumDelay
@@ -54,13 +54,13 @@ public final class PendingReturns: Sendable {
         }
 
         /// `delay` with the schedule's jitter applied (a uniform factor in 1 ± jitter).
-        public func jittered(_ delay: Duration) -> Duration {
+        package func jittered(_ delay: Duration) -> Duration {
             guard jitter > 0 else { return delay }
             return delay * Double.random(in: (1 - jitter)...(1 + jitter))
         }
 
         /// The waits before each attempt that fits in the budget (the sum stays within it).
-        public var delays: [Duration] {
+        package var delays: [Duration] {
             var result: [Duration] = []
             var total: Duration = .zero
             var next = max(initialDelay, .milliseconds(1))
@@ -74,7 +74,7 @@ public final class PendingReturns: Sendable {
     }
 
     /// The result of one background attempt.
-    public enum Attempt: Sendable {
+    package enum Attempt: Sendable {
         /// The key was returned; the status is reported with the late-return event.
         case returned(VendorStatus)
         /// Worth trying again later (network failure, server error).
@@ -95,10 +95,10 @@ public final class PendingReturns: Sendable {
     public init() {}
 
     /// Counts so far.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    package var statistics: Statistics { state.withLock { $0.statistics } }
 
     /// Returns in flight.
-    public var pendingCount: Int { state.withLock { $0.tasks.count } }
+    package var pendingCount: Int { state.withLock { $0.tasks.count } }
 
     /// Starts returning a key in the background.
     ///
@@ -107,7 +107,7 @@ public final class PendingReturns: Sendable {
     ///   - clock: the clock the waits run on.
     ///   - attempt: one return attempt.
     ///   - finished: called once at the end with the returned status, or nil when it gave up.
-    public func start(
+    package func start(
         schedule: Schedule,
         clock: any WaitingRoomClock,
         attempt: @escaping @Sendable () async -> Attempt,
@@ -153,7 +153,7 @@ public final class PendingReturns: Sendable {
     /// the cooperative pool is busy.
     /// - Returns: how many returns were still in flight when the bound passed (0 = none lost).
     @discardableResult
-    public func drain(timeout: Duration) async -> Int {
+    package func drain(timeout: Duration) async -> Int {
         let clock = ContinuousClock()
         let limit = clock.now + timeout
         while state.withLock({ $0.statistics.pending }) > 0 && clock.now < limit {

@@ -17,7 +17,7 @@ public enum DuplicatePolicy: String, Hashable, Sendable, Codable {
 /// process's default (``HTTPTransportSystem``: bootstrapped once at start-up, by the app or by
 /// `VendorRegistry.standard`, which uses `AsyncHTTPTransport.shared` from `WaitingRoomHTTP`).
 /// Every other field has a production default. A provider that needs no network can use
-/// ``NoNetworkTransport``.
+/// `NoNetworkTransport`.
 public struct ProviderEnvironment: Sendable {
     /// Sends HTTP requests.
     public var transport: any HTTPTransport
@@ -25,38 +25,38 @@ public struct ProviderEnvironment: Sendable {
     public var clock: any WaitingRoomClock
     /// What outlives the process: passes, the journal of held keys and session leases
     /// (``MemoryPassStore`` unless the app gives a durable one).
-    public var store: any StateStore
-    /// Where passes are remembered (the ``store``).
+    package var store: any StateStore
+    /// Where passes are remembered (the `store`).
     public var passStore: any PassStore { store }
     /// The journal of keys taken from vendors' servers, in ``store`` (active only when the
     /// store is durable): what lets another process return them if this one dies.
-    public var keyJournal: KeyJournal
+    package var keyJournal: KeyJournal
     /// Whether a provider with a durable store returns, when it is created, the keys a dead
     /// process left in the journal (default true; `waitingroom returns` does it itself).
-    public var recoversHeldKeysOnStart: Bool
+    package var recoversHeldKeysOnStart: Bool
     /// The SDK's metrics (``WaitingRoomMetrics``): by default the process's bootstrapped
     /// swift-metrics backend, nil (nothing measured, nothing paid) when none was bootstrapped.
-    public var metrics: WaitingRoomMetrics?
+    package var metrics: WaitingRoomMetrics?
     /// The tracer of sessions and vendor requests (swift-distributed-tracing): by default the
     /// bootstrapped `InstrumentationSystem.tracer`, nil when none was bootstrapped.
-    public var tracer: (any Tracer)?
+    package var tracer: (any Tracer)?
     /// The base logger; vendors log under `waitingroom.<vendor>`.
-    public var logger: Logger
+    package var logger: Logger
     /// Log keys and tokens in full (off by default: they are redacted).
-    public var revealSecrets: Bool
+    package var revealSecrets: Bool
     /// What `enqueue` does for an entry already in flight.
     public var duplicatePolicy: DuplicatePolicy
     /// Key returns still running in the background (see ``PendingReturns``); drain it before
     /// the process exits.
-    public var pendingReturns: PendingReturns
+    package var pendingReturns: PendingReturns
     /// Whether the device can reach a vendor at all, asked when a request fails (Queue-it
     /// `-100`, NetFUNNEL `1001`, the `offline` connection state). Default:
     /// ``SystemConnectivityMonitor`` (the kernel's routes and interfaces; loopback is never
     /// offline); an app with its own network monitor sets its own.
-    public var connectivity: any ConnectivityMonitor
+    package var connectivity: any ConnectivityMonitor
 
     /// Creates an environment that sends its requests through `transport` (nil: the
-    /// process's default, ``HTTPTransportSystem/transport``). `passStore` may be any
+    /// process's default, `HTTPTransportSystem/transport`). `passStore` may be any
     /// ``StateStore`` (the SQLite or PostgreSQL store for durability); a plain ``PassStore``
     /// keeps passes there and the journal and leases in memory. `leaseDuration` is how long
     /// this process's claims on keys and sessions stand without a heartbeat.
@@ -99,7 +99,7 @@ public struct ProviderEnvironment: Sendable {
     }
 
     /// The process's bootstrapped tracer, or nil when none was bootstrapped.
-    public static var bootstrappedTracer: (any Tracer)? {
+    @usableFromInline package static var bootstrappedTracer: (any Tracer)? {
         let tracer = InstrumentationSystem.tracer
         return tracer is NoOpTracer ? nil : tracer
     }
@@ -107,11 +107,11 @@ public struct ProviderEnvironment: Sendable {
     /// The base logger for `vendor`: its handler, level and metadata kept, labelled
     /// `waitingroom.<vendor>` (the handler is the base logger's, so an app's handler,
     /// level and metadata apply to every vendor's lines).
-    public func logger(for vendor: String) -> Logger {
+    package func logger(for vendor: String) -> Logger {
         let handler = logger.handler
         return Logger(label: "waitingroom.\(vendor)", factory: { _ in handler })
     }
 
     /// `secret` as it may appear in logs (see ``Redaction``).
-    public func redact(_ secret: String) -> String { Redaction.redact(secret, reveal: revealSecrets) }
+    package func redact(_ secret: String) -> String { Redaction.redact(secret, reveal: revealSecrets) }
 }

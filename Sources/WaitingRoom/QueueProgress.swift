@@ -4,13 +4,13 @@ public struct QueueProgress: Hashable, Sendable, Codable {
     /// People ahead of the user (NetFUNNEL `nwait`).
     public var ahead: Int?
     /// People behind the user (NetFUNNEL `nnext`).
-    public var behind: Int?
+    package var behind: Int?
     /// Estimated time until admission.
     public var eta: Duration?
     /// The estimate formatted as the vendor shows it (NetFUNNEL `HH:mm:ss`).
-    public var etaText: String?
+    package var etaText: String?
     /// Progress towards admission, 0…100.
-    public var percent: Double?
+    package var percent: Double?
 
     /// Creates a progress report.
     public init(ahead: Int? = nil, behind: Int? = nil, eta: Duration? = nil, etaText: String? = nil, percent: Double? = nil) {
@@ -27,7 +27,7 @@ public struct QueuePage: Hashable, Sendable, Codable {
     /// The page to show while waiting.
     public var queueURL: String
     /// Where the page sends the user after passing, if known.
-    public var targetURL: String?
+    package var targetURL: String?
 
     /// Creates a queue page description.
     public init(queueURL: String, targetURL: String? = nil) {

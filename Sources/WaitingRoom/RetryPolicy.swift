@@ -14,9 +14,9 @@ import Foundation
 /// Failures that are not retryable (``WaitingRoomError/isRetryable``: rejections, configuration
 /// errors) end at once. Vendor presets live next to each vendor (`RetryPolicy.netFunnel(…)`,
 /// `RetryPolicy.queueIt`).
-public struct RetryPolicy: Hashable, Sendable {
+package struct RetryPolicy: Hashable, Sendable {
     /// How attempts are spaced.
-    public enum Pacing: Hashable, Sendable {
+    package enum Pacing: Hashable, Sendable {
         /// Attempts start at fixed intervals of the attempt timeout.
         case fixedSlots
         /// Each retry waits the next entry of ``RetryPolicy/delays`` after the failure.
@@ -24,7 +24,7 @@ public struct RetryPolicy: Hashable, Sendable {
     }
 
     /// What is reported when every attempt failed.
-    public enum Exhaustion: Hashable, Sendable {
+    package enum Exhaustion: Hashable, Sendable {
         /// The last attempt's error.
         case lastError
         /// An `.unavailable` error with the given vendor code and message.
@@ -32,21 +32,21 @@ public struct RetryPolicy: Hashable, Sendable {
     }
 
     /// The deadline of one attempt; `nil` leaves it to the transport.
-    public var attemptTimeout: Duration?
+    package var attemptTimeout: Duration?
     /// Retries after the first attempt.
-    public var retries: Int
+    package var retries: Int
     /// Waits before each retry (``Pacing/afterFailure`` only); the last entry repeats if short.
-    public var delays: [Duration]
+    package var delays: [Duration]
     /// How attempts are spaced.
-    public var pacing: Pacing
+    package var pacing: Pacing
     /// What is reported when all attempts failed.
-    public var exhaustion: Exhaustion
+    package var exhaustion: Exhaustion
 
     /// Attempts in all: retries + 1.
-    public var maxAttempts: Int { retries + 1 }
+    package var maxAttempts: Int { retries + 1 }
 
     /// Creates a policy. Negative retries are treated as none.
-    public init(attemptTimeout: Duration?, retries: Int, delays: [Duration] = [], pacing: Pacing, exhaustion: Exhaustion = .lastError) {
+    package init(attemptTimeout: Duration?, retries: Int, delays: [Duration] = [], pacing: Pacing, exhaustion: Exhaustion = .lastError) {
         self.attemptTimeout = attemptTimeout
         self.retries = max(0, retries)
         self.delays = delays
@@ -55,13 +55,13 @@ public struct RetryPolicy: Hashable, Sendable {
     }
 
     /// Fixed slots of `attemptTimeout`, `retries` retries, reporting the last error.
-    public static func fixedSlots(attemptTimeout: Duration, retries: Int) -> RetryPolicy {
+    package static func fixedSlots(attemptTimeout: Duration, retries: Int) -> RetryPolicy {
         RetryPolicy(attemptTimeout: attemptTimeout, retries: retries, pacing: .fixedSlots)
     }
 
     /// Waits of `initial`, doubling while below `limit` (1, 2, 4, 8 s for 1 s and 10 s), then
     /// ``Exhaustion/unavailable(code:message:)``.
-    public static func doublingBackoff(
+    package static func doublingBackoff(
         initial: Duration, limit: Duration, attemptTimeout: Duration?, unavailableCode: Int, message: String
     ) -> RetryPolicy {
         var delays: [Duration] = []
@@ -77,10 +77,10 @@ public struct RetryPolicy: Hashable, Sendable {
     }
 
     /// No retries and no deadline of its own.
-    public static let none = RetryPolicy(attemptTimeout: nil, retries: 0, pacing: .afterFailure)
+    package static let none = RetryPolicy(attemptTimeout: nil, retries: 0, pacing: .afterFailure)
 
     /// The wait before retry number `retry` (0-based) under ``Pacing/afterFailure``.
-    public func delay(beforeRetry retry: Int) -> Duration {
+    package func delay(beforeRetry retry: Int) -> Duration {
         guard !delays.isEmpty else { return .zero }
         return delays[min(retry, delays.count - 1)]
     }
@@ -98,7 +98,7 @@ public struct RetryPolicy: Hashable, Sendable {
     ///     (for example `CancellationError`) end the run at once.
     /// - Returns: the first successful attempt's value.
     @inlinable
-    public func run<T: Sendable>(
+    package func run<T: Sendable>(
         clock: any WaitingRoomClock,
         vendor: String? = nil,
         onRetry: @Sendable (Int, WaitingRoomError) -> Void = { _, _ in },

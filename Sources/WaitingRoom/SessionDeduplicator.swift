@@ -65,5 +65,5 @@ public final class SessionDeduplicator: Sendable {
     }
 
     /// Sessions currently in flight.
-    public var inFlightCount: Int { state.withLockedValue { $0.sessions.values.filter { !$0.state.isFinal }.count } }
+    package var inFlightCount: Int { state.withLockedValue { $0.sessions.values.filter { !$0.state.isFinal }.count } }
 }

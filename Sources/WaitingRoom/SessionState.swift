@@ -21,7 +21,7 @@ public enum SessionState: String, Hashable, Sendable, Codable, CaseIterable {
     case completed
 
     /// True when no further event can follow.
-    public var isFinal: Bool {
+    package var isFinal: Bool {
         switch self {
         case .blocked, .closed, .failed, .completed: return true
         case .idle, .connecting, .waiting, .passed, .disabled: return false
@@ -29,7 +29,7 @@ public enum SessionState: String, Hashable, Sendable, Codable, CaseIterable {
     }
 
     /// True once an outcome is known.
-    public var hasOutcome: Bool {
+    package var hasOutcome: Bool {
         switch self {
         case .idle, .connecting, .waiting: return false
         default: return true

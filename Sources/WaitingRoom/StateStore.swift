@@ -4,7 +4,7 @@ import Foundation
 /// (``HeldKey``) and the leases of sessions in flight (``SessionLeaseID``).
 ///
 /// One protocol for every store, so a provider never knows which one it has:
-/// ``MemoryPassStore`` (one process), ``FilePassStore`` (one JSON file), and in their own
+/// `MemoryPassStore` (one process), `FilePassStore` (one JSON file), and in their own
 /// modules the SQLite store (embedded, crash-safe: the default when durability is asked for)
 /// and the PostgreSQL store (several instances of an app sharing one database).
 ///

@@ -13,21 +13,21 @@ public protocol ProviderConfiguration: Sendable {
 }
 
 /// How the registry makes one vendor's providers.
-public struct VendorDescriptor: Sendable {
+package struct VendorDescriptor: Sendable {
     /// The vendor id.
-    public var id: String
+    package var id: String
     /// One line describing the vendor, for listings.
-    public var summary: String
+    package var summary: String
     /// Makes a provider from a JSON configuration.
-    public var make: @Sendable (JSONValue, ProviderEnvironment) throws -> any WaitingRoomProvider
+    package var make: @Sendable (JSONValue, ProviderEnvironment) throws -> any WaitingRoomProvider
     /// What the registry makes of a given configuration before ``make`` sees it (a host's
     /// defaults filled in, its pinned options set); identity by default.
     /// ``VendorRegistry/configuration(vendor:given:)`` returns it, so a flow host shows handlers
     /// the configuration their provider runs with.
-    public var configure: @Sendable (JSONValue) -> JSONValue
+    package var configure: @Sendable (JSONValue) -> JSONValue
 
     /// Creates a descriptor.
-    public init(
+    package init(
         id: String, summary: String, configure: @escaping @Sendable (JSONValue) -> JSONValue = { $0 },
         make: @escaping @Sendable (JSONValue, ProviderEnvironment) throws -> any WaitingRoomProvider
     ) {
@@ -45,7 +45,7 @@ public final class VendorRegistry: Sendable {
     private let vendors = Mutex<[String: VendorDescriptor]>([:])
 
     /// Creates an empty registry.
-    public init() {}
+    @usableFromInline package init() {}
 
     /// Registers a vendor by its configuration type.
     public func register<C: ProviderConfiguration>(_ type: C.Type, summary: String = "") {
@@ -56,15 +56,15 @@ public final class VendorRegistry: Sendable {
     }
 
     /// Registers (or replaces) a vendor.
-    public func register(_ descriptor: VendorDescriptor) {
+    package func register(_ descriptor: VendorDescriptor) {
         vendors.withLock { $0[descriptor.id] = descriptor }
     }
 
     /// Registered vendor ids, sorted.
-    public var vendorIDs: [String] { vendors.withLock { $0.keys.sorted() } }
+    package var vendorIDs: [String] { vendors.withLock { $0.keys.sorted() } }
 
     /// Registered vendors, sorted by id.
-    public var descriptors: [VendorDescriptor] { vendors.withLock { $0.values.sorted { $0.id < $1.id } } }
+    package var descriptors: [VendorDescriptor] { vendors.withLock { $0.values.sorted { $0.id < $1.id } } }
 
     /// Makes a provider for vendor `id` from a JSON configuration, in `environment` (by default
     /// the production one: the process's default transport, ``HTTPTransportSystem``, which
@@ -86,21 +86,13 @@ public final class VendorRegistry: Sendable {
 
     /// The configuration a provider of vendor `id` made from `given` runs with
     /// (``VendorDescriptor/configure``); `given` itself for an unknown id.
-    public func configuration(vendor id: String, given: JSONValue) -> JSONValue {
+    package func configuration(vendor id: String, given: JSONValue) -> JSONValue {
         guard let descriptor = vendors.withLock({ $0[id] }) else { return given }
         return descriptor.configure(given)
     }
 
-    /// Makes a provider from a dictionary of plain values (strings, numbers, bools, arrays,
-    /// dictionaries).
-    public func makeProvider(vendor id: String, dictionary: [String: Any], environment: ProviderEnvironment = ProviderEnvironment()) throws
-        -> any WaitingRoomProvider
-    {
-        try makeProvider(vendor: id, configuration: JSONValue(any: dictionary, path: id), environment: environment)
-    }
-
     /// Makes a provider from a typed configuration (registered or not).
-    public func makeProvider<C: ProviderConfiguration>(_ configuration: C, environment: ProviderEnvironment = ProviderEnvironment()) throws
+    package func makeProvider<C: ProviderConfiguration>(_ configuration: C, environment: ProviderEnvironment = ProviderEnvironment()) throws
         -> any WaitingRoomProvider
     {
         try configuration.makeProvider(environment: environment)
@@ -110,7 +102,7 @@ public final class VendorRegistry: Sendable {
 extension JSONValue {
     /// Converts plain Swift values (as from a dictionary literal or `JSONSerialization`).
     /// - Throws: `.invalidConfiguration` naming the path of a value that has no JSON form.
-    public init(any value: Any, path: String = "") throws {
+    package init(any value: Any, path: String = "") throws {
         switch value {
         case let v as JSONValue: self = v
         case is NSNull: self = .null

@@ -2,11 +2,11 @@
 /// environment's metrics and traces can name it (bounded: no user id, no key).
 public struct VendorRequestLabel: Sendable, Hashable {
     /// The vendor id.
-    public var vendor: String
+    package var vendor: String
     /// The vendor's name for the request: a NetFUNNEL opcode (`5101`), `enqueue`, `requests`, …
-    public var kind: String
+    package var kind: String
     /// 0 for the first attempt, 1, 2, … for retries.
-    public var attempt: Int
+    package var attempt: Int
 
     /// Creates a label.
     public init(vendor: String, kind: String, attempt: Int = 0) {

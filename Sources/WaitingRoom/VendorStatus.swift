@@ -4,7 +4,7 @@
 /// vendor-neutral model.
 public struct VendorStatus: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The vendor id (`"netfunnel"`, `"queueit"`, …).
-    public var vendor: String
+    package var vendor: String
     /// The vendor's own status or error code (NetFUNNEL result code, Queue-it error code or HTTP status).
     public var code: Int
     /// The vendor's message, or a description of the code.

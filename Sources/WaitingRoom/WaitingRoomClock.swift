@@ -39,25 +39,25 @@ public struct SystemClock: WaitingRoomClock {
 
 extension Duration {
     /// The duration in seconds as a `Double`.
-    public var seconds: Double {
+    package var seconds: Double {
         let c = components
         return Double(c.seconds) + Double(c.attoseconds) / 1e18
     }
 
     /// The duration in whole milliseconds (rounded down).
-    public var milliseconds: Int64 {
+    package var milliseconds: Int64 {
         let c = components
         return c.seconds * 1000 + c.attoseconds / 1_000_000_000_000_000
     }
 
     /// The longest duration ``saturating(seconds:)`` gives: 10⁹ s, about 31.7 years.
-    public static let saturationBound: Duration = .seconds(1_000_000_000)
+    package static let saturationBound: Duration = .seconds(1_000_000_000)
 
     /// `seconds` (from a script, a flag or a document) to the millisecond, without trapping:
     /// NaN and negative values give zero, values beyond ``saturationBound`` (`1e300`, an integer's
     /// largest value) give the bound. `Int64(seconds * 1000)` traps on all of those.
     /// Callers that must refuse such values check them first; this only never crashes.
-    public static func saturating(seconds: Double) -> Duration {
+    package static func saturating(seconds: Double) -> Duration {
         guard seconds > 0 else { return .zero }
         guard seconds < saturationBound.seconds else { return saturationBound }
         return .milliseconds(Int64(seconds * 1000))

@@ -28,17 +28,17 @@ public struct WaitingRoomError: Error, Hashable, Sendable, Codable, CustomString
     /// What went wrong.
     public var kind: Kind
     /// The vendor id, when a vendor was involved.
-    public var vendor: String?
+    package var vendor: String?
     /// The vendor's own code for this failure, when it has one.
     public var vendorCode: Int?
     /// A message a person can act on.
     public var message: String
     /// The configuration field at fault, for `.invalidConfiguration`.
-    public var field: String?
+    package var field: String?
     /// Vendor details kept for diagnosis, for example the server's own result code when the
     /// vendor's SDK reports a different one (NetFUNNEL reports every server error as 500 and
     /// keeps the server's code as `serverCode`).
-    public var details: [String: String]
+    package var details: [String: String]
 
     /// Creates an error.
     public init(
@@ -78,12 +78,12 @@ public struct WaitingRoomError: Error, Hashable, Sendable, Codable, CustomString
     }
 
     /// A configuration error naming `field`.
-    public static func invalidConfiguration(field: String, _ message: String, vendor: String? = nil) -> WaitingRoomError {
+    package static func invalidConfiguration(field: String, _ message: String, vendor: String? = nil) -> WaitingRoomError {
         WaitingRoomError(.invalidConfiguration, vendor: vendor, message: "\(field): \(message)", field: field)
     }
 
     /// A setting outside its documented range.
-    public static func outOfRange<T: Comparable & CustomStringConvertible>(
+    package static func outOfRange<T: Comparable & CustomStringConvertible>(
         field: String, value: T, range: ClosedRange<T>, unit: String = "", vendor: String? = nil
     ) -> WaitingRoomError {
         let suffix = unit.isEmpty ? "" : " \(unit)"
@@ -96,7 +96,7 @@ public struct WaitingRoomError: Error, Hashable, Sendable, Codable, CustomString
 
     /// True for failures worth another attempt under a retry policy: everything but
     /// rejections, configuration errors and misuse.
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch kind {
         case .rejected, .invalidConfiguration, .invalidUse: return false
         case .networkOffline, .networkTimeout, .server, .unavailable, .invalidResponse: return true
@@ -104,7 +104,7 @@ public struct WaitingRoomError: Error, Hashable, Sendable, Codable, CustomString
     }
 
     /// The vendor status this error stands for (code 0 when the vendor gave none).
-    public var status: VendorStatus {
+    package var status: VendorStatus {
         VendorStatus(vendor: vendor ?? "", code: vendorCode ?? 0, message: message)
     }
 

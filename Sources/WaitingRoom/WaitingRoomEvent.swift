@@ -43,7 +43,7 @@ public indirect enum WaitingRoomEvent: Hashable, Sendable, Codable {
     case userExited(VendorStatus)
 
     /// The event's name, for ``WaitingSession/bind(_:_:)``.
-    public var name: EventName {
+    package var name: EventName {
         switch self {
         case .stateChanged: return .stateChanged
         case .queueOpened: return .queueOpened
@@ -76,7 +76,7 @@ public indirect enum WaitingRoomEvent: Hashable, Sendable, Codable {
 }
 
 /// Names of ``WaitingRoomEvent`` cases, used to bind handlers to one kind of event.
-public enum EventName: String, Hashable, Sendable, Codable, CaseIterable {
+package enum EventName: String, Hashable, Sendable, Codable, CaseIterable {
     case stateChanged, queueOpened, progress, passed, disabled, blocked, closed, sessionRestarted, failed, completed
     case keyReturnedLate
     case connection, queuePageChanged, userExited

@@ -19,25 +19,25 @@ import Synchronization
 /// | `waitingroom_connection_changes_total` | counter | vendor, state |
 /// | `waitingroom_events_total` | counter | vendor, event |
 ///
-/// Zero cost when nothing is bootstrapped: ``ProviderEnvironment/metrics`` is then nil and no
+/// Zero cost when nothing is bootstrapped: `ProviderEnvironment/metrics` is then nil and no
 /// metric object is made.
 public struct WaitingRoomMetrics: Sendable {
     /// The labels, in one table.
-    public enum Label {
-        public static let sessionsStarted = "waitingroom_sessions_started_total"
-        public static let sessionsFinished = "waitingroom_sessions_finished_total"
-        public static let timeToPass = "waitingroom_time_to_pass_seconds"
-        public static let vendorRequests = "waitingroom_vendor_requests_total"
-        public static let vendorRetries = "waitingroom_vendor_retries_total"
-        public static let keyReturns = "waitingroom_key_returns_total"
-        public static let keyReturnsPending = "waitingroom_key_returns_pending"
-        public static let connectionChanges = "waitingroom_connection_changes_total"
-        public static let events = "waitingroom_events_total"
+    package enum Label {
+        package static let sessionsStarted = "waitingroom_sessions_started_total"
+        package static let sessionsFinished = "waitingroom_sessions_finished_total"
+        package static let timeToPass = "waitingroom_time_to_pass_seconds"
+        package static let vendorRequests = "waitingroom_vendor_requests_total"
+        package static let vendorRetries = "waitingroom_vendor_retries_total"
+        package static let keyReturns = "waitingroom_key_returns_total"
+        package static let keyReturnsPending = "waitingroom_key_returns_pending"
+        package static let connectionChanges = "waitingroom_connection_changes_total"
+        package static let events = "waitingroom_events_total"
     }
 
     /// What each metric means, by label (for exporters that print help text, such as
     /// Prometheus's `# HELP`; swift-metrics itself carries none).
-    public static let help: [String: String] = [
+    package static let help: [String: String] = [
         Label.sessionsStarted: "Waiting-room sessions started (users enqueued), by vendor, scope and room.",
         Label.sessionsFinished: "Sessions that reached an outcome, by vendor, scope, room, outcome and vendor status code.",
         Label.timeToPass: "Time from enqueue to pass, in seconds, by vendor, scope and room.",
@@ -50,7 +50,7 @@ public struct WaitingRoomMetrics: Sendable {
     ]
 
     /// The backend.
-    public let factory: any MetricsFactory
+    package let factory: any MetricsFactory
     /// Each vendor's per-event counters, made once and shared by its sessions.
     private let cache: VendorCounterCache
 
@@ -65,7 +65,7 @@ public struct WaitingRoomMetrics: Sendable {
 
     /// The process's bootstrapped backend (`MetricsSystem.bootstrap`), or nil when none was
     /// bootstrapped: then nothing is measured.
-    public static var bootstrapped: WaitingRoomMetrics? {
+    @usableFromInline package static var bootstrapped: WaitingRoomMetrics? {
         let factory = MetricsSystem.factory
         return factory is NOOPMetricsHandler ? nil : WaitingRoomMetrics(factory: factory)
     }
@@ -114,7 +114,7 @@ public struct WaitingRoomMetrics: Sendable {
 
     /// A key return handed to the background (`started`), and how it ended (`late`: returned,
     /// `gone`: the server no longer knew it, `gave_up`); `pending` is how many are still out.
-    public func keyReturn(vendor: String, result: String, pending: Int) {
+    package func keyReturn(vendor: String, result: String, pending: Int) {
         count(Label.keyReturns, [("vendor", vendor), ("result", result)])
         Gauge(label: Label.keyReturnsPending, dimensions: [], factory: factory).record(pending)
     }

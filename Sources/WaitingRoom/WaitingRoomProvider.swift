@@ -22,7 +22,7 @@ public protocol WaitingRoomProvider: Sendable {
     /// exits. Returns how many were still in flight when the bound passed (0 = no key dropped).
     func drainPendingReturns(timeout: Duration) async -> Int
     /// Finishes the key returns that a dead process left in a durable store's journal
-    /// (``KeyJournal``): keys whose owner's lease lapsed are returned until `bound` passes.
+    /// (`KeyJournal`): keys whose owner's lease lapsed are returned until `bound` passes.
     func recoverHeldKeys(bound: Duration) async -> KeyRecoveryReport
 }
 

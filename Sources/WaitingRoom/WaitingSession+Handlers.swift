@@ -7,7 +7,7 @@ extension WaitingSession {
     /// Calls `handler` for every event named `name` (every event when `name` is nil) and
     /// returns an id for ``unbind(_:)``. Handlers run on the emitting task, in bind order.
     @discardableResult
-    public func bind(_ name: EventName?, _ handler: @escaping @Sendable (WaitingRoomEvent) -> Void) -> HandlerID {
+    package func bind(_ name: EventName?, _ handler: @escaping @Sendable (WaitingRoomEvent) -> Void) -> HandlerID {
         core.withLock { core in
             core.nextID += 1
             core.handlers.append(BoundHandler(id: core.nextID, name: name, handler: handler))
@@ -17,7 +17,7 @@ extension WaitingSession {
 
     /// Removes one handler; returns false when the id is unknown.
     @discardableResult
-    public func unbind(_ id: HandlerID) -> Bool {
+    package func unbind(_ id: HandlerID) -> Bool {
         core.withLock { core in
             let before = core.handlers.count
             core.handlers.removeAll { $0.id == id.value }
@@ -26,5 +26,5 @@ extension WaitingSession {
     }
 
     /// Removes every handler.
-    public func unbindAll() { core.withLock { $0.handlers.removeAll() } }
+    package func unbindAll() { core.withLock { $0.handlers.removeAll() } }
 }

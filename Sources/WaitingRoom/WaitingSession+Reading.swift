@@ -5,15 +5,15 @@ import Synchronization
 /// Reading a session: its event streams over the shared event log, the outcome.
 extension WaitingSession {
     /// The current state.
-    public var state: SessionState { core.withLock { $0.state } }
+    package var state: SessionState { core.withLock { $0.state } }
 
     /// The outcome, once known (nil while waiting or after a restart).
-    public var currentOutcome: Outcome? { core.withLock { $0.outcome } }
+    package var currentOutcome: Outcome? { core.withLock { $0.outcome } }
 
     /// A new stream of this session's events; any number of streams may be read at the same time.
     ///
     /// - The **first** stream opened on a session gets everything that happened before it was
-    ///   opened (from `stateChanged(idle)` on; at most the last ``earlyEventLimit`` events, the oldest progress
+    ///   opened (from `stateChanged(idle)` on; at most the last `earlyEventLimit` events, the oldest progress
     ///   events dropped first), because a session starts waiting as soon as `enqueue` returns and
     ///   can emit before the caller subscribes.
     /// - A **later** stream starts with `stateChanged` for the current state, so it knows where

@@ -3,9 +3,9 @@ import Logging
 import Synchronization
 
 /// An opaque handle for a handler bound with ``WaitingSession/bind(_:_:)``.
-public struct HandlerID: Hashable, Sendable, CustomStringConvertible {
+package struct HandlerID: Hashable, Sendable, CustomStringConvertible {
     let value: UInt64
-    public var description: String { "handler-\(value)" }
+    package var description: String { "handler-\(value)" }
 }
 
 /// One user waiting in one room: an event stream many consumers can read, bound handlers in the
@@ -28,9 +28,9 @@ public struct HandlerID: Hashable, Sendable, CustomStringConvertible {
 /// is retried in the background, they end after it (with `keyReturnedLate` if it succeeded).
 public final class WaitingSession: Sendable {
     /// The entry being waited for.
-    public let entry: Entry
+    package let entry: Entry
     /// The vendor id.
-    public let vendorID: String
+    package let vendorID: String
     let environment: ProviderEnvironment
     /// The vendor's logger, made when asked for (rarely: engines log through their own); a
     /// logger kept per session cost each waiting user ~250 bytes.
@@ -142,7 +142,7 @@ public final class WaitingSession: Sendable {
     /// purpose: a waiting user nobody follows (tens of thousands under `load`) should cost its
     /// key, position and timer, not a backlog of stale progress (8 events: the states, the queue
     /// page, the outcome and the latest progress).
-    public static let earlyEventLimit = 8
+    package static let earlyEventLimit = 8
 
     /// Creates a session and starts waiting at once. Vendors call this from
     /// ``WaitingRoomProvider/enqueue(_:)``.

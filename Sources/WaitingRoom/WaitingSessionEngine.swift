@@ -41,7 +41,7 @@ public struct SessionContext: Sendable {
     /// The provider's environment.
     public var environment: ProviderEnvironment { session.environment }
     /// The vendor's logger.
-    public var logger: Logger { session.logger }
+    package var logger: Logger { session.logger }
 
     /// Emits `event` to every subscriber and bound handler of the session.
     public func emit(_ event: WaitingRoomEvent) { session.emit(event, generation: generation) }
@@ -51,7 +51,7 @@ public struct SessionContext: Sendable {
     /// session announces a success as ``WaitingRoomEvent/keyReturnedLate(_:)``. Call it before
     /// returning the outcome (or the completion status) that reports the failed return, so the
     /// session's streams stay open for the late event.
-    public func returnInBackground(
+    package func returnInBackground(
         schedule: PendingReturns.Schedule, attempt: @escaping @Sendable () async -> PendingReturns.Attempt
     ) {
         session.returnInBackground(schedule: schedule, attempt: attempt)

@@ -1,5 +1,6 @@
 import Foundation
 import WaitingRoom
+import WaitingRoomBenchSupport
 import WaitingRoomPostgres
 import WaitingRoomSQLite
 

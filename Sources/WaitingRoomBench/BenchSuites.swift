@@ -6,6 +6,7 @@ import NetFUNNEL
 import QueueIt
 import QueueItGateEngine
 import WaitingRoom
+import WaitingRoomBenchSupport
 import WaitingRoomEmulators
 import WaitingRoomGate
 import WaitingRoomGateProxy

@@ -14,7 +14,7 @@ public enum ExpectedOutcome: Sendable, Hashable, CustomStringConvertible {
     case failed(WaitingRoomError.Kind, code: Int)
 
     /// True when `outcome` is this one (vendor codes compared exactly).
-    public func matches(_ outcome: Outcome) -> Bool {
+    package func matches(_ outcome: Outcome) -> Bool {
         switch (self, outcome) {
         case (.passed(let code, let key), .passed(let pass, let status)):
             return status.code == code && pass.requiresCompletion == key
@@ -59,35 +59,35 @@ public struct ConformanceCapabilities: Sendable {
     }
 
     /// The vendor id providers report.
-    public var vendorID: String
+    package var vendorID: String
     /// Key return or none.
-    public var keys: Keys
+    package var keys: Keys
     /// Pass store use.
-    public var passStorage: PassStorage
+    package var passStorage: PassStorage
     /// The outcome in the open room.
-    public var openRoom: ExpectedOutcome
+    package var openRoom: ExpectedOutcome
     /// The outcome of a user admitted from the queue room.
-    public var queuedPass: ExpectedOutcome
+    package var queuedPass: ExpectedOutcome
     /// The outcome in the block room (a vendor without blocking declares what it does instead).
-    public var blockRoom: ExpectedOutcome
+    package var blockRoom: ExpectedOutcome
     /// The outcome in the closed (inactive) room.
-    public var closedRoom: ExpectedOutcome
+    package var closedRoom: ExpectedOutcome
     /// The vendor code of `closed` after `cancel()`.
-    public var cancelCode: Int
+    package var cancelCode: Int
     /// Whether waiting users get `progress` events with a position (`ahead`).
-    public var reportsPosition: Bool
+    package var reportsPosition: Bool
     /// The request kinds the emulator can fault, each with its phase.
-    public var requests: [ConformanceRequestKind]
+    package var requests: [ConformanceRequestKind]
     /// How many attempts the vendor makes per request before it reports a failure (its retry
     /// budget in attempts): the suite faults that many requests in a row.
-    public var attemptsPerRequest: Int
+    package var attemptsPerRequest: Int
     /// The longest time (on the suite's virtual clock) from a fault to the documented event:
     /// the retry budget plus one polling interval.
-    public var retryBudget: Duration
+    package var retryBudget: Duration
     /// The documented outcome when every attempt of an entry or waiting request meets `action`.
-    public var faultOutcome: @Sendable (ConformanceRequestKind, ConformanceFaultAction) -> ExpectedOutcome
+    package var faultOutcome: @Sendable (ConformanceRequestKind, ConformanceFaultAction) -> ExpectedOutcome
     /// The status code `complete()` reports when every attempt of the key return failed.
-    public var completionFaultCode: Int?
+    package var completionFaultCode: Int?
 
     /// Creates capabilities.
     public init(

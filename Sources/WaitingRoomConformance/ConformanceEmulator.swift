@@ -41,7 +41,7 @@ public struct ConformanceRequestKind: Sendable, Hashable, CustomStringConvertibl
     /// The emulator's name for it (`"5101"`, `"enqueue"`, …).
     public var name: String
     /// When it is sent.
-    public var phase: ConformancePhase
+    package var phase: ConformancePhase
 
     /// Creates a request kind.
     public init(_ name: String, phase: ConformancePhase) {
@@ -63,7 +63,7 @@ public struct ConformanceFault: Sendable, Hashable, CustomStringConvertible {
     public var count: Int
 
     /// Creates a fault.
-    public init(request: ConformanceRequestKind, action: ConformanceFaultAction, count: Int) {
+    package init(request: ConformanceRequestKind, action: ConformanceFaultAction, count: Int) {
         self.request = request
         self.action = action
         self.count = count
@@ -75,14 +75,14 @@ public struct ConformanceFault: Sendable, Hashable, CustomStringConvertible {
 /// What the emulator counted, vendor-neutral.
 public struct ConformanceCounters: Sendable, Hashable, CustomStringConvertible {
     /// Entry requests the emulator answered (NetFUNNEL 5101, Queue-it enqueue calls).
-    public var entries: Int
+    package var entries: Int
     /// Keys of admitted users the client gave back.
-    public var keysReturned: Int
+    package var keysReturned: Int
     /// Keys of admitted users the client did not give back: still held, or timed out by the
     /// server. 0 for a vendor without keys.
-    public var keysLeftBehind: Int
+    package var keysLeftBehind: Int
     /// Users the server still counts in line.
-    public var waiting: Int
+    package var waiting: Int
 
     /// Creates counters.
     public init(entries: Int = 0, keysReturned: Int = 0, keysLeftBehind: Int = 0, waiting: Int = 0) {

@@ -47,11 +47,11 @@ public enum ConformancePromise: String, Sendable, Hashable, CaseIterable, Custom
 /// One broken promise.
 public struct ConformanceFailure: Sendable, Hashable, CustomStringConvertible {
     /// The vendor id.
-    public var vendor: String
+    package var vendor: String
     /// The promise that broke.
-    public var promise: ConformancePromise
+    package var promise: ConformancePromise
     /// What was seen.
-    public var message: String
+    package var message: String
 
     public var description: String { "[\(vendor)] promise '\(promise.rawValue)' broken: \(message)" }
 }
@@ -59,14 +59,14 @@ public struct ConformanceFailure: Sendable, Hashable, CustomStringConvertible {
 /// What a run found: the promises checked and the failures.
 public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// The vendor id.
-    public var vendor: String
+    package var vendor: String
     /// The promises checked.
-    public var checked: [ConformancePromise]
+    package var checked: [ConformancePromise]
     /// Every broken promise, with what was seen.
     public var failures: [ConformanceFailure]
 
     /// True when every promise held.
-    public var passed: Bool { failures.isEmpty }
+    package var passed: Bool { failures.isEmpty }
 
     public var description: String {
         if failures.isEmpty { return "[\(vendor)] \(checked.count) promise(s) kept: \(checked.map(\.rawValue).joined(separator: ", "))" }
@@ -93,11 +93,11 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
 /// real-time waits are bounded by ``timeout``.
 public struct ConformanceSuite<Emulator: ConformanceEmulator>: Sendable {
     /// What the vendor declares.
-    public let capabilities: ConformanceCapabilities
+    package let capabilities: ConformanceCapabilities
     /// Makes an emulator on the given clock.
-    public let makeEmulator: @Sendable (VirtualClock) async throws -> Emulator
+    package let makeEmulator: @Sendable (VirtualClock) async throws -> Emulator
     /// The real-time bound on any one wait (an outcome, a counter, a stream's end).
-    public var timeout: Duration
+    package var timeout: Duration
 
     /// Creates the suite.
     /// - Parameters:

@@ -5,25 +5,25 @@ import WaitingRoomTesting
 /// The promises of ``StateStore``, checked the same way for every store (memory, file, SQLite,
 /// PostgreSQL): passes and expiry, the held-key journal, lease takeover without double claims,
 /// session leases, concurrent writers, durability across reopening, and a damaged store.
-public struct StoreConformance: Sendable {
+package struct StoreConformance: Sendable {
     /// How to reach the store under test.
-    public struct Subject: Sendable {
+    package struct Subject: Sendable {
         /// A name for messages.
-        public var name: String
+        package var name: String
         /// True for a store of one process and one handle (memory, JSON file): the concurrent
         /// checks share the first handle instead of opening more.
-        public var singleHandle: Bool
+        package var singleHandle: Bool
         /// Opens a handle on the store's storage; every call opens another handle on the same
         /// storage (a second connection, process or instance).
-        public var open: @Sendable (VirtualClock) async throws -> any StateStore
+        package var open: @Sendable (VirtualClock) async throws -> any StateStore
         /// Damages the storage (closed handles only), or nil when the store has no damage case.
-        public var damage: (@Sendable () async throws -> Void)?
+        package var damage: (@Sendable () async throws -> Void)?
         /// After damage and a reopen: the problems the store reported and whether the damaged
         /// storage was moved aside.
-        public var inspectDamage: (@Sendable (any StateStore) async throws -> (problems: [String], movedAside: Bool))?
+        package var inspectDamage: (@Sendable (any StateStore) async throws -> (problems: [String], movedAside: Bool))?
 
         /// Creates a subject.
-        public init(
+        package init(
             name: String, singleHandle: Bool = false, open: @escaping @Sendable (VirtualClock) async throws -> any StateStore,
             damage: (@Sendable () async throws -> Void)? = nil,
             inspectDamage: (@Sendable (any StateStore) async throws -> (problems: [String], movedAside: Bool))? = nil
@@ -37,13 +37,13 @@ public struct StoreConformance: Sendable {
     }
 
     /// The subject.
-    public let subject: Subject
+    package let subject: Subject
 
     /// Creates the suite for `subject`.
-    public init(_ subject: Subject) { self.subject = subject }
+    package init(_ subject: Subject) { self.subject = subject }
 
     /// Runs every promise; returns what broke (empty: the store conforms).
-    public func run() async throws -> [String] {
+    package func run() async throws -> [String] {
         var failures: [String] = []
         func check(_ ok: Bool, _ message: @autoclosure () -> String) {
             if !ok { failures.append("[\(subject.name)] \(message())") }

@@ -1,6 +1,6 @@
 extension EmulatedVendor {
     /// The standard figures (``standardMetrics(into:)``).
-    public func metrics(into samples: inout [EmulatorMetricSample]) {
+    package func metrics(into samples: inout [EmulatorMetricSample]) {
         standardMetrics(into: &samples)
     }
 
@@ -10,7 +10,7 @@ extension EmulatedVendor {
     /// hold keys) and keys it returned itself (when its status counters name `keysAutoReturned`),
     /// faults injected and pending (label `vendor`); requests per kind (`kind`) and replies per
     /// result (`code`) as its ``loadFigures()`` name them.
-    public func standardMetrics(into samples: inout [EmulatorMetricSample]) {
+    package func standardMetrics(into samples: inout [EmulatorMetricSample]) {
         let status = emulatorStatus()
         let vendor = ["vendor": vendorID]
         for room in status.rooms {

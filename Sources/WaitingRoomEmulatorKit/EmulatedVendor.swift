@@ -19,7 +19,7 @@ import WaitingRoom
 ///   1): lets users in (``admit(_:count:)``). A room is one path component (a CrowdHandler slug)
 ///   or two (scope and room) (``roomPathArity``); 404 for an unknown room, 405 when the vendor
 ///   admits by its own rule, 400 naming the field for a bad setting.
-public protocol EmulatedVendor: EmulatorStatusSource {
+package protocol EmulatedVendor: EmulatorStatusSource {
     /// The vendor id: the admin path segment and the key of its section in shared documents.
     static var vendorID: String { get }
     /// Makes the emulator from its section of a shared emulator document (`{"<vendorID>": …}`;
@@ -75,7 +75,7 @@ public protocol EmulatedVendor: EmulatorStatusSource {
 }
 
 /// Why a room admin call cannot be carried out.
-public enum EmulatorRoomError: Error, Sendable, Equatable {
+package enum EmulatorRoomError: Error, Sendable, Equatable {
     /// No such room (404).
     case unknownRoom(String)
     /// The vendor does not do this (405), and why.
@@ -83,34 +83,34 @@ public enum EmulatorRoomError: Error, Sendable, Equatable {
 }
 
 /// Where an emulator is served.
-public struct EmulatorAddress: Sendable, Hashable {
-    public var host: String
-    public var port: Int
-    public init(host: String, port: Int) {
+package struct EmulatorAddress: Sendable, Hashable {
+    package var host: String
+    package var port: Int
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
     /// `http://host:port`.
-    public var baseURL: String { "http://\(host):\(port)" }
+    package var baseURL: String { "http://\(host):\(port)" }
     /// `host:port`.
-    public var authority: String { "\(host):\(port)" }
+    package var authority: String { "\(host):\(port)" }
 }
 
 extension EmulatedVendor {
-    public static func makeEmulator(section: JSONValue?, clock: any WaitingRoomClock) throws -> any EmulatedVendor {
+    package static func makeEmulator(section: JSONValue?, clock: any WaitingRoomClock) throws -> any EmulatedVendor {
         try make(section: section, clock: clock)
     }
 
-    public static var emulatedVendorID: String { vendorID }
+    package static var emulatedVendorID: String { vendorID }
 
     /// No inline answers.
-    public func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply? { nil }
+    package func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply? { nil }
 
     /// The vendor id (``vendorID``).
-    public var vendorID: String { Self.vendorID }
+    package var vendorID: String { Self.vendorID }
 
     /// Adds the shared admin routes (state, reset, faults) for this vendor.
-    public func addAdminRoutes(to router: Router<BasicRequestContext>) {
+    package func addAdminRoutes(to router: Router<BasicRequestContext>) {
         let base = "/_emulator/\(vendorID)"
         router.get("\(base)/state") { _, _ -> Response in
             var state = self.stateJSON().objectValue ?? [:]
@@ -191,7 +191,7 @@ extension EmulatedVendor {
     /// returns how many fault entries were installed.
     /// - Throws: `.invalidConfiguration` naming the field of the first bad one (none is installed then).
     @discardableResult
-    public func installFaults(_ json: JSONValue, path: String = "faults") throws -> Int {
+    package func installFaults(_ json: JSONValue, path: String = "faults") throws -> Int {
         let faults = try faultVocabulary.parseList(json, path: path)
         faultQueue.add(faults)
         return faults.count
@@ -199,7 +199,7 @@ extension EmulatedVendor {
 
     /// The chaos rotation on ``chaosKinds`` (see ``EmulatorFaultQueue/installChaos(perKind:delay:on:)``).
     @discardableResult
-    public func installChaos(perKind: Int, delay: Duration = .milliseconds(1500)) -> Int {
+    package func installChaos(perKind: Int, delay: Duration = .milliseconds(1500)) -> Int {
         faultQueue.installChaos(perKind: perKind, delay: delay, on: chaosKinds)
     }
 }

@@ -6,25 +6,25 @@ import Foundation
 ///
 /// Bounded: after ``limit`` visitors it records no more (the record says `truncated`), so a
 /// long-running emulator does not grow without end; a reset of the emulator starts a new log.
-public struct EmulatorAdmissionLog<Member: Hashable & Sendable>: Sendable {
+package struct EmulatorAdmissionLog<Member: Hashable & Sendable>: Sendable {
     /// The most visitors a log records by default.
-    public static var defaultLimit: Int { 250_000 }
+    package static var defaultLimit: Int { 250_000 }
 
     /// The most visitors this log records.
-    public let limit: Int
+    package let limit: Int
     private var entries: [EmulatorAdmissionRecord.Entry] = []
     private var index: [Member: Int] = [:]
     private var admissions = 0
     private var truncated = false
 
     /// An empty log that records up to `limit` visitors.
-    public init(limit: Int = defaultLimit) {
+    package init(limit: Int = defaultLimit) {
         self.limit = max(0, limit)
     }
 
     /// Records `member`'s arrival at `date`, held for the start (`prequeued`) or not. A member
     /// already recorded keeps its first arrival.
-    public mutating func arrived(_ member: Member, at date: Date, prequeued: Bool) {
+    package mutating func arrived(_ member: Member, at date: Date, prequeued: Bool) {
         guard index[member] == nil else { return }
         guard entries.count < limit else {
             truncated = true
@@ -36,7 +36,7 @@ public struct EmulatorAdmissionLog<Member: Hashable & Sendable>: Sendable {
 
     /// Records `member`'s admission at `date`: it takes the next place in the admission order.
     /// A member admitted before keeps its first admission; one never seen arriving is ignored.
-    public mutating func admitted(_ member: Member, at date: Date) {
+    package mutating func admitted(_ member: Member, at date: Date) {
         guard let i = index[member], entries[i].admission == nil else { return }
         entries[i].admittedAt = date
         entries[i].admission = admissions
@@ -44,10 +44,10 @@ public struct EmulatorAdmissionLog<Member: Hashable & Sendable>: Sendable {
     }
 
     /// Visitors recorded.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// The record, for a room whose start is `startsAt` (shuffled or not).
-    public func record(startsAt: Date?, shuffled: Bool) -> EmulatorAdmissionRecord {
+    package func record(startsAt: Date?, shuffled: Bool) -> EmulatorAdmissionRecord {
         EmulatorAdmissionRecord(entries: entries, startsAt: startsAt, shuffled: shuffled, truncated: truncated)
     }
 }

@@ -6,7 +6,7 @@ import WaitingRoom
 /// and that records each room's arrivals and admissions. `waitingroom load --start-at` schedules
 /// the start through it and its fairness figures read the record. Vendors without the feature
 /// do not conform.
-public protocol EmulatorFairnessSource: Sendable {
+package protocol EmulatorFairnessSource: Sendable {
     /// The arrivals and admissions of `room` so far (matched by key, else by room name); nil: no
     /// such room.
     func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord?

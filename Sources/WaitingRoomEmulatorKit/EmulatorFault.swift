@@ -15,9 +15,9 @@ import WaitingRoom
 /// `any`; `count` how many matching requests it affects (default 1); a vendor may add actions of
 /// its own (NetFUNNEL: `loseReply`, `code` with `"code": 505`). The
 /// older per-vendor forms are read as aliases (``EmulatorFaultVocabulary``).
-public struct EmulatorFault: Sendable, Hashable, CustomStringConvertible {
+package struct EmulatorFault: Sendable, Hashable, CustomStringConvertible {
     /// What happens to a matching request.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Answer normally after this long (real time: the clients' deadlines are real time).
         case delay(Duration)
         /// Close the connection before a complete answer.
@@ -31,7 +31,7 @@ public struct EmulatorFault: Sendable, Hashable, CustomStringConvertible {
         case vendor(String, Int?)
 
         /// The action's name in the JSON form.
-        public var name: String {
+        package var name: String {
             switch self {
             case .delay: return "delay"
             case .drop: return "drop"
@@ -43,18 +43,18 @@ public struct EmulatorFault: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What happens.
-    public var action: Action
+    package var action: Action
     /// The request kind it applies to (``EmulatorFault/anyRequest`` for every kind).
-    public var on: String
+    package var on: String
     /// How many matching requests it affects; nil = until cleared.
-    public var count: Int?
+    package var count: Int?
     /// The body of a `status` or `garbage` answer (nil: the vendor's own).
-    public var body: String?
+    package var body: String?
 
     /// The request kind that matches every request.
-    public static let anyRequest = "any"
+    package static let anyRequest = "any"
 
-    public init(_ action: Action, on: String = EmulatorFault.anyRequest, count: Int? = 1, body: String? = nil) {
+    package init(_ action: Action, on: String = EmulatorFault.anyRequest, count: Int? = 1, body: String? = nil) {
         self.action = action
         self.on = on
         self.count = count
@@ -62,10 +62,10 @@ public struct EmulatorFault: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether it applies to a request of kind `kind`.
-    public func matches(_ kind: String) -> Bool { on == Self.anyRequest || on == kind }
+    package func matches(_ kind: String) -> Bool { on == Self.anyRequest || on == kind }
 
     /// The JSON form (``EmulatorFaultVocabulary/parse(_:path:)`` reads it back).
-    public var json: JSONValue {
+    package var json: JSONValue {
         var object: [String: JSONValue] = ["action": .string(action.name), "on": .string(on)]
         if let count { object["count"] = .number(Double(count)) }
         if let body { object["body"] = .string(body) }
@@ -78,19 +78,19 @@ public struct EmulatorFault: Sendable, Hashable, CustomStringConvertible {
         return .object(object)
     }
 
-    public var description: String { json.jsonText }
+    package var description: String { json.jsonText }
 }
 
 /// The one set of bounds every fault is read with.
-public enum EmulatorFaultBounds {
+package enum EmulatorFaultBounds {
     /// `count`.
-    public static let count = 1...1_000_000
+    package static let count = 1...1_000_000
     /// `delayMs` (10 minutes at most).
-    public static let delayMs = 0...600_000
+    package static let delayMs = 0...600_000
     /// `status`: a final answer (a 1xx is no answer: 100 broke the HTTP on the wire, 101 hung the client).
-    public static let status = 200...599
+    package static let status = 200...599
     /// `code` of a vendor action.
-    public static let code = 100...9999
+    package static let code = 100...9999
     /// `body`, in UTF-8 bytes.
-    public static let bodyBytes = 64 * 1024
+    package static let bodyBytes = 64 * 1024
 }

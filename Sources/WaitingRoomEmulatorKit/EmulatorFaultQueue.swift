@@ -7,7 +7,7 @@ import WaitingRoom
 /// state is behind a lock (NIO's `NIOLockedValueBox`, a pthread mutex ThreadSanitizer can see,
 /// rather than `Synchronization.Mutex`, whose futex it cannot; no measurable cost next to the
 /// HTTP request each call serves); any route may call it.
-public final class EmulatorFaultQueue: Sendable {
+package final class EmulatorFaultQueue: Sendable {
     /// Chaos faults for one request kind: how many of each action are left, served in rotation
     /// (delay, drop, status 503, garbage), so consecutive requests meet different faults. O(1)
     /// per request, however many were installed.
@@ -42,10 +42,10 @@ public final class EmulatorFaultQueue: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    public init() {}
+    package init() {}
 
     /// Adds `faults` (in order: the first matching one is used first).
-    public func add(_ faults: [EmulatorFault]) {
+    package func add(_ faults: [EmulatorFault]) {
         state.withLockedValue { s in
             s.faults.append(contentsOf: faults)
             s.installed += faults.reduce(0) { $0 + ($1.count ?? 1) }
@@ -53,10 +53,10 @@ public final class EmulatorFaultQueue: Sendable {
     }
 
     /// Adds one fault.
-    public func add(_ fault: EmulatorFault) { add([fault]) }
+    package func add(_ fault: EmulatorFault) { add([fault]) }
 
     /// Removes every fault not used yet (the chaos faults too).
-    public func clear() {
+    package func clear() {
         state.withLockedValue { s in
             s.faults.removeAll()
             s.chaos.removeAll()
@@ -64,18 +64,18 @@ public final class EmulatorFaultQueue: Sendable {
     }
 
     /// Forgets the faults and the counters.
-    public func reset() { state.withLockedValue { $0 = State() } }
+    package func reset() { state.withLockedValue { $0 = State() } }
 
     /// Whether a fault waits for a request of kind `kind` (it is left in place).
-    public func has(for kind: String) -> Bool {
+    package func has(for kind: String) -> Bool {
         state.withLockedValue { s in s.faults.contains { $0.matches(kind) } || (s.chaos[kind]?.pending ?? 0) > 0 }
     }
 
     /// Whether any fault waits.
-    public var isEmpty: Bool { state.withLockedValue { s in s.faults.isEmpty && s.chaos.values.allSatisfy { $0.pending == 0 } } }
+    package var isEmpty: Bool { state.withLockedValue { s in s.faults.isEmpty && s.chaos.values.allSatisfy { $0.pending == 0 } } }
 
     /// The next fault for a request of kind `kind`, used once and counted as injected.
-    public func take(for kind: String) -> EmulatorFault? {
+    package func take(for kind: String) -> EmulatorFault? {
         state.withLockedValue { s in
             let fault: EmulatorFault
             if let index = s.faults.firstIndex(where: { $0.matches(kind) }) {
@@ -96,25 +96,25 @@ public final class EmulatorFaultQueue: Sendable {
     }
 
     /// Fault uses installed so far (a fault until cleared counts once).
-    public var installed: Int { state.withLockedValue { $0.installed } }
+    package var installed: Int { state.withLockedValue { $0.installed } }
     /// Faults injected so far.
-    public var injected: Int { state.withLockedValue { $0.injected } }
+    package var injected: Int { state.withLockedValue { $0.injected } }
     /// Faults injected per request kind.
-    public var injectedOn: [String: Int] { state.withLockedValue { $0.injectedOn } }
+    package var injectedOn: [String: Int] { state.withLockedValue { $0.injectedOn } }
     /// Faults injected per action name.
-    public var injectedByAction: [String: Int] { state.withLockedValue { $0.injectedByAction } }
+    package var injectedByAction: [String: Int] { state.withLockedValue { $0.injectedByAction } }
     /// Fault uses still pending, chaos faults included (a fault until cleared counts once).
-    public var pending: Int { state.withLockedValue { Self.pending($0) } }
+    package var pending: Int { state.withLockedValue { Self.pending($0) } }
 
     private static func pending(_ s: State) -> Int {
         s.faults.reduce(0) { $0 + ($1.count ?? 1) } + s.chaos.values.reduce(0) { $0 + $1.pending }
     }
     /// The faults not used yet.
-    public var waiting: [EmulatorFault] { state.withLockedValue { $0.faults } }
+    package var waiting: [EmulatorFault] { state.withLockedValue { $0.faults } }
 
     /// The counters as JSON (`faultsInstalled`, `faultsInjected`, `faultsPending`,
     /// `faultsInjectedOn`, `faultsInjectedByAction`, `faults`: the waiting ones).
-    public var json: JSONValue {
+    package var json: JSONValue {
         state.withLockedValue { s in
             .object([
                 "faultsInstalled": .number(Double(s.installed)), "faultsInjected": .number(Double(s.injected)),
@@ -131,7 +131,7 @@ public final class EmulatorFaultQueue: Sendable {
     /// turn after the faults added one by one. Returns how many fault uses were installed
     /// (`perKind` is capped at 1,000,000; values ≤ 0 install nothing).
     @discardableResult
-    public func installChaos(perKind: Int, delay: Duration, on kinds: [String]) -> Int {
+    package func installChaos(perKind: Int, delay: Duration, on kinds: [String]) -> Int {
         let n = min(perKind, EmulatorFaultBounds.count.upperBound)
         guard n > 0 else { return 0 }
         state.withLockedValue { s in

@@ -3,19 +3,19 @@ import WaitingRoom
 /// What one vendor's emulator understands in a fault: its request kinds, its own actions and
 /// its older JSON forms (aliases), read by the one parser with the one set of bounds
 /// (``EmulatorFaultBounds``).
-public struct EmulatorFaultVocabulary: Sendable {
+package struct EmulatorFaultVocabulary: Sendable {
     /// The vendor id (errors name it).
-    public let vendor: String
+    package let vendor: String
     /// The request kinds a fault may target (besides `any`).
-    public let requestKinds: [String]
+    package let requestKinds: [String]
     /// The kind a fault without `on` targets.
-    public let defaultTarget: String
+    package let defaultTarget: String
     /// The vendor's own actions, by name: true when it takes a number (`"code": N`).
-    public let vendorActions: [String: Bool]
+    package let vendorActions: [String: Bool]
     /// Reads an older, vendor-specific form (an alias); nil when `json` is not one.
-    public let alias: @Sendable (_ json: JSONValue, _ path: String) throws -> EmulatorFault?
+    package let alias: @Sendable (_ json: JSONValue, _ path: String) throws -> EmulatorFault?
 
-    public init(
+    package init(
         vendor: String, requestKinds: [String], defaultTarget: String = EmulatorFault.anyRequest,
         vendorActions: [String: Bool] = [:],
         alias: @escaping @Sendable (_ json: JSONValue, _ path: String) throws -> EmulatorFault? = { _, _ in nil }
@@ -28,7 +28,7 @@ public struct EmulatorFaultVocabulary: Sendable {
     }
 
     /// Reads one fault: the JSON form (it has `action`), else an alias. Errors name the field.
-    public func parse(_ json: JSONValue, path: String = "fault") throws -> EmulatorFault {
+    package func parse(_ json: JSONValue, path: String = "fault") throws -> EmulatorFault {
         guard let object = json.objectValue else {
             throw WaitingRoomError.invalidConfiguration(field: path, "expected a fault object", vendor: vendor)
         }
@@ -66,7 +66,7 @@ public struct EmulatorFaultVocabulary: Sendable {
     }
 
     /// Reads one fault object or an array of them.
-    public func parseList(_ json: JSONValue, path: String = "faults") throws -> [EmulatorFault] {
+    package func parseList(_ json: JSONValue, path: String = "faults") throws -> [EmulatorFault] {
         switch json {
         case .array(let items):
             return try items.enumerated().map { try parse($0.element, path: "\(path)[\($0.offset)]") }
@@ -78,7 +78,7 @@ public struct EmulatorFaultVocabulary: Sendable {
     }
 
     /// Every action name this vendor accepts.
-    public var actionNames: [String] { ["delay", "drop", "status", "garbage"] + vendorActions.keys.sorted() }
+    package var actionNames: [String] { ["delay", "drop", "status", "garbage"] + vendorActions.keys.sorted() }
 
     private func checked(_ fault: EmulatorFault, path: String) throws -> EmulatorFault {
         guard fault.on == EmulatorFault.anyRequest || requestKinds.contains(fault.on) else {

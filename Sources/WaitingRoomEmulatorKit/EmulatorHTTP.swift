@@ -5,16 +5,16 @@ import NIOCore
 import WaitingRoom
 
 /// The response helpers, limits and escapes every emulator uses (one copy).
-public enum EmulatorHTTP {
+package enum EmulatorHTTP {
     /// The largest admin request body (fault lists, room settings) an emulator reads.
-    public static let adminBodyLimit = 1 << 20
+    package static let adminBodyLimit = 1 << 20
 
     /// The error a dropped connection's body throws: the server closes the connection before
     /// the announced length was sent.
-    public struct DroppedConnection: Error {}
+    package struct DroppedConnection: Error {}
 
     /// A response with `body`, `contentType` and `Cache-Control: no-store`.
-    public static func response(_ status: Int, _ body: [UInt8], contentType: String) -> Response {
+    package static func response(_ status: Int, _ body: [UInt8], contentType: String) -> Response {
         var fields = HTTPFields()
         fields[.contentType] = contentType
         fields[.cacheControl] = "no-store"
@@ -22,24 +22,24 @@ public enum EmulatorHTTP {
     }
 
     /// A text response.
-    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> Response {
+    package static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> Response {
         response(status, Array(text.utf8), contentType: contentType)
     }
 
     /// A JSON response.
-    public static func json(_ value: JSONValue, status: Int = 200) -> Response {
+    package static func json(_ value: JSONValue, status: Int = 200) -> Response {
         response(status, Array(value.jsonText.utf8), contentType: "application/json")
     }
 
     /// A JSON error naming the field at fault (`{"error": …, "field": …}`), status 400.
-    public static func badRequest(_ error: WaitingRoomError) -> Response {
+    package static func badRequest(_ error: WaitingRoomError) -> Response {
         var object: [String: JSONValue] = ["error": .string(error.message)]
         if let field = error.field { object["field"] = .string(field) }
         return json(.object(object), status: 400)
     }
 
     /// A 200 that announces 4096 bytes and closes the connection before sending them.
-    public static func dropped() -> Response {
+    package static func dropped() -> Response {
         Response(
             status: .ok, headers: [.contentLength: "4096"],
             body: ResponseBody(contentLength: 4096) { _ in
@@ -51,7 +51,7 @@ public enum EmulatorHTTP {
     /// at once: reading would wait for bytes a client may never send.
     /// - Throws: Hummingbird's `HTTPError` 413 (Content Too Large) when the declared or the sent
     ///   body is longer than `limit` (a route that lets it through answers 413).
-    public static func body(_ request: Request, upTo limit: Int) async throws -> ByteBuffer {
+    package static func body(_ request: Request, upTo limit: Int) async throws -> ByteBuffer {
         if let declared = request.headers[.contentLength], Int(declared).map({ $0 > limit }) ?? true {
             throw HTTPError(.contentTooLarge, message: "the body is larger than \(limit) bytes")
         }
@@ -60,14 +60,14 @@ public enum EmulatorHTTP {
 
     /// The path parameter `name`, percent-decoded (`a%2Fb` is `a/b`, as a client's percent-encoded
     /// room id was meant); "" when absent, and as it came when its escapes are malformed.
-    public static func pathParameter(_ parameters: Parameters, _ name: String) -> String {
+    package static func pathParameter(_ parameters: Parameters, _ name: String) -> String {
         guard let raw = parameters.get(name) else { return "" }
         return raw.removingPercentEncoding ?? String(raw)
     }
 
     /// Reads an admin request's JSON body (at most ``adminBodyLimit`` bytes).
     /// - Throws: `.invalidConfiguration` (field `body`) when it is too large or not JSON.
-    public static func jsonBody(_ request: Request) async throws -> JSONValue {
+    package static func jsonBody(_ request: Request) async throws -> JSONValue {
         let buffer: ByteBuffer
         do { buffer = try await body(request, upTo: adminBodyLimit) } catch {
             throw WaitingRoomError.invalidConfiguration(field: "body", "larger than \(adminBodyLimit) bytes")
@@ -84,7 +84,7 @@ public enum EmulatorHTTP {
     /// - Parameters:
     ///   - errorPage: the body and content type of a `status` answer without a body of its own.
     ///   - garbage: the body and content type of a `garbage` answer without a body of its own.
-    public static func apply(
+    package static func apply(
         _ fault: EmulatorFault, errorPage: (Int) -> (body: String, contentType: String),
         garbage: () -> (body: String, contentType: String)
     ) async -> Response? {
@@ -106,11 +106,11 @@ public enum EmulatorHTTP {
     }
 
     /// `text` escaped for HTML text and attribute values (the core's ``HTMLText/escape(_:)``).
-    public static func escapeHTML(_ text: String) -> String { HTMLText.escape(text) }
+    package static func escapeHTML(_ text: String) -> String { HTMLText.escape(text) }
 
     /// `text` as a JSON string literal (quotes included), safe inside a `<script>` too (`<`, `>`,
     /// `&` and the line separators are escaped).
-    public static func jsonQuoted(_ text: String) -> String {
+    package static func jsonQuoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -2,9 +2,9 @@
 /// Prometheus text format): its name, its HELP text and whether it is a counter or a gauge.
 /// The kit's own families are ``EmulatorMetric/usersWaiting`` and its siblings; a vendor may
 /// report further ones of its own (named with ``prefix``).
-public struct EmulatorMetric: Sendable, Hashable {
+package struct EmulatorMetric: Sendable, Hashable {
     /// Counter (only grows; starts again from 0 when the emulator is reset) or gauge (any value).
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// A value that only grows (Prometheus `counter`; its name ends in `_total`).
         case counter
         /// A value that goes up and down (Prometheus `gauge`).
@@ -12,17 +12,17 @@ public struct EmulatorMetric: Sendable, Hashable {
     }
 
     /// What every emulator metric's name starts with.
-    public static let prefix = "waitingroom_emulator_"
+    package static let prefix = "waitingroom_emulator_"
 
     /// The full metric name (`waitingroom_emulator_users_waiting`): ASCII letters, digits and `_`.
-    public var name: String
+    package var name: String
     /// The HELP text: what the figure is, in one line.
-    public var help: String
+    package var help: String
     /// Counter or gauge.
-    public var kind: Kind
+    package var kind: Kind
 
     /// A metric family named `name` (give the full name, ``prefix`` included).
-    public init(name: String, help: String, kind: Kind) {
+    package init(name: String, help: String, kind: Kind) {
         self.name = name
         self.help = help
         self.kind = kind

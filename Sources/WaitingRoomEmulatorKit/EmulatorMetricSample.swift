@@ -4,16 +4,16 @@
 /// Labels: `vendor` (set on every sample), `scope` and `room` on per-room figures, `kind` on
 /// requests, `code` on replies. Label values come from configuration and the vendor's fixed
 /// vocabulary, never from users (no user ids, no keys), so the number of series stays bounded.
-public struct EmulatorMetricSample: Sendable, Equatable {
+package struct EmulatorMetricSample: Sendable, Equatable {
     /// The family.
-    public var metric: EmulatorMetric
+    package var metric: EmulatorMetric
     /// Label names to values.
-    public var labels: [String: String]
+    package var labels: [String: String]
     /// The value read at the moment of the call.
-    public var value: Double
+    package var value: Double
 
     /// A sample of `metric`.
-    public init(_ metric: EmulatorMetric, labels: [String: String], value: Double) {
+    package init(_ metric: EmulatorMetric, labels: [String: String], value: Double) {
         self.metric = metric
         self.labels = labels
         self.value = value

@@ -1,21 +1,21 @@
 /// The style sheet of the emulators' waiting pages (inline: the pages load nothing else): one
 /// layout, each vendor's own colours.
-public struct EmulatorPageStyle: Sendable {
+package struct EmulatorPageStyle: Sendable {
     /// Page and figure background.
-    public var background: String
+    package var background: String
     /// Body text.
-    public var text: String
+    package var text: String
     /// Small print and labels.
-    public var muted: String
+    package var muted: String
     /// The progress bar's track and fill.
-    public var track: String
-    public var fill: String
+    package var track: String
+    package var fill: String
     /// The status line.
-    public var status: String
+    package var status: String
     /// Rules of the vendor's own, appended.
-    public var extra: String
+    package var extra: String
 
-    public init(background: String, text: String, muted: String, track: String, fill: String, status: String, extra: String = "") {
+    package init(background: String, text: String, muted: String, track: String, fill: String, status: String, extra: String = "") {
         self.background = background
         self.text = text
         self.muted = muted
@@ -26,7 +26,7 @@ public struct EmulatorPageStyle: Sendable {
     }
 
     /// The style sheet.
-    public var css: String {
+    package var css: String {
         """
         body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:\(background);color:\(text)}
         main{max-width:40rem;margin:3rem auto;background:#fff;border-radius:12px;padding:2rem 2.5rem;box-shadow:0 2px 12px rgba(0,0,0,.08)}

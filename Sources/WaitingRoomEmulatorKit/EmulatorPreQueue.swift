@@ -16,21 +16,21 @@ import Foundation
 /// if pre.hold(visitor, now: clock.now) { return .waitingForStart }
 /// for member in pre.release(now: clock.now) { queue.append(member) }   // once, at the start
 /// ```
-public struct EmulatorPreQueue<Member: Hashable & Sendable>: Sendable {
+package struct EmulatorPreQueue<Member: Hashable & Sendable>: Sendable {
     /// When the sale starts: arrivals before it are held. `nil` = no scheduled start (nobody is
     /// held). Changing it to a different date after the release opens a new pre-queue for that
     /// start (a room rescheduled for another sale); changing it before the release keeps the
     /// members already held.
-    public var startsAt: Date? {
+    package var startsAt: Date? {
         didSet { if released, startsAt != oldValue { released = false } }
     }
 
     /// Whether the held members are shuffled at the start (else released in arrival order); may
     /// change until the release.
-    public var shuffle: Bool
+    package var shuffle: Bool
 
     /// The seed of the shuffle: the same seed and the same arrivals give the same order.
-    public var seed: UInt64
+    package var seed: UInt64
 
     private var held: [Member] = []
     private var heldSet: Set<Member> = []
@@ -38,7 +38,7 @@ public struct EmulatorPreQueue<Member: Hashable & Sendable>: Sendable {
 
     /// A pre-queue for a sale at `startsAt` (`nil`: none), shuffling the early arrivals at the
     /// start with a generator seeded by `seed` when `shuffle` is on.
-    public init(startsAt: Date?, shuffle: Bool, seed: UInt64) {
+    package init(startsAt: Date?, shuffle: Bool, seed: UInt64) {
         self.startsAt = startsAt
         self.shuffle = shuffle
         self.seed = seed
@@ -46,7 +46,7 @@ public struct EmulatorPreQueue<Member: Hashable & Sendable>: Sendable {
 
     /// Whether arrivals are being held now: a start is scheduled, it has not come yet, and the
     /// pre-queue for it has not been released.
-    public func isPrequeueing(now: Date) -> Bool {
+    package func isPrequeueing(now: Date) -> Bool {
         guard let startsAt, !released else { return false }
         return now < startsAt
     }
@@ -55,7 +55,7 @@ public struct EmulatorPreQueue<Member: Hashable & Sendable>: Sendable {
     /// held (it arrived before the start, now or on an earlier call: holding twice keeps the first
     /// arrival and returns `true`), `false` when there is no pre-queue at `now` and the member
     /// should join the queue directly.
-    public mutating func hold(_ member: Member, now: Date) -> Bool {
+    package mutating func hold(_ member: Member, now: Date) -> Bool {
         if heldSet.contains(member) { return true }
         guard isPrequeueing(now: now) else { return false }
         held.append(member)
@@ -68,7 +68,7 @@ public struct EmulatorPreQueue<Member: Hashable & Sendable>: Sendable {
     /// shuffled (Fisher–Yates with an ``EmulatorSeededGenerator`` seeded by ``seed``, every order
     /// equally likely) when ``shuffle`` is on, else in arrival order. Returns an empty array before
     /// the start and on every later call.
-    public mutating func release(now: Date) -> [Member] {
+    package mutating func release(now: Date) -> [Member] {
         guard !released else { return [] }
         if let startsAt {
             guard now >= startsAt else { return [] }
@@ -87,11 +87,11 @@ public struct EmulatorPreQueue<Member: Hashable & Sendable>: Sendable {
     }
 
     /// How many members are held now (0 after the release).
-    public var heldCount: Int { held.count }
+    package var heldCount: Int { held.count }
 
     /// Whether `member` is held now, waiting for the start.
-    public func isHeld(_ member: Member) -> Bool { heldSet.contains(member) }
+    package func isHeld(_ member: Member) -> Bool { heldSet.contains(member) }
 
     /// Whether the pre-queue for the current ``startsAt`` has been released.
-    public var hasReleased: Bool { released }
+    package var hasReleased: Bool { released }
 }

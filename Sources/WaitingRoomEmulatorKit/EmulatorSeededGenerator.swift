@@ -1,15 +1,15 @@
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014):
 /// a small seedable generator, so an emulator's random choices (the pre-queue's shuffle at a
 /// sale's start) are the same on every run with the same seed. Not for secrets.
-public struct EmulatorSeededGenerator: RandomNumberGenerator, Sendable {
+package struct EmulatorSeededGenerator: RandomNumberGenerator, Sendable {
     /// The generator's state: the seed, advanced by the golden-ratio increment per draw.
-    public private(set) var state: UInt64
+    package private(set) var state: UInt64
 
     /// A generator that yields the same sequence for the same `seed`.
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

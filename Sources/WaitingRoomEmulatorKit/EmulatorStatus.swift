@@ -6,25 +6,25 @@ import WaitingRoom
 /// A vendor plugs into the dashboard by conforming its emulator to ``EmulatorStatusSource``;
 /// the dashboard draws whatever the status lists (rooms, counters, controls) and never names
 /// a vendor.
-public struct EmulatorStatus: Sendable, Equatable {
+package struct EmulatorStatus: Sendable, Equatable {
     /// The vendor id (`netfunnel`, `queueit`, …): also the admin path segment `/_emulator/<vendor>/`.
-    public var vendor: String
+    package var vendor: String
     /// The name people know the vendor by.
-    public var displayName: String
+    package var displayName: String
     /// Every room (segment, waiting room) the emulator serves.
-    public var rooms: [Room]
+    package var rooms: [Room]
     /// Keys handed out and never returned to the server; nil for a vendor whose passes hold no key.
-    public var keysNeverReturned: Int?
+    package var keysNeverReturned: Int?
     /// Faults injected so far (each fault use counts once).
-    public var faultsInjected: Int
+    package var faultsInjected: Int
     /// Fault uses still pending.
-    public var faultsPending: Int
+    package var faultsPending: Int
     /// Further vendor counters, by the vendor's own names (shown as is).
-    public var counters: [String: Double]
+    package var counters: [String: Double]
     /// Admin calls on the whole emulator (add a fault, clear faults, reset).
-    public var controls: [EmulatorControl]
+    package var controls: [EmulatorControl]
 
-    public init(
+    package init(
         vendor: String, displayName: String, rooms: [Room], keysNeverReturned: Int?, faultsInjected: Int,
         faultsPending: Int, counters: [String: Double] = [:], controls: [EmulatorControl] = []
     ) {
@@ -39,31 +39,31 @@ public struct EmulatorStatus: Sendable, Equatable {
     }
 
     /// One room's live figures.
-    public struct Room: Sendable, Equatable {
+    package struct Room: Sendable, Equatable {
         /// The room as a client names it.
-        public var key: RoomKey
+        package var key: RoomKey
         /// The room's state in the vendor's words (`waiting`, `block`, `queue`, `safetynet`, …).
-        public var state: String
+        package var state: String
         /// Users waiting in line now.
-        public var waiting: Int
+        package var waiting: Int
         /// Users admitted since the emulator started (or was reset): a counter that only grows.
-        public var admittedTotal: Int
+        package var admittedTotal: Int
         /// Users inside now (holding a slot), for vendors with concurrency limits; else nil.
-        public var inside: Int?
+        package var inside: Int?
         /// Admissions per second, measured or configured (see ``rateNote``).
-        public var rate: Double
+        package var rate: Double
         /// What ``rate`` is (`measured over 10 s`, `configured`).
-        public var rateNote: String
+        package var rateNote: String
         /// The room's limit (concurrent users or admissions per second, see ``limitNote``), if any.
-        public var limit: Double?
+        package var limit: Double?
         /// What ``limit`` limits (`users inside`, `admissions/s`).
-        public var limitNote: String
+        package var limitNote: String
         /// The page a person opens to wait in this room, relative to the emulator's base URL.
-        public var queuePagePath: String?
+        package var queuePagePath: String?
         /// Admin calls on this room (change the limit, open, close, block).
-        public var controls: [EmulatorControl]
+        package var controls: [EmulatorControl]
 
-        public init(
+        package init(
             key: RoomKey, state: String, waiting: Int, admittedTotal: Int, inside: Int? = nil, rate: Double,
             rateNote: String, limit: Double?, limitNote: String, queuePagePath: String? = nil,
             controls: [EmulatorControl] = []
@@ -83,7 +83,7 @@ public struct EmulatorStatus: Sendable, Equatable {
     }
 
     /// The status as JSON (the `/_emulator/status` document's entry for this vendor).
-    public var json: JSONValue {
+    package var json: JSONValue {
         var object: [String: JSONValue] = [
             "vendor": .string(vendor), "displayName": .string(displayName),
             "rooms": .array(rooms.map(\.json)),
@@ -100,7 +100,7 @@ public struct EmulatorStatus: Sendable, Equatable {
 
 extension EmulatorStatus.Room {
     /// The room as JSON.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             "scope": .string(key.scope), "room": .string(key.room), "state": .string(state),
             "waiting": .number(Double(waiting)), "admittedTotal": .number(Double(admittedTotal)),
@@ -116,21 +116,21 @@ extension EmulatorStatus.Room {
 /// One admin call the dashboard offers as a button (or a number field with a button): an HTTP
 /// request to the emulator's own admin route. In ``body``, the string `"$value"` is replaced
 /// by the number a person typed (when ``input`` is set).
-public struct EmulatorControl: Sendable, Equatable {
+package struct EmulatorControl: Sendable, Equatable {
     /// The button's text.
-    public var label: String
+    package var label: String
     /// `POST`, `PUT` or `DELETE`.
-    public var method: String
+    package var method: String
     /// The admin path (`/_emulator/<vendor>/…`).
-    public var path: String
+    package var path: String
     /// The JSON body, if any.
-    public var body: JSONValue?
+    package var body: JSONValue?
     /// The label of a number field whose value replaces `"$value"` in ``body``; nil for a plain button.
-    public var input: String?
+    package var input: String?
     /// The field's starting value.
-    public var value: Double?
+    package var value: Double?
 
-    public init(label: String, method: String = "POST", path: String, body: JSONValue? = nil, input: String? = nil, value: Double? = nil) {
+    package init(label: String, method: String = "POST", path: String, body: JSONValue? = nil, input: String? = nil, value: Double? = nil) {
         self.label = label
         self.method = method
         self.path = path
@@ -140,7 +140,7 @@ public struct EmulatorControl: Sendable, Equatable {
     }
 
     /// The control as JSON.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var object: [String: JSONValue] = ["label": .string(label), "method": .string(method), "path": .string(path)]
         if let body { object["body"] = body }
         if let input { object["input"] = .string(input) }
@@ -152,7 +152,7 @@ public struct EmulatorControl: Sendable, Equatable {
 /// A vendor emulator that reports its rooms and counters to the `/_emulator/` dashboard.
 /// Conform to it and add the emulator to the combined emulator's sources: the dashboard needs
 /// no change.
-public protocol EmulatorStatusSource: Sendable {
+package protocol EmulatorStatusSource: Sendable {
     /// The live status, read at the moment of the call.
     func emulatorStatus() -> EmulatorStatus
 }

@@ -20,16 +20,16 @@ import WaitingRoomEmulatorKit
 /// would break the format (a bad metric or label name, no label, a negative or non-finite value,
 /// a family reported both as a counter and a gauge) is left out too: nothing a vendor reports
 /// stops the server.
-public final class EmulatorMetricsEndpoint: Sendable {
+package final class EmulatorMetricsEndpoint: Sendable {
     /// The route.
-    public static let path = "/metrics"
+    package static let path = "/metrics"
     /// The Prometheus text exposition format, version 0.0.4.
-    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    package static let contentType = "text/plain; version=0.0.4; charset=utf-8"
     /// Label sets kept per vendor and metric family.
-    public static let seriesLimit = 1000
+    package static let seriesLimit = 1000
 
     /// The emulators reported, in order.
-    public let vendors: [any EmulatedVendor]
+    package let vendors: [any EmulatedVendor]
 
     private struct Family: Hashable {
         var vendor: String
@@ -40,12 +40,12 @@ public final class EmulatorMetricsEndpoint: Sendable {
     private let admitted = NIOLockedValueBox<[Family: Set<[String: String]>]>([:])
 
     /// An endpoint over `vendors`.
-    public init(vendors: [any EmulatedVendor]) {
+    package init(vendors: [any EmulatedVendor]) {
         self.vendors = vendors
     }
 
     /// Every vendor's samples, read now, with the `vendor` label set and the series bound applied.
-    public func samples() -> [EmulatorMetricSample] {
+    package func samples() -> [EmulatorMetricSample] {
         var all: [EmulatorMetricSample] = []
         for vendor in vendors {
             var own: [EmulatorMetricSample] = []
@@ -59,12 +59,12 @@ public final class EmulatorMetricsEndpoint: Sendable {
     }
 
     /// The scrape: ``samples()`` in the Prometheus text format.
-    public func text() -> String {
+    package func text() -> String {
         Self.render(samples())
     }
 
     /// Adds `GET /metrics` to `router`.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
+    package func addRoutes(to router: Router<BasicRequestContext>) {
         router.get(RouterPath(Self.path)) { _, _ -> Response in
             let text = self.text()
             var buffer = ByteBufferAllocator().buffer(capacity: text.utf8.count)
@@ -80,7 +80,7 @@ public final class EmulatorMetricsEndpoint: Sendable {
     /// kind), labels in the order `vendor`, `scope`, `room`, then by name. Counter samples with
     /// the same labels are added up; for gauges the last one counts. Samples that would break the
     /// format are left out (see the type's documentation).
-    public static func render(_ samples: [EmulatorMetricSample]) -> String {
+    package static func render(_ samples: [EmulatorMetricSample]) -> String {
         let registry = PrometheusCollectorRegistry()
         var families: [String: EmulatorMetric] = [:]
         for sample in samples {

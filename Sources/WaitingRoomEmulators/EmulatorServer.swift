@@ -21,7 +21,7 @@ public final class EmulatorServer: Sendable {
     public var baseURL: String { "http://\(host):\(port)" }
 
     /// How many requests were answered on the event loop (``InlineAnswerer``) rather than by a route.
-    public var inlineAnswers: Int { inlineCount.value }
+    package var inlineAnswers: Int { inlineCount.value }
 
     private init(host: String, port: Int, task: Task<Void, any Error>, group: ServiceGroup, inlineCount: InlineAnswerCount) {
         self.host = host
@@ -36,7 +36,7 @@ public final class EmulatorServer: Sendable {
     /// (``InlineAnswerHandler``); every other request goes to the routes.
     ///
     /// - Throws: `.invalidConfiguration` naming `port` when the address cannot be bound.
-    public static func start(
+    package static func start(
         host: String = "127.0.0.1",
         port: Int = 0,
         logger: Logger = EmulatorServer.quietLogger,
@@ -95,7 +95,7 @@ public final class EmulatorServer: Sendable {
     }
 
     /// Waits until the server stops (for `waitingroom emulate`).
-    public func wait() async {
+    package func wait() async {
         _ = await task.result
     }
 }

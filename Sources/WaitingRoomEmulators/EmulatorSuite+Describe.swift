@@ -4,7 +4,7 @@ import WaitingRoomEmulatorKit
 extension EmulatorSuite {
     /// What a running suite serves, as JSON: base URL, dashboard, and each vendor's section
     /// (``EmulatedVendor/describe(server:)``) under its id.
-    public func describe(server: EmulatorServer) -> [String: JSONValue] {
+    package func describe(server: EmulatorServer) -> [String: JSONValue] {
         let address = EmulatorAddress(host: server.host, port: server.port)
         var out: [String: JSONValue] = [
             "baseURL": .string(server.baseURL),
@@ -15,7 +15,7 @@ extension EmulatorSuite {
     }
 
     /// The same as text for people.
-    public func summary(server: EmulatorServer) -> String {
+    package func summary(server: EmulatorServer) -> String {
         let address = EmulatorAddress(host: server.host, port: server.port)
         var lines = [
             "Emulator on \(server.baseURL)",
@@ -26,7 +26,7 @@ extension EmulatorSuite {
     }
 
     /// NetFUNNEL keys handed out and never returned, per the emulator's counters.
-    public func keysNotReturned() -> Int {
+    package func keysNotReturned() -> Int {
         netfunnel.counters().keysNeverReturned
     }
 }

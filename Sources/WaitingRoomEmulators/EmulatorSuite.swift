@@ -17,23 +17,23 @@ import WaitingRoomEmulatorKit
 /// routes, inline answers, faults, chaos, the dashboard, `describe` and client defaults follow.
 public struct EmulatorSuite: Sendable {
     /// Every vendor's emulator type: the one list a new vendor is added to.
-    public static let vendorTypes: [any EmulatedVendor.Type] = [
+    package static let vendorTypes: [any EmulatedVendor.Type] = [
         NetFUNNELEmulator.self, QueueItEmulator.self, CrowdHandlerEmulator.self, CloudflareEmulator.self
     ]
 
     /// Every vendor's emulator, in ``vendorTypes`` order.
-    public let vendors: [any EmulatedVendor]
+    package let vendors: [any EmulatedVendor]
 
     /// The NetFUNNEL emulator.
-    public let netfunnel: NetFUNNELEmulator
+    package let netfunnel: NetFUNNELEmulator
     /// The Queue-it emulator.
-    public let queueit: QueueItEmulator
+    package let queueit: QueueItEmulator
     /// The CrowdHandler emulator.
-    public let crowdhandler: CrowdHandlerEmulator
+    package let crowdhandler: CrowdHandlerEmulator
     /// The configurations in use.
-    public var netfunnelConfiguration: NetFUNNELEmulatorConfiguration { netfunnel.configuration }
-    public var queueitConfiguration: QueueItEmulatorConfiguration { queueit.configuration }
-    public var crowdhandlerConfiguration: CrowdHandlerEmulatorConfiguration { crowdhandler.configuration }
+    package var netfunnelConfiguration: NetFUNNELEmulatorConfiguration { netfunnel.configuration }
+    package var queueitConfiguration: QueueItEmulatorConfiguration { queueit.configuration }
+    package var crowdhandlerConfiguration: CrowdHandlerEmulatorConfiguration { crowdhandler.configuration }
 
     /// The demo rooms of every vendor.
     public static func demo(clock: any WaitingRoomClock = SystemClock()) -> EmulatorSuite {
@@ -60,7 +60,7 @@ public struct EmulatorSuite: Sendable {
     }
 
     /// Builds the suite from typed configurations.
-    public init(
+    package init(
         netfunnel: NetFUNNELEmulatorConfiguration, queueit: QueueItEmulatorConfiguration,
         crowdhandler: CrowdHandlerEmulatorConfiguration = .demo, clock: any WaitingRoomClock = SystemClock()
     ) {
@@ -74,7 +74,7 @@ public struct EmulatorSuite: Sendable {
 
     /// The suite of `vendors`; a vendor of ``vendorTypes`` the list lacks is served with its demo
     /// rooms (on `clock`), after the ones given.
-    public init(vendors: [any EmulatedVendor], clock: any WaitingRoomClock = SystemClock()) {
+    package init(vendors: [any EmulatedVendor], clock: any WaitingRoomClock = SystemClock()) {
         let netfunnel = vendors.lazy.compactMap { $0 as? NetFUNNELEmulator }.first ?? NetFUNNELEmulator(configuration: .demo, clock: clock)
         let queueit =
             vendors.lazy.compactMap { $0 as? QueueItEmulator }.first ?? QueueItEmulator(configuration: .demo, now: { clock.now() })
@@ -108,12 +108,12 @@ public struct EmulatorSuite: Sendable {
 
     /// `GET /metrics` over ``vendors``: every room of every vendor in the Prometheus text format
     /// (``EmulatorMetricsEndpoint``). Each ``start(host:port:logger:)`` serves a new one.
-    public var metrics: EmulatorMetricsEndpoint { EmulatorMetricsEndpoint(vendors: vendors) }
+    package var metrics: EmulatorMetricsEndpoint { EmulatorMetricsEndpoint(vendors: vendors) }
 
     /// The hot requests the server answers on its event loop, without a task (``InlineAnswerHandler``):
     /// NetFUNNEL's `/ts.wseq` and Queue-it's enqueue, each exactly as its route would answer, and
     /// only while no fault is pending for it. Everything else goes to the routes.
-    public var inlineAnswers: InlineAnswerer {
+    package var inlineAnswers: InlineAnswerer {
         { [vendors] head, body in
             for vendor in vendors {
                 if let reply = vendor.inlineAnswer(head, body: body) { return reply }
@@ -123,23 +123,23 @@ public struct EmulatorSuite: Sendable {
     }
 
     /// The emulator of `id`, if the suite has one.
-    public func vendor(_ id: String) -> (any EmulatedVendor)? { vendors.first { $0.vendorID == id } }
+    package func vendor(_ id: String) -> (any EmulatedVendor)? { vendors.first { $0.vendorID == id } }
 
     /// Every emulator the `/_emulator/` dashboard shows (``vendors``); the dashboard itself
     /// names no vendor.
-    public var statusSources: [any EmulatorStatusSource] { vendors }
+    package var statusSources: [any EmulatorStatusSource] { vendors }
 
     /// The `/_emulator/` dashboard over ``statusSources``.
     public var dashboard: EmulatorDashboard { EmulatorDashboard(sources: statusSources) }
 
     /// The Queue-it customer of the demo rooms.
-    public static let queueItCustomer = QueueItEmulator.demoCustomer
+    package static let queueItCustomer = QueueItEmulator.demoCustomer
 
     /// Client configurations pointing at a running suite, per vendor id
     /// (``EmulatedVendor/clientDefaults(server:)``).
     /// Per vendor id, the client options that say where its servers are
     /// (``EmulatedVendor/clientAddressKeys``).
-    public static var clientAddressKeys: [String: Set<String>] {
+    package static var clientAddressKeys: [String: Set<String>] {
         var keys: [String: Set<String>] = [:]
         for type in vendorTypes { keys[type.vendorID] = type.clientAddressKeys }
         return keys

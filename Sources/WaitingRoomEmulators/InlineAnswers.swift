@@ -8,7 +8,7 @@ import WaitingRoomEmulatorKit
 
 /// Decides, on the event loop, whether a request is answered inline: `nil` hands it to the
 /// router (the request reaches the route unchanged). Must not block or wait.
-public typealias InlineAnswerer = @Sendable (_ head: HTTPTypes.HTTPRequest, _ body: ByteBuffer?) -> EmulatorInlineReply?
+package typealias InlineAnswerer = @Sendable (_ head: HTTPTypes.HTTPRequest, _ body: ByteBuffer?) -> EmulatorInlineReply?
 
 /// A channel handler in front of Hummingbird's request handling that answers the emulators'
 /// hot, synchronous requests (a NetFUNNEL `/ts.wseq` call, a Queue-it enqueue) on the

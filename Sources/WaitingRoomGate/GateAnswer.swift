@@ -1,7 +1,7 @@
 /// The one mapping from a ``GateDecision`` to HTTP, used by every adapter: the Hummingbird and
 /// Vapor middlewares and the reverse proxy forward or answer by ``init(_:)``; the
 /// auth-subrequest server answers by ``subrequest(_:)``.
-public enum GateAnswer: Sendable, Hashable {
+package enum GateAnswer: Sendable, Hashable {
     /// Call the protected handler (forward the request), then add these headers to its response
     /// (the session cookie, `x-queueit-failed`).
     case forward(adding: [GateHeader])
@@ -10,7 +10,7 @@ public enum GateAnswer: Sendable, Hashable {
     case respond(GateResponse)
 
     /// What an adapter in front of the handler does with `decision`.
-    public init(_ decision: GateDecision) {
+    package init(_ decision: GateDecision) {
         if let response = decision.response {
             self = .respond(response)
         } else {
@@ -20,10 +20,10 @@ public enum GateAnswer: Sendable, Hashable {
 
     /// The header an auth-subrequest answer names the verdict in (`pass`, `queue`, …), for logs
     /// and for proxies that route on it.
-    public static let verdictHeader = "X-Waitingroom-Verdict"
+    package static let verdictHeader = "X-Waitingroom-Verdict"
     /// The header a 403 subrequest answer carries the status the gate itself would have answered
     /// with (`400`, `413`, `503`, …).
-    public static let statusHeader = "X-Waitingroom-Status"
+    package static let statusHeader = "X-Waitingroom-Status"
 
     /// The answer to an auth subrequest (nginx `auth_request`, Caddy `forward_auth`, Traefik
     /// `ForwardAuth`, Envoy `ext_authz`) for `decision`:
@@ -33,7 +33,7 @@ public enum GateAnswer: Sendable, Hashable {
     /// - anything else (the queue, the AJAX form, a redirect without the token, the cancel page):
     ///   **401**; the proxy sends the browser to the start route, whose answer is the decision's
     ///   own (``GateAuthEndpoint``).
-    public static func subrequest(_ decision: GateDecision) -> GateResponse {
+    package static func subrequest(_ decision: GateDecision) -> GateResponse {
         let verdict = GateHeader(verdictHeader, decision.verdict.rawValue)
         guard let response = decision.response else {
             return GateResponse(status: 200, headers: decision.passHeaders + [verdict] + GateResponse.noCacheHeaders)

@@ -3,10 +3,10 @@
 /// like oauth2-proxy's `/oauth2/auth` and `/oauth2/start?rd=`: the same engines, decisions and
 /// cookies as the reverse proxy and the middlewares, with the proxy doing the forwarding.
 ///
-/// Three routes under ``pathPrefix`` (default `/.waitingroom`):
+/// Three routes under `pathPrefix` (default `/.waitingroom`):
 /// - **`/auth`**, the subrequest: the original request is read from the headers the proxies send
-///   (``originalRequest(method:target:headers:peer:)``), decided as a preview (no single-use
-///   credential is used up), and answered by ``GateAnswer/subrequest(_:)``: 200 (with the
+///   (`originalRequest(method:target:headers:peer:)`), decided as a preview (no single-use
+///   credential is used up), and answered by `GateAnswer/subrequest(_:)`: 200 (with the
 ///   `Set-Cookie` the proxy adds to the app's answer), 401 (send the browser to `/start`), 403.
 /// - **`/start?rd=URL`**, the browser's: `rd` must be on a public host (``GateOrigin``: the
 ///   public URL, or an allowed host; no open redirect). The request for `rd` is decided for real
@@ -18,18 +18,18 @@
 /// Threading: a value; every property is immutable and `Sendable`; ask it from any thread.
 public struct GateAuthEndpoint: Sendable {
     /// The vendor's check.
-    public let engine: any GateEngine
+    package let engine: any GateEngine
     /// Bounds checked before the engine is asked.
-    public let limits: GateLimits
+    package let limits: GateLimits
     /// The public URL or allowed hosts (what `rd` may name) and the trusted proxies: the peers
     /// whose subrequests are answered and whose `X-Forwarded-For` / `X-Real-IP` name the visitor.
     /// With trusted proxies set, a subrequest from any other peer gets 403.
-    public let origin: GateOrigin
+    package let origin: GateOrigin
     /// Where the routes live (no trailing slash).
-    public let pathPrefix: String
+    package let pathPrefix: String
     /// What answers a vendor's configuration push (`PUT {prefix}/configuration`, the body whole;
     /// Queue-it's platform pushes its integration configuration so); nil: that route is 404.
-    public let configurationPush: (@Sendable ([UInt8]) async -> GateResponse)?
+    package let configurationPush: (@Sendable ([UInt8]) async -> GateResponse)?
 
     public init(
         engine: any GateEngine, limits: GateLimits = .standard, origin: GateOrigin, pathPrefix: String = "/.waitingroom",
@@ -45,7 +45,7 @@ public struct GateAuthEndpoint: Sendable {
     }
 
     /// The endpoint's routes.
-    public enum Route: Sendable, Hashable {
+    package enum Route: Sendable, Hashable {
         case auth
         case start
         case health
@@ -56,7 +56,7 @@ public struct GateAuthEndpoint: Sendable {
     }
 
     /// The route a request target (path and query as received) is for.
-    public func route(_ target: String) -> Route {
+    package func route(_ target: String) -> Route {
         let path = target.firstIndex(of: "?").map { target[..<$0] } ?? Substring(target)
         guard path.hasPrefix(pathPrefix) else { return .unknown }
         let rest = path.dropFirst(pathPrefix.count)
@@ -73,7 +73,7 @@ public struct GateAuthEndpoint: Sendable {
 
     /// The answer to one request on the endpoint, when it needs no wait (most subrequests: an
     /// engine's ``GateEngine/immediateDecision(_:)``); nil: ask ``answer(method:target:headers:peer:)``.
-    public func immediateAnswer(method: String, target: String, headers: [GateHeader], peer: String?) -> GateResponse? {
+    package func immediateAnswer(method: String, target: String, headers: [GateHeader], peer: String?) -> GateResponse? {
         switch prepare(method: method, target: target, headers: headers, peer: peer) {
         case .answered(let response): return response
         case .decide(let request, let route, let raw):
@@ -83,7 +83,7 @@ public struct GateAuthEndpoint: Sendable {
     }
 
     /// The answer to one request on the endpoint.
-    public func answer(method: String, target: String, headers: [GateHeader], peer: String?) async -> GateResponse {
+    package func answer(method: String, target: String, headers: [GateHeader], peer: String?) async -> GateResponse {
         switch prepare(method: method, target: target, headers: headers, peer: peer) {
         case .answered(let response): return response
         case .decide(let request, let route, let raw):
@@ -93,13 +93,13 @@ public struct GateAuthEndpoint: Sendable {
     }
 
     /// The answer to a configuration push (`PUT {prefix}/configuration` with `body`).
-    public func pushConfiguration(_ body: [UInt8]) async -> GateResponse {
+    package func pushConfiguration(_ body: [UInt8]) async -> GateResponse {
         guard let configurationPush else { return .refusal(404, "this gate takes no configuration push") }
         return await configurationPush(body)
     }
 
     /// The most bytes a configuration push may carry (a hex-encoded configuration is twice its size).
-    public static let maxPushBytes = 4 * 1024 * 1024
+    package static let maxPushBytes = 4 * 1024 * 1024
 
     enum Prepared {
         case answered(GateResponse)
@@ -165,7 +165,7 @@ public struct GateAuthEndpoint: Sendable {
     ///   the original host.
     /// Throws (the subrequest gets 403) when the peer is not a trusted proxy (if any are set), no
     /// original URI is given, or it has no canonical form.
-    public func originalRequest(method: String, target: String, headers: [GateHeader], peer: String?) throws(GateOrigin.HeadRefusal)
+    package func originalRequest(method: String, target: String, headers: [GateHeader], peer: String?) throws(GateOrigin.HeadRefusal)
         -> GateRequest
     {
         try subrequest(method: method, target: target, headers: headers, peer: peer).request
@@ -213,7 +213,7 @@ public struct GateAuthEndpoint: Sendable {
     /// The request for the start route's `rd`: a GET of that URL with the browser's headers.
     /// Throws (400) for no `rd`, one that is not an absolute http(s) URL or a path, or one whose
     /// host is not a public one.
-    public func startRequest(target: String, headers: [GateHeader], peer: String?) throws(GateOrigin.HeadRefusal) -> GateRequest {
+    package func startRequest(target: String, headers: [GateHeader], peer: String?) throws(GateOrigin.HeadRefusal) -> GateRequest {
         guard let rd = Self.redirectTarget(inQuery: target) else {
             throw GateOrigin.HeadRefusal("the start route needs rd=URL (the page to come back to)")
         }
@@ -255,7 +255,7 @@ public struct GateAuthEndpoint: Sendable {
     /// The `rd` parameter of a start route's target. Percent-encoded (`rd=https%3A%2F%2F…`), it
     /// ends at the next `&`; given raw (`rd=https://shop.example/cart?a=1&b=2`, what nginx's
     /// `$request_uri` gives unencoded), it runs to the end of the query, so it must come last.
-    public static func redirectTarget(inQuery target: String) -> String? {
+    package static func redirectTarget(inQuery target: String) -> String? {
         guard let q = target.firstIndex(of: "?") else { return nil }
         let query = target[target.index(after: q)...]
         var start: Substring.Index?

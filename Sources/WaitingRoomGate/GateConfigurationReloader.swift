@@ -20,14 +20,14 @@ import WaitingRoom
 /// Each carries `source` (`file`, `url`, `push`) where it applies.
 ///
 /// Threading: every method may be called from any thread; the state is behind NIO's lock.
-public final class GateConfigurationReloader: Sendable {
+package final class GateConfigurationReloader: Sendable {
     /// A configuration built into an engine.
-    public struct Loaded: Sendable {
-        public var engine: any GateEngine
+    package struct Loaded: Sendable {
+        package var engine: any GateEngine
         /// The configuration's version, as the vendor numbers it.
-        public var version: Int
+        package var version: Int
 
-        public init(engine: any GateEngine, version: Int) {
+        package init(engine: any GateEngine, version: Int) {
             self.engine = engine
             self.version = version
         }
@@ -42,12 +42,12 @@ public final class GateConfigurationReloader: Sendable {
     }
 
     /// Where the engine in force lives.
-    public let engineSwitch: GateEngineSwitch
+    package let engineSwitch: GateEngineSwitch
     let logger: Logger
     private let state: NIOLockedValueBox<State>
 
     /// Starts with `initial` in force.
-    public init(initial: Loaded, logger: Logger = Logger(label: "waitingroom.gate.config")) {
+    package init(initial: Loaded, logger: Logger = Logger(label: "waitingroom.gate.config")) {
         engineSwitch = GateEngineSwitch(initial.engine)
         self.logger = logger
         state = NIOLockedValueBox(State(version: initial.version, loadedAt: Date()))
@@ -56,18 +56,18 @@ public final class GateConfigurationReloader: Sendable {
     }
 
     /// The version in force.
-    public var version: Int { state.withLockedValue { $0.version } }
+    package var version: Int { state.withLockedValue { $0.version } }
     /// When the configuration in force was put in force.
-    public var loadedAt: Date { state.withLockedValue { $0.loadedAt } }
+    package var loadedAt: Date { state.withLockedValue { $0.loadedAt } }
     /// How many loads failed (the configuration in force stayed).
-    public var failureCount: Int { state.withLockedValue { $0.failures } }
+    package var failureCount: Int { state.withLockedValue { $0.failures } }
     /// How many configurations were put in force after the first.
-    public var loadCount: Int { state.withLockedValue { $0.loads } }
+    package var loadCount: Int { state.withLockedValue { $0.loads } }
     /// The last failure's text.
-    public var lastFailure: String? { state.withLockedValue { $0.lastFailure } }
+    package var lastFailure: String? { state.withLockedValue { $0.lastFailure } }
 
     /// Puts `loaded` in force (from `source`: `file`, `url`, `push`).
-    public func install(_ loaded: Loaded, source: String) {
+    package func install(_ loaded: Loaded, source: String) {
         engineSwitch.replace(with: loaded.engine)
         let now = Date()
         let previous = state.withLockedValue { s in
@@ -88,7 +88,7 @@ public final class GateConfigurationReloader: Sendable {
     }
 
     /// Records that a load from `source` failed; the configuration in force stays.
-    public func failed(_ error: any Error, source: String) {
+    package func failed(_ error: any Error, source: String) {
         state.withLockedValue { s in
             s.failures += 1
             s.lastFailure = "\(error)"
@@ -104,7 +104,7 @@ public final class GateConfigurationReloader: Sendable {
     /// Loads with `load` and puts the result in force, or records the failure. Returns whether it
     /// was put in force.
     @discardableResult
-    public func reload(source: String, _ load: @Sendable () async throws -> Loaded) async -> Bool {
+    package func reload(source: String, _ load: @Sendable () async throws -> Loaded) async -> Bool {
         do {
             install(try await load(), source: source)
             return true
@@ -116,7 +116,7 @@ public final class GateConfigurationReloader: Sendable {
 
     /// Pulls with `load` every `interval` until the task is cancelled. The waits are the core's
     /// `SystemClock` sleeps (woken by an event loop, never by a free cooperative thread).
-    public func pull(
+    package func pull(
         every interval: Duration, clock: any WaitingRoomClock = SystemClock(),
         _ load: @escaping @Sendable () async throws -> Loaded
     ) async {

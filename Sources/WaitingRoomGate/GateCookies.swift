@@ -7,10 +7,10 @@
 /// Reading a `Cookie` header (RFC 6265 §4.2: `name=value` pairs separated by `;` and optional
 /// spaces), the same way for every engine: the first pair whose name is exactly `name` wins, its
 /// value is kept as sent (no unquoting, no percent-decoding) without trailing spaces or tabs.
-public enum GateCookies {
+package enum GateCookies {
     /// The value of cookie `name` in one `Cookie` header value, or nil. Read on the UTF-8 bytes
     /// (`;`, `=`, space and tab are ASCII, so every piece is whole characters).
-    public static func value(named name: String, inHeaderValue headerValue: String) -> String? {
+    package static func value(named name: String, inHeaderValue headerValue: String) -> String? {
         guard !name.utf8.contains(UInt8(ascii: "=")) else { return nil }
         var header = headerValue
         var wanted = name

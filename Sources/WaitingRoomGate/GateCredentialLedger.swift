@@ -5,23 +5,23 @@ import WaitingRoom
 /// A `SingleUseLedger` as a gate engine uses it: the store, what a request gets when the store
 /// cannot answer (open or closed), and the count of those times.
 ///
-/// An engine decides synchronously on a ``GateCredentialView``: it asks the view whether a
+/// An engine decides synchronously on a `GateCredentialView`: it asks the view whether a
 /// credential was used and tells it which ones its decision uses. This type runs that decision:
 /// - with the in-process ``GateReplayLedger``, on the caller's thread, in one pass;
 /// - with a shared store (SQLite, PostgreSQL), in two: the first pass learns which ids the
 ///   decision reads (most requests read none and are answered at once), their state is fetched,
 ///   the decision is made again on it, and then each id it uses is recorded. A use that loses a
 ///   race (another instance recorded the id in between) turns the decision into the answer the
-///   engine gave for a replay. Nothing is recorded for a preview (``GateRequest/isPreview``).
+///   engine gave for a replay. Nothing is recorded for a preview (`GateRequest/isPreview`).
 ///
-/// When the store throws: with ``failsOpen`` the credential counts as unused and is not recorded
+/// When the store throws: with `failsOpen` the credential counts as unused and is not recorded
 /// (the KnownUser connectors' own behaviour: they keep no ledger); otherwise the request gets 503.
-/// Either way the failure is logged and counted (``failureCount``).
+/// Either way the failure is logged and counted (`failureCount`).
 public final class GateCredentialLedger: Sendable {
     /// Where uses are recorded.
-    public let store: any SingleUseLedger
+    package let store: any SingleUseLedger
     /// Whether a request is decided as if its credential were unused when the store fails.
-    public let failsOpen: Bool
+    package let failsOpen: Bool
     let logger: Logger
     private let failures = NIOLockedValueBox(0)
     /// The store when it answers on the caller's thread.
@@ -38,16 +38,16 @@ public final class GateCredentialLedger: Sendable {
     }
 
     /// How many times the store could not answer.
-    public var failureCount: Int { failures.withLockedValue { $0 } }
+    package var failureCount: Int { failures.withLockedValue { $0 } }
 
     /// The answer when the store fails closed.
-    public static let unavailable = GateDecision(
+    package static let unavailable = GateDecision(
         verdict: .refuse, response: .refusal(503, "the gate cannot check this link now; try again in a minute"),
         reason: "credential ledger unavailable")
 
     /// The decision when it can be made without waiting: always with the in-process ledger; with a
     /// shared store, only when the decision reads and uses no credential. Nil: ask ``decide(_:now:_:)``.
-    public func decideNow(_ request: GateRequest, now: Int64, _ decide: (inout GateCredentialView) -> GateDecision) -> GateDecision? {
+    package func decideNow(_ request: GateRequest, now: Int64, _ decide: (inout GateCredentialView) -> GateDecision) -> GateDecision? {
         var view = GateCredentialView(now: now, local: local)
         let decision = decide(&view)
         if let local {
@@ -59,7 +59,7 @@ public final class GateCredentialLedger: Sendable {
     }
 
     /// The decision, reading and recording credentials in the store.
-    public func decide(_ request: GateRequest, now: Int64, _ decide: (inout GateCredentialView) -> GateDecision) async -> GateDecision {
+    package func decide(_ request: GateRequest, now: Int64, _ decide: (inout GateCredentialView) -> GateDecision) async -> GateDecision {
         if let decision = decideNow(request, now: now, decide) { return decision }
         var known: [String: Bool] = [:]
         var view = GateCredentialView(now: now, local: nil)
@@ -102,9 +102,9 @@ public final class GateCredentialLedger: Sendable {
 
 /// What an engine sees of the ledger while it decides (see ``GateCredentialLedger``): whether an
 /// id was used, and which ids its decision will use.
-public struct GateCredentialView {
+package struct GateCredentialView {
     /// The time the decision is made at (epoch seconds).
-    public let now: Int64
+    package let now: Int64
     let local: GateReplayLedger?
     var known: [String: Bool]
     /// The ids asked about that the view did not know.
@@ -120,11 +120,11 @@ public struct GateCredentialView {
 
     /// A view of no ledger: nothing was used, nothing is recorded (an engine configured without
     /// replay protection).
-    public static func none(now: Int64) -> GateCredentialView { GateCredentialView(now: now, local: nil) }
+    package static func none(now: Int64) -> GateCredentialView { GateCredentialView(now: now, local: nil) }
 
     /// Whether `id` was used and has not expired. An id the view does not know yet counts as
     /// unused on this pass (it is fetched and the decision made again).
-    public mutating func wasUsed(_ id: String) -> Bool {
+    package mutating func wasUsed(_ id: String) -> Bool {
         if let local { return local.wasUsed(id, now: now) }
         if let answer = known[id] { return answer }
         if !asked.contains(id) { asked.append(id) }
@@ -133,7 +133,7 @@ public struct GateCredentialView {
 
     /// The decision uses `id` until `expiresAt`; if another use got there first, the request
     /// gets `ifReplayed` instead.
-    public mutating func willUse(_ id: String, expiresAt: Int64, ifReplayed: GateDecision) {
+    package mutating func willUse(_ id: String, expiresAt: Int64, ifReplayed: GateDecision) {
         uses.append(GateCredentialUse(id: id, expiresAt: expiresAt, ifReplayed: ifReplayed))
     }
 }

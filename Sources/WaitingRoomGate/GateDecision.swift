@@ -12,11 +12,11 @@ public struct GateDecision: Sendable, Hashable {
     /// Why, in a few words a log or a test can read (`token: hash`, `cookie valid`, `oversize headers`).
     public var reason: String
     /// The vendor's session id when one is known (Queue-it's queue id, CrowdHandler's token).
-    public var sessionID: String?
+    package var sessionID: String?
     /// The vendor's id for reporting how the handler answered (CrowdHandler's `responseID`).
-    public var vendorResponseID: String?
+    package var vendorResponseID: String?
 
-    public init(
+    package init(
         verdict: GateVerdict, response: GateResponse? = nil, passHeaders: [GateHeader] = [], reason: String, sessionID: String? = nil
     ) {
         self.verdict = verdict
@@ -28,21 +28,21 @@ public struct GateDecision: Sendable, Hashable {
 
     /// Adds a `Set-Cookie` with `value` to what the visitor gets: the gate's answer, or the
     /// handler's (the pass headers).
-    public mutating func addCookie(_ value: String) {
+    package mutating func addCookie(_ value: String) {
         let header = GateHeader("Set-Cookie", value)
         if response != nil { response?.headers.insert(header, at: 0) } else { passHeaders.append(header) }
     }
 
     /// Whether the request goes on to the protected handler.
-    public var reachesHandler: Bool { response == nil }
+    package var reachesHandler: Bool { response == nil }
 
     /// Lets the request through, adding `headers` to the handler's response.
-    public static func pass(_ reason: String, headers: [GateHeader] = [], sessionID: String? = nil) -> GateDecision {
+    package static func pass(_ reason: String, headers: [GateHeader] = [], sessionID: String? = nil) -> GateDecision {
         GateDecision(verdict: .pass, passHeaders: headers, reason: reason, sessionID: sessionID)
     }
 
     /// Answers with a 4xx and never calls the handler.
-    public static func refuse(_ status: Int, _ reason: String) -> GateDecision {
+    package static func refuse(_ status: Int, _ reason: String) -> GateDecision {
         GateDecision(verdict: .refuse, response: .refusal(status, reason), reason: reason)
     }
 }

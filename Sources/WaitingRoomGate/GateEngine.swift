@@ -22,7 +22,7 @@ public protocol GateEngine: Sendable {
 
     /// How many bytes of a request's body the engine reads to decide (Queue-it's
     /// `RequestBodyValidator`): an adapter reads at most this many before asking it, sets
-    /// ``GateRequest/body`` and hands the whole body on to the app. 0 (default): decided on the
+    /// `GateRequest/body` and hands the whole body on to the app. 0 (default): decided on the
     /// head alone.
     var bodyBytesToDecide: Int { get }
 
@@ -44,14 +44,14 @@ extension GateEngine {
 extension GateEngine {
     /// What an adapter applies to one request: the refusal `limits` give (a 4xx, the engine never
     /// asked), or the engine's decision.
-    public func decide(_ request: GateRequest, within limits: GateLimits) async -> GateDecision {
+    package func decide(_ request: GateRequest, within limits: GateLimits) async -> GateDecision {
         if let refusal = limits.refusal(for: request) { return refusal }
         return await decide(request)
     }
 
     /// ``immediateDecision(_:)`` after `limits`: the refusal they give, the engine's decision when
     /// it needs no wait, or nil (then ask ``decide(_:within:)``).
-    public func immediateDecision(_ request: GateRequest, within limits: GateLimits) -> GateDecision? {
+    package func immediateDecision(_ request: GateRequest, within limits: GateLimits) -> GateDecision? {
         if let refusal = limits.refusal(for: request) { return refusal }
         return immediateDecision(request)
     }

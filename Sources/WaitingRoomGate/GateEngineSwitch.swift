@@ -8,39 +8,39 @@ import NIOConcurrencyHelpers
 /// Threading: the reference is read and replaced behind NIO's lock (a pthread mutex:
 /// ThreadSanitizer sees it, it cannot see `Synchronization.Mutex` on Linux), held for the copy of
 /// one reference only; any thread may ask or replace.
-public final class GateEngineSwitch: GateEngine {
+package final class GateEngineSwitch: GateEngine {
     private let current: NIOLockedValueBox<any GateEngine>
     /// The vendor id of the first engine (a replacement is of the same vendor).
-    public let vendorID: String
+    package let vendorID: String
 
-    public init(_ engine: any GateEngine) {
+    package init(_ engine: any GateEngine) {
         current = NIOLockedValueBox(engine)
         vendorID = engine.vendorID
     }
 
     /// The engine in force.
-    public var engine: any GateEngine { current.withLockedValue { $0 } }
+    package var engine: any GateEngine { current.withLockedValue { $0 } }
 
     /// Puts `engine` in force for every request that starts from now on.
-    public func replace(with engine: any GateEngine) {
+    package func replace(with engine: any GateEngine) {
         current.withLockedValue { $0 = engine }
     }
 
-    public func decide(_ request: GateRequest) async -> GateDecision {
+    package func decide(_ request: GateRequest) async -> GateDecision {
         await engine.decide(request)
     }
 
-    public func immediateDecision(_ request: GateRequest) -> GateDecision? {
+    package func immediateDecision(_ request: GateRequest) -> GateDecision? {
         engine.immediateDecision(request)
     }
 
     /// The engine in force's. (A proxy reads it once at start: a field a later configuration's
     /// trigger reads can be dropped by a visitor's `Connection` header until the gate restarts.)
-    public var consultedHeaderNames: Set<String> { engine.consultedHeaderNames }
+    package var consultedHeaderNames: Set<String> { engine.consultedHeaderNames }
 
-    public var bodyBytesToDecide: Int { engine.bodyBytesToDecide }
+    package var bodyBytesToDecide: Int { engine.bodyBytesToDecide }
 
-    public func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async {
+    package func handlerAnswered(_ request: GateRequest, decision: GateDecision, status: Int, elapsed: Duration) async {
         await engine.handlerAnswered(request, decision: decision, status: status, elapsed: elapsed)
     }
 }

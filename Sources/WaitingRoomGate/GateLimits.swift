@@ -4,16 +4,16 @@
 /// any one value, 1 MiB of declared body.
 public struct GateLimits: Sendable, Hashable {
     /// The most header fields (431 beyond).
-    public var maxHeaderCount: Int
+    package var maxHeaderCount: Int
     /// The most bytes of all header names and values together (431 beyond).
-    public var maxHeaderBytes: Int
+    package var maxHeaderBytes: Int
     /// The most bytes of one header value (431 beyond).
-    public var maxHeaderValueBytes: Int
+    package var maxHeaderValueBytes: Int
     /// The most bytes of the absolute URL (414 beyond).
-    public var maxURLBytes: Int
+    package var maxURLBytes: Int
     /// The largest `Content-Length` let through; a request without one is not limited here (the
     /// server framework bounds what it reads).
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
 
     public init(
         maxHeaderCount: Int = 64, maxHeaderBytes: Int = 16 * 1024, maxHeaderValueBytes: Int = 8 * 1024,
@@ -31,7 +31,7 @@ public struct GateLimits: Sendable, Hashable {
 
     /// A refusal when `request` breaks a bound: 431 (headers), 414 (URL), 413 (body), 400 (a
     /// control character in a header value or the URL); nil when it is within bounds.
-    public func refusal(for request: GateRequest) -> GateDecision? {
+    package func refusal(for request: GateRequest) -> GateDecision? {
         if request.url.utf8.count > maxURLBytes {
             return .refuse(414, "the URL is \(request.url.utf8.count) bytes; at most \(maxURLBytes) are accepted")
         }

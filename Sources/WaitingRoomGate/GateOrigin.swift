@@ -12,19 +12,19 @@ public struct GateOrigin: Sendable, Hashable {
     /// `scheme://host[:port]` as visitors reach this server, without a trailing slash; nil:
     /// `http://` and the request's `Host` (a request without one cannot be gated: 400). Triggers
     /// match, and visitors come back to, URLs built on it.
-    public let publicBaseURL: String?
+    package let publicBaseURL: String?
     /// Peers (IP addresses) whose `X-Forwarded-For` names the visitor: the last address in it
     /// that is not itself a trusted proxy. Empty: the peer is the visitor. Kept in the form
     /// ``canonicalIPAddress(_:)`` gives (IPv6 spellings differ: `::1`, `0:0:0:0:0:0:0:1`); an
     /// entry that is not an IP address (a host name, a CIDR range) is kept as given and matches
     /// only that exact text.
-    public let trustedProxies: Set<String>
+    package let trustedProxies: Set<String>
 
     /// The `Host` values (`host` or `host:port`, compared without case) this server answers to
     /// when there is no ``publicBaseURL``: a request for any other host is refused (400), so a
     /// visitor cannot choose the host a `HostName` trigger reads. Empty: any well-formed host
     /// (only safe when no trigger reads the host; `waitingroom gate` will not start so).
-    public let allowedHosts: Set<String>
+    package let allowedHosts: Set<String>
 
     /// `publicBaseURL` loses any trailing `/`; each trusted proxy is written in its canonical
     /// form; allowed hosts are kept in lower case.
@@ -37,19 +37,19 @@ public struct GateOrigin: Sendable, Hashable {
     }
 
     /// Why a request head cannot be gated, with the answer it gets (400).
-    public struct HeadRefusal: Error, Sendable, Hashable {
+    package struct HeadRefusal: Error, Sendable, Hashable {
         /// What was wrong, for the visitor and the log.
-        public let reason: String
+        package let reason: String
         /// The 400 the adapter sends.
-        public var response: GateResponse { .refusal(400, reason) }
+        package var response: GateResponse { .refusal(400, reason) }
 
-        public init(_ reason: String) { self.reason = reason }
+        package init(_ reason: String) { self.reason = reason }
     }
 
     /// `text` as an IPv4 or IPv6 address in the form the system writes peers' addresses in
     /// (`inet_ntop`: `::1`, `10.0.0.2`), or nil when it is not one (a host name, a CIDR range,
     /// `300.1.1.1`). Adapters and `waitingroom gate --trusted-proxy` check their list with it.
-    public static func canonicalIPAddress(_ text: String) -> String? {
+    package static func canonicalIPAddress(_ text: String) -> String? {
         var v4 = in_addr()
         var v6 = in6_addr()
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
@@ -71,7 +71,7 @@ public struct GateOrigin: Sendable, Hashable {
     /// repeated ones). Throws when the target has no canonical form, or no URL can be built: no
     /// `publicBaseURL`, and no `Host`, one that is not `host[:port]` (``isAuthority(_:)``) or one
     /// not among ``allowedHosts``.
-    public func request(
+    package func request(
         method: String, target rawTarget: String, authority: String?, headers: [GateHeader],
         peer: String?
     ) throws(HeadRefusal) -> GateRequest {
@@ -80,7 +80,7 @@ public struct GateOrigin: Sendable, Hashable {
 
     /// ``request(method:target:authority:headers:peer:)`` for a request that reached a proxy in
     /// front of the gate over `scheme` (`http` or `https`; used when there is no ``publicBaseURL``).
-    public func request(
+    package func request(
         method: String, target rawTarget: String, scheme: String, authority: String?, headers: [GateHeader],
         peer: String?
     ) throws(HeadRefusal) -> GateRequest {
@@ -144,7 +144,7 @@ public struct GateOrigin: Sendable, Hashable {
     /// registered name (letters, digits, `-._~`, `%` escapes, sub-delimiters) or an IP literal in
     /// brackets, then digits after a colon. Nothing that ends the authority in a URL (`/`, `?`,
     /// `#`) or changes it (`@`, spaces) can be in it.
-    public static func isAuthority(_ text: String) -> Bool {
+    package static func isAuthority(_ text: String) -> Bool {
         var text = text
         // on the contiguous UTF-8 in place, one table look-up per byte (asked on every request)
         return text.withUTF8 { bytes -> Bool in
@@ -191,7 +191,7 @@ public struct GateOrigin: Sendable, Hashable {
 
     /// The visitor's address: the peer, or when the peer is a trusted proxy, the nearest
     /// untrusted address in `X-Forwarded-For` (all its values, in order, comma lists split).
-    public func clientIP(peer: String?, forwardedFor: [String]) -> String? {
+    package func clientIP(peer: String?, forwardedFor: [String]) -> String? {
         guard let peer, !trustedProxies.isEmpty, trustedProxies.contains(peer) else { return peer }
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return hops.reversed().first { !trustedProxies.contains(Self.canonicalIPAddress($0) ?? $0) } ?? peer

@@ -1,8 +1,8 @@
 /// Percent-encoding as the gate's routes and query parameters use it (RFC 3986 §2.1).
-public enum GatePercent {
+package enum GatePercent {
     /// `text` with each `%XX` escape decoded (and `+` as a space when `plusAsSpace`, the form
     /// encoding of a query); a `%` not followed by two hex digits is kept as it is.
-    public static func decode(_ text: String, plusAsSpace: Bool = false) -> String {
+    package static func decode(_ text: String, plusAsSpace: Bool = false) -> String {
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -22,7 +22,7 @@ public enum GatePercent {
 
     /// `text` with every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) escaped: safe as a
     /// query parameter's value.
-    public static func encodeComponent(_ text: String) -> String {
+    package static func encodeComponent(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         let digits = Array("0123456789ABCDEF".utf8)

@@ -19,7 +19,7 @@ public final class GateReplayLedger: SingleUseLedger {
     /// NIO's lock (a pthread mutex), which ThreadSanitizer sees; it cannot see `Synchronization.Mutex` on Linux.
     let state = NIOLockedValueBox(State())
     /// The most ids kept; when full, the ones expired are dropped, then the soonest to expire.
-    public let capacity: Int
+    package let capacity: Int
 
     public init(capacity: Int = 100_000) {
         self.capacity = max(1, capacity)
@@ -42,7 +42,7 @@ public final class GateReplayLedger: SingleUseLedger {
     }
 
     /// How many ids are kept.
-    public var count: Int { state.withLockedValue { $0.expiries.count } }
+    package var count: Int { state.withLockedValue { $0.expiries.count } }
 
     static func prune(_ s: inout State, now: Int64, capacity: Int) {
         s.expiries = s.expiries.filter { $0.value >= now }

@@ -2,29 +2,29 @@
 /// Vapor adapter or the reverse proxy hands to a ``GateEngine``.
 public struct GateRequest: Sendable, Hashable {
     /// The request method (`GET`, `POST`, …).
-    public var method: String
+    package var method: String
     /// The absolute URL as the visitor's browser sees it (`https://shop.example/cart?x=1`): the
     /// gate matches triggers on it and sends the visitor back to it after the queue. Behind a
     /// proxy that rewrites the host or port, build it from the public host (KnownUser README).
-    public var url: String
+    package var url: String
     /// The header fields in order, names as received (compared case-insensitively).
-    public var headers: [GateHeader]
+    package var headers: [GateHeader]
     /// The visitor's address (the peer, or the client a trusted proxy names), for IP binding.
-    public var clientIP: String?
+    package var clientIP: String?
     /// The body's declared length (`Content-Length`), when known; nil for none or streamed.
-    public var bodyLength: Int?
+    package var bodyLength: Int?
     /// The request target the decision was made on, in origin form (`/cart?x=1`): the canonical
     /// one (``GateTarget``) when built by ``GateOrigin``. An adapter hands the app exactly this
     /// target (the proxy forwards it; a middleware redirects a visitor whose target differs).
     /// Nil for a request built by hand.
-    public var target: String?
+    package var target: String?
     /// The first bytes of the body (at most ``GateEngine/bodyBytesToDecide``), when the engine
     /// asked for them and the adapter read them before deciding; nil otherwise.
-    public var body: [UInt8]?
+    package var body: [UInt8]?
     /// A question asked ahead of the request, not the request (an auth subrequest): the engine
     /// decides as it would, but uses up no single-use credential (``GateCredentialLedger``); the
     /// request that follows (the start route's) is the one that uses it.
-    public var isPreview = false
+    package var isPreview = false
 
     public init(method: String = "GET", url: String, headers: [GateHeader] = [], clientIP: String? = nil, bodyLength: Int? = nil) {
         self.method = method
@@ -35,17 +35,17 @@ public struct GateRequest: Sendable, Hashable {
     }
 
     /// The first value of header `name` (case-insensitive), or nil.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// Every value of header `name` (case-insensitive), in order.
-    public func headers(named name: String) -> [String] {
+    package func headers(named name: String) -> [String] {
         headers.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
     /// The value of cookie `name` in the `Cookie` headers (exact, case-sensitive name), or nil.
-    public func cookie(_ name: String) -> String? {
+    package func cookie(_ name: String) -> String? {
         for header in headers where header.name.equalsIgnoringASCIICase("cookie") {
             if let value = GateCookies.value(named: name, inHeaderValue: header.value) { return value }
         }
@@ -53,7 +53,7 @@ public struct GateRequest: Sendable, Hashable {
     }
 
     /// The value of query parameter `name` (first occurrence, percent-decoded), or nil.
-    public func queryParameter(_ name: String) -> String? {
+    package func queryParameter(_ name: String) -> String? {
         guard let q = url.firstIndex(of: "?") else { return nil }
         var query = url[url.index(after: q)...]
         if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
@@ -67,7 +67,7 @@ public struct GateRequest: Sendable, Hashable {
     }
 
     /// The headers as `(name, value)` pairs (the vendor validators' form).
-    public var headerPairs: [(String, String)] { headers.map { ($0.name, $0.value) } }
+    package var headerPairs: [(String, String)] { headers.map { ($0.name, $0.value) } }
 }
 
 /// One header field.
@@ -86,7 +86,7 @@ public struct GateHeader: Sendable, Hashable {
 extension String {
     /// Whether the two are equal with ASCII letters compared case-insensitively (header names),
     /// without allocating.
-    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
+    package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         var a = self
         var b = other

@@ -20,9 +20,9 @@
 /// An app behind the reverse proxy receives the canonical target; the middlewares, which cannot
 /// change what the framework already routed, send a visitor whose target is not canonical to the
 /// canonical one first (308).
-public enum GateTarget {
+package enum GateTarget {
     /// Why a target was refused.
-    public enum Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Refusal: Error, Sendable, Hashable, CustomStringConvertible {
         /// `%` not followed by two hex digits.
         case malformedEscape
         /// `%2F`, `%5C` or `%00` in the path.
@@ -34,7 +34,7 @@ public enum GateTarget {
         /// The target does not start with `/`.
         case notAPath
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .malformedEscape: "the request target has a % that is not followed by two hex digits"
             case .encodedSeparator(let escape): "the request path holds \(escape), which servers read in different ways"
@@ -47,7 +47,7 @@ public enum GateTarget {
 
     /// The canonical form of `target` (origin form, `/path[?query]`), or why it cannot have one.
     /// Returns `target` itself (no copy) when it is canonical already, the usual case.
-    public static func canonical(_ target: String) -> Result<String, Refusal> {
+    package static func canonical(_ target: String) -> Result<String, Refusal> {
         var bytes = target
         let rewritten = bytes.withUTF8 { bytes -> Result<String, Refusal>? in
             guard bytes.first == UInt8(ascii: "/") else { return .failure(.notAPath) }

@@ -17,18 +17,18 @@ import WaitingRoomGate
 /// ```
 public struct GateMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The vendor's check.
-    public let engine: any GateEngine
+    package let engine: any GateEngine
     /// Bounds checked before the engine is asked.
-    public let limits: GateLimits
+    package let limits: GateLimits
     /// Where visitors reach this server and which proxies front it (shared with the Vapor adapter).
-    public let origin: GateOrigin
+    package let origin: GateOrigin
     /// `scheme://host[:port]` as visitors reach this server; nil: `http://` and the request's
     /// `Host` (a request without one is refused with 400). Triggers match, and visitors come
     /// back to, URLs built on it.
-    public var publicBaseURL: String? { origin.publicBaseURL }
+    package var publicBaseURL: String? { origin.publicBaseURL }
     /// Peers (IP addresses) whose `X-Forwarded-For` names the visitor: the last address in it
     /// that is not itself a trusted proxy. Empty: the peer is the visitor.
-    public var trustedProxies: Set<String> { origin.trustedProxies }
+    package var trustedProxies: Set<String> { origin.trustedProxies }
     let logger: Logger
 
     /// A middleware that asks `engine` about every request it sees, after `limits`.

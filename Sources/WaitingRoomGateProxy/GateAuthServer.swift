@@ -56,7 +56,7 @@ public final class GateAuthServer: Service, Sendable {
     }
 
     /// The port it listens on.
-    public var port: Int? { listener.localAddress?.port }
+    package var port: Int? { listener.localAddress?.port }
 
     /// Serves until graceful shutdown, then closes the connections.
     public func run() async throws {

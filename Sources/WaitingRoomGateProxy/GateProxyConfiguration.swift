@@ -5,29 +5,29 @@ import WaitingRoomGate
 /// What a ``GateProxyServer`` is set up with: where it forwards, who decides, and its bounds.
 public struct GateProxyConfiguration: Sendable {
     /// The app the proxy forwards to.
-    public var upstream: GateUpstreamAddress
+    package var upstream: GateUpstreamAddress
     /// The vendor's check.
-    public var engine: any GateEngine
+    package var engine: any GateEngine
     /// Bounds checked before the engine is asked (header bytes, body length).
-    public var limits: GateLimits
+    package var limits: GateLimits
     /// The public URL, the allowed hosts and the trusted proxies.
-    public var origin: GateOrigin
+    package var origin: GateOrigin
     /// The most requests in flight at once; over it a visitor gets 503 at once.
-    public var maxConnections: Int
+    package var maxConnections: Int
     /// The most connections one client address may hold open (0: no bound; a trusted proxy is
     /// not bounded).
-    public var maxConnectionsPerClient: Int
+    package var maxConnectionsPerClient: Int
     /// The longest a connection to the upstream may take to open.
-    public var connectTimeout: TimeAmount
+    package var connectTimeout: TimeAmount
     /// The longest one exchange with the upstream may take, from asking for a connection to the
     /// answer's last byte.
-    public var exchangeTimeout: TimeAmount
+    package var exchangeTimeout: TimeAmount
     /// How long a visitor's connection may sit idle between requests before it is closed.
-    public var idleTimeout: TimeAmount
+    package var idleTimeout: TimeAmount
     /// How long a request's body may take to arrive, from its head to its end (slow uploads get 408).
-    public var bodyTimeout: TimeAmount
+    package var bodyTimeout: TimeAmount
     /// Where decisions (at `debug`) and failures are logged.
-    public var logger: Logger
+    package var logger: Logger
 
     public init(
         upstream: GateUpstreamAddress, engine: any GateEngine, limits: GateLimits = GateLimits(), origin: GateOrigin,

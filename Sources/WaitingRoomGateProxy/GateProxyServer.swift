@@ -76,7 +76,7 @@ public final class GateProxyServer: Service, Sendable {
     static let decoderBufferBound = 128 * 1024
 
     /// The port it listens on.
-    public var port: Int? { listener.localAddress?.port }
+    package var port: Int? { listener.localAddress?.port }
 
     /// Serves until graceful shutdown, then drains.
     public func run() async throws {

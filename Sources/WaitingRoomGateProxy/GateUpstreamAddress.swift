@@ -10,10 +10,10 @@ public enum GateUpstreamAddress: Sendable, Equatable, CustomStringConvertible {
     case unixSocket(path: String)
 
     /// The longest socket path the kernel takes (`sun_path` holds 108 bytes with its NUL).
-    public static let maxSocketPathBytes = 107
+    package static let maxSocketPathBytes = 107
 
     /// `http://HOST[:PORT][/]` (plain HTTP, no path or query) or `unix:PATH`; nil otherwise.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         if text.hasPrefix("unix:") {
             let path = String(text.dropFirst("unix:".count))
             guard !path.isEmpty, path.utf8.count <= Self.maxSocketPathBytes, !path.utf8.contains(0) else { return nil }
@@ -39,7 +39,7 @@ public enum GateUpstreamAddress: Sendable, Equatable, CustomStringConvertible {
     /// The `Host` the upstream is sent: `HOST:PORT` (port 80 left out, IPv6 in brackets), or
     /// `localhost` over a socket (proposal: a socket has no host name; the visitor's own `Host`
     /// travels in `X-Forwarded-Host`).
-    public var hostHeader: String {
+    package var hostHeader: String {
         switch self {
         case .tcp(let host, let port): Self.hostHeader(host: host, port: port)
         case .unixSocket: "localhost"

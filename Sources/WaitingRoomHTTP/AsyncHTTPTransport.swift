@@ -12,19 +12,19 @@ import WaitingRoom
 /// are refused as `.invalidResponse`.
 public struct AsyncHTTPTransport: HTTPTransport {
     /// The shared transport (clients that live for the whole process; no shutdown needed).
-    public static let shared = AsyncHTTPTransport()
+    package static let shared = AsyncHTTPTransport()
 
     /// The longest deadline (about 100 years): longer ones are clamped so that the event loop's
     /// deadline arithmetic cannot overflow.
     static let longestTimeout: Duration = .seconds(100 * 365 * 24 * 3600)
 
     /// The largest body read before the response is refused.
-    public let maxBodyBytes: Int
+    package let maxBodyBytes: Int
     /// The deadline used when a request sets none.
-    public let defaultTimeout: Duration
+    package let defaultTimeout: Duration
 
     /// Creates a transport over the process-wide clients.
-    public init(maxBodyBytes: Int = 4 * 1024 * 1024, defaultTimeout: Duration = .seconds(30)) {
+    package init(maxBodyBytes: Int = 4 * 1024 * 1024, defaultTimeout: Duration = .seconds(30)) {
         self.maxBodyBytes = maxBodyBytes
         self.defaultTimeout = defaultTimeout
     }
@@ -45,7 +45,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
     /// inside the client until their deadlines pass; a request sent just before its deadline is
     /// still handled by the server, which then issues a NetFUNNEL key nobody receives. Found by
     /// `waitingroom load --chaos`: 10 delayed 5101s out of 300 users left 3–5 such keys per run.
-    public static let connectionsPerHost = 256
+    package static let connectionsPerHost = 256
 
     /// The SDK retries by its own policies, so the client must not retry connection
     /// establishment silently until the deadline: a refused connection is reported at once.

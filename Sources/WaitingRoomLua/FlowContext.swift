@@ -5,7 +5,7 @@ import WaitingRoom
 
 /// Per-flow state on a host: its global table, its handlers and `wr.on` listeners, its actions.
 /// Not `Sendable`: it lives inside the `FlowRuntime` actor with the `LuaVM`.
-final class FlowContext {
+package final class FlowContext {
     let id: Int
     let name: String
     let chunkName: String

@@ -5,7 +5,7 @@ import Logging
 import WaitingRoom
 
 /// What a flow table gives (each may instead come from `FlowOptions`).
-struct FlowSpec {
+package struct FlowSpec {
     var entry: Entry?
     var vendor: String?
     var config: JSONValue?
@@ -299,7 +299,7 @@ extension FlowHost {
     // MARK: the flow table
 
     /// Run the chunk and check what it returned (the flow contract).
-    func loadSpec(_ context: FlowContext, on runtime: isolated FlowRuntime) async -> Result<FlowSpec, LuaError> {
+    package func loadSpec(_ context: FlowContext, on runtime: isolated FlowRuntime) async -> Result<FlowSpec, LuaError> {
         let file = context.displayName
         guard context.chunkRef != LUA_NOREF else {
             return .failure(LuaError(kind: .invalidFlow, message: "\(file): no flow chunk loaded"))

@@ -5,7 +5,7 @@ import Logging
 import WaitingRoom
 
 /// A handler's answer (`wr.retry`, `wr.bypass`, `wr.abort`).
-enum FlowDecision: Equatable {
+package enum FlowDecision: Equatable {
     case retry(after: Double)
     case bypass(String)
     case abort(String)
@@ -13,7 +13,7 @@ enum FlowDecision: Equatable {
 
 /// Everything the `FlowRuntime` actor owns: the VM, the flows, the rooms and sessions handed to
 /// Lua. Not `Sendable`; every method runs on the actor (async ones take its isolation).
-final class FlowHost {
+package final class FlowHost {
     let vm: LuaVM
     let options: FlowOptions
     let objects = HostObjects()
@@ -153,7 +153,7 @@ final class FlowHost {
 
     /// Deliver `event` to the flow's `on_*` handler and `wr.on` listeners (each in its own
     /// coroutine, in registration order). Returns the handler's decision and any failures.
-    func dispatch(
+    package func dispatch(
         _ event: WaitingRoomEvent, session: WaitingSession?, to context: FlowContext, useHandler: Bool,
         on runtime: isolated FlowRuntime
     ) async -> (decision: FlowDecision?, errors: [LuaError]) {

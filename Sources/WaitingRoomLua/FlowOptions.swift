@@ -5,33 +5,33 @@ import WaitingRoom
 /// can be given here instead; a value given here wins over the flow's.
 public struct FlowOptions: Sendable {
     /// Sandbox limits (memory per runtime, budget and deadline per handler).
-    public var limits: LuaLimits
+    package var limits: LuaLimits
     /// Where `print`, `warn` and `wr.log` go (label `waitingroom.lua`, metadata `flow`).
-    public var logger: Logger
+    package var logger: Logger
     /// If set, `print` output goes here instead of the logger (the REPL prints to the terminal).
-    public var printHandler: (@Sendable (String) -> Void)?
+    package var printHandler: (@Sendable (String) -> Void)?
     /// The vendors `wr.open` and the flow's `vendor` can name.
-    public var registry: VendorRegistry
+    package var registry: VendorRegistry
     /// Transport, clock, pass store and logger handed to every provider; `wr.sleep` and `wr.now`
     /// use its clock.
-    public var environment: ProviderEnvironment
+    package var environment: ProviderEnvironment
     /// The entry to run (instead of the flow's `entry`).
-    public var entry: Entry?
+    package var entry: Entry?
     /// The vendor id (instead of the flow's `vendor`).
-    public var vendor: String?
+    package var vendor: String?
     /// The vendor configuration. When both this and the flow's `config` are objects they are
     /// merged key by key, these keys winning (so a host can point `serverUrl` or
     /// `waitingRoomDomain` at an emulator and keep the flow's other options).
-    public var config: JSONValue?
+    package var config: JSONValue?
     /// How many times a flow may answer `wr.retry` before its outcome stands. Default 3.
     /// A flow's `max_retries` field lowers or raises it for that flow.
-    public var maxRetries: Int
+    package var maxRetries: Int
     /// Return a held key (NetFUNNEL) when the flow did not call `session:complete()` itself by the
     /// end of `on_success`. Default true, so no key is ever left held.
-    public var autoComplete: Bool
+    package var autoComplete: Bool
     /// Called with every event of the sessions a flow runs, before its handler (for a live
     /// progress line in the CLI). Runs on the runtime's executor: keep it short.
-    public var eventObserver: (@Sendable (_ flow: String, _ event: WaitingRoomEvent) -> Void)?
+    package var eventObserver: (@Sendable (_ flow: String, _ event: WaitingRoomEvent) -> Void)?
 
     public init(
         limits: LuaLimits = .default,
@@ -63,11 +63,11 @@ public struct FlowOptions: Sendable {
 /// Something a flow handed to the host with `wr.emit(name, payload)` (navigate, show a message, …).
 public struct FlowAction: Sendable, Hashable {
     /// The flow that emitted it.
-    public var flow: String
+    package var flow: String
     public var name: String
     public var payload: JSONValue
 
-    public init(flow: String, name: String, payload: JSONValue) {
+    package init(flow: String, name: String, payload: JSONValue) {
         self.flow = flow
         self.name = name
         self.payload = payload
@@ -110,13 +110,13 @@ public struct FlowResult: Sendable {
     /// Every `wr.emit` of the flow, in order.
     public var actions: [FlowAction]
     /// How many times the entry was run (1 + retries).
-    public var attempts: Int
+    package var attempts: Int
     /// Handlers that failed (the run went on as if they had returned nothing).
     public var handlerErrors: [LuaError]
     /// The status of the key return, when the pass was completed.
-    public var completion: VendorStatus?
+    package var completion: VendorStatus?
     /// Keys the flow still held when it ended (from `room:try_pass` without `room:release`, or
     /// sessions it started with `room:enqueue` and left passed or waiting) that the host gave
     /// back; each is also a `key_returned` action (``actions``).
-    public var keysReturnedByHost: Int = 0
+    package var keysReturnedByHost: Int = 0
 }

@@ -2,7 +2,7 @@ import CLua
 import CLuaShim
 
 /// The result of evaluating one REPL chunk.
-public enum EvaluationResult: Sendable, Hashable {
+package enum EvaluationResult: Sendable, Hashable {
     /// The chunk ran; its results rendered for display (empty for a statement).
     case values([String])
     /// The chunk is an unfinished statement (Lua said `<eof>`): read another line and try again.

@@ -4,7 +4,7 @@ import Logging
 import WaitingRoom
 
 /// Identifies a flow loaded into a `FlowRuntime`.
-public struct FlowID: Hashable, Sendable {
+package struct FlowID: Hashable, Sendable {
     let value: Int
 }
 
@@ -16,11 +16,11 @@ public struct FlowID: Hashable, Sendable {
 /// Globals are shared by the handlers of one flow: while a handler awaits a `wr.*` call, another
 /// handler of the same flow may run and change them (as with OpenResty light threads).
 public actor FlowRuntime {
-    let host: FlowHost
-    let primary: FlowContext?
+    package let host: FlowHost
+    package let primary: FlowContext?
 
     /// Thread-safe handle that stops the Lua code running on this runtime (Ctrl-C).
-    public nonisolated let interrupt: LuaInterrupt
+    package nonisolated let interrupt: LuaInterrupt
     /// Every `wr.emit` of every flow on this runtime, as it happens. Finishes when `run()` of the
     /// flow the runtime was built with returns (or with `finishActions()`).
     public nonisolated let actions: AsyncStream<FlowAction>
@@ -39,7 +39,7 @@ public actor FlowRuntime {
     }
 
     /// An empty runtime: for the REPL, or to load flows into with `addFlow`.
-    public init(options: FlowOptions = FlowOptions()) throws(LuaError) {
+    package init(options: FlowOptions = FlowOptions()) throws(LuaError) {
         try self.init(options: options) { _ throws(LuaError) in nil }
     }
 
@@ -55,17 +55,17 @@ public actor FlowRuntime {
     }
 
     /// Load another flow (its own globals) into this runtime.
-    public func addFlow(path: String) throws(LuaError) -> FlowID {
+    package func addFlow(path: String) throws(LuaError) -> FlowID {
         FlowID(value: try host.loadFlow(path: path).id)
     }
 
     /// Load another flow from source text into this runtime.
-    public func addFlow(source: String, name: String) throws(LuaError) -> FlowID {
+    package func addFlow(source: String, name: String) throws(LuaError) -> FlowID {
         FlowID(value: try host.loadFlow(source: source, name: name).id)
     }
 
     /// The flow the runtime was built with.
-    public var mainFlow: FlowID? { primary.map { FlowID(value: $0.id) } }
+    package var mainFlow: FlowID? { primary.map { FlowID(value: $0.id) } }
 
     /// Run the flow the runtime was built with: run its chunk, check its table, run the entry,
     /// dispatch every event to its handlers, apply decisions. Never throws: problems end up in
@@ -84,7 +84,7 @@ public actor FlowRuntime {
 
     /// Run a flow added with `addFlow`. Several runs may be in flight on one runtime; their
     /// handlers interleave while they await.
-    public func run(_ flow: FlowID) async -> FlowResult {
+    package func run(_ flow: FlowID) async -> FlowResult {
         guard let context = host.contexts.first(where: { $0.id == flow.value }) else {
             return FlowResult(
                 outcome: .flowError(LuaError(kind: .invalidFlow, message: "unknown flow")), actions: [], attempts: 0, handlerErrors: [],
@@ -95,13 +95,13 @@ public actor FlowRuntime {
     }
 
     /// End the `actions` stream.
-    public func finishActions() { actionContinuation.finish() }
+    package func finishActions() { actionContinuation.finish() }
 
     /// Gives back every key the flows and the REPL on this runtime still hold (`room:try_pass`
     /// keys not released, sessions started by `room:enqueue` left passed or waiting); each is a
     /// `key_returned` action. Returns how many. A flow's run does this for its own keys when it
     /// ends, and a runtime that is dropped does it for what is left; the REPL calls it on exit.
-    public func returnHeldKeys() async -> Int {
+    package func returnHeldKeys() async -> Int {
         host.runtime = self
         var count = 0
         for context in host.contexts { count += await host.giveBackKeys(of: context, on: self) }
@@ -112,7 +112,7 @@ public actor FlowRuntime {
     /// `interrupt.request()` stops a running chunk; cancelling the calling task makes a waiting
     /// `wr.*` call return `nil, "cancelled"`. `chunkName` is Lua's (`=stdin` reads "stdin:1:",
     /// `@flow.lua` reads "flow.lua:1:" in messages and tracebacks).
-    public func evaluate(_ text: String, chunkName: String = "=stdin") async -> EvaluationResult {
+    package func evaluate(_ text: String, chunkName: String = "=stdin") async -> EvaluationResult {
         host.runtime = self
         let context: FlowContext
         if let existing = host.replContext {
@@ -129,7 +129,7 @@ public actor FlowRuntime {
     }
 
     /// Bytes the runtime's Lua heap uses now.
-    public var memoryInUse: Int { host.vm.memoryInUse }
+    package var memoryInUse: Int { host.vm.memoryInUse }
 
     /// Deliver an event of a session Lua created to the flow's `wr.on` listeners.
     func deliver(_ event: WaitingRoomEvent, session: WaitingSession, contextID: Int) async {

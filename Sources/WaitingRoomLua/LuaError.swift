@@ -1,6 +1,6 @@
 /// An error from Lua code or from the flow host, written for the person who has to fix the flow.
 public struct LuaError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// The chunk does not compile; `message` has `file:line:`.
         case syntax
         /// A Lua error raised while running; `traceback` has the stack.
@@ -19,13 +19,13 @@ public struct LuaError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidFlow
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// One line (or a few) saying what happened, with `file:line:` where Lua knows it.
     public var message: String
     /// The Lua stack at the point of failure, when there is one.
-    public var traceback: String?
+    package var traceback: String?
 
-    public init(kind: Kind, message: String, traceback: String? = nil) {
+    package init(kind: Kind, message: String, traceback: String? = nil) {
         self.kind = kind
         self.message = message
         self.traceback = traceback

@@ -4,15 +4,15 @@ import Synchronization
 /// stop (for example on Ctrl-C in the REPL). The count hook polls it every `hookStep` instructions
 /// and ends the running chunk or handler with "interrupted"; awaits in progress are not affected
 /// (cancel the Swift task for those).
-public final class LuaInterrupt: Sendable {
+package final class LuaInterrupt: Sendable {
     private let requested = Atomic<Bool>(false)
 
-    public init() {}
+    package init() {}
 
     /// Request a stop of whatever Lua code is running now or next.
-    public func request() { requested.store(true, ordering: .relaxed) }
+    package func request() { requested.store(true, ordering: .relaxed) }
     /// Clear a request (the host does this before each REPL chunk).
-    public func reset() { requested.store(false, ordering: .relaxed) }
+    package func reset() { requested.store(false, ordering: .relaxed) }
     /// Whether a stop was requested.
-    public var isRequested: Bool { requested.load(ordering: .relaxed) }
+    package var isRequested: Bool { requested.load(ordering: .relaxed) }
 }

@@ -39,13 +39,13 @@ struct PendingOperation {
 typealias HostFunction = (LuaVM, OpaquePointer) -> HostReturn
 
 /// Owns one sandboxed `lua_State` (not `Sendable`: it lives inside the actor that owns it).
-final class LuaVM {
-    let L: OpaquePointer
+package final class LuaVM {
+    package let L: OpaquePointer
     let limits: LuaLimits
     /// `limits.handlerDeadline` in nanoseconds (nil: none), worked out once for the hot path.
     private let handlerDeadlineNs: Int64?
     let interrupt: LuaInterrupt
-    var logger: Logger
+    package var logger: Logger
     private let state: UnsafeMutablePointer<clua_Limits>
     private var hostFunctions: [HostFunction] = []
     private var pending: [Int64: PendingOperation] = [:]
@@ -55,7 +55,7 @@ final class LuaVM {
     /// Interned event keys and names (see `LuaInternedStrings`).
     private(set) var interned = LuaInternedStrings(keys: [], eventNames: [])
 
-    init(limits: LuaLimits = .default, interrupt: LuaInterrupt = LuaInterrupt(), logger: Logger) throws(LuaError) {
+    package init(limits: LuaLimits = .default, interrupt: LuaInterrupt = LuaInterrupt(), logger: Logger) throws(LuaError) {
         self.limits = limits
         self.handlerDeadlineNs = limits.handlerDeadline.map { duration in
             let (seconds, attoseconds) = duration.components

@@ -15,9 +15,9 @@ import WaitingRoom
 ///
 /// Every problem is a ``WaitingRoomError`` of kind `.invalidConfiguration` naming the field
 /// `stateStore`; messages never repeat the password.
-public struct PostgresConnectionString: Hashable, Sendable, CustomStringConvertible {
+package struct PostgresConnectionString: Hashable, Sendable, CustomStringConvertible {
     /// How the connection is encrypted (libpq's `sslmode`).
-    public enum TLSMode: String, Hashable, Sendable, CaseIterable {
+    package enum TLSMode: String, Hashable, Sendable, CaseIterable {
         /// Plain text only.
         case disable
         /// Plain text (libpq tries TLS only when plain text is refused; plain text is tried here).
@@ -33,30 +33,30 @@ public struct PostgresConnectionString: Hashable, Sendable, CustomStringConverti
     }
 
     /// The server's host name or address (nil for a Unix socket).
-    public var host: String?
+    package var host: String?
     /// The server's TCP port, or the number in the Unix socket's name.
-    public var port: Int
+    package var port: Int
     /// The Unix socket to connect to (`<directory>/.s.PGSQL.<port>`), when the host is a directory.
-    public var unixSocketPath: String?
+    package var unixSocketPath: String?
     /// The user to log in as.
-    public var username: String
+    package var username: String
     /// The user's password, if any.
-    public var password: String?
+    package var password: String?
     /// The database to open (nil: the server's default, the user's name).
-    public var database: String?
+    package var database: String?
     /// The TLS mode.
-    public var tlsMode: TLSMode
+    package var tlsMode: TLSMode
     /// How long connecting (and preparing the tables) may take before it is given up.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// The `application_name` reported to the server, if any.
-    public var applicationName: String?
+    package var applicationName: String?
 
     /// The field errors name.
     static let field = "stateStore"
 
     /// Parses `url`; throws `.invalidConfiguration` (field `stateStore`) when it is not a
     /// usable PostgreSQL URL.
-    public init(parsing url: String) throws {
+    package init(parsing url: String) throws {
         let trimmed = url.trimmingCharacters(in: .whitespaces)
         guard let schemeEnd = trimmed.range(of: "://") else {
             throw Self.invalid("a PostgreSQL URL looks like postgres://user:password@host:5432/database")
@@ -164,14 +164,14 @@ public struct PostgresConnectionString: Hashable, Sendable, CustomStringConverti
     }
 
     /// Where the server is: `host:port` or the socket path (for messages).
-    public var endpoint: String {
+    package var endpoint: String {
         if let unixSocketPath { return unixSocketPath }
         let name = host ?? ""
         return (name.contains(":") ? "[\(name)]" : name) + ":\(port)"
     }
 
     /// The URL again, with the password replaced by `***`.
-    public var description: String {
+    package var description: String {
         var text = "postgres://\(username)" + (password == nil ? "" : ":***") + "@"
         if let unixSocketPath {
             text += "/\(database ?? "")?host=\(unixSocketPath.dropLast(".s.PGSQL.\(port)".count + 1))"

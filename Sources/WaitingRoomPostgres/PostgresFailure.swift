@@ -6,7 +6,7 @@ import WaitingRoom
 /// a fixed placeholder (to keep SQL and values out of logs), and its debug description
 /// repeats the query with its values (passes' credentials), so the store describes errors
 /// itself: the server's message and SQLSTATE, or the client-side code and network cause.
-enum PostgresFailure {
+package enum PostgresFailure {
     /// A one-line reason for `error`.
     static func reason(_ error: any Error) -> String {
         if let error = error as? PostgresTransactionError {
@@ -31,7 +31,7 @@ enum PostgresFailure {
     }
 
     /// A store operation's failure: `.unavailable`, naming the operation and the reason.
-    static func unavailable(_ operation: String, _ error: any Error) -> any Error {
+    package static func unavailable(_ operation: String, _ error: any Error) -> any Error {
         if error is CancellationError { return error }
         if let error = error as? WaitingRoomError { return error }
         return WaitingRoomError(.unavailable, message: "PostgreSQL state store: \(operation) failed: \(reason(error))")

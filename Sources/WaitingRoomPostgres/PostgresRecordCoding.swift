@@ -4,9 +4,9 @@ import WaitingRoom
 /// How records are written to and read from the JSON columns: the SDK's own `Codable` forms
 /// (dates as the default `JSONEncoder` writes them), so a record reads back exactly as it was
 /// written; the `double precision` columns beside them only serve the queries.
-enum PostgresRecordCoding {
+package enum PostgresRecordCoding {
     /// `value` as JSON text.
-    static func encode<Value: Encodable>(_ value: Value) throws -> String {
+    package static func encode<Value: Encodable>(_ value: Value) throws -> String {
         let data = try JSONEncoder().encode(value)
         guard let text = String(data: data, encoding: .utf8) else {
             throw WaitingRoomError(.invalidUse, message: "PostgreSQL state store: a record did not encode as UTF-8")
@@ -29,7 +29,7 @@ enum PostgresRecordCoding {
 
 extension Date {
     /// Seconds since 1970: the form of the date columns.
-    var postgresSeconds: Double { timeIntervalSince1970 }
+    package var postgresSeconds: Double { timeIntervalSince1970 }
 
     /// A date read from a date column.
     init(postgresSeconds seconds: Double) { self.init(timeIntervalSince1970: seconds) }

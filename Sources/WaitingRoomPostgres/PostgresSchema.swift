@@ -19,7 +19,7 @@ import WaitingRoom
 /// SDK encodes it and is what is read back; the other columns are copies for the queries.
 /// Creating the tables is idempotent and serialized across instances by a transaction-scoped
 /// advisory lock, so instances starting at once do not race on `CREATE TABLE IF NOT EXISTS`.
-struct PostgresSchema: Sendable, Hashable {
+package struct PostgresSchema: Sendable, Hashable {
     /// The table of passes (quoted-safe: validated identifier).
     let passes: String
     /// The journal of held keys.
@@ -99,7 +99,7 @@ struct PostgresSchema: Sendable, Hashable {
     }
 
     /// Drops the store's tables (benchmarks and tests that made their own).
-    var dropStatement: String { "DROP TABLE IF EXISTS \(passes), \(heldKeys), \(sessions), \(usedCredentials)" }
+    package var dropStatement: String { "DROP TABLE IF EXISTS \(passes), \(heldKeys), \(sessions), \(usedCredentials)" }
 
     /// Creates the tables that are missing, on `connection`, in one transaction holding an
     /// advisory lock named after the prefix.

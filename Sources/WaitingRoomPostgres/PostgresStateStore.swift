@@ -30,17 +30,17 @@ import WaitingRoom
 /// date written by well under a microsecond.
 public final class PostgresStateStore: StateStore {
     /// The pool (the benchmark borrows a connection from it).
-    let client: PostgresClient
+    package let client: PostgresClient
     private let runTask: Task<Void, Never>
     /// Set by ``close()``: later calls fail with `.invalidUse` at once.
     private let closed = Atomic<Bool>(false)
     private let clock: any WaitingRoomClock
     /// The logger of the queries.
-    let logger: Logger
+    package let logger: Logger
     /// The store's tables.
-    let schema: PostgresSchema
+    package let schema: PostgresSchema
     /// Where the store is (the password is not part of its description).
-    public let connectionString: PostgresConnectionString
+    package let connectionString: PostgresConnectionString
 
     /// Shared by every instance on the database: sessions take leases.
     public var isShared: Bool { true }

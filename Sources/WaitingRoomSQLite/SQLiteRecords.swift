@@ -12,7 +12,7 @@ import WaitingRoom
 /// can be one rounding step off, and a store must return a key exactly as it was recorded.
 /// (A session's lease has no JSON of its own: its end is read back from `lease_until`, which
 /// may differ from the date given by that one step, well under a microsecond.)
-struct SQLiteRecords {
+package struct SQLiteRecords {
     private let encoder: JSONEncoder
     private let decoder = JSONDecoder()
 
@@ -57,7 +57,7 @@ struct SQLiteRecords {
     static let updateHeldKey = "UPDATE held_keys SET owner = ?2, lease_until = ?3, record = ?4 WHERE id = ?1"
 
     /// The binds of ``insertHeldKey``.
-    func heldKeyBinds(_ key: HeldKey) throws -> [SQLiteData] {
+    package func heldKeyBinds(_ key: HeldKey) throws -> [SQLiteData] {
         [.text(key.id), .text(key.vendor), .text(key.owner), Self.seconds(key.leaseUntil), Self.seconds(key.takenAt), .text(try text(key))]
     }
 

@@ -59,15 +59,15 @@ public actor SQLiteStateStore: StateStore {
     }
 
     /// The database file.
-    public nonisolated let path: String
+    package nonisolated let path: String
     /// What went wrong while opening the file (empty when it was sound): damage found, what was
     /// kept of it and where the damaged file went.
-    public internal(set) var problems: [String] = []
+    package internal(set) var problems: [String] = []
 
     let clock: any WaitingRoomClock
     let logger: Logger
     let synchronous: Synchronous
-    let records = SQLiteRecords()
+    package let records = SQLiteRecords()
     private let eventLoopGroup: any EventLoopGroup
     /// The one thread that touches the SQLite handle.
     private let threadPool = NIOThreadPool(numberOfThreads: 1)
@@ -85,7 +85,7 @@ public actor SQLiteStateStore: StateStore {
     /// Creates a store for the file at `path` (created with mode 0600 if missing), judging pass
     /// expiry by `clock`. The file is opened by the first operation; ``open(path:clock:logger:synchronous:eventLoopGroup:)``
     /// opens it at once, so damage is found and reported before the store is used.
-    public init(
+    package init(
         path: String, clock: any WaitingRoomClock = SystemClock(), logger: Logger = Logger(label: "waitingroom.sqlite"),
         synchronous: Synchronous = .normal, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
@@ -111,7 +111,7 @@ public actor SQLiteStateStore: StateStore {
     }
 
     /// Opens the file now if no operation has yet (see ``open(path:clock:logger:synchronous:eventLoopGroup:)``).
-    public func prepare() async throws {
+    package func prepare() async throws {
         try await withDatabase("open") { _ in }
     }
 
@@ -342,7 +342,8 @@ public actor SQLiteStateStore: StateStore {
     /// Runs `body` with the open connection, alone (see ``SQLiteSerialGate``), inside a
     /// `BEGIN IMMEDIATE` transaction when asked (committed when `body` returns, rolled back
     /// when it throws). Errors are thrown as ``WaitingRoomError`` naming `what` failed.
-    func withDatabase<T>(_ what: String, transaction: Bool = false, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
+    package func withDatabase<T>(_ what: String, transaction: Bool = false, _ body: (SQLiteConnection) async throws -> T) async throws -> T
+    {
         await enter()
         defer { gate.leave() }
         let db = try await connection()

@@ -13,12 +13,12 @@ import Foundation
 /// to ``run(name:_:)`` runs on a new `Thread`, at a lower scheduling priority where the platform
 /// allows it (a `nice` of 10 on Linux), so the pool stays free for the tests that run in
 /// parallel with it.
-public enum DedicatedThread {
+package enum DedicatedThread {
     /// Runs `work` on a new thread and returns its result, or rethrows its error.
     ///
     /// The caller suspends (without holding a cooperative thread) until `work` ends; `work` is
     /// not cancelled with the calling task, so it should be bounded.
-    public static func run<T: Sendable>(
+    package static func run<T: Sendable>(
         name: String = "waitingroom.dedicated", _ work: @escaping @Sendable () throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
@@ -32,7 +32,7 @@ public enum DedicatedThread {
     }
 
     /// Runs `work` on a new thread and returns its result.
-    public static func run<T: Sendable>(name: String = "waitingroom.dedicated", _ work: @escaping @Sendable () -> T) async -> T {
+    package static func run<T: Sendable>(name: String = "waitingroom.dedicated", _ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
             let thread = Thread {
                 lowerPriority()

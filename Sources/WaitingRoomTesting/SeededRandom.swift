@@ -1,11 +1,11 @@
 /// SplitMix64: a small seedable generator for fuzz and stress tests, so a failing run names the
 /// seed that reproduces it. (The one copy every test target uses.)
-public struct SeededRandom: RandomNumberGenerator, Sendable {
-    public var state: UInt64
+package struct SeededRandom: RandomNumberGenerator, Sendable {
+    package var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

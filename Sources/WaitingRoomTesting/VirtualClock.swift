@@ -30,9 +30,9 @@ public final class VirtualClock: WaitingRoomClock {
     /// What a new sleep does, decided under the lock.
     private enum SleepStart { case resume, cancel, wait }
     /// The time the clock started at.
-    public let start: Date
+    package let start: Date
     /// Whether sleeps return at once and move time forward.
-    public let autoAdvance: Bool
+    package let autoAdvance: Bool
 
     /// Creates a clock at `start` (default 2027-01-15 08:00:00 UTC).
     public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000), autoAdvance: Bool = false) {
@@ -44,13 +44,13 @@ public final class VirtualClock: WaitingRoomClock {
     public func now() -> Date { state.withLockedValue { $0.now } }
 
     /// Virtual time passed since ``start``.
-    public var elapsed: Duration { .milliseconds(Int64((now().timeIntervalSince(start) * 1000).rounded())) }
+    package var elapsed: Duration { .milliseconds(Int64((now().timeIntervalSince(start) * 1000).rounded())) }
 
     /// Every duration slept so far, in order.
-    public var sleepLog: [Duration] { state.withLockedValue { $0.sleepLog } }
+    package var sleepLog: [Duration] { state.withLockedValue { $0.sleepLog } }
 
     /// Tasks currently asleep on this clock.
-    public var sleeperCount: Int { state.withLockedValue { $0.sleepers.count } }
+    package var sleeperCount: Int { state.withLockedValue { $0.sleepers.count } }
 
     public func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()
@@ -128,7 +128,7 @@ public final class VirtualClock: WaitingRoomClock {
 
     /// Waits in real time until at least `count` tasks sleep on this clock.
     @discardableResult
-    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
+    package func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
         let limit = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < limit {
             if sleeperCount >= count { return true }

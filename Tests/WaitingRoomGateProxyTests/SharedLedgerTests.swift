@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaitingRoom
+import WaitingRoomBenchSupport
 import WaitingRoomEmulators
 import WaitingRoomGateTestSupport
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import WaitingRoom
+import WaitingRoomBenchSupport
 import WaitingRoomConformance
 import WaitingRoomPostgres
 import WaitingRoomTesting

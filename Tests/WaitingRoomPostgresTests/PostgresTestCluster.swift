@@ -1,3 +1,4 @@
+import WaitingRoomBenchSupport
 import WaitingRoomPostgres
 
 /// The tests' name for the throwaway cluster of the test process.

@@ -3,6 +3,7 @@ import NIOPosix
 import SQLiteNIO
 import Testing
 import WaitingRoom
+import WaitingRoomBenchSupport
 import WaitingRoomConformance
 import WaitingRoomSQLite
 import WaitingRoomTesting

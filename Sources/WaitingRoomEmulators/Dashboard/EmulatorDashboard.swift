@@ -11,9 +11,9 @@ import WaitingRoomEmulatorKit
 /// vendor lists them in its status.
 public struct EmulatorDashboard: Sendable {
     /// The emulators shown, in order.
-    public let sources: [any EmulatorStatusSource]
+    package let sources: [any EmulatorStatusSource]
 
-    public init(sources: [any EmulatorStatusSource]) {
+    package init(sources: [any EmulatorStatusSource]) {
         self.sources = sources
     }
 
@@ -26,7 +26,7 @@ public struct EmulatorDashboard: Sendable {
     }
 
     /// Adds `/_emulator/`, `/_emulator` and `/_emulator/status` to `router`.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
+    package func addRoutes(to router: Router<BasicRequestContext>) {
         let page: @Sendable (Request, BasicRequestContext) async throws -> Response = { _, _ in
             Self.response(EmulatorDashboardHTML.page, contentType: "text/html; charset=utf-8")
         }

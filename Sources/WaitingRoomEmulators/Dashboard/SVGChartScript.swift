@@ -6,9 +6,9 @@
 /// - `wrBarChart(svg, bars, options)`: `bars` = `[{label, value, color}]`; options `{yLabel}`.
 ///
 /// Both clear the `<svg>` and draw into its `viewBox` (default 640×220), with a legend.
-public enum SVGChartScript {
+package enum SVGChartScript {
     /// The script text.
-    public static let js = #"""
+    package static let js = #"""
         (function (g) {
           'use strict';
           var NS = 'http://www.w3.org/2000/svg';

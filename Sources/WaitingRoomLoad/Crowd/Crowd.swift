@@ -3,31 +3,31 @@ import WaitingRoom
 
 /// Virtual users that wait in a room, hold their pass for a while and give it back: the crowd in
 /// `demo` and the load in `load`.
-public struct Crowd: Sendable {
+package struct Crowd: Sendable {
     /// What one virtual user experienced.
-    public struct Visit: Sendable {
+    package struct Visit: Sendable {
         /// The outcome's name (`passed`, `blocked`, `failed`, …; ``WaitingRoom/Outcome``).
-        public var outcome: String
+        package var outcome: String
         /// The vendor's status code with the outcome.
-        public var code: Int
+        package var code: Int
         /// From enqueueing to the outcome.
-        public var waited: Duration
+        package var waited: Duration
         /// Whether a passed user gave its pass back (``WaitingRoom/WaitingSession/complete()``).
-        public var completed: Bool
+        package var completed: Bool
         /// When the user started (enqueued), from the start of the run.
-        public var started: Duration = .zero
+        package var started: Duration = .zero
         /// The first expected wait the vendor showed the user, and when (nil: no progress event
         /// carried an ETA).
-        public var expectation: ExpectedWait? = nil
+        package var expectation: ExpectedWait? = nil
         /// When the vendor first answered the user with a queue page or progress, from the start
         /// of the run (nil: its outcome was the first answer, or none came).
-        public var answered: Duration? = nil
+        package var answered: Duration? = nil
         /// The vendor's message with an outcome other than passed (why the user did not pass);
         /// nil for a pass, so a passing crowd keeps no text.
-        public var message: String? = nil
+        package var message: String? = nil
 
         /// A visit as a user saw it.
-        public init(
+        package init(
             outcome: String, code: Int, waited: Duration, completed: Bool, started: Duration = .zero,
             expectation: ExpectedWait? = nil, answered: Duration? = nil, message: String? = nil
         ) {
@@ -42,29 +42,29 @@ public struct Crowd: Sendable {
         }
 
         /// When the user arrived (enqueued), in seconds from the start of the run: inflow.
-        public var enqueuedAt: Double { started.seconds }
+        package var enqueuedAt: Double { started.seconds }
         /// When the user reached the outcome, in seconds from the start of the run: for a
         /// passed user, the pass time (outflow).
-        public var outcomeAt: Double { (started + waited).seconds }
+        package var outcomeAt: Double { (started + waited).seconds }
         /// When the vendor first answered the user, in seconds from the start of the run: its
         /// first queue page or progress, else its outcome. Users who start together reach the
         /// vendor in an order of their own (the client's connections and threads decide it), so
         /// this, not ``enqueuedAt``, is the order the vendor saw them in, as closely as the users
         /// can tell.
-        public var answeredAt: Double { answered?.seconds ?? outcomeAt }
+        package var answeredAt: Double { answered?.seconds ?? outcomeAt }
     }
 
     /// The provider every user enqueues with (one visitor each: give it a ``CrowdStore``).
-    public let provider: any WaitingRoomProvider
+    package let provider: any WaitingRoomProvider
     /// The room they wait in.
-    public let room: RoomKey
+    package let room: RoomKey
     /// Its control mode.
-    public let control: ControlMode
+    package let control: ControlMode
     /// Seconds a passed user holds the pass before giving it back, drawn per user from this range.
-    public let hold: ClosedRange<Double>
+    package let hold: ClosedRange<Double>
 
     /// A crowd of `provider`'s users in `room`, each holding its pass for a time drawn from `hold`.
-    public init(provider: any WaitingRoomProvider, room: RoomKey, control: ControlMode = .basic, hold: ClosedRange<Double>) {
+    package init(provider: any WaitingRoomProvider, room: RoomKey, control: ControlMode = .basic, hold: ClosedRange<Double>) {
         self.provider = provider
         self.room = room
         self.control = control
@@ -78,13 +78,13 @@ public struct Crowd: Sendable {
     /// for the seconds it holds the pass and gives it back. (A task per user suspended in
     /// `outcome()` kept ~3 KB of async frames for as long as the user waited, tens of thousands
     /// at once under `load`.)
-    public func run(count: Int, stagger: Duration = .milliseconds(20), prefix: String = "crowd") async -> [Visit] {
+    package func run(count: Int, stagger: Duration = .milliseconds(20), prefix: String = "crowd") async -> [Visit] {
         await run(arrivals: (0..<count).map { stagger * $0 }, prefix: prefix)
     }
 
     /// Starts one user at each of `arrivals` (from the start, in order; `load --arrivals`);
     /// returns when all are done.
-    public func run(arrivals: [Duration], prefix: String = "crowd", origin: ContinuousClock.Instant = .now) async -> [Visit] {
+    package func run(arrivals: [Duration], prefix: String = "crowd", origin: ContinuousClock.Instant = .now) async -> [Visit] {
         let visits = VisitLog(expected: arrivals.count)
         for (index, offset) in arrivals.enumerated() {
             if offset > .zero { await Self.pause(until: origin + offset) }

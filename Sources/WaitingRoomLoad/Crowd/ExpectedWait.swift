@@ -5,14 +5,14 @@ import WaitingRoom
 /// that carried one (``WaitingRoom/QueueProgress/eta``: NetFUNNEL's and CrowdHandler's position-
 /// derived estimate, Queue-it's queue-page figure), and when it was shown. Kept per visit by
 /// ``Crowd`` as two 32-bit floats of seconds, so a visit stays a few numbers.
-public struct ExpectedWait: Sendable, Equatable {
+package struct ExpectedWait: Sendable, Equatable {
     /// The wait the vendor showed, in seconds.
-    public var wait: Float
+    package var wait: Float
     /// When it was shown, in seconds from the start of the run.
-    public var shownAt: Float
+    package var shownAt: Float
 
     /// A wait of `wait` seconds shown `shownAt` seconds into the run (negative values count as 0).
-    public init(wait: Double, shownAt: Double) {
+    package init(wait: Double, shownAt: Double) {
         self.wait = Float(max(0, wait))
         self.shownAt = Float(max(0, shownAt))
     }

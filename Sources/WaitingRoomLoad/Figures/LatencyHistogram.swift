@@ -1,18 +1,18 @@
 import Foundation
 
 /// A latency histogram with fixed bucket edges, printed as text.
-public struct LatencyHistogram: Sendable, Equatable {
+package struct LatencyHistogram: Sendable, Equatable {
     /// The samples, in seconds, in the order added.
-    public private(set) var samples: [Double] = []
+    package private(set) var samples: [Double] = []
 
     /// An empty histogram.
-    public init() {}
+    package init() {}
 
     /// Adds one sample.
-    public mutating func add(_ d: Duration) { samples.append(d.seconds) }
+    package mutating func add(_ d: Duration) { samples.append(d.seconds) }
 
     /// The nearest-rank percentile `p` (0…100) of the samples, in seconds (0 when there are none).
-    public func percentile(_ p: Double) -> Double {
+    package func percentile(_ p: Double) -> Double {
         guard !samples.isEmpty else { return 0 }
         let sorted = samples.sorted()
         let index = min(sorted.count - 1, max(0, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1))
@@ -20,22 +20,22 @@ public struct LatencyHistogram: Sendable, Equatable {
     }
 
     /// Upper bucket edges in seconds (the last is open).
-    public static let edges: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, .infinity]
+    package static let edges: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, .infinity]
 
     /// Samples per bucket of ``edges``.
-    public var counts: [Int] {
+    package var counts: [Int] {
         var counts = Array(repeating: 0, count: Self.edges.count)
         for s in samples { counts[Self.edges.firstIndex { s <= $0 } ?? Self.edges.count - 1] += 1 }
         return counts
     }
 
     /// A bucket's label: `≤ 500 ms`, `> 60.00 s`.
-    public static func label(bucket i: Int) -> String {
+    package static func label(bucket i: Int) -> String {
         edges[i].isInfinite ? "> \(format(edges[i - 1]))" : "≤ \(format(edges[i]))"
     }
 
     /// Text lines: one bar per bucket, then p50/p90/p99/max.
-    public func render(width: Int = 40) -> [String] {
+    package func render(width: Int = 40) -> [String] {
         guard !samples.isEmpty else { return ["(no samples)"] }
         let edges = Self.edges
         let counts = self.counts
@@ -55,7 +55,7 @@ public struct LatencyHistogram: Sendable, Equatable {
     }
 
     /// `350 ms`, `1.20 s`.
-    public static func format(_ seconds: Double) -> String {
+    package static func format(_ seconds: Double) -> String {
         seconds < 1 ? String(format: "%.0f ms", seconds * 1000) : String(format: "%.2f s", seconds)
     }
 }

@@ -12,7 +12,7 @@ import WaitingRoom
 /// ```
 extension LoadFairnessFigures {
     /// The `"fairness"` member.
-    public var json: JSONValue {
+    package var json: JSONValue {
         let r = preStartRankCorrelation
         let rounded = LoadOperatorFigures.rounded
         let ci: JSONValue = if let low = r.low, let high = r.high { .array([.number(rounded(low)), .number(rounded(high))]) } else { .null }

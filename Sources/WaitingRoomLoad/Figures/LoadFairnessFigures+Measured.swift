@@ -4,7 +4,7 @@ import WaitingRoomEmulatorKit
 extension LoadFairnessFigures {
     /// The run's fairness figures: from the embedded emulator's `record` when there is one (its
     /// own start, if the room has one), else from the users' own times split at `startAt`.
-    public static func measured(
+    package static func measured(
         visits: [Crowd.Visit], record: EmulatorAdmissionRecord?, origin: Date, startAt: Double?,
         rate: LoadOperatorFigures.RoomRate
     ) -> LoadFairnessFigures {

@@ -3,7 +3,7 @@ import Foundation
 /// The fairness figures in `waitingroom load`'s text summary.
 extension LoadFairnessFigures {
     /// The summary's lines.
-    public var text: [String] {
+    package var text: [String] {
         var lines = [
             "fairness (\(source)" + (startAt.map { "; sale start +\(String(format: "%.1f", $0)) s" } ?? "; no scheduled start") + "):"
         ]
@@ -19,7 +19,7 @@ extension LoadFairnessFigures {
     }
 
     /// `ρ 0.012 · 95% CI [−0.050, 0.074] · n 1000`, or why it is n/a.
-    public var rankText: String {
+    package var rankText: String {
         let r = preStartRankCorrelation
         guard let rho = r.rho else { return r.note }
         var text = "ρ \(Self.format(rho))"
@@ -29,7 +29,7 @@ extension LoadFairnessFigures {
     }
 
     /// `1.00 overall against 600/min · per minute 1.00 0.99`, or `n/a: why`.
-    public var accuracyText: String {
+    package var accuracyText: String {
         guard let perMinute = accuracy.configuredPerMinute else { return accuracy.source }
         guard let overall = accuracy.overall else {
             return "n/a: no user was admitted (configured \(LoadOperatorFigures.number(perMinute))/min)"

@@ -24,20 +24,20 @@ import WaitingRoomEmulatorKit
 /// users' own times: when the vendor first answered each, and when it saw its pass — users
 /// admitted within one poll interval of each other may then be seen out of order, so violations
 /// are an upper bound.
-public struct LoadFairnessFigures: Sendable, Equatable {
+package struct LoadFairnessFigures: Sendable, Equatable {
     /// One user, as the source saw it.
-    public struct User: Sendable, Equatable {
+    package struct User: Sendable, Equatable {
         /// When (or in which order) it arrived: only the order matters.
-        public var arrival: Double
+        package var arrival: Double
         /// Whether it arrived before the start (held in the pre-queue).
-        public var prequeued: Bool
+        package var prequeued: Bool
         /// When (or in which place) it was admitted: only the order matters (nil: not admitted).
-        public var admission: Double?
+        package var admission: Double?
         /// When it was admitted, in seconds from the run's start (nil: not admitted).
-        public var admittedAt: Double?
+        package var admittedAt: Double?
 
         /// A user who arrived at `arrival` (before the start when `prequeued`), admitted at `admission` (nil: not admitted).
-        public init(arrival: Double, prequeued: Bool, admission: Double?, admittedAt: Double?) {
+        package init(arrival: Double, prequeued: Bool, admission: Double?, admittedAt: Double?) {
             self.arrival = arrival
             self.prequeued = prequeued
             self.admission = admission
@@ -46,44 +46,44 @@ public struct LoadFairnessFigures: Sendable, Equatable {
     }
 
     /// Spearman's ρ with its 95% confidence interval.
-    public struct RankCorrelation: Sendable, Equatable {
+    package struct RankCorrelation: Sendable, Equatable {
         /// Users compared.
-        public var n: Int
+        package var n: Int
         /// Spearman's ρ (nil: n/a, `note` says why).
-        public var rho: Double?
+        package var rho: Double?
         /// The 95% confidence interval (nil: n < 4, or no ρ).
-        public var low: Double?
+        package var low: Double?
         /// The interval's upper end.
-        public var high: Double?
+        package var high: Double?
         /// Why a figure is n/a, or empty.
-        public var note: String
+        package var note: String
     }
 
     /// Where the figures come from.
-    public var source: String
+    package var source: String
     /// The sale's start in seconds from the run's start (nil: no scheduled start).
-    public var startAt: Double?
+    package var startAt: Double?
     /// Users recorded before and after the start, and how many of each were admitted.
-    public var preStart: Int
+    package var preStart: Int
     /// Users recorded after the start.
-    public var postStart: Int
+    package var postStart: Int
     /// Pre-start users admitted.
-    public var preStartAdmitted: Int
+    package var preStartAdmitted: Int
     /// Post-start users admitted.
-    public var postStartAdmitted: Int
+    package var postStartAdmitted: Int
     /// Pairs of admitted post-start users compared, and those admitted out of arrival order.
-    public var postStartPairs: Int
+    package var postStartPairs: Int
     /// Pairs of post-start users admitted out of arrival order (goal 0).
-    public var orderViolations: Int
+    package var orderViolations: Int
     /// Pairs (pre-start user, post-start user) where the post-start one was admitted first.
-    public var postStartAheadOfPreStart: Int
+    package var postStartAheadOfPreStart: Int
     /// Pre-start users' admission order against their arrival order.
-    public var preStartRankCorrelation: RankCorrelation
+    package var preStartRankCorrelation: RankCorrelation
     /// Admissions per minute from the start against the room's configured rate.
-    public var accuracy: LoadOperatorFigures.AdmissionAccuracy
+    package var accuracy: LoadOperatorFigures.AdmissionAccuracy
 
     /// The figures of `users`, for a sale starting `startAt` seconds into the run, against `rate`.
-    public init(users: [User], startAt: Double?, rate: LoadOperatorFigures.RoomRate, source: String) {
+    package init(users: [User], startAt: Double?, rate: LoadOperatorFigures.RoomRate, source: String) {
         self.source = source
         self.startAt = startAt
         let pre = users.filter(\.prequeued)

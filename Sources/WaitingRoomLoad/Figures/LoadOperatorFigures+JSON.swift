@@ -16,7 +16,7 @@ import WaitingRoom
 /// admission accuracy is n/a.
 extension LoadOperatorFigures {
     /// The top-level members `--json` adds.
-    public var json: [String: JSONValue] {
+    package var json: [String: JSONValue] {
         [
             "inflow": Self.json(inflow),
             "outflow": Self.json(outflow),

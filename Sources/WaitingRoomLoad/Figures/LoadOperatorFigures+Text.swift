@@ -3,7 +3,7 @@ import Foundation
 /// The operators' figures in `waitingroom load`'s text summary (and the report's cards).
 extension LoadOperatorFigures {
     /// The summary's lines: inflow and outflow, expected vs actual wait, admission accuracy.
-    public var text: [String] {
+    package var text: [String] {
         var lines = ["operators:"]
         lines.append(
             "  inflow \(inflow.total) users · \(Self.rate(inflow.meanPerSecond)) mean · "
@@ -20,7 +20,7 @@ extension LoadOperatorFigures {
     }
 
     /// `0.97 overall against 120/min (…) · per minute 0.95 0.99`, or `n/a: why`.
-    public var accuracyText: String {
+    package var accuracyText: String {
         guard let perMinute = admission.configuredPerMinute else { return admission.source }
         guard let overall = admission.overall else { return "n/a: no user was admitted (configured \(Self.number(perMinute))/min)" }
         return "\(Self.ratio(overall)) overall against \(Self.number(perMinute))/min (\(admission.source))"

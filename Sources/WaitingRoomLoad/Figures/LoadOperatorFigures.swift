@@ -15,18 +15,18 @@ import WaitingRoomEmulatorKit
 ///
 /// Computed from the users' own times (``Crowd/Visit``), so they hold for an emulator and a real
 /// URL alike; only the configured rate comes from the emulator.
-public struct LoadOperatorFigures: Sendable, Equatable {
+package struct LoadOperatorFigures: Sendable, Equatable {
     /// Users per second over the run.
-    public struct Flow: Sendable, Equatable {
+    package struct Flow: Sendable, Equatable {
         /// Users in all.
-        public var total: Int
+        package var total: Int
         /// Users in each whole second of the run: [0 s, 1 s), [1 s, 2 s), …
-        public var perSecond: [Int]
+        package var perSecond: [Int]
         /// `total` ÷ the run's length in seconds.
-        public var meanPerSecond: Double
+        package var meanPerSecond: Double
 
         /// A flow of `total` users, `perSecond` in each second, `meanPerSecond` on average.
-        public init(total: Int, perSecond: [Int], meanPerSecond: Double) {
+        package init(total: Int, perSecond: [Int], meanPerSecond: Double) {
             self.total = total
             self.perSecond = perSecond
             self.meanPerSecond = meanPerSecond
@@ -34,18 +34,18 @@ public struct LoadOperatorFigures: Sendable, Equatable {
     }
 
     /// A distribution in seconds: nearest-rank percentiles (as ``LatencyHistogram``) and the mean.
-    public struct Spread: Sendable, Equatable {
+    package struct Spread: Sendable, Equatable {
         /// The median.
-        public var p50: Double
+        package var p50: Double
         /// The 90th percentile.
-        public var p90: Double
+        package var p90: Double
         /// The 99th percentile.
-        public var p99: Double
+        package var p99: Double
         /// The mean.
-        public var mean: Double
+        package var mean: Double
 
         /// A spread of these percentiles and mean.
-        public init(p50: Double, p90: Double, p99: Double, mean: Double) {
+        package init(p50: Double, p90: Double, p99: Double, mean: Double) {
             self.p50 = p50
             self.p90 = p90
             self.p99 = p99
@@ -54,74 +54,74 @@ public struct LoadOperatorFigures: Sendable, Equatable {
     }
 
     /// The waits the vendor showed against the waits users had.
-    public struct WaitAccuracy: Sendable, Equatable {
+    package struct WaitAccuracy: Sendable, Equatable {
         /// Users shown an expected wait (whatever their outcome).
-        public var usersWithExpectation: Int
+        package var usersWithExpectation: Int
         /// Users shown one who then passed: the ones compared below.
-        public var compared: Int
+        package var compared: Int
         /// The waits shown (nil: none compared).
-        public var expected: Spread?
+        package var expected: Spread?
         /// The waits had, from being shown the expectation to passing.
-        public var actual: Spread?
+        package var actual: Spread?
         /// actual − expected: positive when users waited longer than they were told.
-        public var error: Spread?
+        package var error: Spread?
     }
 
     /// The room's configured admission rate, or why there is none.
-    public struct RoomRate: Sendable, Equatable {
+    package struct RoomRate: Sendable, Equatable {
         /// Admissions per second; nil: unknown (admission accuracy is n/a).
-        public var perSecond: Double?
+        package var perSecond: Double?
         /// Where the rate comes from, or why it is n/a.
-        public var source: String
+        package var source: String
 
         /// A rate of `perSecond` admissions a second (nil: unknown), from `source`.
-        public init(perSecond: Double?, source: String) {
+        package init(perSecond: Double?, source: String) {
             self.perSecond = perSecond
             self.source = source
         }
 
         /// No embedded emulator: nothing says what the room's rate is.
-        public static let unknown = RoomRate(
+        package static let unknown = RoomRate(
             perSecond: nil, source: "n/a: no embedded emulator served the run, so the room's configured rate is unknown")
     }
 
     /// Admissions in one minute of the run against the configured rate.
-    public struct MinuteAccuracy: Sendable, Equatable {
+    package struct MinuteAccuracy: Sendable, Equatable {
         /// 1 for the first minute.
-        public var minute: Int
+        package var minute: Int
         /// The window's length: 60, or what remains of the run in the last one.
-        public var seconds: Double
+        package var seconds: Double
         /// Users admitted in the window.
-        public var admitted: Int
+        package var admitted: Int
         /// The configured rate over the window.
-        public var expected: Double
+        package var expected: Double
         /// `admitted` ÷ `expected`.
-        public var accuracy: Double
+        package var accuracy: Double
     }
 
     /// Admitted per minute ÷ the configured rate.
-    public struct AdmissionAccuracy: Sendable, Equatable {
+    package struct AdmissionAccuracy: Sendable, Equatable {
         /// The configured rate per minute; nil: n/a.
-        public var configuredPerMinute: Double?
+        package var configuredPerMinute: Double?
         /// Where the rate comes from, or why accuracy is n/a.
-        public var source: String
+        package var source: String
         /// One entry per minute, from the start of the run to the last admission.
-        public var minutes: [MinuteAccuracy]
+        package var minutes: [MinuteAccuracy]
         /// All admissions ÷ the rate over the same span; nil: n/a.
-        public var overall: Double?
+        package var overall: Double?
     }
 
     /// Users arriving per second.
-    public var inflow: Flow
+    package var inflow: Flow
     /// Users admitted per second.
-    public var outflow: Flow
+    package var outflow: Flow
     /// The waits users were shown against the waits they had.
-    public var wait: WaitAccuracy
+    package var wait: WaitAccuracy
     /// Admissions per minute against the room's configured rate.
-    public var admission: AdmissionAccuracy
+    package var admission: AdmissionAccuracy
 
     /// The figures of `visits`, over a run of `runSeconds`, against `rate`.
-    public init(visits: [Crowd.Visit], runSeconds: Double, rate: RoomRate) {
+    package init(visits: [Crowd.Visit], runSeconds: Double, rate: RoomRate) {
         let span = max(runSeconds, visits.map(\.outcomeAt).max() ?? 0)
         let passed = visits.filter { $0.outcome == "passed" }
         inflow = Self.flow(times: visits.map(\.enqueuedAt), runSeconds: span)

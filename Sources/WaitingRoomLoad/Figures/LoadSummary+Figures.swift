@@ -7,24 +7,24 @@ import WaitingRoom
 /// request kind (from the embedded emulator's counters).
 extension LoadSummary {
     /// One point of the timeline.
-    public struct TimelinePoint: Sendable, Equatable {
+    package struct TimelinePoint: Sendable, Equatable {
         /// Seconds from the start of the run.
-        public var t: Double
+        package var t: Double
         /// Users started and not yet at an outcome.
-        public var waiting: Int
+        package var waiting: Int
         /// Users passed in the interval before `t`, per second.
-        public var admissionsPerSecond: Double
+        package var admissionsPerSecond: Double
     }
 
     /// The interval of the timeline: about 60 points over the run, at least 0.1 s.
-    public var timelineInterval: Double {
+    package var timelineInterval: Double {
         let end = visits.map { ($0.started + $0.waited).seconds }.max() ?? 0
         let raw = max(end, wall.seconds) / 60
         return max(0.1, (raw * 10).rounded(.up) / 10)
     }
 
     /// Queue length and admissions per second over the run.
-    public var timeline: [TimelinePoint] {
+    package var timeline: [TimelinePoint] {
         let dt = timelineInterval
         let spans = visits.map { (start: $0.started.seconds, end: ($0.started + $0.waited).seconds, passed: $0.outcome == "passed") }
         let end = spans.map(\.end).max() ?? 0
@@ -40,18 +40,18 @@ extension LoadSummary {
     }
 
     /// Requests per kind, as the emulator counted them (empty without an embedded emulator).
-    public var requests: [(String, Int)] { emulator?.requests ?? [] }
+    package var requests: [(String, Int)] { emulator?.requests ?? [] }
 
     /// Replies per result, as the emulator counted them (empty without an embedded emulator).
-    public var replies: [(String, Int)] { emulator?.replies ?? [] }
+    package var replies: [(String, Int)] { emulator?.replies ?? [] }
 
     /// Inflow, outflow, expected vs actual wait and admission accuracy (``LoadOperatorFigures``).
-    public var operators: LoadOperatorFigures {
+    package var operators: LoadOperatorFigures {
         LoadOperatorFigures(visits: visits, runSeconds: wall.seconds, rate: roomRate)
     }
 
     /// The figures `--json` adds to the summary and the report draws.
-    public var figures: [String: JSONValue] {
+    package var figures: [String: JSONValue] {
         let histogram = self.histogram
         let counts = histogram.counts
         let buckets: [JSONValue] = LatencyHistogram.edges.indices.map { i in

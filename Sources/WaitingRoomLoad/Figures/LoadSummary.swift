@@ -9,25 +9,25 @@ public struct LoadSummary: Sendable {
     /// The run's length, from the first user's start to the last outcome.
     public var wall: Duration
     /// What each user experienced, in the order they ended.
-    public var visits: [Crowd.Visit]
+    package var visits: [Crowd.Visit]
     /// The client's background key returns.
-    public var returns: PendingReturns.Statistics
+    package var returns: PendingReturns.Statistics
     /// Background returns still running when the drain's bound passed.
-    public var returnsLeft: Int
+    package var returnsLeft: Int
     /// Faults installed into the embedded emulator before the run.
-    public var faultsInstalled: Int
+    package var faultsInstalled: Int
     /// The emulator's own figures, when it served the run (``EmulatedVendor/loadFigures()``).
-    public var emulator: EmulatorLoadFigures?
+    package var emulator: EmulatorLoadFigures?
     /// The run's settings, by name, in order (for `--json` and the report).
-    public var settings: [(String, String)] = []
+    package var settings: [(String, String)] = []
     /// The room's configured admission rate, from the embedded emulator (admission accuracy).
-    public var roomRate: LoadOperatorFigures.RoomRate = .unknown
+    package var roomRate: LoadOperatorFigures.RoomRate = .unknown
     /// Order violations, the pre-start rank correlation and accuracy from the start (``LoadFairnessFigures``).
-    public var fairness: LoadFairnessFigures?
+    package var fairness: LoadFairnessFigures?
 
     /// A run's figures: `visits` of `users` over `wall`, with the client's background key
     /// returns (`returns`, and `returnsLeft` still running when the drain ended).
-    public init(
+    package init(
         users: Int, wall: Duration, visits: [Crowd.Visit], returns: PendingReturns.Statistics, returnsLeft: Int,
         faultsInstalled: Int = 0, emulator: EmulatorLoadFigures? = nil, settings: [(String, String)] = [],
         roomRate: LoadOperatorFigures.RoomRate = .unknown, fairness: LoadFairnessFigures? = nil
@@ -56,19 +56,19 @@ public struct LoadSummary: Sendable {
 
     /// Users who did not pass, by outcome and the vendor's code, most first, with the vendor's
     /// message for the first of them: why a run failed, not only that it did.
-    public struct NotPassed: Sendable, Equatable {
+    package struct NotPassed: Sendable, Equatable {
         /// The outcome's name.
-        public var outcome: String
+        package var outcome: String
         /// The vendor's code.
-        public var code: Int
+        package var code: Int
         /// Users with this outcome and code.
-        public var users: Int
+        package var users: Int
         /// The vendor's message to the first of them.
-        public var message: String
+        package var message: String
     }
 
     /// Users who did not pass, grouped by outcome and code, most first.
-    public var notPassed: [NotPassed] {
+    package var notPassed: [NotPassed] {
         var groups: [String: NotPassed] = [:]
         var order: [String] = []
         for visit in visits where visit.outcome != "passed" {
@@ -85,7 +85,7 @@ public struct LoadSummary: Sendable {
     }
 
     /// Time to pass of the users who passed.
-    public var histogram: LatencyHistogram {
+    package var histogram: LatencyHistogram {
         var histogram = LatencyHistogram()
         for visit in visits where visit.outcome == "passed" { histogram.add(visit.waited) }
         return histogram
@@ -93,7 +93,7 @@ public struct LoadSummary: Sendable {
 
     /// The key figures, by name: the emulator's, with the client's background key returns where
     /// the vendor's passes hold keys (or when no emulator served the run).
-    public var keys: [(String, Int)] {
+    package var keys: [(String, Int)] {
         let returns: [(String, Int)] = [
             ("keysReturnedLate", self.returns.returnedLate), ("backgroundReturnsGivenUp", self.returns.gaveUp + returnsLeft),
             ("backgroundReturnsKeyGone", self.returns.alreadyGone)

@@ -6,7 +6,7 @@ import WaitingRoomEmulators
 /// `waitingroom load --report FILE.html`: one self-contained HTML file (inline style, inline
 /// script, inline SVG charts; it loads nothing). Tables are written out; the charts are drawn
 /// by ``LoadReportScript`` from the same figures as `--json`, embedded as JSON.
-public enum LoadReportHTML {
+package enum LoadReportHTML {
     /// The emulator kit's one HTML escape.
     static func escape(_ s: String) -> String { EmulatorHTTP.escapeHTML(s) }
 
@@ -20,7 +20,7 @@ public enum LoadReportHTML {
     }
 
     /// The report of `summary`, stamped `generatedAt`: a whole HTML document.
-    public static func render(_ summary: LoadSummary, generatedAt: Date) -> String {
+    package static func render(_ summary: LoadSummary, generatedAt: Date) -> String {
         let histogram = summary.histogram
         let f = LatencyHistogram.format
         let outcomes = summary.outcomes.sorted { $0.key < $1.key }.map { ($0.key, String($0.value)) }

@@ -39,7 +39,7 @@ public enum LoadArrivals: Sendable, Equatable, CustomStringConvertible {
 
     /// Each of `count` users' arrival, in seconds from the start, in order (Poisson gaps drawn
     /// with a generator seeded by `seed`).
-    public func offsets(count: Int, seed: UInt64) -> [Double] {
+    package func offsets(count: Int, seed: UInt64) -> [Double] {
         switch self {
         case .burst:
             return Array(repeating: 0, count: count)

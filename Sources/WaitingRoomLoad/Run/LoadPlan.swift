@@ -4,22 +4,22 @@ import WaitingRoom
 /// long each holds its pass, and when a scheduled sale starts. ``LoadRun`` runs it.
 public struct LoadPlan: Sendable, Equatable {
     /// The room every user waits in.
-    public var room: RoomKey
+    package var room: RoomKey
     /// Its control mode.
-    public var control: ControlMode
+    package var control: ControlMode
     /// Virtual users, each its own visitor.
-    public var users: Int
+    package var users: Int
     /// Seconds each passed user holds the pass before giving it back.
-    public var hold: Double
+    package var hold: Double
     /// When users arrive (default: all at once).
-    public var arrivals: LoadArrivals
+    package var arrivals: LoadArrivals
     /// When a scheduled sale starts, from the run's start (nil: no scheduled start). With an
     /// embedded emulator the room gets that start and a shuffled pre-queue.
-    public var saleStart: LoadSaleStart?
+    package var saleStart: LoadSaleStart?
     /// Seed of Poisson arrivals and of the embedded emulator's pre-queue shuffle.
-    public var seed: UInt64
+    package var seed: UInt64
     /// How long the run waits at the end for key returns still running in the background.
-    public var drainTimeout: Duration
+    package var drainTimeout: Duration
 
     /// A plan of `users` users through `room`; the other settings are `waitingroom load`'s defaults.
     public init(

@@ -16,12 +16,34 @@ import WaitingRoomEmulatorKit
 /// Give the provider a ``CrowdStore``, so that no user takes a pass another one stored.
 public struct LoadRun: Sendable {
     /// What the run does.
-    public var plan: LoadPlan
+    package var plan: LoadPlan
 
     /// A run of `plan`.
     public init(_ plan: LoadPlan) { self.plan = plan }
 
-    /// Runs the plan through `provider` and returns its figures.
+    /// Runs the plan against `vendor`'s room, configured by `configuration` (the JSON its
+    /// provider takes, as `waitingroom load --config` reads it), and returns its figures.
+    ///
+    /// Every virtual user is its own visitor: the provider gets a pass store that keeps no pass
+    /// (a user never takes a pass another one stored) and its own background key returns, which
+    /// the run waits for at its end (``LoadPlan/drainTimeout``).
+    ///
+    /// ```swift
+    /// let plan = LoadPlan(room: RoomKey(scope: "service_1", room: "act_10"), users: 500, arrivals: .poisson(perSecond: 50))
+    /// let summary = try await LoadRun(plan).run(vendor: "netfunnel", configuration: configuration, registry: .standard)
+    /// print(summary.text.joined(separator: "\n"))
+    /// ```
+    ///
+    /// - Throws: `WaitingRoomError` when the registry cannot make the provider (an unknown
+    ///   vendor, a configuration it refuses); ``LoadError`` as the other `run`.
+    public func run(vendor: String, configuration: JSONValue, registry: VendorRegistry) async throws -> LoadSummary {
+        let environment = ProviderEnvironment(passStore: CrowdStore(inner: MemoryPassStore()))
+        let provider = try registry.makeProvider(vendor: vendor, configuration: configuration, environment: environment)
+        return try await run(provider: provider, pendingReturns: environment.pendingReturns, emulator: nil)
+    }
+
+    /// Runs the plan through `provider` and returns its figures, with the embedded emulator's own
+    /// counters and admission record.
     ///
     /// - Parameters:
     ///   - pendingReturns: the provider's background key returns (its environment's), counted in the summary.
@@ -29,9 +51,9 @@ public struct LoadRun: Sendable {
     ///     the room's configured rate, the sale start it schedules (``LoadPlan/saleStart``) and its
     ///     record of arrival and admission order (the fairness figures).
     /// - Throws: ``LoadError`` when the plan's sale start cannot be scheduled on `emulator`.
-    public func run(
+    package func run(
         provider: any WaitingRoomProvider, pendingReturns: PendingReturns,
-        emulator: (any EmulatedVendor)? = nil
+        emulator: (any EmulatedVendor)?
     ) async throws(LoadError) -> LoadSummary {
         let fairnessSource = emulator as? any EmulatorFairnessSource
         let originDate = Date()

@@ -1,7 +1,7 @@
 import WaitingRoom
 
 /// What one request to a protected URL came back with, classified.
-public enum CloudflareAnswer: Sendable, Hashable {
+package enum CloudflareAnswer: Sendable, Hashable {
     /// In the waiting room: the JSON-mode reply and the HTTP status it came with (the room's
     /// `queueing_status_code`: 200, 202 or 429).
     case queued(CloudflareWaitingRoomReply, httpStatus: Int)
@@ -11,19 +11,19 @@ public enum CloudflareAnswer: Sendable, Hashable {
     case origin(OriginResponse)
 
     /// The origin's response as the client saw it.
-    public struct OriginResponse: Sendable, Hashable {
+    package struct OriginResponse: Sendable, Hashable {
         /// The HTTP status.
-        public var status: Int
+        package var status: Int
         /// The response's headers.
-        public var headers: HTTPHeaderList
+        package var headers: HTTPHeaderList
         /// The response's body.
-        public var body: [UInt8]
+        package var body: [UInt8]
         /// Whether the visitor holds a waiting-room cookie after this response.
-        public var cookieHeld: Bool
+        package var cookieHeld: Bool
         /// Whether the origin revoked the visitor's session (`Cf-Waiting-Room-Command: revoke`).
-        public var revoked: Bool
+        package var revoked: Bool
 
-        public init(status: Int, headers: HTTPHeaderList = [], body: [UInt8] = [], cookieHeld: Bool, revoked: Bool = false) {
+        package init(status: Int, headers: HTTPHeaderList = [], body: [UInt8] = [], cookieHeld: Bool, revoked: Bool = false) {
             self.status = status
             self.headers = headers
             self.body = body

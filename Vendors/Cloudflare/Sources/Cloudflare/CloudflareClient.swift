@@ -4,11 +4,11 @@ import WaitingRoom
 /// The JSON-mode client: one request to a protected URL with `Accept: application/json`
 /// (exactly that value: Cloudflare answers JSON only then) and the visitor's waiting-room
 /// cookies, classified as queued (a `cfWaitingRoom` reply) or the origin's response.
-public struct CloudflareClient: Sendable {
-    public let configuration: CloudflareConfiguration
-    public let transport: any HTTPTransport
+package struct CloudflareClient: Sendable {
+    package let configuration: CloudflareConfiguration
+    package let transport: any HTTPTransport
 
-    public init(configuration: CloudflareConfiguration, transport: any HTTPTransport) {
+    package init(configuration: CloudflareConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
         self.transport = transport
     }
@@ -16,7 +16,7 @@ public struct CloudflareClient: Sendable {
     var vendor: String { CloudflareConfiguration.vendorID }
 
     /// The request for `url` carrying `jar`'s cookies.
-    public func request(url: String, jar: CloudflareCookieJar, timeout: Duration? = nil) -> HTTPRequest {
+    package func request(url: String, jar: CloudflareCookieJar, timeout: Duration? = nil) -> HTTPRequest {
         var headers: HTTPHeaderList = [("Accept", "application/json"), ("User-Agent", configuration.userAgent)]
         if let cookie = jar.header { headers.add("Cookie", cookie) }
         return HTTPRequest(
@@ -29,7 +29,7 @@ public struct CloudflareClient: Sendable {
     /// - Throws: the transport's failure (vendor and code ``CloudflareCode/unreachable`` added);
     ///   `.server` for 5xx and for 429 without a reply; `.rejected` for another 4xx without a
     ///   reply (the HTTP status as vendor code); `.invalidResponse` for a broken reply.
-    public func fetch(url: String, jar: inout CloudflareCookieJar, timeout: Duration? = nil) async throws(WaitingRoomError)
+    package func fetch(url: String, jar: inout CloudflareCookieJar, timeout: Duration? = nil) async throws(WaitingRoomError)
         -> CloudflareAnswer
     {
         let response: HTTPResponse
@@ -47,7 +47,7 @@ public struct CloudflareClient: Sendable {
     }
 
     /// Classifies a response (a pure function: the emulator's tests and the fuzz test call it).
-    public static func classify(_ response: HTTPResponse, jar: inout CloudflareCookieJar) throws(WaitingRoomError) -> CloudflareAnswer {
+    package static func classify(_ response: HTTPResponse, jar: inout CloudflareCookieJar) throws(WaitingRoomError) -> CloudflareAnswer {
         let vendor = CloudflareConfiguration.vendorID
         jar.store(response.headers)
         if CloudflareWaitingRoomReply.isReply(response.body) {

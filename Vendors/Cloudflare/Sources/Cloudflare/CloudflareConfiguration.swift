@@ -13,38 +13,38 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
 
     /// The protected site: an entry's room is a path under it (or an absolute URL, or a path under
     /// the entry's scope when the scope is a URL).
-    public var siteURL: String
+    package var siteURL: String
     /// The HTTP method of the protected request (default `GET`).
-    public var method: String
+    package var method: String
     /// The deadline of one request (proposal: 10 s).
-    public var timeout: Duration
+    package var timeout: Duration
     /// Retries after a failed request (timeout, dropped connection, 5xx, 429 without a reply, a
     /// broken reply) before the session fails (proposal: 3, waiting 1, 2, 4 s).
-    public var retries: Int
+    package var retries: Int
     /// The first wait before a retry; it doubles for each next one.
-    public var retryDelay: Duration
+    package var retryDelay: Duration
     /// The wait when a reply names no `refreshIntervalSeconds` (Cloudflare's fixed 20 s).
-    public var defaultRefreshInterval: Duration
+    package var defaultRefreshInterval: Duration
     /// The shortest wait between requests whatever the reply says (proposal: 1 s).
-    public var minRefreshInterval: Duration
+    package var minRefreshInterval: Duration
     /// The longest wait between requests whatever the reply says (proposal: 120 s; Cloudflare
     /// holds a place 5 min after the last refresh).
-    public var maxRefreshInterval: Duration
+    package var maxRefreshInterval: Duration
     /// A fixed wait between requests instead of the reply's (still within the limits); nil: the reply's.
-    public var pollInterval: Duration?
+    package var pollInterval: Duration?
     /// How long a pass stays valid: the room's `session_duration` (Cloudflare's default 5 min).
-    public var sessionDuration: Duration
+    package var sessionDuration: Duration
     /// Reuse a pass from the `PassStore` instead of asking again (proposal: true).
-    public var reuseStoredPass: Bool
+    package var reuseStoredPass: Bool
     /// Whether `queueIsFull` blocks a visitor the queue has not taken in yet (true, proposal) or the session keeps
     /// refreshing until the queue takes users again (false).
-    public var blockWhenQueueIsFull: Bool
+    package var blockWhenQueueIsFull: Bool
     /// Sent as `User-Agent`.
-    public var userAgent: String
+    package var userAgent: String
     /// Whether a room that gives no usable answer after every attempt lets the user through
     /// (proposal, default false): the outcome is `passed` with code ``CloudflareCode/failedOpen``,
     /// the error kept in the pass's `bypassedError`, no credential, nothing stored.
-    public var failOpen: Bool
+    package var failOpen: Bool
 
     public init(
         siteURL: String, method: String = "GET", timeout: Duration = .seconds(10), retries: Int = 3,
@@ -123,7 +123,7 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
 
     /// The retry policy of one request: `retries` retries after waits of `retryDelay`, doubling,
     /// then `.unavailable` with code ``CloudflareCode/unreachable``.
-    public var retryPolicy: RetryPolicy {
+    package var retryPolicy: RetryPolicy {
         var delays: [Duration] = []
         var d = retryDelay
         for _ in 0..<retries {
@@ -138,14 +138,14 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
     /// The wait before the next request after `reply`: ``pollInterval`` when set, else the reply's
     /// `refreshIntervalSeconds` (``defaultRefreshInterval`` when it names none), kept within
     /// ``minRefreshInterval``…``maxRefreshInterval``.
-    public func refreshInterval(after reply: CloudflareWaitingRoomReply) -> Duration {
+    package func refreshInterval(after reply: CloudflareWaitingRoomReply) -> Duration {
         let asked = pollInterval ?? reply.refreshIntervalSeconds.map { .seconds(Int64($0)) } ?? defaultRefreshInterval
         return min(max(asked, minRefreshInterval), maxRefreshInterval)
     }
 
     /// The URL an entry's room stands for: the room itself when it is an absolute URL; else the
     /// room as a path under the scope when the scope is an http(s) URL, else under ``siteURL``.
-    public func targetURL(for room: RoomKey) -> String {
+    package func targetURL(for room: RoomKey) -> String {
         let r = room.room
         if r.hasPrefix("http://") || r.hasPrefix("https://") { return r }
         var base = siteURL

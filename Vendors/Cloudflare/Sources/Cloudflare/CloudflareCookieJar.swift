@@ -5,19 +5,19 @@ import WaitingRoom
 /// custom-suffix form) as the edge set them with `Set-Cookie`, sent back as `Cookie` on every
 /// request — Cloudflare treats a request without it as a new visitor at the back of the line.
 /// Other cookies (the origin's session, analytics) are not kept: they are the app's business.
-public struct CloudflareCookieJar: Sendable, Hashable {
+package struct CloudflareCookieJar: Sendable, Hashable {
     /// Cookie names kept, by prefix: `__cfwaitingroom` and `__cf_waitingroom` (the suffixed form
     /// some schema texts name).
-    public static let namePrefixes = ["__cfwaitingroom", "__cf_waitingroom"]
+    package static let namePrefixes = ["__cfwaitingroom", "__cf_waitingroom"]
 
     /// The cookies kept, by name.
-    public private(set) var cookies: [String: String]
+    package private(set) var cookies: [String: String]
 
     /// An empty jar (a new visitor), or one holding `cookies`.
-    public init(cookies: [String: String] = [:]) { self.cookies = cookies }
+    package init(cookies: [String: String] = [:]) { self.cookies = cookies }
 
     /// A jar from a `Cookie` header value (`name=value; name2=value2`), keeping only waiting-room cookies.
-    public init(cookieHeader: String) {
+    package init(cookieHeader: String) {
         var kept: [String: String] = [:]
         for part in cookieHeader.split(separator: ";") {
             let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -27,13 +27,13 @@ public struct CloudflareCookieJar: Sendable, Hashable {
     }
 
     /// Whether `name` is a waiting-room cookie this jar keeps.
-    public static func isWaitingRoomCookie(_ name: String) -> Bool { namePrefixes.contains { name.hasPrefix($0) } }
+    package static func isWaitingRoomCookie(_ name: String) -> Bool { namePrefixes.contains { name.hasPrefix($0) } }
 
     /// Nothing held: the next request is a new visitor's.
-    public var isEmpty: Bool { cookies.isEmpty }
+    package var isEmpty: Bool { cookies.isEmpty }
 
     /// The `Cookie` header value to send (nil when empty), names in order.
-    public var header: String? {
+    package var header: String? {
         guard !cookies.isEmpty else { return nil }
         return cookies.keys.sorted().map { "\($0)=\(cookies[$0] ?? "")" }.joined(separator: "; ")
     }
@@ -41,7 +41,7 @@ public struct CloudflareCookieJar: Sendable, Hashable {
     /// Takes in the waiting-room cookies of a response's `Set-Cookie` fields; a cookie with
     /// `Max-Age=0` (or negative) or an empty value is removed. Returns whether any was set.
     @discardableResult
-    public mutating func store(_ headers: HTTPHeaderList) -> Bool {
+    package mutating func store(_ headers: HTTPHeaderList) -> Bool {
         var touched = false
         for line in headers.values(for: "Set-Cookie") {
             let parts = line.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -60,5 +60,5 @@ public struct CloudflareCookieJar: Sendable, Hashable {
     }
 
     /// Forgets every cookie (a new visitor).
-    public mutating func clear() { cookies = [:] }
+    package mutating func clear() { cookies = [:] }
 }

@@ -14,9 +14,9 @@ import WaitingRoom
 /// Cloudflare publishes no client SDK, so there is no compatibility facade.
 public final class CloudflareProvider: WaitingRoomProvider {
     public let vendorID = CloudflareConfiguration.vendorID
-    public let configuration: CloudflareConfiguration
-    public let environment: ProviderEnvironment
-    public let client: CloudflareClient
+    package let configuration: CloudflareConfiguration
+    package let environment: ProviderEnvironment
+    package let client: CloudflareClient
     /// The stored passes (kept for the room's session duration).
     let passes: PassKeeper
     let dedup = SessionDeduplicator()
@@ -24,7 +24,7 @@ public final class CloudflareProvider: WaitingRoomProvider {
     /// lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
     let jars = NIOLockedValueBox<[String: CloudflareCookieJar]>([:])
 
-    public init(configuration: CloudflareConfiguration, environment: ProviderEnvironment) {
+    package init(configuration: CloudflareConfiguration, environment: ProviderEnvironment) {
         self.configuration = configuration
         self.environment = environment
         self.client = CloudflareClient(configuration: configuration, transport: environment.transport)
@@ -38,13 +38,13 @@ public final class CloudflareProvider: WaitingRoomProvider {
     }
 
     /// The protected URL requested for `entry` (attribute `url` wins).
-    public func target(for entry: Entry) -> String { entry.attributes["url"] ?? configuration.targetURL(for: entry.room) }
+    package func target(for entry: Entry) -> String { entry.attributes["url"] ?? configuration.targetURL(for: entry.room) }
 
     func jarKey(_ entry: Entry) -> String { "\(entry.room)|\(entry.userId ?? "")" }
 
     /// The cookie jar kept for `entry` (empty before its first check). An entry may carry a
     /// `Cookie` header value in its attribute `cookie` to resume a visitor's place.
-    public func cookieJar(for entry: Entry) -> CloudflareCookieJar {
+    package func cookieJar(for entry: Entry) -> CloudflareCookieJar {
         if let kept = jars.withLockedValue({ $0[jarKey(entry)] }) { return kept }
         return entry.attributes["cookie"].map { CloudflareCookieJar(cookieHeader: $0) } ?? CloudflareCookieJar()
     }
@@ -52,7 +52,7 @@ public final class CloudflareProvider: WaitingRoomProvider {
     func remember(_ jar: CloudflareCookieJar, for entry: Entry) { jars.withLockedValue { $0[jarKey(entry)] = jar } }
 
     /// One check with the retry policy: the answer and the jar after it. `onRetry` hears each retry.
-    public func check(
+    package func check(
         _ entry: Entry, jar: CloudflareCookieJar,
         onRetry: @escaping @Sendable (Int, WaitingRoomError) -> Void = { _, _ in }
     ) async throws -> (CloudflareAnswer, CloudflareCookieJar) {

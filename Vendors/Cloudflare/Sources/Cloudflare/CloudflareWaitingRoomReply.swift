@@ -6,58 +6,58 @@ import WaitingRoom
 /// minutes, strings). A reply that leaves a member out (the older how-to page shows 9) decodes
 /// with `false`/nil for it. Unknown members are kept in ``extra``. A pure codec (bytes ⇄ value),
 /// fuzzed in the tests.
-public struct CloudflareWaitingRoomReply: Sendable, Hashable {
+package struct CloudflareWaitingRoomReply: Sendable, Hashable {
     /// Whether the user is in the waiting room (always true in a reply).
-    public var inWaitingRoom: Bool
+    package var inWaitingRoom: Bool
     /// Whether the wait estimates are available.
-    public var waitTimeKnown: Bool
+    package var waitTimeKnown: Bool
     /// Estimated wait in minutes (valid when known; the 50th percentile under random queueing).
-    public var waitTime: Int?
+    package var waitTime: Int?
     /// Random queueing: the estimated longest wait of the fastest 25 % of users (minutes).
-    public var waitTime25Percentile: Int?
+    package var waitTime25Percentile: Int?
     /// Random queueing: the estimated longest wait of the fastest 50 % of users (minutes).
-    public var waitTime50Percentile: Int?
+    package var waitTime50Percentile: Int?
     /// Random queueing: the estimated longest wait of the fastest 75 % of users (minutes).
-    public var waitTime75Percentile: Int?
+    package var waitTime75Percentile: Int?
     /// The wait as the room words it (`"5 minutes"`, `"5 minutes to 15 minutes"`, `"unavailable"`).
-    public var waitTimeFormatted: String?
+    package var waitTimeFormatted: String?
     /// The queue is full and takes no new users now.
-    public var queueIsFull: Bool
+    package var queueIsFull: Bool
     /// Every user is queued (`queue_all`): nobody is let in, no estimate.
-    public var queueAll: Bool
+    package var queueAll: Bool
     /// The user's last counted attempt to leave the room (ISO 8601); a request sooner than
     /// ``refreshIntervalSeconds`` after it is ignored and leaves it unchanged.
-    public var lastUpdated: String?
+    package var lastUpdated: String?
     /// Seconds until the next attempt counts (0 for the `reject` method); nil when the reply did not say.
-    public var refreshIntervalSeconds: Int?
+    package var refreshIntervalSeconds: Int?
     /// `fifo`, `random`, `passthrough` or `reject` (nil when the reply did not say).
-    public var queueingMethod: String?
+    package var queueingMethod: String?
     /// The room queues first in, first out.
-    public var isFIFOQueue: Bool
+    package var isFIFOQueue: Bool
     /// The room lets users out at random.
-    public var isRandomQueue: Bool
+    package var isRandomQueue: Bool
     /// The room lets everyone through (a reply comes only under `queueAll` or a pre-queue).
-    public var isPassthroughQueue: Bool
+    package var isPassthroughQueue: Bool
     /// The room rejects every user (the reply does not refresh).
-    public var isRejectQueue: Bool
+    package var isRejectQueue: Bool
     /// An event is active (between its start and end, or pre-queueing).
-    public var isEventActive: Bool
+    package var isEventActive: Bool
     /// An event is pre-queueing: nobody is let in before its start.
-    public var isEventPrequeueing: Bool
+    package var isEventPrequeueing: Bool
     /// Minutes until the event starts (valid while pre-queueing).
-    public var timeUntilEventStart: Int?
+    package var timeUntilEventStart: Int?
     /// The same in words; `"unavailable"` when no event is pre-queueing.
-    public var timeUntilEventStartFormatted: String?
+    package var timeUntilEventStartFormatted: String?
     /// Minutes until the event ends (valid while an event is active).
-    public var timeUntilEventEnd: Int?
+    package var timeUntilEventEnd: Int?
     /// The same in words; `"unavailable"` when no event is active.
-    public var timeUntilEventEndFormatted: String?
+    package var timeUntilEventEndFormatted: String?
     /// The pre-queue is shuffled at the event's start.
-    public var shuffleAtEventStart: Bool
+    package var shuffleAtEventStart: Bool
     /// Every other member, as text.
-    public var extra: [String: String]
+    package var extra: [String: String]
 
-    public init(
+    package init(
         inWaitingRoom: Bool = true, waitTimeKnown: Bool = false, waitTime: Int? = nil, waitTime25Percentile: Int? = nil,
         waitTime50Percentile: Int? = nil, waitTime75Percentile: Int? = nil, waitTimeFormatted: String? = nil,
         queueIsFull: Bool = false, queueAll: Bool = false, lastUpdated: String? = nil, refreshIntervalSeconds: Int? = 20,
@@ -93,13 +93,13 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
     }
 
     /// Largest body read as a reply.
-    public static let maxBodyBytes = 256 * 1024
+    package static let maxBodyBytes = 256 * 1024
 
     /// The member that marks a waiting-room reply.
-    public static let member = "cfWaitingRoom"
+    package static let member = "cfWaitingRoom"
 
     /// The 23 members the API reference lists, in its order.
-    public static let documentedMembers = [
+    package static let documentedMembers = [
         "inWaitingRoom", "waitTimeKnown", "waitTime", "waitTime25Percentile", "waitTime50Percentile", "waitTime75Percentile",
         "waitTimeFormatted", "queueIsFull", "queueAll", "lastUpdated", "refreshIntervalSeconds", "queueingMethod", "isFIFOQueue",
         "isRandomQueue", "isPassthroughQueue", "isRejectQueue", "isEventActive", "isEventPrequeueing", "timeUntilEventStart",
@@ -110,7 +110,7 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
 
     /// Whether `body` is (or claims to be) a waiting-room reply: JSON with a top-level
     /// `cfWaitingRoom` member, or text that names it but does not parse (a truncated reply).
-    public static func isReply(_ body: [UInt8]) -> Bool {
+    package static func isReply(_ body: [UInt8]) -> Bool {
         guard body.count <= maxBodyBytes else { return false }
         if let json = try? JSONValue.parse(Data(body)) { return json.objectValue?[member] != nil }
         return String(decoding: body.prefix(4096), as: UTF8.self).contains("\"\(member)\"")
@@ -119,7 +119,7 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
     /// Decodes a reply. Anything that is not `{"cfWaitingRoom": {…}}` with boolean flags and
     /// whole-number minutes is `.invalidResponse` with vendor code ``CloudflareCode/invalidReply``;
     /// never a crash.
-    public static func decode(_ body: [UInt8]) throws(WaitingRoomError) -> CloudflareWaitingRoomReply {
+    package static func decode(_ body: [UInt8]) throws(WaitingRoomError) -> CloudflareWaitingRoomReply {
         func bad(_ why: String) -> WaitingRoomError {
             WaitingRoomError(
                 .invalidResponse, vendor: CloudflareConfiguration.vendorID, vendorCode: CloudflareCode.invalidReply.rawValue,
@@ -170,7 +170,7 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
     }
 
     /// The JSON form (the emulator answers with it, every member set; members without a value are left out).
-    public var json: JSONValue {
+    package var json: JSONValue {
         var o: [String: JSONValue] = [
             "inWaitingRoom": .bool(inWaitingRoom), "waitTimeKnown": .bool(waitTimeKnown), "queueIsFull": .bool(queueIsFull),
             "queueAll": .bool(queueAll), "isFIFOQueue": .bool(isFIFOQueue), "isRandomQueue": .bool(isRandomQueue),
@@ -198,20 +198,20 @@ public struct CloudflareWaitingRoomReply: Sendable, Hashable {
     /// Whether the room rejects the user: `isRejectQueue` (or `queueingMethod` `reject`) as the API
     /// reference documents, else, for a reply without those members, `refreshIntervalSeconds` 0
     /// while `queueAll` is false; never while `queueAll` or a pre-queue holds users (they refresh).
-    public var rejects: Bool {
+    package var rejects: Bool {
         if queueAll || isEventPrequeueing { return false }
         if isRejectQueue || queueingMethod == "reject" { return true }
         return queueingMethod == nil && refreshIntervalSeconds == 0
     }
 
     /// Time until the event starts while pre-queueing (nil otherwise).
-    public var eventStartsIn: Duration? {
+    package var eventStartsIn: Duration? {
         guard isEventPrequeueing, let minutes = timeUntilEventStart else { return nil }
         return .seconds(Int64(minutes) * 60)
     }
 
     /// The estimated wait as a duration (nil when not known).
-    public var estimatedWait: Duration? {
+    package var estimatedWait: Duration? {
         guard waitTimeKnown, !queueAll, let minutes = waitTime ?? waitTime50Percentile else { return nil }
         return .seconds(Int64(minutes) * 60)
     }

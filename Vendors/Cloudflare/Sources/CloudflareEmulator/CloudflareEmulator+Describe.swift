@@ -4,17 +4,17 @@ import WaitingRoomEmulatorKit
 
 extension CloudflareEmulator {
     /// From the `"cloudflare"` section of a shared emulator document (none: the demo rooms).
-    public static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> CloudflareEmulator {
+    package static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> CloudflareEmulator {
         guard let section, section != .null else { return CloudflareEmulator(configuration: .demo, now: { clock.now() }) }
         return CloudflareEmulator(configuration: try CloudflareEmulatorConfiguration(json: section, now: clock.now()), now: { clock.now() })
     }
 
     /// Where the client is pointed: the options ``clientDefaults(server:)`` gives an address.
-    public static let clientAddressKeys: Set<String> = ["siteURL"]
+    package static let clientAddressKeys: Set<String> = ["siteURL"]
 
     /// The client options for an emulator on `server`: the emulator's `/cf` as the protected site,
     /// refreshes honoured down to 0.5 s (the demo rooms ask for 2 s), short retries.
-    public static func clientDefaults(server: EmulatorAddress) -> JSONValue {
+    package static func clientDefaults(server: EmulatorAddress) -> JSONValue {
         .object([
             "siteURL": .string(server.baseURL + sitePrefix),
             "minRefreshInterval": .number(500),
@@ -24,7 +24,7 @@ extension CloudflareEmulator {
     }
 
     /// Its site and rooms.
-    public func describe(server: EmulatorAddress) -> JSONValue {
+    package func describe(server: EmulatorAddress) -> JSONValue {
         .object([
             "siteURL": .string(server.baseURL + Self.sitePrefix),
             "statusAPI": .string(server.baseURL + "/client/v4/zones/emulator/waiting_rooms/{name}/status"),
@@ -32,7 +32,7 @@ extension CloudflareEmulator {
         ])
     }
 
-    public func summary(server: EmulatorAddress) -> [String] {
+    package func summary(server: EmulatorAddress) -> [String] {
         var lines = [
             "Cloudflare    siteURL=\(server.baseURL)\(Self.sitePrefix)  (JSON mode with Accept: application/json and the "
                 + "__cfwaitingroom cookie; GET /client/v4/zones/{zone}/waiting_rooms/{name}/status)"

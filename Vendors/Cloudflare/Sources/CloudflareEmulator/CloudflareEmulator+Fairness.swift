@@ -9,9 +9,9 @@ import WaitingRoomEmulatorKit
 /// `POST /_emulator/cloudflare/rooms/{name}` with `{"events": [...]}`.
 extension CloudflareEmulator: EmulatorFairnessSource {
     /// The name of the event ``scheduleStart(room:at:shuffle:seed:)`` writes.
-    public static let scheduledStartEvent = "scheduled-start"
+    package static let scheduledStartEvent = "scheduled-start"
 
-    public func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord? {
+    package func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord? {
         model.locate(room).flatMap { model.admissionRecord(room: $0) }
     }
 
@@ -20,7 +20,7 @@ extension CloudflareEmulator: EmulatorFairnessSource {
     /// earlier pre-queue start, when it is moved), `shuffle_at_event_start` = `shuffle`, the
     /// shuffle seeded by `seed` (modulo 2³¹), over a day after the start, no overrides of the room's
     /// settings. `startsAt` nil removes it (held visitors join the line at once).
-    public func scheduleStart(room: RoomKey, at startsAt: Date?, shuffle: Bool, seed: UInt64) throws {
+    package func scheduleStart(room: RoomKey, at startsAt: Date?, shuffle: Bool, seed: UInt64) throws {
         guard let name = model.locate(room), let current = model.room(named: name) else {
             throw EmulatorRoomError.unknownRoom(room.description)
         }

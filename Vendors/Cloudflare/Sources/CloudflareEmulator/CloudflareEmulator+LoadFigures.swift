@@ -3,7 +3,7 @@ import WaitingRoomEmulatorKit
 extension CloudflareEmulator {
     /// Cloudflare holds no keys: visitors, admissions, revocations, expiries; requests per kind,
     /// served and faulted; answers per kind.
-    public func loadFigures() -> EmulatorLoadFigures {
+    package func loadFigures() -> EmulatorLoadFigures {
         let c = counters
         let keys =
             [

@@ -8,7 +8,7 @@ extension CloudflareEmulator {
     /// room (rate, active users, admit one, queue all, suspend, reject) and add or clear faults.
     /// Cloudflare sessions hold no key, so `keysNeverReturned` is nil. Each room links to its page
     /// under `/cf`.
-    public func emulatorStatus() -> EmulatorStatus {
+    package func emulatorStatus() -> EmulatorStatus {
         let snapshot = model.snapshot()
         let counters = model.counters
         var rooms: [EmulatorStatus.Room] = []

@@ -18,15 +18,15 @@ import WaitingRoomEmulatorKit
 ///   (rooms, events, status, page preview; `CloudflareManagementAPI.swift`).
 /// - admin under `/_emulator/cloudflare/`: the kit's `state`, `reset`, `faults`, and
 ///   `rooms/{name}` (POST settings by their API names) and `rooms/{name}/admit`.
-public final class CloudflareEmulator: EmulatedVendor, Sendable {
+package final class CloudflareEmulator: EmulatedVendor, Sendable {
     let model: CloudflareEmulatorModel
-    public let configuration: CloudflareEmulatorConfiguration
+    package let configuration: CloudflareEmulatorConfiguration
 
     /// The path the protected site is served under.
-    public static let sitePrefix = "/cf"
+    package static let sitePrefix = "/cf"
 
     /// - Parameter now: the time source (a virtual clock's `now()` in tests).
-    public init(configuration: CloudflareEmulatorConfiguration = .demo, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(configuration: CloudflareEmulatorConfiguration = .demo, now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         model = CloudflareEmulatorModel(configuration: configuration, now: now)
     }
@@ -83,7 +83,7 @@ public final class CloudflareEmulator: EmulatedVendor, Sendable {
     }
 
     /// Adds every Cloudflare route to `router`.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
+    package func addRoutes(to router: Router<BasicRequestContext>) {
         router.get("\(Self.sitePrefix)/**") { [self] req, _ in await site(req) }
         router.post("\(Self.sitePrefix)/**") { [self] req, _ in await site(req) }
         addManagementRoutes(to: router)
@@ -92,19 +92,19 @@ public final class CloudflareEmulator: EmulatedVendor, Sendable {
 
     // MARK: EmulatedVendor
 
-    public static var vendorID: String { CloudflareConfiguration.vendorID }
-    public var faultQueue: EmulatorFaultQueue { model.faults }
-    public var faultVocabulary: EmulatorFaultVocabulary { CloudflareEmulatorFault.vocabulary }
+    package static var vendorID: String { CloudflareConfiguration.vendorID }
+    package var faultQueue: EmulatorFaultQueue { model.faults }
+    package var faultVocabulary: EmulatorFaultVocabulary { CloudflareEmulatorFault.vocabulary }
     /// The protected site's requests.
-    public var chaosKinds: [String] { [CloudflareEmulatorFault.page] }
-    public func stateJSON() -> JSONValue { model.snapshot() }
+    package var chaosKinds: [String] { [CloudflareEmulatorFault.page] }
+    package func stateJSON() -> JSONValue { model.snapshot() }
     /// Rooms are their name.
-    public var roomPathArity: Int { 1 }
+    package var roomPathArity: Int { 1 }
 
     /// Changes a room's settings by their API names: keys not given keep their values, a key
     /// given as null goes back to its default; relative event times (`"+SECONDS"`) count from the
     /// emulator's clock now.
-    public func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
+    package func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
         let name = path[0]
         guard let given = patch.objectValue else {
             throw WaitingRoomError.invalidConfiguration(field: "body", "expected a room object", vendor: Self.vendorID)
@@ -119,7 +119,7 @@ public final class CloudflareEmulator: EmulatedVendor, Sendable {
     }
 
     /// Lets `count` visitors in from the head of the room's line.
-    public func admit(_ path: [String], count: Int) throws -> Int {
+    package func admit(_ path: [String], count: Int) throws -> Int {
         guard let n = model.admit(room: path[0], count: count) else { throw EmulatorRoomError.unknownRoom(path[0]) }
         return n
     }
@@ -127,23 +127,23 @@ public final class CloudflareEmulator: EmulatedVendor, Sendable {
     // MARK: Swift admin API (the same as the admin routes)
 
     /// Forgets visitors, sessions, counters and faults.
-    public func reset() { model.reset() }
+    package func reset() { model.reset() }
     /// Lets `count` visitors in from the head of `room`'s line; how many (nil: no such room).
-    @discardableResult public func admit(room: String, count: Int) -> Int? { model.admit(room: room, count: count) }
+    @discardableResult package func admit(room: String, count: Int) -> Int? { model.admit(room: room, count: count) }
     /// Replaces a room's settings.
-    @discardableResult public func update(room name: String, _ room: CloudflareEmulatorConfiguration.Room) -> Bool {
+    @discardableResult package func update(room name: String, _ room: CloudflareEmulatorConfiguration.Room) -> Bool {
         model.update(room: name, room)
     }
     /// A room's settings now.
-    public func room(named name: String) -> CloudflareEmulatorConfiguration.Room? { model.room(named: name) }
+    package func room(named name: String) -> CloudflareEmulatorConfiguration.Room? { model.room(named: name) }
     /// The counters now.
-    public var counters: CloudflareEmulatorCounters { model.counters }
+    package var counters: CloudflareEmulatorCounters { model.counters }
     /// Visitors waiting (line and pre-queue), per room.
-    public func waiting() -> [String: Int] { model.waiting() }
+    package func waiting() -> [String: Int] { model.waiting() }
     /// Active sessions, per room.
-    public func active() -> [String: Int] { model.active() }
+    package func active() -> [String: Int] { model.active() }
     /// The status API's document for `room` (nil: no such room).
-    public func status(room: String) -> JSONValue? { model.status(room: room) }
+    package func status(room: String) -> JSONValue? { model.status(room: room) }
     /// The state as JSON (what `GET /_emulator/cloudflare/state` answers).
-    public func snapshot() -> JSONValue { model.snapshot() }
+    package func snapshot() -> JSONValue { model.snapshot() }
 }

@@ -6,21 +6,21 @@ extension CloudflareEmulatorConfiguration {
     /// goes to the origin as if no room covered it (no cookie, not counted, no queue_all, event or
     /// reject applies). The expression is read once, when the room is read
     /// (``CloudflareRuleExpressionParser``: the emulator's subset of the Rules language).
-    public struct BypassRule: Sendable, Hashable {
+    package struct BypassRule: Sendable, Hashable {
         /// The only action Cloudflare documents for waiting-room rules.
-        public static let action = "bypass_waiting_room"
+        package static let action = "bypass_waiting_room"
 
         /// The rule's id (the emulator numbers rules `rule-1`, … when none is given).
-        public var id: String
+        package var id: String
         /// The expression, as written.
-        public var expression: String
-        public var description: String
-        public var enabled: Bool
+        package var expression: String
+        package var description: String
+        package var enabled: Bool
         let parsed: CloudflareRuleExpression
 
         /// Reads `expression`; a bad one is `.invalidConfiguration` naming `field`, the column and
         /// what was expected.
-        public init(
+        package init(
             id: String, expression: String, description: String = "", enabled: Bool = true,
             field: String = "expression"
         ) throws(WaitingRoomError) {
@@ -39,7 +39,7 @@ extension CloudflareEmulatorConfiguration {
         func matches(_ request: CloudflareEmulatorRequest) -> Bool { enabled && parsed.matches(request) }
 
         /// The JSON form.
-        public var json: JSONValue {
+        package var json: JSONValue {
             .object([
                 "id": .string(id), "action": .string(Self.action), "expression": .string(expression),
                 "description": .string(description), "enabled": .bool(enabled)

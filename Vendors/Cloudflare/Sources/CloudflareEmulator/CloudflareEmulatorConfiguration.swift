@@ -13,9 +13,9 @@ import WaitingRoomEmulatorKit
 /// not enforced: the emulator takes 0 and up so a test can hold a line or admit by hand
 /// (proposal). `refresh_interval_seconds` is the emulator's (Cloudflare's is a fixed 20 s): tests
 /// may ask for a shorter one (proposal).
-public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
+package struct CloudflareEmulatorConfiguration: Sendable, Hashable {
     /// How a room orders its line (`queueing_method`).
-    public enum QueueingMethod: String, Sendable, Hashable, CaseIterable {
+    package enum QueueingMethod: String, Sendable, Hashable, CaseIterable {
         /// First in, first out (the default).
         case fifo
         /// Users leave the line at random.
@@ -28,24 +28,24 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
 
     /// A scheduled event: overrides the room's settings between its start and end, and may hold a
     /// pre-queue from `prequeue_start_time` (shuffled at the start with `shuffle_at_event_start`).
-    public struct Event: Sendable, Hashable {
-        public var name: String
-        public var eventStartTime: Date
-        public var eventEndTime: Date
-        public var prequeueStartTime: Date?
-        public var shuffleAtEventStart: Bool
+    package struct Event: Sendable, Hashable {
+        package var name: String
+        package var eventStartTime: Date
+        package var eventEndTime: Date
+        package var prequeueStartTime: Date?
+        package var shuffleAtEventStart: Bool
         /// Ignored while true.
-        public var suspended: Bool
-        public var queueingMethod: QueueingMethod?
-        public var newUsersPerMinute: Int?
-        public var totalActiveUsers: Int?
-        public var sessionDuration: Int?
-        public var disableSessionRenewal: Bool?
+        package var suspended: Bool
+        package var queueingMethod: QueueingMethod?
+        package var newUsersPerMinute: Int?
+        package var totalActiveUsers: Int?
+        package var sessionDuration: Int?
+        package var disableSessionRenewal: Bool?
         /// The seed of the shuffle at the start (the emulator's own key, proposal); nil: the
         /// document's `seed` plus the start's Unix seconds.
-        public var seed: UInt64?
+        package var seed: UInt64?
 
-        public init(
+        package init(
             name: String, eventStartTime: Date, eventEndTime: Date, prequeueStartTime: Date? = nil, shuffleAtEventStart: Bool = false,
             suspended: Bool = false, queueingMethod: QueueingMethod? = nil, newUsersPerMinute: Int? = nil,
             totalActiveUsers: Int? = nil, sessionDuration: Int? = nil, disableSessionRenewal: Bool? = nil, seed: UInt64? = nil
@@ -65,7 +65,7 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         }
 
         /// The JSON form.
-        public var json: JSONValue {
+        package var json: JSONValue {
             var o: [String: JSONValue] = [
                 "name": .string(name), "event_start_time": .string(Self.format(eventStartTime)),
                 "event_end_time": .string(Self.format(eventEndTime)), "shuffle_at_event_start": .bool(shuffleAtEventStart),
@@ -96,38 +96,38 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
     }
 
     /// One room.
-    public struct Room: Sendable, Hashable {
+    package struct Room: Sendable, Hashable {
         /// The path under the emulator's site (`/cf`) the room covers, subpaths included; default `/{name}`.
-        public var path: String?
-        public var newUsersPerMinute: Int
-        public var totalActiveUsers: Int
+        package var path: String?
+        package var newUsersPerMinute: Int
+        package var totalActiveUsers: Int
         /// Minutes (1–30).
-        public var sessionDuration: Int
-        public var disableSessionRenewal: Bool
-        public var queueingMethod: QueueingMethod
-        public var queueAll: Bool
-        public var suspended: Bool
+        package var sessionDuration: Int
+        package var disableSessionRenewal: Bool
+        package var queueingMethod: QueueingMethod
+        package var queueAll: Bool
+        package var suspended: Bool
         /// 200, 202 or 429.
-        public var queueingStatusCode: Int
-        public var jsonResponseEnabled: Bool
+        package var queueingStatusCode: Int
+        package var jsonResponseEnabled: Bool
         /// `["revoke"]` lets the origin revoke a session.
-        public var enabledOriginCommands: [String]
-        public var cookieSuffix: String?
+        package var enabledOriginCommands: [String]
+        package var cookieSuffix: String?
         /// Seconds (Cloudflare: 20).
-        public var refreshIntervalSeconds: Int
-        public var events: [Event]
+        package var refreshIntervalSeconds: Int
+        package var events: [Event]
         /// `cookie_attributes` (SameSite, Secure).
-        public var cookieAttributes = CookieAttributes()
+        package var cookieAttributes = CookieAttributes()
         /// `additional_routes`: more host and path pairs the room covers (needs `cookie_suffix`).
-        public var additionalRoutes: [Route] = []
+        package var additionalRoutes: [Route] = []
         /// Bypass rules (`bypass_waiting_room`), in order.
-        public var rules: [BypassRule] = []
+        package var rules: [BypassRule] = []
         /// `turnstile_mode` (emulator default `off`).
-        public var turnstileMode: TurnstileMode = .off
+        package var turnstileMode: TurnstileMode = .off
         /// `turnstile_action` (default `log`).
-        public var turnstileAction: TurnstileAction = .log
+        package var turnstileAction: TurnstileAction = .log
 
-        public init(
+        package init(
             path: String? = nil, newUsersPerMinute: Int = 200, totalActiveUsers: Int = 201, sessionDuration: Int = 5,
             disableSessionRenewal: Bool = false, queueingMethod: QueueingMethod = .fifo, queueAll: Bool = false,
             suspended: Bool = false, queueingStatusCode: Int = 200, jsonResponseEnabled: Bool = true,
@@ -151,10 +151,10 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
         }
 
         /// The cookie's name: `__cfwaitingroom`, or `__cfwaitingroom_{suffix}`.
-        public var cookieName: String { cookieSuffix.map { "__cfwaitingroom_\($0)" } ?? "__cfwaitingroom" }
+        package var cookieName: String { cookieSuffix.map { "__cfwaitingroom_\($0)" } ?? "__cfwaitingroom" }
 
         /// The room in the JSON form (the configuration and `POST /_emulator/cloudflare/rooms/{name}` read it).
-        public var json: JSONValue {
+        package var json: JSONValue {
             var o: [String: JSONValue] = [
                 "new_users_per_minute": .number(Double(newUsersPerMinute)), "total_active_users": .number(Double(totalActiveUsers)),
                 "session_duration": .number(Double(sessionDuration)), "disable_session_renewal": .bool(disableSessionRenewal),
@@ -171,11 +171,11 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
     }
 
     /// Rooms by name.
-    public var rooms: [String: Room]
+    package var rooms: [String: Room]
     /// The seed of random queueing and of the shuffle at an event's start.
-    public var seed: UInt64
+    package var seed: UInt64
 
-    public init(rooms: [String: Room], seed: UInt64 = 1) {
+    package init(rooms: [String: Room], seed: UInt64 = 1) {
         self.rooms = rooms
         self.seed = seed
     }
@@ -183,7 +183,7 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
     /// Demo rooms: `demo-open` (everyone in), `demo-queue` (a line: 0 at once, 30 per minute,
     /// refresh 2 s), `demo-reject` (`reject`), `demo-suspended` (suspended), `demo-random`
     /// (random queueing).
-    public static let demo = CloudflareEmulatorConfiguration(rooms: [
+    package static let demo = CloudflareEmulatorConfiguration(rooms: [
         "demo-open": Room(newUsersPerMinute: 1_000_000, totalActiveUsers: 1_000_000),
         "demo-queue": Room(newUsersPerMinute: 30, totalActiveUsers: 1_000_000, queueingStatusCode: 202, refreshIntervalSeconds: 2),
         "demo-reject": Room(queueingMethod: .reject),
@@ -199,7 +199,7 @@ public struct CloudflareEmulatorConfiguration: Sendable, Hashable {
 
     /// Reads the JSON form (the `cloudflare` member of the shared emulator document); relative
     /// event times (`"+SECONDS"`) count from `now`, the emulator's clock.
-    public init(json: JSONValue, path: String = "cloudflare", now: Date = Date()) throws {
+    package init(json: JSONValue, path: String = "cloudflare", now: Date = Date()) throws {
         let v = CloudflareConfiguration.vendorID
         let r = try ConfigurationReader(json, path: path, vendor: v)
         try r.rejectUnknownKeys(["rooms", "seed"])

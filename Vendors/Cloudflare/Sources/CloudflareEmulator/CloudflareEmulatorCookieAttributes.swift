@@ -3,28 +3,28 @@ import WaitingRoom
 extension CloudflareEmulatorConfiguration {
     /// A room's `cookie_attributes`: the `SameSite` and `Secure` attributes of the waiting-room
     /// cookie (API schema `cookie_attributes`; "Embed in an iFrame").
-    public struct CookieAttributes: Sendable, Hashable {
+    package struct CookieAttributes: Sendable, Hashable {
         /// `samesite`: `auto` (default), `lax`, `none`, `strict`.
-        public enum SameSite: String, Sendable, Hashable, CaseIterable {
+        package enum SameSite: String, Sendable, Hashable, CaseIterable {
             case auto, lax, none, strict
         }
 
         /// `secure`: `auto` (default), `always`, `never`.
-        public enum Secure: String, Sendable, Hashable, CaseIterable {
+        package enum Secure: String, Sendable, Hashable, CaseIterable {
             case auto, always, never
         }
 
-        public var samesite: SameSite
-        public var secure: Secure
+        package var samesite: SameSite
+        package var secure: Secure
 
-        public init(samesite: SameSite = .auto, secure: Secure = .auto) {
+        package init(samesite: SameSite = .auto, secure: Secure = .auto) {
             self.samesite = samesite
             self.secure = secure
         }
 
         /// The `SameSite` value sent. `auto` is Cloudflare's `lax`, or `none` with Always Use
         /// HTTPS; the emulator serves plain HTTP and has no such switch, so `auto` is `Lax`.
-        public var sameSiteValue: String {
+        package var sameSiteValue: String {
             switch samesite {
             case .auto, .lax: "Lax"
             case .none: "None"
@@ -35,7 +35,7 @@ extension CloudflareEmulatorConfiguration {
         /// Whether `Secure` is sent. `auto` is Cloudflare's "never" without Always Use HTTPS, but
         /// with `samesite: none` it is set (proposal: browsers refuse `SameSite=None` without
         /// `Secure`, and Cloudflare refuses `none` with `never`).
-        public var isSecure: Bool {
+        package var isSecure: Bool {
             switch secure {
             case .always: true
             case .never: false
@@ -47,7 +47,7 @@ extension CloudflareEmulatorConfiguration {
         /// the request came from an iframe (`Sec-Fetch-Dest: iframe`); a cross-site cookie
         /// (`SameSite=None; Secure`) is then `Partitioned` (CHIPS) so browsers that block
         /// third-party cookies still keep it (proposal: how the emulator detects the iframe).
-        public func setCookie(name: String, value: String, maxAge: Int, embedded: Bool) -> String {
+        package func setCookie(name: String, value: String, maxAge: Int, embedded: Bool) -> String {
             var text = "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=\(sameSiteValue)"
             if isSecure { text += "; Secure" }
             if embedded, samesite == .none, isSecure { text += "; Partitioned" }
@@ -55,6 +55,6 @@ extension CloudflareEmulatorConfiguration {
         }
 
         /// The JSON form.
-        public var json: JSONValue { .object(["samesite": .string(samesite.rawValue), "secure": .string(secure.rawValue)]) }
+        package var json: JSONValue { .object(["samesite": .string(samesite.rawValue), "secure": .string(secure.rawValue)]) }
     }
 }

@@ -1,35 +1,35 @@
 import WaitingRoom
 
 /// What the emulator counted (the figures of `GET /_emulator/cloudflare/state`).
-public struct CloudflareEmulatorCounters: Sendable, Hashable {
+package struct CloudflareEmulatorCounters: Sendable, Hashable {
     /// Visitors seen for the first time (a request without a valid cookie).
-    public var visitorsCreated = 0
+    package var visitorsCreated = 0
     /// Visitors let through to the origin (at once, from the line, or by the admin).
-    public var admitted = 0
+    package var admitted = 0
     /// Sessions revoked by the origin (`Cf-Waiting-Room-Command: revoke`).
-    public var revoked = 0
+    package var revoked = 0
     /// Active sessions that ran out (`session_duration` without a request, or without renewal).
-    public var sessionsExpired = 0
+    package var sessionsExpired = 0
     /// Waiting visitors dropped after 5 minutes without a refresh.
-    public var placesLost = 0
+    package var placesLost = 0
     /// New visitors that failed the Turnstile challenge (the emulator's knob), whatever the action.
-    public var turnstileFailed = 0
+    package var turnstileFailed = 0
     /// Faults served, per action.
-    public var faults: [String: Int] = [:]
+    package var faults: [String: Int] = [:]
     /// Requests received per request kind (`page`, `status`), the faulted ones included.
-    public var requests: [String: Int] = [:]
+    package var requests: [String: Int] = [:]
     /// Faults served per request kind.
-    public var faultsOn: [String: Int] = [:]
+    package var faultsOn: [String: Int] = [:]
     /// Answers to protected requests per kind: `origin`, `queued`, `rejected`, `queueIsFull`,
     /// `suspended` (origin without a cookie), `bypassed` (a bypass rule matched), `ignored` (a
     /// request sooner than `refreshIntervalSeconds`), `infiniteQueue` (failed Turnstile), `html`
     /// (a waiting page for a non-JSON request).
-    public var replies: [String: Int] = [:]
+    package var replies: [String: Int] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Faults served in all.
-    public var faultsInjected: Int { faults.values.reduce(0, +) }
+    package var faultsInjected: Int { faults.values.reduce(0, +) }
 
     var json: JSONValue {
         func object(_ d: [String: Int]) -> JSONValue { .object(d.mapValues { .number(Double($0)) }) }

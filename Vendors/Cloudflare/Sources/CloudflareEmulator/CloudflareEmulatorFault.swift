@@ -5,26 +5,26 @@ import WaitingRoomEmulatorKit
 
 /// The request kinds the Cloudflare emulator's faults target, and its fault vocabulary (the
 /// kit's form only: this emulator has no older form).
-public enum CloudflareEmulatorFault {
+package enum CloudflareEmulatorFault {
     /// A request to the protected site (JSON mode or a page): `page`.
-    public static let page = "page"
+    package static let page = "page"
     /// `GET …/waiting_rooms/{name}/status`: `status`.
-    public static let status = "status"
+    package static let status = "status"
 
     /// `overshoot`: the global-propagation overshoot. Taken by the first protected-site request
     /// after it is installed, it makes every room admit at `code` % of its `new_users_per_minute`
     /// (100…9999) for `body` seconds (1…3600, default 60), then at the rate again:
     /// `{"action": "overshoot", "code": 150, "body": "120"}`, or the checked short form
     /// `{"overshoot": 150, "seconds": 120}`.
-    public static let overshoot = "overshoot"
+    package static let overshoot = "overshoot"
 
     /// The window of an overshoot fault without a readable `body` (proposal).
-    public static let overshootDefaultSeconds = 60
+    package static let overshootDefaultSeconds = 60
     /// The longest overshoot window.
-    public static let overshootSeconds = 1...3600
+    package static let overshootSeconds = 1...3600
 
     /// What the emulator understands in a fault.
-    public static let vocabulary = EmulatorFaultVocabulary(
+    package static let vocabulary = EmulatorFaultVocabulary(
         vendor: "cloudflare", requestKinds: [page, status], vendorActions: [overshoot: true],
         alias: { json, path in try overshootAlias(json, path: path) })
 
@@ -48,5 +48,5 @@ public enum CloudflareEmulatorFault {
     }
 
     /// The body of a `garbage` answer: a `cfWaitingRoom` reply cut short.
-    public static let garbage = "{\"cfWaitingRoom\": {\"inWaitingRoom\": true, \"waitTi"
+    package static let garbage = "{\"cfWaitingRoom\": {\"inWaitingRoom\": true, \"waitTi"
 }

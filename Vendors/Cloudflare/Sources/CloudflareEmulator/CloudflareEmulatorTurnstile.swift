@@ -1,6 +1,6 @@
 extension CloudflareEmulatorConfiguration {
     /// `turnstile_mode`: which Turnstile widget the waiting page runs (`off` by default).
-    public enum TurnstileMode: String, Sendable, Hashable, CaseIterable {
+    package enum TurnstileMode: String, Sendable, Hashable, CaseIterable {
         case off, invisible
         case visibleNonInteractive = "visible_non_interactive"
         case visibleManaged = "visible_managed"
@@ -8,7 +8,7 @@ extension CloudflareEmulatorConfiguration {
 
     /// `turnstile_action`: what happens to a client that fails the challenge: `log` (counted
     /// only, the default) or `infinite_queue` (a waiting page that refreshes and never lets it in).
-    public enum TurnstileAction: String, Sendable, Hashable, CaseIterable {
+    package enum TurnstileAction: String, Sendable, Hashable, CaseIterable {
         case log
         case infiniteQueue = "infinite_queue"
     }

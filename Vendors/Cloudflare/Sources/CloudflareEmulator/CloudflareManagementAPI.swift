@@ -21,7 +21,7 @@ import WaitingRoomEmulatorKit
 /// id is not checked (one zone), nor is any API token (proposal).
 extension CloudflareEmulator {
     /// Where the management API is served.
-    public static let apiPrefix = "/client/v4"
+    package static let apiPrefix = "/client/v4"
 
     /// The largest management request body read.
     static let apiBodyLimit = 2 << 20

@@ -9,12 +9,12 @@ import WaitingRoom
 /// variables Cloudflare documents, which are scalars). Pure: any text renders, none traps; an
 /// unclosed tag is left as text, an unclosed section runs to the end, sections nest at most
 /// ``maximumDepth`` deep (a deeper one renders as if shown).
-public enum CloudflarePageTemplate {
+package enum CloudflarePageTemplate {
     /// The deepest nesting of sections rendered as sections.
-    public static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     /// `template` with `values` filled in (an unknown name renders as nothing).
-    public static func render(_ template: String, _ values: [String: JSONValue]) -> String {
+    package static func render(_ template: String, _ values: [String: JSONValue]) -> String {
         var out = ""
         var i = template.startIndex
         render(template, &i, until: nil, values, into: &out, shown: true, depth: 0)

@@ -4,7 +4,7 @@ import WaitingRoom
 /// (README "Management API (v4)"). Cloudflare documents the error object (`code`, `message`,
 /// `documentation_url`, `source.pointer`) and the code 7003 "No route for the URI"; it publishes no
 /// list of the Waiting Room's own codes, so the others are the emulator's (proposal).
-public enum CloudflareV4ErrorCode: Int, Sendable, CaseIterable {
+package enum CloudflareV4ErrorCode: Int, Sendable, CaseIterable {
     /// The body is not a JSON object (HTTP 400).
     case invalidBody = 1001
     /// A field is missing, of the wrong type, out of range or not allowed (HTTP 400); the error's
@@ -23,25 +23,25 @@ public enum CloudflareV4ErrorCode: Int, Sendable, CaseIterable {
 }
 
 /// One entry of an envelope's `errors`: `{"code", "message", "source": {"pointer"}}`.
-public struct CloudflareV4Error: Sendable, Hashable {
-    public var code: CloudflareV4ErrorCode
-    public var message: String
+package struct CloudflareV4Error: Sendable, Hashable {
+    package var code: CloudflareV4ErrorCode
+    package var message: String
     /// The JSON pointer of the field at fault (`/name`), or nil when no field is.
-    public var pointer: String?
+    package var pointer: String?
 
-    public init(_ code: CloudflareV4ErrorCode, _ message: String, pointer: String? = nil) {
+    package init(_ code: CloudflareV4ErrorCode, _ message: String, pointer: String? = nil) {
         self.code = code
         self.message = message
         self.pointer = pointer
     }
 
     /// An error about `field` of the body: the message starts with the field's name.
-    public static func field(_ field: String, _ problem: String) -> CloudflareV4Error {
+    package static func field(_ field: String, _ problem: String) -> CloudflareV4Error {
         CloudflareV4Error(.invalidField, "\(field): \(problem)", pointer: "/" + field)
     }
 
     /// The JSON form.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var o: [String: JSONValue] = ["code": .number(Double(code.rawValue)), "message": .string(message)]
         if let pointer { o["source"] = .object(["pointer": .string(pointer)]) }
         return .object(o)
@@ -49,46 +49,46 @@ public struct CloudflareV4Error: Sendable, Hashable {
 }
 
 /// A refused management request: the HTTP status and every error found (each bad field its own).
-public struct CloudflareV4Failure: Error, Sendable, Hashable {
-    public var status: Int
-    public var errors: [CloudflareV4Error]
+package struct CloudflareV4Failure: Error, Sendable, Hashable {
+    package var status: Int
+    package var errors: [CloudflareV4Error]
 
-    public init(status: Int, _ errors: [CloudflareV4Error]) {
+    package init(status: Int, _ errors: [CloudflareV4Error]) {
         self.status = status
         self.errors = errors
     }
 
     /// 400 with `errors`.
-    public static func badRequest(_ errors: [CloudflareV4Error]) -> CloudflareV4Failure { CloudflareV4Failure(status: 400, errors) }
+    package static func badRequest(_ errors: [CloudflareV4Error]) -> CloudflareV4Failure { CloudflareV4Failure(status: 400, errors) }
 
     /// 404: no room `id`.
-    public static func roomNotFound(_ id: String) -> CloudflareV4Failure {
+    package static func roomNotFound(_ id: String) -> CloudflareV4Failure {
         CloudflareV4Failure(status: 404, [CloudflareV4Error(.roomNotFound, "no waiting room with id or name \"\(id)\"")])
     }
 
     /// 404: no event `id` in the room.
-    public static func eventNotFound(_ id: String) -> CloudflareV4Failure {
+    package static func eventNotFound(_ id: String) -> CloudflareV4Failure {
         CloudflareV4Failure(status: 404, [CloudflareV4Error(.eventNotFound, "no event with id \"\(id)\" in this waiting room")])
     }
 }
 
 /// Cloudflare's v4 envelope: `{"success", "errors", "messages", "result"}`, plus `result_info`
 /// for lists (`page`, `per_page`, `count`, `total_count`, and `total_pages`).
-public enum CloudflareV4Envelope {
+package enum CloudflareV4Envelope {
     /// A successful answer carrying `result`.
-    public static func success(_ result: JSONValue, resultInfo: JSONValue? = nil) -> JSONValue {
+    package static func success(_ result: JSONValue, resultInfo: JSONValue? = nil) -> JSONValue {
         var o: [String: JSONValue] = ["success": .bool(true), "errors": .array([]), "messages": .array([]), "result": result]
         if let resultInfo { o["result_info"] = resultInfo }
         return .object(o)
     }
 
     /// A refused request: `success` false, the errors, `result` null.
-    public static func failure(_ failure: CloudflareV4Failure) -> JSONValue {
+    package static func failure(_ failure: CloudflareV4Failure) -> JSONValue {
         .object(["success": .bool(false), "errors": .array(failure.errors.map(\.json)), "messages": .array([]), "result": .null])
     }
 
     /// One page of `items` (1-based `page`) and its `result_info`.
-    public static func page(_ items: [JSONValue], page: Int, perPage: Int) -> JSONValue {
+    package static func page(_ items: [JSONValue], page: Int, perPage: Int) -> JSONValue {
         let start = min(items.count, (page - 1) * perPage)
         let slice = Array(items[start..<min(items.count, start + perPage)])
         return success(

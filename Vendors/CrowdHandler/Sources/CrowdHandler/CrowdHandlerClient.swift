@@ -5,8 +5,8 @@ import WaitingRoom
 /// `PUT /v1/responses/{responseID}`, `GET /v1/rooms`, each with `x-api-key` and one attempt
 /// within the configured deadline (the SDKs do not retry a check; proposal: neither do we).
 public struct CrowdHandlerClient: Sendable {
-    public let configuration: CrowdHandlerConfiguration
-    public let transport: any HTTPTransport
+    package let configuration: CrowdHandlerConfiguration
+    package let transport: any HTTPTransport
 
     public init(configuration: CrowdHandlerConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
@@ -14,12 +14,12 @@ public struct CrowdHandlerClient: Sendable {
     }
 
     /// What a check sends: `url`, `ip`, `agent`, `lang`.
-    public struct Check: Sendable, Hashable {
-        public var url: String
-        public var ip: String?
-        public var agent: String
-        public var lang: String
-        public init(url: String, ip: String? = nil, agent: String, lang: String) {
+    package struct Check: Sendable, Hashable {
+        package var url: String
+        package var ip: String?
+        package var agent: String
+        package var lang: String
+        package init(url: String, ip: String? = nil, agent: String, lang: String) {
             self.url = url
             self.ip = ip
             self.agent = agent
@@ -48,7 +48,7 @@ public struct CrowdHandlerClient: Sendable {
     }
 
     /// `POST /v1/requests` (no session yet) or `GET /v1/requests/{token}` (with one).
-    public func check(_ check: Check, token: String?) async throws(WaitingRoomError) -> CrowdHandlerResult {
+    package func check(_ check: Check, token: String?) async throws(WaitingRoomError) -> CrowdHandlerResult {
         let request: HTTPRequest
         if let token, !token.isEmpty {
             let query = check.fields.map { "\($0.0)=\(Self.encode($0.1))" }.joined(separator: "&")
@@ -68,7 +68,7 @@ public struct CrowdHandlerClient: Sendable {
 
     /// `PUT /v1/responses/{responseID}` with `{code, time}` (PHP SDK), plus `httpCode` and
     /// `sampleRate` (JavaScript and .NET SDKs): records the page's performance.
-    public func recordResponse(responseID: String, code: Int, time: Duration, sampleRate: Int = 1) async throws(WaitingRoomError)
+    package func recordResponse(responseID: String, code: Int, time: Duration, sampleRate: Int = 1) async throws(WaitingRoomError)
         -> VendorStatus
     {
         let body: JSONValue = .object([
@@ -131,15 +131,15 @@ public struct CrowdHandlerClient: Sendable {
 
 /// One room of `GET /v1/rooms`: `slug`, `domain`, `urlPattern`, `patternType`, `queueActivatesOn`, `timeout` (minutes).
 public struct CrowdHandlerRoom: Sendable, Hashable {
-    public var slug: String
-    public var domain: String?
-    public var urlPattern: String?
-    public var patternType: String?
-    public var queueActivatesOn: String?
+    package var slug: String
+    package var domain: String?
+    package var urlPattern: String?
+    package var patternType: String?
+    package var queueActivatesOn: String?
     /// Minutes a promotion stays valid.
-    public var timeout: Int?
+    package var timeout: Int?
 
-    public init(
+    package init(
         slug: String, domain: String? = nil, urlPattern: String? = nil, patternType: String? = nil, queueActivatesOn: String? = nil,
         timeout: Int? = nil
     ) {
@@ -152,7 +152,7 @@ public struct CrowdHandlerRoom: Sendable, Hashable {
     }
 
     /// Decodes `{"result": [ {...}, … ]}`.
-    public static func decodeList(_ body: [UInt8]) throws(WaitingRoomError) -> [CrowdHandlerRoom] {
+    package static func decodeList(_ body: [UInt8]) throws(WaitingRoomError) -> [CrowdHandlerRoom] {
         let v = CrowdHandlerConfiguration.vendorID
         guard let json = try? JSONValue.parse(Data(body)), let items = json["result"]?.arrayValue else {
             throw WaitingRoomError(
@@ -171,7 +171,7 @@ public struct CrowdHandlerRoom: Sendable, Hashable {
     }
 
     /// The JSON form (the emulator's room feed).
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             "slug": .string(slug), "domain": domain.map(JSONValue.string) ?? .null, "urlPattern": urlPattern.map(JSONValue.string) ?? .null,
             "patternType": patternType.map(JSONValue.string) ?? .null, "queueActivatesOn": queueActivatesOn.map(JSONValue.string) ?? .null,

@@ -11,33 +11,33 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
     public static let vendorID = "crowdhandler"
 
     /// The public key, sent as `x-api-key`.
-    public var publicKey: String
+    package var publicKey: String
     /// The private key: only for local (hybrid) signature validation; never sent.
-    public var privateKey: String?
+    package var privateKey: String?
     /// The API base URL (without `/v1`).
-    public var apiURL: String
+    package var apiURL: String
     /// The waiting-room base URL; the user's page is `{waitURL}/{slug}?url=…&ch-id=…&ch-public-key=…`.
-    public var waitURL: String
+    package var waitURL: String
     /// The site whose URLs an entry's room stands for when the room is a path, not a URL (proposal).
-    public var siteURL: String
+    package var siteURL: String
     /// The deadline of one API call (JavaScript SDK default 5 s).
-    public var timeout: Duration
+    package var timeout: Duration
     /// The deadline of `PUT /v1/responses` (JavaScript SDK: 1.5 s).
-    public var responseTimeout: Duration
+    package var responseTimeout: Duration
     /// Let the user in when the API fails or times out (default true). 4xx always blocks.
-    public var trustOnFail: Bool
+    package var trustOnFail: Bool
     /// The room users are sent to when a check fails and `trustOnFail` is false.
-    public var safetyNetSlug: String?
+    package var safetyNetSlug: String?
     /// How often a waiting session checks again (proposal: 5 s).
-    public var pollInterval: Duration
+    package var pollInterval: Duration
     /// How long a pass stays valid when the room's timeout is not known (proposal: 20 min).
-    public var passLifetime: Duration
+    package var passLifetime: Duration
     /// Reuse a pass from the `PassStore` instead of checking again (proposal: true).
-    public var reuseStoredPass: Bool
+    package var reuseStoredPass: Bool
     /// Sent as `agent`, `lang` and `ip` (an entry's attributes `agent`, `lang`, `ip` win).
-    public var agent: String
-    public var lang: String
-    public var ip: String?
+    package var agent: String
+    package var lang: String
+    package var ip: String?
 
     public init(
         publicKey: String, privateKey: String? = nil,
@@ -112,7 +112,7 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
     /// The URL an entry's room stands for (proposal): the room itself when it is an absolute
     /// URL; else the room as a path under the scope when the scope is an http(s) URL (a site),
     /// else under `siteURL` (a scope that is not a URL is only a label, e.g. `"site"`).
-    public func targetURL(for room: RoomKey) -> String {
+    package func targetURL(for room: RoomKey) -> String {
         let r = room.room
         if r.hasPrefix("http://") || r.hasPrefix("https://") { return r }
         var base = siteURL
@@ -127,7 +127,7 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
     /// SDK does). Values are encoded as `encodeURIComponent` does (the JavaScript SDK; PHP's
     /// `urlencode` and .NET's `EscapeDataString` agree on `+` → `%2B`), so the visitor comes back
     /// to the very URL they asked for.
-    public func waitingRoomURL(slug: String, targetURL: String, token: String?) -> String {
+    package func waitingRoomURL(slug: String, targetURL: String, token: String?) -> String {
         var url = waitURL + "/" + Self.encodeComponent(slug) + "?url=" + Self.encodeComponent(targetURL) + "&ch-code="
         if let token, !token.isEmpty { url += "&ch-id=" + Self.encodeComponent(token) }
         return url + "&ch-public-key=" + Self.encodeComponent(publicKey)
@@ -135,7 +135,7 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
 
     /// `text` percent-encoded as JavaScript's `encodeURIComponent`: everything but letters, digits
     /// and `-_.!~*'()`.
-    public static func encodeComponent(_ text: String) -> String {
+    package static func encodeComponent(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {

@@ -20,34 +20,34 @@ public actor CrowdHandlerGatekeeper {
         /// true: serve the page; false: send the user to the waiting room (``redirectIfNotPromoted()``).
         public var promoted: Bool
         /// The room (or the safety-net room after a failure, or nil).
-        public var slug: String?
+        package var slug: String?
         /// The session token (store it, e.g. as the SDK's cookie).
         public var token: String?
         /// For ``recordPerformance(statusCode:sample:elapsed:)``.
-        public var responseID: String?
+        package var responseID: String?
         /// The signature and its time, when the API sent them.
-        public var hash: String?
-        public var requested: String?
+        package var hash: String?
+        package var requested: String?
         /// Position in line, when waiting.
-        public var position: Int?
+        package var position: Int?
         /// The failure, when the API failed or refused (the vendor's code kept).
-        public var error: WaitingRoomError?
+        package var error: WaitingRoomError?
         /// The code of this answer (``CrowdHandlerCode``): 200 when the API answered, 7
         /// (`signatureValid`) when a promotion signature was accepted locally without an API
         /// call, else the failure's code (the HTTP status, 2, 6).
-        public var code: Int = CrowdHandlerCode.ok.rawValue
+        package var code: Int = CrowdHandlerCode.ok.rawValue
     }
 
-    public let configuration: CrowdHandlerConfiguration
-    public let mode: Mode
+    package let configuration: CrowdHandlerConfiguration
+    package let mode: Mode
     let client: CrowdHandlerClient
     let clock: any WaitingRoomClock
     let signature: CrowdHandlerSignature?
     let rooms: [CrowdHandlerRoom]
     /// The visitor's token (the `ch-id`).
-    public private(set) var token: String?
+    package private(set) var token: String?
     /// The last result.
-    public private(set) var lastResult: Result?
+    package private(set) var lastResult: Result?
     private var targetURL: String?
     private var checkedAt: Date?
 

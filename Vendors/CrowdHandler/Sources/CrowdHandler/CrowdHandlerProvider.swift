@@ -10,16 +10,16 @@ import WaitingRoom
 /// performance is recorded with ``recordResponse(for:code:time:)`` or ``release(_:)``.
 public final class CrowdHandlerProvider: WaitingRoomProvider {
     public let vendorID = CrowdHandlerConfiguration.vendorID
-    public let configuration: CrowdHandlerConfiguration
-    public let environment: ProviderEnvironment
-    public let client: CrowdHandlerClient
+    package let configuration: CrowdHandlerConfiguration
+    package let environment: ProviderEnvironment
+    package let client: CrowdHandlerClient
     /// The stored passes (kept for the pass lifetime).
     let passes: PassKeeper
     let dedup = SessionDeduplicator()
     /// Tokens kept between ``tryPass(_:)`` calls, per room and user (what the SDKs keep in a cookie).
     let tokens = Mutex<[String: String]>([:])
 
-    public init(configuration: CrowdHandlerConfiguration, environment: ProviderEnvironment) {
+    package init(configuration: CrowdHandlerConfiguration, environment: ProviderEnvironment) {
         self.configuration = configuration
         self.environment = environment
         self.client = CrowdHandlerClient(configuration: configuration, transport: environment.transport)
@@ -52,10 +52,10 @@ public final class CrowdHandlerProvider: WaitingRoomProvider {
     func tokenKey(_ entry: Entry) -> String { "\(entry.room)|\(entry.userId ?? "")" }
 
     /// The token ``tryPass(_:)`` keeps for `entry` (nil before the first check).
-    public func rememberedToken(for entry: Entry) -> String? { tokens.withLock { $0[tokenKey(entry)] } }
+    package func rememberedToken(for entry: Entry) -> String? { tokens.withLock { $0[tokenKey(entry)] } }
 
     /// One check of the API: the raw result (what the SDK's client hands out).
-    public func checkOnce(_ entry: Entry, token: String?) async throws(WaitingRoomError) -> CrowdHandlerResult {
+    package func checkOnce(_ entry: Entry, token: String?) async throws(WaitingRoomError) -> CrowdHandlerResult {
         try await client.check(check(for: entry), token: token)
     }
 

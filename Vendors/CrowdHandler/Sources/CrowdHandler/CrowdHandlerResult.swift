@@ -3,31 +3,31 @@ import WaitingRoom
 
 /// The `result` of `POST /v1/requests` and `GET /v1/requests/{token}`: the answer is wrapped as
 /// `{"result": {...}}`. Unknown fields are kept in ``extra``.
-public struct CrowdHandlerResult: Sendable, Hashable {
+package struct CrowdHandlerResult: Sendable, Hashable {
     /// Whether the user may proceed (`promoted` 1).
-    public var promoted: Bool
+    package var promoted: Bool
     /// The API's own `status` (6 = throttled).
-    public var status: Int?
+    package var status: Int?
     /// The session token (`tok…`), to send on the next check.
-    public var token: String?
+    package var token: String?
     /// The waiting room that guards the URL (nil: no room guards it).
-    public var slug: String?
+    package var slug: String?
     /// The user's place in line, when waiting.
-    public var position: Int?
+    package var position: Int?
     /// Estimated wait in seconds, when the API gives one (emulator field `eta`, proposal).
-    public var eta: Int?
+    package var eta: Int?
     /// The id for `PUT /v1/responses/{responseID}`.
-    public var responseID: String?
+    package var responseID: String?
     /// The signature of the promotion (hybrid validation).
-    public var hash: String?
+    package var hash: String?
     /// When the promotion was signed (`yyyy-MM-ddTHH:mm:ssZ`).
-    public var requested: String?
+    package var requested: String?
     /// An error text the API sent with the result.
-    public var error: String?
+    package var error: String?
     /// Every other member, as text.
-    public var extra: [String: String]
+    package var extra: [String: String]
 
-    public init(
+    package init(
         promoted: Bool, status: Int? = nil, token: String? = nil, slug: String? = nil, position: Int? = nil, eta: Int? = nil,
         responseID: String? = nil, hash: String? = nil, requested: String? = nil, error: String? = nil, extra: [String: String] = [:]
     ) {
@@ -45,14 +45,14 @@ public struct CrowdHandlerResult: Sendable, Hashable {
     }
 
     /// Largest body decoded (larger answers are an invalid response).
-    public static let maxBodyBytes = 256 * 1024
+    package static let maxBodyBytes = 256 * 1024
 
     static let known: Set<String> = ["promoted", "status", "token", "slug", "position", "eta", "responseID", "hash", "requested", "error"]
 
     /// Decodes an answer body. Anything that is not the wrapper with a `promoted` of 0/1 (number
     /// or boolean) is `.invalidResponse` with vendor code ``CrowdHandlerCode/checkFailed``;
     /// never a crash.
-    public static func decode(_ body: [UInt8]) throws(WaitingRoomError) -> CrowdHandlerResult {
+    package static func decode(_ body: [UInt8]) throws(WaitingRoomError) -> CrowdHandlerResult {
         func bad(_ why: String) -> WaitingRoomError {
             WaitingRoomError(
                 .invalidResponse, vendor: CrowdHandlerConfiguration.vendorID, vendorCode: CrowdHandlerCode.checkFailed.rawValue,
@@ -92,7 +92,7 @@ public struct CrowdHandlerResult: Sendable, Hashable {
     }
 
     /// The JSON form (the emulator answers with it).
-    public var json: JSONValue {
+    package var json: JSONValue {
         var o: [String: JSONValue] = ["promoted": .number(promoted ? 1 : 0)]
         o["status"] = status.map { .number(Double($0)) } ?? .null
         o["token"] = token.map(JSONValue.string) ?? .null

@@ -5,9 +5,9 @@ import WaitingRoom
 /// Local (hybrid) validation of a promotion, without an API call: the signature is the SHA-256
 /// (hex) of `sha256hex(privateKey) + slug + queueActivatesOn + token + requested`, and it is
 /// accepted for the room's `timeout` minutes after `requested` (`yyyy-MM-ddTHH:mm:ssZ`, UTC).
-public struct CrowdHandlerSignature: Sendable {
+package struct CrowdHandlerSignature: Sendable {
     /// What a validation found.
-    public enum Verdict: String, Sendable, Hashable {
+    package enum Verdict: String, Sendable, Hashable {
         /// The signature matches and is within the room's timeout.
         case valid
         /// The signature matches but is older than the room's timeout.
@@ -19,25 +19,25 @@ public struct CrowdHandlerSignature: Sendable {
     }
 
     /// `sha256hex(privateKey)`: the only form of the key that takes part in a signature.
-    public let hashedPrivateKey: String
+    package let hashedPrivateKey: String
 
-    public init(privateKey: String) {
+    package init(privateKey: String) {
         hashedPrivateKey = Self.sha256Hex(privateKey)
     }
 
     /// Lower-case hex SHA-256 of the UTF-8 bytes of `text`.
-    public static func sha256Hex(_ text: String) -> String {
+    package static func sha256Hex(_ text: String) -> String {
         SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The signature of a promotion.
-    public func sign(slug: String, queueActivatesOn: String, token: String, requested: String) -> String {
+    package func sign(slug: String, queueActivatesOn: String, token: String, requested: String) -> String {
         Self.sha256Hex(hashedPrivateKey + slug + queueActivatesOn + token + requested)
     }
 
     /// Parses `yyyy-MM-ddTHH:mm:ssZ` (UTC, whole seconds: the form the API emits); anything
     /// else is nil. Done by hand: no formatter is built per validation.
-    public static func parseRequested(_ text: String) -> Date? {
+    package static func parseRequested(_ text: String) -> Date? {
         let b = Array(text.utf8)
         guard b.count == 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
             b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "Z")
@@ -64,7 +64,7 @@ public struct CrowdHandlerSignature: Sendable {
     }
 
     /// Formats a date as `yyyy-MM-ddTHH:mm:ssZ` (UTC, whole seconds).
-    public static func formatRequested(_ date: Date) -> String {
+    package static func formatRequested(_ date: Date) -> String {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime]
         f.timeZone = TimeZone(identifier: "UTC")
@@ -72,7 +72,7 @@ public struct CrowdHandlerSignature: Sendable {
     }
 
     /// Checks `signature` for a promotion in `room` at `now`.
-    public func validate(signature: String, token: String, requested: String, room: CrowdHandlerRoom, now: Date) -> Verdict {
+    package func validate(signature: String, token: String, requested: String, room: CrowdHandlerRoom, now: Date) -> Verdict {
         guard let at = Self.parseRequested(requested) else { return .malformed }
         let expected = sign(slug: room.slug, queueActivatesOn: room.queueActivatesOn ?? "", token: token, requested: requested)
         guard Self.constantTimeEqual(expected, signature.lowercased()) else { return .invalid }

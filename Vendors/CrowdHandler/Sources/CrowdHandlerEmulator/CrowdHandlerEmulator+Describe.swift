@@ -4,18 +4,18 @@ import WaitingRoomEmulatorKit
 
 extension CrowdHandlerEmulator {
     /// From the `"crowdhandler"` section of a shared emulator document (none: the demo rooms).
-    public static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> CrowdHandlerEmulator {
+    package static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> CrowdHandlerEmulator {
         guard let section, section != .null else { return CrowdHandlerEmulator(configuration: .demo, now: { clock.now() }) }
         return CrowdHandlerEmulator(
             configuration: try CrowdHandlerEmulatorConfiguration(json: section, now: clock.now()), now: { clock.now() })
     }
 
     /// Where the client is pointed: the options ``clientDefaults(server:)`` gives an address.
-    public static let clientAddressKeys: Set<String> = ["apiURL", "waitURL", "siteURL"]
+    package static let clientAddressKeys: Set<String> = ["apiURL", "waitURL", "siteURL"]
 
     /// The client options for an emulator on `server`: the demo public key, the emulator as API
     /// and waiting room, `/site` as the protected site (rooms guard `/site/{slug}`), 1 s polls.
-    public static func clientDefaults(server: EmulatorAddress) -> JSONValue {
+    package static func clientDefaults(server: EmulatorAddress) -> JSONValue {
         .object([
             "publicKey": .string(CrowdHandlerEmulatorConfiguration.demoPublicKey),
             "apiURL": .string(server.baseURL),
@@ -26,7 +26,7 @@ extension CrowdHandlerEmulator {
     }
 
     /// Its addresses, public key and rooms.
-    public func describe(server: EmulatorAddress) -> JSONValue {
+    package func describe(server: EmulatorAddress) -> JSONValue {
         .object([
             "apiURL": .string(server.baseURL), "waitURL": .string(server.baseURL), "siteURL": .string(server.baseURL + "/site"),
             "publicKey": .string(CrowdHandlerEmulatorConfiguration.demoPublicKey),
@@ -34,7 +34,7 @@ extension CrowdHandlerEmulator {
         ])
     }
 
-    public func summary(server: EmulatorAddress) -> [String] {
+    package func summary(server: EmulatorAddress) -> [String] {
         var lines = [
             "CrowdHandler  apiURL=\(server.baseURL) waitURL=\(server.baseURL) siteURL=\(server.baseURL)/site"
                 + "  (POST /v1/requests, GET /v1/requests/{token}, PUT /v1/responses/{id}, GET /v1/rooms; "

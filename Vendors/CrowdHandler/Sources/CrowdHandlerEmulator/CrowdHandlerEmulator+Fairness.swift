@@ -5,13 +5,13 @@ import WaitingRoomEmulatorKit
 /// The CrowdHandler emulator's queue activations and admission records (issue 30 §2): a room is
 /// its slug (`RoomKey.room`; the scope, `site` against the emulator, is not used).
 extension CrowdHandlerEmulator: EmulatorFairnessSource {
-    public func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord? {
+    package func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord? {
         model.admissionRecord(slug: room.room)
     }
 
     /// Sets the room's `queueActivatesOn` to `startsAt` (nil: the epoch stamp of the demo rooms,
     /// long past), with its shuffle and seed.
-    public func scheduleStart(room: RoomKey, at startsAt: Date?, shuffle: Bool, seed: UInt64) throws {
+    package func scheduleStart(room: RoomKey, at startsAt: Date?, shuffle: Bool, seed: UInt64) throws {
         let stamp = startsAt.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? "1700000000000"
         _ = try updateRoom(
             [room.room],

@@ -3,7 +3,7 @@ import WaitingRoomEmulatorKit
 extension CrowdHandlerEmulator {
     /// CrowdHandler holds no keys: sessions, checks and promotions; every request kind the client
     /// sent, served and faulted; answers per kind.
-    public func loadFigures() -> EmulatorLoadFigures {
+    package func loadFigures() -> EmulatorLoadFigures {
         let c = counters
         let keys =
             [

@@ -8,7 +8,7 @@ extension CrowdHandlerEmulator {
     /// room (rate, capacity, admit one, open, close, block) and add or clear faults. CrowdHandler
     /// sessions hold no key to return, so `keysNeverReturned` is nil. Each room links to its live
     /// waiting page, aimed at the `/site/…` stand-in that the room guards.
-    public func emulatorStatus() -> EmulatorStatus {
+    package func emulatorStatus() -> EmulatorStatus {
         let t = model.now()
         let pendingFaults = model.faults.pending
         let (rooms, counters, pending) = model.state.withLockedValue { s -> ([EmulatorStatus.Room], CrowdHandlerEmulatorCounters, Int) in

@@ -16,12 +16,12 @@ import WaitingRoomEmulatorKit
 /// - admin under `/_emulator/crowdhandler/`: the kit's `state`, `reset`, `faults` (GET, POST, DELETE;
 ///   ``EmulatedVendor``), and `rooms/{slug}` (POST settings; keys not given keep their values),
 ///   `rooms/{slug}/admit` (POST `{"count"}`)
-public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
+package final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
     let model: CrowdHandlerEmulatorModel
-    public let configuration: CrowdHandlerEmulatorConfiguration
+    package let configuration: CrowdHandlerEmulatorConfiguration
 
     /// - Parameter now: the time source (a virtual clock's `now()` in tests).
-    public init(configuration: CrowdHandlerEmulatorConfiguration = .demo, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(configuration: CrowdHandlerEmulatorConfiguration = .demo, now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         model = CrowdHandlerEmulatorModel(configuration: configuration, now: now)
     }
@@ -63,21 +63,21 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
 
     // MARK: EmulatedVendor
 
-    public static var vendorID: String { CrowdHandlerConfiguration.vendorID }
-    public var faultQueue: EmulatorFaultQueue { model.faults }
-    public var faultVocabulary: EmulatorFaultVocabulary { CrowdHandlerEmulatorFault.vocabulary }
+    package static var vendorID: String { CrowdHandlerConfiguration.vendorID }
+    package var faultQueue: EmulatorFaultQueue { model.faults }
+    package var faultVocabulary: EmulatorFaultVocabulary { CrowdHandlerEmulatorFault.vocabulary }
     /// `POST` and `GET /v1/requests`.
-    public var chaosKinds: [String] {
+    package var chaosKinds: [String] {
         [CrowdHandlerEmulatorFault.Target.requestsPost.rawValue, CrowdHandlerEmulatorFault.Target.requestsGet.rawValue]
     }
-    public func stateJSON() -> JSONValue { model.snapshot() }
+    package func stateJSON() -> JSONValue { model.snapshot() }
 
     /// Rooms are their slug.
-    public var roomPathArity: Int { 1 }
+    package var roomPathArity: Int { 1 }
 
     /// Changes a room's settings: keys not given keep their values, a key given as null goes
     /// back to its default.
-    public func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
+    package func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
         let slug = path[0]
         guard let given = patch.objectValue else {
             throw WaitingRoomError.invalidConfiguration(field: "body", "expected a room object", vendor: Self.vendorID)
@@ -94,7 +94,7 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
     }
 
     /// Lets `count` users in from the head of the room's line.
-    public func admit(_ path: [String], count: Int) throws -> Int {
+    package func admit(_ path: [String], count: Int) throws -> Int {
         guard let admitted = model.admit(slug: path[0], count: count) else { throw EmulatorRoomError.unknownRoom(path[0]) }
         return admitted
     }
@@ -109,7 +109,7 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
     }
 
     /// Adds every CrowdHandler route to `router`.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
+    package func addRoutes(to router: Router<BasicRequestContext>) {
         router.post("/v1/requests") { [self] req, _ in
             if let r = await faulted(.requestsPost) { return r }
             let f = await Self.fields(req)
@@ -159,21 +159,21 @@ public final class CrowdHandlerEmulator: EmulatedVendor, Sendable {
     // MARK: Swift admin API (the same as the admin routes)
 
     /// Injects a fault (CrowdHandler's older form; ``EmulatorFaultQueue/add(_:)`` takes the kit's).
-    public func inject(_ fault: CrowdHandlerEmulatorFault) { model.faults.add(fault.emulatorFault) }
+    package func inject(_ fault: CrowdHandlerEmulatorFault) { model.faults.add(fault.emulatorFault) }
     /// Removes every fault not used yet.
-    public func clearFaults() { model.faults.clear() }
+    package func clearFaults() { model.faults.clear() }
     /// Forgets sessions, responses, counters and faults.
-    public func reset() { model.reset() }
+    package func reset() { model.reset() }
     /// Lets `count` users in from the head of `slug`'s line; how many were let in (nil: no such room).
-    @discardableResult public func admit(slug: String, count: Int) -> Int? { model.admit(slug: slug, count: count) }
+    @discardableResult package func admit(slug: String, count: Int) -> Int? { model.admit(slug: slug, count: count) }
     /// Replaces a room's settings.
-    @discardableResult public func update(slug: String, _ room: CrowdHandlerEmulatorConfiguration.Room) -> Bool {
+    @discardableResult package func update(slug: String, _ room: CrowdHandlerEmulatorConfiguration.Room) -> Bool {
         model.update(slug: slug, room)
     }
     /// The counters now.
-    public var counters: CrowdHandlerEmulatorCounters { model.counters }
+    package var counters: CrowdHandlerEmulatorCounters { model.counters }
     /// Users in line, per room.
-    public func waiting() -> [String: Int] { model.waiting() }
+    package func waiting() -> [String: Int] { model.waiting() }
     /// The state as JSON (what `GET /_emulator/crowdhandler/state` answers).
-    public func snapshot() -> JSONValue { model.snapshot() }
+    package func snapshot() -> JSONValue { model.snapshot() }
 }

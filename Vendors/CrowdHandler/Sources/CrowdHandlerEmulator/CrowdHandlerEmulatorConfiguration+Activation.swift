@@ -16,7 +16,7 @@ extension CrowdHandlerEmulatorConfiguration {
 extension CrowdHandlerEmulatorConfiguration.Room {
     /// When the room's queue activates (``queueActivatesOn`` as milliseconds); nil when the
     /// stamp is not a time.
-    public var queueActivatesAt: Date? {
+    package var queueActivatesAt: Date? {
         guard let ms = Double(queueActivatesOn), ms.isFinite else { return nil }
         return EmulatorScheduledStart.date(unixSeconds: ms / 1000)
     }

@@ -7,37 +7,37 @@ import WaitingRoom
 /// "shuffleAtActivation", "seed"}}}`. A `queueActivatesOn` in the future opens the room before its
 /// queue activates: users who arrive early wait without a position and get random positions when
 /// it activates (`CrowdHandlerEmulatorModel+Prequeue.swift`).
-public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
+package struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
     /// One room.
-    public struct Room: Sendable, Hashable {
+    package struct Room: Sendable, Hashable {
         /// A URL whose text contains this is guarded by the room (pattern type `contains`);
         /// default `/{slug}`.
-        public var urlPattern: String?
+        package var urlPattern: String?
         /// Users let in at once before a line forms; nil: everyone (an open room).
-        public var capacity: Int?
+        package var capacity: Int?
         /// Users let in from the head of the line per minute (0: only the admin `admit`).
-        public var rate: Double
+        package var rate: Double
         /// Every check is refused with HTTP 403.
-        public var blocked: Bool
+        package var blocked: Bool
         /// The room is not active: checks are promoted with no slug.
-        public var closed: Bool
+        package var closed: Bool
         /// Minutes a promotion stays valid (signature timeout).
-        public var timeout: Int
+        package var timeout: Int
         /// When the room's queue activates, in milliseconds since 1970 as digits (part of the
         /// signature). The JSON form also takes ``EmulatorScheduledStart``'s forms (ISO 8601,
         /// `"+SECONDS"`), stored as milliseconds. In the future: users arriving before it get
         /// random positions when it comes.
-        public var queueActivatesOn: String
+        package var queueActivatesOn: String
         /// Whether early arrivals are shuffled when the queue activates (default true; false:
         /// arrival order, proposal).
-        public var shuffleAtActivation = true
+        package var shuffleAtActivation = true
         /// The seed of that shuffle.
-        public var seed: UInt64 = 0
+        package var seed: UInt64 = 0
         /// The room's message on the waiting page (proposal: the emulator's stand-in for the
         /// text a room's template shows); nil or empty: none.
-        public var message: String?
+        package var message: String?
 
-        public init(
+        package init(
             urlPattern: String? = nil, capacity: Int? = nil, rate: Double = 0, blocked: Bool = false, closed: Bool = false,
             timeout: Int = 20, queueActivatesOn: String = "1700000000000", message: String? = nil
         ) {
@@ -52,7 +52,7 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
         }
 
         /// The room in the JSON form the configuration and `POST /_emulator/crowdhandler/rooms/{slug}` read.
-        public var json: JSONValue {
+        package var json: JSONValue {
             var o: [String: JSONValue] = [
                 "rate": .number(rate), "blocked": .bool(blocked), "closed": .bool(closed), "timeout": .number(Double(timeout)),
                 "queueActivatesOn": .string(queueActivatesOn)
@@ -67,24 +67,24 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
     }
 
     /// Keys accepted as `x-api-key` (empty: any non-empty key).
-    public var publicKeys: [String]
+    package var publicKeys: [String]
     /// The private key signatures are made with.
-    public var privateKey: String
+    package var privateKey: String
     /// Rooms by slug.
-    public var rooms: [String: Room]
+    package var rooms: [String: Room]
 
-    public init(publicKeys: [String] = [], privateKey: String = "emulator-private-key", rooms: [String: Room]) {
+    package init(publicKeys: [String] = [], privateKey: String = "emulator-private-key", rooms: [String: Room]) {
         self.publicKeys = publicKeys
         self.privateKey = privateKey
         self.rooms = rooms
     }
 
     /// The demo public key.
-    public static let demoPublicKey = "demo-public-key"
+    package static let demoPublicKey = "demo-public-key"
 
     /// Demo rooms: `demo-open` (everyone in), `demo-queue` (a line, 30 per minute),
     /// `demo-blocked` (403), `demo-closed` (not active).
-    public static let demo = CrowdHandlerEmulatorConfiguration(rooms: [
+    package static let demo = CrowdHandlerEmulatorConfiguration(rooms: [
         "demo-open": Room(),
         "demo-queue": Room(capacity: 0, rate: 30),
         "demo-blocked": Room(blocked: true),
@@ -93,7 +93,7 @@ public struct CrowdHandlerEmulatorConfiguration: Sendable, Hashable {
 
     /// Reads the JSON form (the `crowdhandler` member of the shared emulator document).
     /// `now` resolves a `"+SECONDS"` activation (the emulator's clock).
-    public init(json: JSONValue, path: String = "crowdhandler", now: Date = Date()) throws {
+    package init(json: JSONValue, path: String = "crowdhandler", now: Date = Date()) throws {
         let r = try ConfigurationReader(json, path: path, vendor: CrowdHandlerConfiguration.vendorID)
         try r.rejectUnknownKeys(["publicKeys", "privateKey", "rooms"])
         var rooms: [String: Room] = [:]

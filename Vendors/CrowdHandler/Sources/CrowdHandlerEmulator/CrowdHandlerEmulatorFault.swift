@@ -5,8 +5,8 @@ import WaitingRoomEmulatorKit
 /// (the admin routes and `--faults` files read both): `{"kind": "delay|drop|status|garbage",
 /// "on": "requests.post|requests.get|responses|rooms|any", "count": 1, "status": 503, "delayMs": 2000}`.
 /// The kit's form is `{"action": …, "on": …, …}`.
-public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+package struct CrowdHandlerEmulatorFault: Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Answer normally after `delayMs`.
         case delay
         /// Close the connection in the middle of the answer.
@@ -18,7 +18,7 @@ public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
     }
 
     /// The request kinds faults target.
-    public enum Target: String, Sendable, Hashable, CaseIterable {
+    package enum Target: String, Sendable, Hashable, CaseIterable {
         case requestsPost = "requests.post"
         case requestsGet = "requests.get"
         case responses
@@ -26,13 +26,13 @@ public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
         case any
     }
 
-    public var kind: Kind
-    public var on: Target
-    public var count: Int
-    public var status: Int
-    public var delayMs: Int
+    package var kind: Kind
+    package var on: Target
+    package var count: Int
+    package var status: Int
+    package var delayMs: Int
 
-    public init(kind: Kind, on: Target = .any, count: Int = 1, status: Int = 503, delayMs: Int = 2000) {
+    package init(kind: Kind, on: Target = .any, count: Int = 1, status: Int = 503, delayMs: Int = 2000) {
         self.kind = kind
         self.on = on
         self.count = count
@@ -41,7 +41,7 @@ public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
     }
 
     /// Reads the admin JSON form.
-    public init(json: JSONValue, path: String = "fault") throws {
+    package init(json: JSONValue, path: String = "fault") throws {
         let r = try ConfigurationReader(json, path: path, vendor: "crowdhandler")
         try r.rejectUnknownKeys(["kind", "on", "count", "status", "delayMs"])
         guard let k = try r.string("kind"), let kind = Kind(rawValue: k) else {
@@ -62,7 +62,7 @@ public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
     }
 
     /// The kit's fault this stands for.
-    public var emulatorFault: EmulatorFault {
+    package var emulatorFault: EmulatorFault {
         let action: EmulatorFault.Action =
             switch kind {
             case .delay: .delay(.milliseconds(delayMs))
@@ -75,7 +75,7 @@ public struct CrowdHandlerEmulatorFault: Sendable, Hashable {
 
     /// What CrowdHandler's emulator understands in a fault: its request kinds, and this older
     /// form as an alias.
-    public static let vocabulary = EmulatorFaultVocabulary(
+    package static let vocabulary = EmulatorFaultVocabulary(
         vendor: "crowdhandler", requestKinds: Target.allCases.filter { $0 != .any }.map(\.rawValue),
         alias: { json, path in
             guard json["kind"] != nil else { return nil }

@@ -5,31 +5,31 @@ import WaitingRoom
 import WaitingRoomEmulatorKit
 
 /// What the emulator counted (the figures of `GET /_emulator/crowdhandler/state`).
-public struct CrowdHandlerEmulatorCounters: Sendable, Hashable {
+package struct CrowdHandlerEmulatorCounters: Sendable, Hashable {
     /// `POST /v1/requests` answered (new sessions).
-    public var sessionsCreated = 0
+    package var sessionsCreated = 0
     /// `GET /v1/requests/{token}` answered.
-    public var sessionsChecked = 0
+    package var sessionsChecked = 0
     /// Users promoted (from the line or at once).
-    public var promoted = 0
+    package var promoted = 0
     /// Checks refused (blocked rooms, bad keys).
-    public var refused = 0
+    package var refused = 0
     /// `PUT /v1/responses/{id}` recorded.
-    public var responsesRecorded = 0
+    package var responsesRecorded = 0
     /// Faults served, per kind.
-    public var faults: [String: Int] = [:]
+    package var faults: [String: Int] = [:]
     /// Requests received per request kind (`requests.post`, `requests.get`, `responses`, `rooms`),
     /// the faulted ones included.
-    public var requests: [String: Int] = [:]
+    package var requests: [String: Int] = [:]
     /// Faults served per request kind.
-    public var faultsOn: [String: Int] = [:]
+    package var faultsOn: [String: Int] = [:]
     /// `/v1/requests` answers per kind: `promoted`, `position` (in line), `HTTP 401`, `HTTP 403`, ….
-    public var replies: [String: Int] = [:]
+    package var replies: [String: Int] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Faults served in all.
-    public var faultsInjected: Int { faults.values.reduce(0, +) }
+    package var faultsInjected: Int { faults.values.reduce(0, +) }
 
     var json: JSONValue {
         .object([

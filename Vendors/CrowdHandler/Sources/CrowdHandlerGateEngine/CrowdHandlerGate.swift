@@ -24,27 +24,27 @@ public struct CrowdHandlerGate: GateEngine {
     /// Settings beyond the client configuration.
     public struct Options: Sendable {
         /// The session cookie's name (JavaScript SDK default `crowdhandler`).
-        public var cookieName: String
+        package var cookieName: String
         /// `Max-Age` of the session cookie in seconds; nil: a session cookie (the SDKs' default).
-        public var cookieMaxAge: Int?
+        package var cookieMaxAge: Int?
         /// Adds `Secure` to the session cookie.
-        public var cookieSecure: Bool
+        package var cookieSecure: Bool
         /// `Domain` of the session cookie (the PHP SDK sets the host without `www.`; the JS SDK a
         /// wildcard room's domain); nil: none, the host that answered.
-        public var cookieDomain: String?
+        package var cookieDomain: String?
         /// After a promotion that came with `ch-*` parameters in the URL (the waiting room sends
         /// the visitor back so), a page load (GET, HEAD) is answered 302 to the URL without them,
         /// the cookie set: the token leaves the address bar and the app never sees it (the .NET
         /// SDK after a validation, the JS SDK after a promotion with `ch-requested`). Default true.
-        public var redirectsAfterToken: Bool
+        package var redirectsAfterToken: Bool
         /// The share of passed requests whose handler answer is recorded (SDK default 0.2; 0: never).
-        public var responseSampleRate: Double
+        package var responseSampleRate: Double
         /// The time signatures are checked against.
-        public var clock: any WaitingRoomClock
+        package var clock: any WaitingRoomClock
         /// Requests whose path and query match it pass with no API call and no cookie (static
         /// assets); nil: none. Default: the pattern the PHP, JavaScript and .NET SDKs share
         /// (``defaultIgnorePattern``).
-        public var ignorePattern: String?
+        package var ignorePattern: String?
 
         public init(
             cookieName: String = "crowdhandler", cookieMaxAge: Int? = nil, cookieSecure: Bool = false, cookieDomain: String? = nil,
@@ -64,13 +64,13 @@ public struct CrowdHandlerGate: GateEngine {
 
     public var vendorID: String { CrowdHandlerConfiguration.vendorID }
     /// The API client's configuration (keys, URLs, `trustOnFail`, `safetyNetSlug`, timeout).
-    public let configuration: CrowdHandlerConfiguration
+    package let configuration: CrowdHandlerConfiguration
     /// Full or hybrid.
-    public let mode: Mode
+    package let mode: Mode
     /// The room feed (`GET /v1/rooms`): each room's slug, `queueActivatesOn` and timeout, for hybrid checks.
-    public let rooms: [CrowdHandlerRoom]
+    package let rooms: [CrowdHandlerRoom]
     /// Cookie and sampling settings.
-    public let options: Options
+    package let options: Options
     let transport: any HTTPTransport
     let signature: CrowdHandlerSignature?
     /// ``Options/ignorePattern``, compiled once (nil when none, or when it is not a valid pattern).
@@ -78,7 +78,7 @@ public struct CrowdHandlerGate: GateEngine {
 
     /// - Parameters:
     ///   - mode: `.hybrid` needs `configuration.privateKey` and `rooms` (``CrowdHandlerClient/rooms()``).
-    public init(
+    package init(
         configuration: CrowdHandlerConfiguration, transport: any HTTPTransport, mode: Mode = .full,
         rooms: [CrowdHandlerRoom] = [], options: Options = Options()
     ) throws(WaitingRoomError) {
@@ -115,7 +115,7 @@ public struct CrowdHandlerGate: GateEngine {
 
     /// The `ch-*` parameters the waiting room adds (JavaScript SDK `CH_PARAM_KEYS`): kept out of
     /// the URL the API is asked about and the visitor is sent back to.
-    public static let parameterNames: Set<String> = ["ch-code", "ch-fresh", "ch-id", "ch-id-signature", "ch-public-key", "ch-requested"]
+    package static let parameterNames: Set<String> = ["ch-code", "ch-fresh", "ch-id", "ch-id-signature", "ch-public-key", "ch-requested"]
 
     /// Static assets: a path and query with no `?` that ends in one of these extensions (the
     /// PHP SDK's `GateKeeper::$ignore`, the JavaScript SDK's `gk.ts` `ignore`, the .NET SDK's

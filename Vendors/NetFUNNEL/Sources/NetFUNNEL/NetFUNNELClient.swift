@@ -3,21 +3,21 @@ import Logging
 import WaitingRoom
 
 /// The traffic-server node that owns a key (`ip`/`port` of a reply).
-public struct NetFUNNELNode: Hashable, Sendable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
-    public init(host: String, port: Int) {
+package struct NetFUNNELNode: Hashable, Sendable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
-    public var description: String { "\(host):\(port)" }
+    package var description: String { "\(host):\(port)" }
 }
 
 extension RetryPolicy {
     /// NetFUNNEL agents: every attempt owns a slot of `networkTimeout`; `retryCount` retries
     /// (total attempts = retryCount + 1); the final error is reported at the end of the last slot.
     /// - Throws: `.invalidConfiguration` outside 100–10000 ms or 0–10 retries.
-    public static func netFunnel(networkTimeout: Duration, retryCount: Int) throws -> RetryPolicy {
+    package static func netFunnel(networkTimeout: Duration, retryCount: Int) throws -> RetryPolicy {
         let ms = Int(networkTimeout.milliseconds)
         guard NetFUNNELConfiguration.networkTimeoutRange.contains(ms) else {
             throw WaitingRoomError.outOfRange(

@@ -23,46 +23,46 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     public static let vendorID = "netfunnel"
 
     /// Tenant id (`<name>-<4 digits>`); nil or empty ⇒ bypass mode.
-    public var clientId: String?
+    package var clientId: String?
     /// Traffic server base URL; derived from `clientId` when nil.
-    public var serverUrl: String?
+    package var serverUrl: String?
     /// Error page URL, reported with every error (`WaitingRoomError.details["errorUrl"]`); the
     /// settings document's when nil. Never fetched.
-    public var errorUrl: String?
+    package var errorUrl: String?
     /// The settings document fetched at initialisation (the web agent's `data-nf-setting-url`);
     /// `{serverUrl}/{clientId}.netfunnel/nf-setting.json` when nil, or
     /// `https://nf-setting-bucket.stclab.com/{clientId}.netfunnel/nf-setting.json` for the SaaS
     /// server (docs/netfunnel-protocol.md §7.1).
-    public var settingUrl: String?
+    package var settingUrl: String?
     /// Per-attempt timeout in milliseconds (100–10000).
-    public var networkTimeout: Int
+    package var networkTimeout: Int
     /// Retries after the first attempt (0–10).
-    public var retryCount: Int
+    package var retryCount: Int
     /// Log requests and decisions at debug level.
-    public var printLog: Bool
+    package var printLog: Bool
     /// true: a `queueOpened` event with the template page (`vwr_html`); false: `nfContinue`-style progress.
-    public var useNetfunnelTemplate: Bool
+    package var useNetfunnelTemplate: Bool
     /// Report errors as passes (status 300) with the original error attached.
-    public var errorBypass: Bool
+    package var errorBypass: Bool
     /// Sent as `user_data` (white/black list matching).
-    public var userId: String?
+    package var userId: String?
     /// Keep waiting through network failures during 5002; re-issue 5101 once if the key is gone.
-    public var useNetworkRecoveryMode: Bool
+    package var useNetworkRecoveryMode: Bool
     /// (proposal, not an agent option) After a key return failed its documented attempts
     /// (`nfComplete` 500), keep returning the key in the background for this many seconds, on
     /// ``backgroundReturnSchedule(keyTimeout:)`` (before the server's key timeout); a success is
     /// reported as `keyReturnedLate`.
     /// 0 turns it off (the agent's behaviour: the server keeps the key until it times out).
-    public var backgroundReturnSeconds: Int
+    package var backgroundReturnSeconds: Int
     /// (proposal, not an agent option) Allow a plain `http://` `serverUrl`/`errorUrl` on a
     /// non-loopback host, as some deployments still serve the traffic server (keys travel in
     /// clear text; a warning is logged when a provider is made with it). Off by default.
-    public var allowInsecureHTTP: Bool
+    package var allowInsecureHTTP: Bool
 
     /// Valid ranges.
-    public static let networkTimeoutRange = 100...10_000
-    public static let retryCountRange = 0...10
-    public static let backgroundReturnSecondsRange = 0...600
+    package static let networkTimeoutRange = 100...10_000
+    package static let retryCountRange = 0...10
+    package static let backgroundReturnSecondsRange = 0...600
 
     /// Creates a configuration; ``validate()`` checks it (``makeProvider(environment:)`` does).
     public init(
@@ -87,7 +87,7 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     }
 
     /// Every JSON key.
-    public static let optionNames: Set<String> = [
+    package static let optionNames: Set<String> = [
         "clientId", "serverUrl", "errorUrl", "networkTimeout", "retryCount", "printLog", "useNetfunnelTemplate",
         "errorBypass", "userId", "useNetworkRecoveryMode", "backgroundReturnSeconds", "allowInsecureHTTP", "settingUrl"
     ]
@@ -116,16 +116,16 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     /// True when `clientId` is missing or empty: "the agent runs in bypass mode, allowing direct
     /// access without a waiting room". A `serverUrl` does not change that (it is validated, never
     /// contacted, and a warning is logged).
-    public var isBypassMode: Bool { (clientId ?? "").isEmpty }
+    package var isBypassMode: Bool { (clientId ?? "").isEmpty }
 
     /// True when a plain-http traffic server on a non-loopback host is in use.
-    public var usesInsecureHTTP: Bool {
+    package var usesInsecureHTTP: Bool {
         guard let serverUrl, let url = URL(string: serverUrl), url.scheme?.lowercased() == "http", let host = url.host else { return false }
         return !Self.isLoopback(host)
     }
 
     /// The traffic server: `serverUrl`, or `https://{clientId}.netfunnel.stclab.com`; nil in bypass mode.
-    public func resolvedServerURL() throws -> URL? {
+    package func resolvedServerURL() throws -> URL? {
         let configured = try serverUrl.map { try checkedURL($0, field: "serverUrl") }
         guard let clientId, !clientId.isEmpty else { return nil }
         return configured ?? URL(string: "https://\(clientId).netfunnel.stclab.com")
@@ -133,7 +133,7 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
 
     /// The settings document: `settingUrl`, or `{serverUrl}/{clientId}.netfunnel/nf-setting.json`
     /// (the SaaS bucket when no `serverUrl` is set); nil in bypass mode.
-    public func resolvedSettingURL() throws -> URL? {
+    package func resolvedSettingURL() throws -> URL? {
         let configured = try settingUrl.map { try checkedURL($0, field: "settingUrl") }
         guard let clientId, !clientId.isEmpty else { return nil }
         if let configured { return configured }
@@ -146,17 +146,17 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     }
 
     /// The waiting-room page derived from `clientId` (used when a reply names none).
-    public var derivedWaitingRoomPageURL: String? {
+    package var derivedWaitingRoomPageURL: String? {
         guard let clientId, !clientId.isEmpty else { return nil }
         return "https://agent-lib.stclab.com/vwr-page/\(clientId).netfunnel/index.html"
     }
 
     /// The per-request deadline.
-    public var networkTimeoutDuration: Duration { .milliseconds(networkTimeout) }
+    package var networkTimeoutDuration: Duration { .milliseconds(networkTimeout) }
 
     /// When background key returns are tried (``backgroundReturnSeconds``) while the key
     /// timeout is unknown: waits doubling from 250 ms, never above 2.5 s, ±20 % jitter.
-    public var backgroundReturnSchedule: PendingReturns.Schedule { backgroundReturnSchedule(keyTimeout: nil) }
+    package var backgroundReturnSchedule: PendingReturns.Schedule { backgroundReturnSchedule(keyTimeout: nil) }
 
     /// When background key returns are tried for a key the server times out after `keyTimeout`
     /// (the settings document's `timeoutSec` of its segment; nil: unknown). The return must beat
@@ -165,7 +165,7 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     /// 250 ms), so a key the server holds for 20 s gets 5 tries in its first 6 s and one every
     /// 2.5 s after; ±20 % jitter so users whose returns failed together spread out; all within
     /// `backgroundReturnSeconds` (proposal; the agent documents only `nfComplete` 500).
-    public func backgroundReturnSchedule(keyTimeout: Duration?) -> PendingReturns.Schedule {
+    package func backgroundReturnSchedule(keyTimeout: Duration?) -> PendingReturns.Schedule {
         let longest: Duration = .milliseconds(2500)
         let cap = keyTimeout.map { min(longest, max(.milliseconds(250), $0 / 8)) } ?? longest
         return PendingReturns.Schedule(
@@ -173,7 +173,7 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
     }
 
     /// Checks every option; errors name the field and the allowed range.
-    public func validate() throws {
+    package func validate() throws {
         if !Self.networkTimeoutRange.contains(networkTimeout) {
             throw WaitingRoomError.outOfRange(
                 field: "netfunnel.networkTimeout", value: networkTimeout, range: Self.networkTimeoutRange, unit: "ms",
@@ -209,7 +209,7 @@ public struct NetFUNNELConfiguration: ProviderConfiguration, Hashable {
 
     /// How many times recovery mode re-issues 5101 in one wait when the server has dropped the
     /// key (505/507) after an outage (proposal): `retryCount`, at least 1 and at most 10.
-    public var recoveryReissueLimit: Int { min(10, max(1, retryCount)) }
+    package var recoveryReissueLimit: Int { min(10, max(1, retryCount)) }
 
     /// An absolute https URL, or http on a loopback host (any host with ``allowInsecureHTTP``).
     func checkedURL(_ text: String, field: String) throws -> URL {

@@ -1,34 +1,34 @@
 /// What a waiting user is shown after each 201, computed from the reply (docs/netfunnel-protocol.md §3.5).
-public struct NetFUNNELWaitInfo: Sendable, Equatable {
+package struct NetFUNNELWaitInfo: Sendable, Equatable {
     /// People ahead (`nwait`).
-    public var aheadWait: Int
+    package var aheadWait: Int
     /// People behind (`nnext`, 0 when absent).
-    public var behindWait: Int
+    package var behindWait: Int
     /// Estimated seconds to entry (never increases while waiting, at least 1).
-    public var etaSeconds: Int
+    package var etaSeconds: Int
     /// `etaSeconds` as zero-padded `HH:mm:ss`.
-    public var waitTime: String
+    package var waitTime: String
     /// 0–100 against the largest `nwait` seen.
-    public var progressRate: Int
+    package var progressRate: Int
 }
 
 /// Turns successive 201 replies into ``NetFUNNELWaitInfo``: ETA = `nwait / tps` (decimal `tps`;
 /// 0 ⇒ 1), rounded, at least 1 s, never larger than the previous ETA; progress =
 /// `floor((total − nwait) × 100 / total)` where `total` is the largest `nwait` seen.
-public struct NetFUNNELProgressTracker: Sendable, Equatable {
+package struct NetFUNNELProgressTracker: Sendable, Equatable {
     private var total = 0
     private var lastETA: Int?
 
-    public init() {}
+    package init() {}
 
     /// Forget the history (after a new key puts the user at the back).
-    public mutating func reset() {
+    package mutating func reset() {
         total = 0
         lastETA = nil
     }
 
     /// Update with one reply's numbers.
-    public mutating func update(nwait: Int?, nnext: Int?, tps: Double?) -> NetFUNNELWaitInfo {
+    package mutating func update(nwait: Int?, nnext: Int?, tps: Double?) -> NetFUNNELWaitInfo {
         let ahead = max(0, nwait ?? 0)
         let behind = max(0, nnext ?? 0)
         var rate = tps ?? 0
@@ -45,7 +45,7 @@ public struct NetFUNNELProgressTracker: Sendable, Equatable {
     }
 
     /// Zero-padded `HH:mm:ss` (hours may exceed 99).
-    public static func format(seconds: Int) -> String {
+    package static func format(seconds: Int) -> String {
         let s = max(0, seconds)
         let h = s / 3600
         let m = (s % 3600) / 60

@@ -11,13 +11,13 @@ import WaitingRoom
 public struct NetFUNNELProvider: WaitingRoomProvider {
     public let vendorID = NetFUNNELConfiguration.vendorID
     /// The validated configuration.
-    public let configuration: NetFUNNELConfiguration
+    package let configuration: NetFUNNELConfiguration
     let environment: ProviderEnvironment
     let client: NetFUNNELClient?
     let sessions = SessionDeduplicator()
 
     /// - Throws: `.invalidConfiguration` naming the field.
-    public init(configuration: NetFUNNELConfiguration, environment: ProviderEnvironment = ProviderEnvironment()) throws {
+    package init(configuration: NetFUNNELConfiguration, environment: ProviderEnvironment = ProviderEnvironment()) throws {
         try configuration.validate()
         self.configuration = configuration
         self.environment = environment
@@ -47,7 +47,7 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
 
     /// The settings document fetched at initialisation: what was applied, or why not
     /// (``NetFUNNELSettings``; nil in bypass mode). Waits for a fetch in flight.
-    public func settings() async -> Result<NetFUNNELSettings, WaitingRoomError>? {
+    package func settings() async -> Result<NetFUNNELSettings, WaitingRoomError>? {
         guard let client else { return nil }
         await client.settings.ready()
         switch client.settings.status {
@@ -59,7 +59,7 @@ public struct NetFUNNELProvider: WaitingRoomProvider {
 
     /// The error page reported with every error (`WaitingRoomError.details["errorUrl"]`): the
     /// configured `errorUrl`, else the settings document's (known once it was fetched).
-    public var errorURL: String? { client?.errorURL ?? configuration.errorUrl }
+    package var errorURL: String? { client?.errorURL ?? configuration.errorUrl }
 
     func withErrorURL(_ error: WaitingRoomError) -> WaitingRoomError {
         guard let client else {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why bytes could not be read as a NetFUNNEL reply. Typed, never a crash.
-public enum NetFUNNELReplyError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum NetFUNNELReplyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The body was empty or only whitespace.
     case empty
     /// The body is larger than ``NetFUNNELReply/maximumBodySize``.
@@ -15,7 +15,7 @@ public enum NetFUNNELReplyError: Error, Sendable, Equatable, CustomStringConvert
     /// The result code is missing or not a three-digit number.
     case invalidCode(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .empty: "empty reply body (expected a NetFUNNEL result token)"
         case .tooLarge(let bytes, let limit): "reply body of \(bytes) bytes exceeds the \(limit)-byte limit"
@@ -34,9 +34,9 @@ public enum NetFUNNELReplyError: Error, Sendable, Equatable, CustomStringConvert
 /// offsets), parameters on `&` and each on its *first* `=`, so values may contain `=`; names and
 /// values are trimmed, never URL-decoded. Unknown parameters are kept. When a name repeats, the
 /// last occurrence wins for the typed accessors (the newest `key`).
-public struct NetFUNNELReply: Sendable, Equatable {
+package struct NetFUNNELReply: Sendable, Equatable {
     /// The two reply envelopes.
-    public enum Envelope: Sendable, Equatable {
+    package enum Envelope: Sendable, Equatable {
         /// JavaScript-wrapped, with the prefix the server echoed (not relied upon).
         case javascript(prefix: String)
         /// Bare `<code>:<params>` (native SDK dialect).
@@ -44,29 +44,29 @@ public struct NetFUNNELReply: Sendable, Equatable {
     }
 
     /// One `name=value` pair, raw.
-    public struct Parameter: Sendable, Equatable {
-        public var name: String
-        public var value: String
-        public init(_ name: String, _ value: String) {
+    package struct Parameter: Sendable, Equatable {
+        package var name: String
+        package var value: String
+        package init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
         }
     }
 
     /// Largest body accepted by the parser (256 KiB).
-    public static let maximumBodySize = 256 * 1024
+    package static let maximumBodySize = 256 * 1024
     /// Numbers above this are clamped to it (absurd `nwait`, `ttl`, `tps`).
-    public static let numberCeiling = 1_000_000_000
+    package static let numberCeiling = 1_000_000_000
 
-    public var envelope: Envelope
+    package var envelope: Envelope
     /// The request type in the token (`5002` for a 5101), nil in the native dialect.
-    public var requestType: Int?
+    package var requestType: Int?
     /// The result code as sent.
-    public var code: Int
+    package var code: Int
     /// Every parameter, in order, unknown ones included.
-    public var parameters: [Parameter]
+    package var parameters: [Parameter]
 
-    public init(envelope: Envelope = .native, requestType: Int? = nil, code: Int, parameters: [Parameter] = []) {
+    package init(envelope: Envelope = .native, requestType: Int? = nil, code: Int, parameters: [Parameter] = []) {
         self.envelope = envelope
         self.requestType = requestType
         self.code = code
@@ -74,43 +74,43 @@ public struct NetFUNNELReply: Sendable, Equatable {
     }
 
     /// The code as a table entry, nil for codes not in the table.
-    public var status: NetFUNNELStatusCode? { NetFUNNELStatusCode(rawValue: code) }
+    package var status: NetFUNNELStatusCode? { NetFUNNELStatusCode(rawValue: code) }
 
     /// The last value of `name`, raw.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         for parameter in parameters.reversed() where parameter.name == name { return parameter.value }
         return nil
     }
 
     /// The key in this reply (may be empty after a 5004); nil when the reply carries none.
-    public var key: String? { self["key"] }
+    package var key: String? { self["key"] }
     /// People ahead.
-    public var nwait: Int? { Self.count(self["nwait"]) }
+    package var nwait: Int? { Self.count(self["nwait"]) }
     /// People behind.
-    public var nnext: Int? { Self.count(self["nnext"]) }
+    package var nnext: Int? { Self.count(self["nnext"]) }
     /// Admissions per second.
-    public var tps: Double? {
+    package var tps: Double? {
         guard let text = self["tps"], let value = Double(text), value.isFinite, value >= 0 else { return nil }
         return min(value, Double(Self.numberCeiling))
     }
     /// Seconds to wait before the next poll, as sent (clamp with ``clampedTTL``).
-    public var ttl: Int? { Self.count(self["ttl"]) }
+    package var ttl: Int? { Self.count(self["ttl"]) }
     /// The node that owns the key.
-    public var ip: String? { self["ip"].flatMap { $0.isEmpty ? nil : $0 } }
+    package var ip: String? { self["ip"].flatMap { $0.isEmpty ? nil : $0 } }
     /// `ip` without IPv6 brackets (`[::1]` ⇒ `::1`), for comparing and building URLs.
-    public var ipHost: String? {
+    package var ipHost: String? {
         guard let ip else { return nil }
         if ip.hasPrefix("["), ip.hasSuffix("]"), ip.count > 2 { return String(ip.dropFirst().dropLast()) }
         return ip
     }
     /// The node's port (1–65535).
-    public var port: Int? {
+    package var port: Int? {
         guard let value = Self.count(self["port"]), (1...65535).contains(value) else { return nil }
         return value
     }
     /// `msg`, with surrounding quotes removed and percent-escapes decoded (text that is not
     /// valid percent-encoding is kept as sent).
-    public var message: String? {
+    package var message: String? {
         guard var text = self["msg"] else { return nil }
         if text.count >= 2, let first = text.first, let last = text.last, first == last, first == "\"" || first == "'" {
             text = String(text.dropFirst().dropLast())
@@ -118,9 +118,9 @@ public struct NetFUNNELReply: Sendable, Equatable {
         return Self.decodeValue(text)
     }
     /// `vwr_html`, raw (URL-encoded).
-    public var vwrHTML: String? { self["vwr_html"] }
+    package var vwrHTML: String? { self["vwr_html"] }
     /// `vwr_html` decoded as a URL (http/https only).
-    public var vwrPageURL: URL? {
+    package var vwrPageURL: URL? {
         guard let raw = vwrHTML, !raw.isEmpty else { return nil }
         let decoded = raw.removingPercentEncoding ?? raw
         guard let url = URL(string: decoded), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
@@ -128,19 +128,19 @@ public struct NetFUNNELReply: Sendable, Equatable {
         return url
     }
     /// `vwr_type`.
-    public var vwrType: String? { self["vwr_type"] }
+    package var vwrType: String? { self["vwr_type"] }
     /// `live_message`, percent-escapes decoded (text that is not valid percent-encoding is kept).
-    public var liveMessage: String? { self["live_message"].map(Self.decodeValue) }
+    package var liveMessage: String? { self["live_message"].map(Self.decodeValue) }
     /// `chk_enter_cnt`.
-    public var checkEnterCount: Int? { Self.count(self["chk_enter_cnt"]) }
+    package var checkEnterCount: Int? { Self.count(self["chk_enter_cnt"]) }
     /// `sticky`.
-    public var sticky: String? { self["sticky"] }
+    package var sticky: String? { self["sticky"] }
 
     /// The poll interval the client uses: `ttl` clamped to 1…30 seconds, 0 or missing ⇒ 1.
-    public var clampedTTL: Int { Self.clampTTL(ttl) }
+    package var clampedTTL: Int { Self.clampTTL(ttl) }
 
     /// Clamp a `ttl` to 1…30 (0 or nil ⇒ 1).
-    public static func clampTTL(_ ttl: Int?) -> Int { min(30, max(1, ttl ?? 1)) }
+    package static func clampTTL(_ ttl: Int?) -> Int { min(30, max(1, ttl ?? 1)) }
 
     /// A non-negative count, clamped to ``numberCeiling``; decimals are truncated.
     static func count(_ text: String?) -> Int? {
@@ -153,7 +153,7 @@ public struct NetFUNNELReply: Sendable, Equatable {
     // MARK: parsing
 
     /// Parse a reply body.
-    public static func parse(_ text: String) throws(NetFUNNELReplyError) -> NetFUNNELReply {
+    package static func parse(_ text: String) throws(NetFUNNELReplyError) -> NetFUNNELReply {
         var text = text
         let result: Result<NetFUNNELReply, NetFUNNELReplyError> = text.withUTF8 { buffer in
             do throws(NetFUNNELReplyError) {
@@ -167,7 +167,7 @@ public struct NetFUNNELReply: Sendable, Equatable {
     }
 
     /// Parse a reply body.
-    public static func parse(_ bytes: [UInt8]) throws(NetFUNNELReplyError) -> NetFUNNELReply {
+    package static func parse(_ bytes: [UInt8]) throws(NetFUNNELReplyError) -> NetFUNNELReply {
         guard bytes.count <= maximumBodySize else {
             throw .tooLarge(bytes: bytes.count, limit: maximumBodySize)
         }
@@ -358,7 +358,7 @@ public struct NetFUNNELReply: Sendable, Equatable {
     /// Percent-encodes free text for a reply value, as the live service encodes `vwr_html`:
     /// UTF-8, `%XX` for every byte that is not plain (above) and for a space at either end
     /// (parsers trim). Inner spaces stay (the live service sends `msg="Wrong Server ID"`).
-    public static func encodeValue(_ text: String) -> String {
+    package static func encodeValue(_ text: String) -> String {
         // most values need no escape: keep the text
         let count = text.utf8.count
         var plain = true
@@ -385,16 +385,16 @@ public struct NetFUNNELReply: Sendable, Equatable {
     }
 
     /// `msg` as the live service writes it: double-quoted, the text encoded with ``encodeValue(_:)``.
-    public static func quotedMessage(_ text: String) -> String { "\"" + encodeValue(text) + "\"" }
+    package static func quotedMessage(_ text: String) -> String { "\"" + encodeValue(text) + "\"" }
 
     /// Decodes ``encodeValue(_:)``; text that is not valid percent-encoding is returned as is.
-    public static func decodeValue(_ text: String) -> String {
+    package static func decodeValue(_ text: String) -> String {
         guard text.contains("%") else { return text }
         return text.removingPercentEncoding ?? text
     }
 
     /// A host for `ip`: IPv6 literals bracketed (`[::1]`) so the value has no bare colons.
-    public static func nodeHost(_ host: String) -> String {
+    package static func nodeHost(_ host: String) -> String {
         // an ASCII host (the usual one) is checked on bytes
         if !host.utf8.contains(where: { $0 >= 0x80 }), !host.utf8.contains(UInt8(ascii: ":")) { return host }
         guard host.contains(":"), !host.hasPrefix("[") else { return host }
@@ -404,7 +404,7 @@ public struct NetFUNNELReply: Sendable, Equatable {
     // MARK: rendering
 
     /// The parameter string `k=v&k=v`.
-    public var parameterString: String {
+    package var parameterString: String {
         var text = ""
         text.reserveCapacity(parametersLength)
         appendParameters(to: &text)
@@ -412,7 +412,7 @@ public struct NetFUNNELReply: Sendable, Equatable {
     }
 
     /// The result token: `RRRR:CCC:params` when `requestType` is set, else `CCC:params`.
-    public var token: String {
+    package var token: String {
         var text = ""
         text.reserveCapacity(16 + parametersLength)
         appendToken(to: &text)
@@ -420,7 +420,7 @@ public struct NetFUNNELReply: Sendable, Equatable {
     }
 
     /// The body as the server sends it in this reply's envelope.
-    public func rendered() -> String {
+    package func rendered() -> String {
         var text = ""
         switch envelope {
         case .native:

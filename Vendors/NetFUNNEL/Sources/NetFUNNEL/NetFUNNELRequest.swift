@@ -11,9 +11,9 @@ import Foundation
 /// The native-SDK dialect (``Dialect/native``, docs/netfunnel-protocol.md §2.3) sends no `js`, `nfid`, `prefix`,
 /// `ttl` or cache-buster: 5101 `opcode, sid, aid, [user_data]`; 5002/5003/5004 `opcode, key`.
 /// The server answers it with the bare `<code>:<params>` envelope.
-public struct NetFUNNELRequest: Sendable, Equatable {
+package struct NetFUNNELRequest: Sendable, Equatable {
     /// The two request dialects.
-    public enum Dialect: Sendable, Equatable {
+    package enum Dialect: Sendable, Equatable {
         /// `netfunnel.js`: `js=yes`, `nfid`, `prefix`, cache-buster; JS-wrapped replies.
         case javascript
         /// Native agents: `sid`/`aid` only on 5101, no `js`/`nfid`/`prefix`; bare replies.
@@ -21,23 +21,23 @@ public struct NetFUNNELRequest: Sendable, Equatable {
     }
 
     /// The dialect (``Dialect/javascript`` unless set).
-    public var dialect: Dialect = .javascript
+    package var dialect: Dialect = .javascript
     /// The request type.
-    public var opcode: NetFUNNELOpcode
+    package var opcode: NetFUNNELOpcode
     /// The key from the latest reply (5002/5003/5004); ignored for 5101/5001.
-    public var key: String?
+    package var key: String?
     /// The (clamped) seconds the client slept before this request; sent when > 0 (5101/5002 only).
-    public var ttl: Int
+    package var ttl: Int
     /// NF4 projectKey, sent as `sid`.
-    public var projectKey: String
+    package var projectKey: String
     /// NF4 segmentKey, sent as `aid`.
-    public var segmentKey: String
+    package var segmentKey: String
     /// Sent as `user_data` when non-empty (NF4 `userId`).
-    public var userData: String?
+    package var userData: String?
     /// The cache-buster, epoch milliseconds.
-    public var timestampMillis: Int64
+    package var timestampMillis: Int64
 
-    public init(
+    package init(
         opcode: NetFUNNELOpcode, key: String? = nil, ttl: Int = 0, projectKey: String, segmentKey: String,
         userData: String? = nil, timestampMillis: Int64, dialect: Dialect = .javascript
     ) {
@@ -52,10 +52,10 @@ public struct NetFUNNELRequest: Sendable, Equatable {
     }
 
     /// The `prefix` the JS library sends: `NetFunnel.gRtype=<opcode>;`.
-    public var prefix: String { "NetFunnel.gRtype=\(opcode.rawValue);" }
+    package var prefix: String { "NetFunnel.gRtype=\(opcode.rawValue);" }
 
     /// The query items in wire order; a `nil` value is a bare name (the cache-buster).
-    public var queryItems: [(name: String, value: String?)] {
+    package var queryItems: [(name: String, value: String?)] {
         if dialect == .native { return nativeQueryItems }
         var items: [(String, String?)] = [("opcode", String(opcode.rawValue))]
         let sendsKey = opcode != .issueAndEnter && opcode != .getTicketID
@@ -99,7 +99,7 @@ public struct NetFUNNELRequest: Sendable, Equatable {
     }
 
     /// The percent-encoded query string (without `?`).
-    public var query: String {
+    package var query: String {
         queryItems.map { item in
             let name = Self.encode(item.name)
             guard let value = item.value else { return name }
@@ -108,7 +108,7 @@ public struct NetFUNNELRequest: Sendable, Equatable {
     }
 
     /// The full URL: `base` with its path replaced by `/ts.wseq` unless it already ends in `ts.wseq`.
-    public func url(base: URL) -> URL? {
+    package func url(base: URL) -> URL? {
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else { return nil }
         var path = components.path
         if !path.hasSuffix("ts.wseq") {

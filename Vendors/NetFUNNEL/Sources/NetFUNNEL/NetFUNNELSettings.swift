@@ -19,27 +19,27 @@ import WaitingRoom
 /// The app's own options (`networkTimeout`, `retryCount`, `serverUrl`) win: they are the
 /// agent's initialisation parameters. Unknown fields are ignored; a field of the wrong type or
 /// out of range is ignored with a warning, never an error.
-public struct NetFUNNELSettings: Sendable, Equatable {
+package struct NetFUNNELSettings: Sendable, Equatable {
     /// The template (waiting-room) page.
-    public var waitingRoomPageURL: String?
+    package var waitingRoomPageURL: String?
     /// The error page.
-    public var errorURL: String?
+    package var errorURL: String?
     /// The longest poll interval, seconds (1…30).
-    public var maxTTL: Int?
+    package var maxTTL: Int?
     /// Seconds the server keeps a key before returning it itself, per segment
     /// (`RoomKey(scope: projectKey, room: segmentKey)`).
-    public var keyTimeouts: [RoomKey: Double] = [:]
+    package var keyTimeouts: [RoomKey: Double] = [:]
     /// What was ignored, for the log (field: reason).
-    public var ignored: [String: String] = [:]
+    package var ignored: [String: String] = [:]
 
-    public init(waitingRoomPageURL: String? = nil, errorURL: String? = nil, maxTTL: Int? = nil) {
+    package init(waitingRoomPageURL: String? = nil, errorURL: String? = nil, maxTTL: Int? = nil) {
         self.waitingRoomPageURL = waitingRoomPageURL
         self.errorURL = errorURL
         self.maxTTL = maxTTL
     }
 
     /// Reads a settings document. Throws only when it is not a JSON object.
-    public init(json: JSONValue) throws(WaitingRoomError) {
+    package init(json: JSONValue) throws(WaitingRoomError) {
         guard let object = json.objectValue else {
             throw WaitingRoomError(
                 .invalidResponse, vendor: NetFUNNELConfiguration.vendorID,
@@ -75,7 +75,7 @@ public struct NetFUNNELSettings: Sendable, Equatable {
     }
 
     /// A reply's `ttl` as the poll interval: the reference clamp (1…30, 0 ⇒ 1), then `maxTtl`.
-    public func pollSeconds(_ ttl: Int?) -> Int {
+    package func pollSeconds(_ ttl: Int?) -> Int {
         min(maxTTL ?? 30, NetFUNNELReply.clampTTL(ttl))
     }
 }

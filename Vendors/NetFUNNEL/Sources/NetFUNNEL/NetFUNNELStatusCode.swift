@@ -113,7 +113,7 @@ public enum NetFUNNELStatusCode: Int, Sendable, CaseIterable, Codable, CustomStr
     }
 
     /// The disposition of any integer code (unknown codes are server errors).
-    public static func disposition(of code: Int) -> Disposition {
+    package static func disposition(of code: Int) -> Disposition {
         NetFUNNELStatusCode(rawValue: code)?.disposition ?? .serverError
     }
 
@@ -161,13 +161,13 @@ public enum NetFUNNELStatusCode: Int, Sendable, CaseIterable, Codable, CustomStr
     public var description: String { "\(rawValue) \(message)" }
 
     /// The message for any integer code.
-    public static func message(for code: Int) -> String {
+    package static func message(for code: Int) -> String {
         NetFUNNELStatusCode(rawValue: code)?.message ?? "Server error \(code)"
     }
 }
 
 /// NetFUNNEL request types (`opcode` query parameter of `GET /ts.wseq`).
-public enum NetFUNNELOpcode: Int, Sendable, CaseIterable, Codable, CustomStringConvertible {
+package enum NetFUNNELOpcode: Int, Sendable, CaseIterable, Codable, CustomStringConvertible {
     /// Issue a key only (legacy).
     case getTicketID = 5001
     /// Entry check with the key held; the polling call while waiting.
@@ -183,7 +183,7 @@ public enum NetFUNNELOpcode: Int, Sendable, CaseIterable, Codable, CustomStringC
     /// Administrative stop (no client uses it).
     case stop = 5106
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .getTicketID: "5001 getTicketID"
         case .checkEnter: "5002 chkEnter"

@@ -12,7 +12,7 @@ import WaitingRoom
 /// The address is not meant to be loaded for a user who is already waiting: the console's page
 /// (and the emulator's stand-in for it) takes a ticket of its own, the URL-triggered
 /// integration's way, so the user would stand in line twice.
-public enum NetFUNNELTemplatePage {
+package enum NetFUNNELTemplatePage {
     /// The page for one waiting user.
     ///
     /// - Parameters:
@@ -21,7 +21,7 @@ public enum NetFUNNELTemplatePage {
     ///   - liveMessage: the operator's broadcast text, if any.
     ///   - refreshSeconds: when set, the page reloads itself (`<meta http-equiv="refresh">`)
     ///     for hosts that serve it over HTTP; nil for hosts that re-render it.
-    public static func html(progress: QueueProgress, room: RoomKey, liveMessage: String? = nil, refreshSeconds: Int? = nil) -> String {
+    package static func html(progress: QueueProgress, room: RoomKey, liveMessage: String? = nil, refreshSeconds: Int? = nil) -> String {
         let ahead = progress.ahead.map(String.init) ?? "–"
         let behind = progress.behind.map(String.init) ?? "–"
         let wait = progress.etaText ?? "–"

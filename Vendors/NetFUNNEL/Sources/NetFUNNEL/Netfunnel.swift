@@ -13,11 +13,11 @@ public final class Netfunnel {
     public static let shared = Netfunnel()
 
     /// The services used by providers made by `initialize` (transport, clock, logger).
-    public var environment: ProviderEnvironment
+    package var environment: ProviderEnvironment
     /// Why the last `initialize` was refused, if it was.
-    public private(set) var initializationError: WaitingRoomError?
+    package private(set) var initializationError: WaitingRoomError?
     /// The provider made by the last successful `initialize`.
-    public private(set) var provider: NetFUNNELProvider?
+    package private(set) var provider: NetFUNNELProvider?
     /// The error page to show after `nfError` / `nfNetworkError` (the agent's callbacks carry
     /// none): the `errorUrl` given to `initialize`, else the settings document's.
     public var errorUrl: String? { provider?.errorURL }
@@ -34,7 +34,7 @@ public final class Netfunnel {
     }
 
     /// Creates an agent with its own environment (tests use this to inject a transport or clock).
-    public init(environment: ProviderEnvironment = ProviderEnvironment()) {
+    package init(environment: ProviderEnvironment = ProviderEnvironment()) {
         self.environment = environment
     }
 
@@ -127,7 +127,7 @@ public final class Netfunnel {
     }
 
     /// The session for a room started with `nfStart`/`nfStartSection`, while it runs.
-    public func session(projectKey: String, segmentKey: String) -> WaitingSession? {
+    package func session(projectKey: String, segmentKey: String) -> WaitingSession? {
         sessions[RoomKey(scope: projectKey, room: segmentKey)]?.session
     }
 

@@ -4,18 +4,18 @@ import WaitingRoomEmulatorKit
 
 extension NetFUNNELEmulator {
     /// From the `"netfunnel"` section of a shared emulator document (none: the demo rooms).
-    public static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> NetFUNNELEmulator {
+    package static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> NetFUNNELEmulator {
         guard let section, section != .null else { return NetFUNNELEmulator(configuration: .demo, clock: clock) }
         return NetFUNNELEmulator(configuration: try NetFUNNELEmulatorConfiguration(json: section, path: vendorID), clock: clock)
     }
 
     /// Where the client is pointed: `serverUrl`; `settingUrl` has no default, so it is dropped (the
     /// client derives it from `serverUrl` and `clientId`).
-    public static let clientAddressKeys: Set<String> = ["serverUrl", "settingUrl"]
+    package static let clientAddressKeys: Set<String> = ["serverUrl", "settingUrl"]
 
     /// The client options for an emulator on `server`: its default client id (whose settings
     /// document it serves), its address, a 3 s `networkTimeout`.
-    public static func clientDefaults(server: EmulatorAddress) -> JSONValue {
+    package static func clientDefaults(server: EmulatorAddress) -> JSONValue {
         .object([
             "clientId": .string(NetFUNNELEmulatorConfiguration.defaultClientId),
             "serverUrl": .string(server.baseURL),
@@ -24,7 +24,7 @@ extension NetFUNNELEmulator {
     }
 
     /// Its projects and segments, the client id and the server URL.
-    public func describe(server: EmulatorAddress) -> JSONValue {
+    package func describe(server: EmulatorAddress) -> JSONValue {
         let configuration = self.configuration
         var projects: [String: JSONValue] = [:]
         for (name, project) in configuration.projects {
@@ -42,7 +42,7 @@ extension NetFUNNELEmulator {
         ])
     }
 
-    public func summary(server: EmulatorAddress) -> [String] {
+    package func summary(server: EmulatorAddress) -> [String] {
         let configuration = self.configuration
         var lines = [
             "NetFUNNEL  clientId=\(configuration.clientId) serverUrl=\(server.baseURL)  (GET /ts.wseq, /nf-setting.json;"

@@ -5,7 +5,7 @@ import WaitingRoomEmulatorKit
 /// The NetFUNNEL emulator's scheduled starts and admission records (issue 30 §2): a room is
 /// `{projectKey}/{segmentKey}` (a key whose scope names no project matches the segment by name).
 extension NetFUNNELEmulator: EmulatorFairnessSource {
-    public func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord? {
+    package func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord? {
         let now = clock.now()
         return state.withLockedValue { state -> EmulatorAdmissionRecord? in
             guard let (project, segment) = Self.locate(room, in: state.configuration) else { return nil }
@@ -15,7 +15,7 @@ extension NetFUNNELEmulator: EmulatorFairnessSource {
     }
 
     /// Sets the segment's `startsAt` (nil: none), `shuffleAtStart` and `seed`.
-    public func scheduleStart(room: RoomKey, at startsAt: Date?, shuffle: Bool, seed: UInt64) throws {
+    package func scheduleStart(room: RoomKey, at startsAt: Date?, shuffle: Bool, seed: UInt64) throws {
         guard let (project, segment) = Self.locate(room, in: configuration) else {
             throw EmulatorRoomError.unknownRoom(room.description)
         }

@@ -3,7 +3,7 @@ import WaitingRoomEmulatorKit
 extension NetFUNNELEmulator {
     /// Keys taken and never returned, auto-returned by timeout, issued and returned, waiters
     /// dropped, faults, abandoned requests; requests per opcode and replies per code.
-    public func loadFigures() -> EmulatorLoadFigures {
+    package func loadFigures() -> EmulatorLoadFigures {
         let n = counters()
         return EmulatorLoadFigures(
             keys: [

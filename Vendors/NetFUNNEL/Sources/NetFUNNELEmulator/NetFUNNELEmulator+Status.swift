@@ -6,7 +6,7 @@ import WaitingRoomEmulatorKit
 extension NetFUNNELEmulator {
     /// The segments and counters for the `/_emulator/` dashboard, with the admin calls that
     /// change a segment (limit, open, block, deactivate) and add or clear faults.
-    public func emulatorStatus() -> EmulatorStatus {
+    package func emulatorStatus() -> EmulatorStatus {
         let now = clock.now()
         let (figures, counters) = state.withLockedValue { state in
             state.sweep(now: now)

@@ -18,11 +18,11 @@ import WaitingRoomEmulatorKit
 /// Serve it inside a shared server with ``addRoutes(to:)``, or alone with ``start(host:port:)``.
 public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     /// The clock the state machine reads.
-    public let clock: any WaitingRoomClock
+    package let clock: any WaitingRoomClock
     /// Behind NIO's lock, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex` on Linux).
     let state: NIOLockedValueBox<NetFUNNELServerState>
     /// The faults (the emulator kit's queue; request kinds are the opcodes).
-    public let faultQueue = EmulatorFaultQueue()
+    package let faultQueue = EmulatorFaultQueue()
     let logger: Logger
 
     /// Creates an emulator with `configuration` (default ``NetFUNNELEmulatorConfiguration/demo``).
@@ -47,10 +47,10 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     }
 
     /// The current configuration.
-    public var configuration: NetFUNNELEmulatorConfiguration { state.withLockedValue { $0.configuration } }
+    package var configuration: NetFUNNELEmulatorConfiguration { state.withLockedValue { $0.configuration } }
 
     /// Changes one segment live (created when missing).
-    public func updateSegment(
+    package func updateSegment(
         project: String, segment: String, _ change: (inout NetFUNNELEmulatorConfiguration.Segment) -> Void
     ) {
         state.withLockedValue { state in
@@ -61,15 +61,15 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     }
 
     /// Replaces the whole configuration.
-    public func setConfiguration(_ configuration: NetFUNNELEmulatorConfiguration) {
+    package func setConfiguration(_ configuration: NetFUNNELEmulatorConfiguration) {
         state.withLockedValue { $0.setConfiguration(configuration) }
     }
 
     /// Adds a fault (NetFUNNEL's older form; ``EmulatorFaultQueue/add(_:)`` takes the kit's).
-    public func inject(_ fault: NetFUNNELFault) { faultQueue.add(fault.emulatorFault) }
+    package func inject(_ fault: NetFUNNELFault) { faultQueue.add(fault.emulatorFault) }
 
     /// Removes every fault.
-    public func clearFaults() { faultQueue.clear() }
+    package func clearFaults() { faultQueue.clear() }
 
     /// Forgets tickets, counters and faults.
     public func reset() {
@@ -79,23 +79,23 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
 
     // MARK: EmulatedVendor
 
-    public static var vendorID: String { NetFUNNELConfiguration.vendorID }
-    public var faultVocabulary: EmulatorFaultVocabulary { NetFUNNELFault.vocabulary }
+    package static var vendorID: String { NetFUNNELConfiguration.vendorID }
+    package var faultVocabulary: EmulatorFaultVocabulary { NetFUNNELFault.vocabulary }
     /// Issue-and-enter, the waiting poll and the key return (5101, 5002, 5004).
-    public var chaosKinds: [String] { Self.chaosOpcodes.map(String.init) }
+    package var chaosKinds: [String] { Self.chaosOpcodes.map(String.init) }
     /// The opcodes chaos mode targets.
-    public static let chaosOpcodes = [5101, 5002, 5004]
+    package static let chaosOpcodes = [5101, 5002, 5004]
     public func stateJSON() -> JSONValue {
         let now = clock.now()
         return state.withLockedValue { $0.snapshot(now: now) }
     }
 
     /// Rooms are `{projectKey}/{segmentKey}` (also served as `segments/{project}/{segment}`).
-    public var roomPathArity: Int { 2 }
+    package var roomPathArity: Int { 2 }
 
     /// Changes a segment's settings (keys not given keep their values; an unknown segment is
     /// created); answers the segment's settings.
-    public func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
+    package func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
         let (project, segment) = (path[0], path[1])
         let reader = try ConfigurationReader(patch, path: "segments.\(project).\(segment)", vendor: Self.vendorID)
         let now = clock.now()
@@ -108,7 +108,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     }
 
     /// NetFUNNEL admits by the segment's limit (users inside), not on request: change `limit`.
-    public func admit(_ path: [String], count: Int) throws -> Int {
+    package func admit(_ path: [String], count: Int) throws -> Int {
         throw EmulatorRoomError.unsupported(
             "NetFUNNEL admits by the segment's limit: POST rooms/\(path.joined(separator: "/")) {\"limit\": N}")
     }
@@ -116,21 +116,21 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     // MARK: answering
 
     /// An answer before it becomes HTTP.
-    public struct Answer: Sendable, Equatable {
+    package struct Answer: Sendable, Equatable {
         /// HTTP status.
-        public var status: Int
+        package var status: Int
         /// `Content-Type`.
-        public var contentType: String
+        package var contentType: String
         /// Body text.
-        public var body: String
+        package var body: String
         /// Close the connection instead of answering.
-        public var drop: Bool
+        package var drop: Bool
         /// Real-time delay before answering.
-        public var delay: Duration?
+        package var delay: Duration?
     }
 
     /// Answers one `/ts.wseq` query string (faults applied). Usable without HTTP.
-    public func answer(query: String, clientIP: String = "127.0.0.1", host: String = "127.0.0.1", port: Int = 80) -> Answer {
+    package func answer(query: String, clientIP: String = "127.0.0.1", host: String = "127.0.0.1", port: Int = 80) -> Answer {
         let request = NetFUNNELIncomingRequest(
             parameters: Self.decodeQuery(query), clientIP: clientIP, host: host, port: port)
         return answer(request, fault: takeCountedFault(opcode: request.opcode))
@@ -148,10 +148,10 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     /// The answer to a `GET /ts.wseq` request when it can be given right away, exactly as the
     /// route would give it: `nil` for any other request, and while a fault is pending for the
     /// request's opcode (the route applies it). The server sends it from its event loop.
-    public func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply? { inlineAnswer(head) }
+    package func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply? { inlineAnswer(head) }
 
     /// The same (a `GET` has no body).
-    public func inlineAnswer(_ head: HTTPTypes.HTTPRequest) -> EmulatorInlineReply? {
+    package func inlineAnswer(_ head: HTTPTypes.HTTPRequest) -> EmulatorInlineReply? {
         guard head.method == .get, let path = head.path, path.utf8.starts(with: Self.tsWseqPath) else { return nil }
         let rest = path.utf8.dropFirst(Self.tsWseqPath.count)
         guard let first = rest.first else { return nil }  // no query: left to the route
@@ -244,7 +244,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
 
     /// Lenient query decoding: `&`-separated, first `=` splits, `+` kept, percent-decoding when valid.
     /// Works on the query's bytes in place: the emulator's hot path.
-    public static func decodeQuery(_ query: String) -> [String: String] {
+    package static func decodeQuery(_ query: String) -> [String: String] {
         var query = query
         return query.withUTF8 { b in
             var parameters: [String: String] = [:]
@@ -328,7 +328,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     }
 
     /// The proposed `nf-setting.json` (docs/netfunnel-protocol.md §10.3).
-    public func settingsDocument(baseURL: String) -> JSONValue {
+    package func settingsDocument(baseURL: String) -> JSONValue {
         let configuration = self.configuration
         var projects: [JSONValue] = []
         for projectKey in configuration.projects.keys.sorted() {
@@ -364,7 +364,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
 
     /// Adds `/ts.wseq`, `/nf-setting.json`, `/{clientId}.netfunnel/nf-setting.json` and the admin
     /// routes under `/_emulator/netfunnel/` to `router`.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
+    package func addRoutes(to router: Router<BasicRequestContext>) {
         router.get("/ts.wseq") { request, _ -> Response in
             let incoming = Self.incoming(request.head, query: request.uri.query ?? "")
             let fault = self.takeCountedFault(opcode: incoming.opcode)
@@ -558,7 +558,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
 /// A standalone emulator server started by ``NetFUNNELEmulator/start(host:port:)``.
 public final class NetFUNNELRunningServer: Sendable {
     /// The bound host.
-    public let host: String
+    package let host: String
     /// The bound port.
     public let port: Int
     let group: ServiceGroup

@@ -13,33 +13,33 @@ import WaitingRoom
 /// (`netfunnel.projects.service_1.segments.act_10.limit`).
 public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
     /// Projects by project key (`sid`).
-    public var projects: [String: Project]
+    package var projects: [String: Project]
     /// Host name put in `ip` of replies; `nil` = the host the request was sent to.
-    public var advertisedHost: String?
+    package var advertisedHost: String?
     /// Port put in `port` of replies; `nil` = the port the request was sent to.
-    public var advertisedPort: Int?
+    package var advertisedPort: Int?
     /// The tenant id reported by `nf-setting.json` (its settings document is served only for it).
     public var clientId: String
     /// The client id of an emulator whose document names none.
-    public static let defaultClientId = "emulator-0000"
+    package static let defaultClientId = "emulator-0000"
     /// Strict keys: only a ticket's newest key (and the key the client presented when that one
     /// was handed out, in case the reply was lost) is honoured; an older, superseded key is
     /// refused with 507. Off by default (the live service was seen releasing a 5101 key after
     /// 5002s); the tests turn it on.
-    public var strictKeys: Bool
+    package var strictKeys: Bool
     /// Node affinity: with `advertisedHost` set, 5002/5003/5004 sent to any other host (the
     /// front door) are refused with `503:msg="Wrong Server ID"`, as observed live.
-    public var nodeAffinity: Bool
+    package var nodeAffinity: Bool
 
     /// One project.
-    public struct Project: Sendable, Equatable {
+    package struct Project: Sendable, Equatable {
         /// Segments by segment key (`aid`).
-        public var segments: [String: Segment]
-        public init(segments: [String: Segment]) { self.segments = segments }
+        package var segments: [String: Segment]
+        package init(segments: [String: Segment]) { self.segments = segments }
     }
 
     /// Entry status of an active segment.
-    public enum EntryStatus: String, Sendable, Equatable, CaseIterable {
+    package enum EntryStatus: String, Sendable, Equatable, CaseIterable {
         /// Queue normally.
         case waiting
         /// Refuse everyone with 301.
@@ -48,65 +48,65 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
 
     /// Repeated Request Block: more than `limitPerSecond` requests of one user (or IP) within a
     /// second blocks it for `blockSeconds`, every request answered 302.
-    public struct RepeatBlock: Sendable, Equatable {
-        public var limitPerSecond: Int
-        public var blockSeconds: Double
-        public init(limitPerSecond: Int, blockSeconds: Double = 20) {
+    package struct RepeatBlock: Sendable, Equatable {
+        package var limitPerSecond: Int
+        package var blockSeconds: Double
+        package init(limitPerSecond: Int, blockSeconds: Double = 20) {
             self.limitPerSecond = limitPerSecond
             self.blockSeconds = blockSeconds
         }
     }
 
     /// One segment's settings. Defaults follow the docs/netfunnel-protocol.md (§5, §10.2).
-    public struct Segment: Sendable, Equatable {
+    package struct Segment: Sendable, Equatable {
         /// Basic or section control.
-        public var control: ControlMode = .basic
+        package var control: ControlMode = .basic
         /// Users admitted at once (limited inflow).
-        public var limit: Int = 10
+        package var limit: Int = 10
         /// Inactive segments answer 300 (bypass, empty key).
-        public var active: Bool = true
+        package var active: Bool = true
         /// `block` answers 301.
-        public var entryStatus: EntryStatus = .waiting
+        package var entryStatus: EntryStatus = .waiting
         /// `user_data` values or client IPs that always get 303 (keyless).
-        public var whitelist: [String] = []
+        package var whitelist: [String] = []
         /// `user_data` values or client IPs that always get 302.
-        public var blacklist: [String] = []
+        package var blacklist: [String] = []
         /// Repeated Request Block, off when nil.
-        public var repeatBlock: RepeatBlock?
+        package var repeatBlock: RepeatBlock?
         /// Basic: key returned automatically this long after admission. Section: dropped when no
         /// alive notice arrives within it. Seconds.
-        public var timeoutSeconds: Double = 20
+        package var timeoutSeconds: Double = 20
         /// `ttl` of 201 replies to 5003 (alive cycle), seconds.
-        public var aliveCycleSeconds: Int = 5
+        package var aliveCycleSeconds: Int = 5
         /// Longest a section key may be held with alive notices, seconds.
-        public var aliveExpirySeconds: Double = 300
+        package var aliveExpirySeconds: Double = 300
         /// A waiting key that stops polling keeps its place this long, seconds.
-        public var retentionSeconds: Double = 20
+        package var retentionSeconds: Double = 20
         /// `ttl` at the front of the line.
-        public var ttlMin: Int = 1
+        package var ttlMin: Int = 1
         /// `ttl` at the back of the line.
-        public var ttlMax: Int = 10
+        package var ttlMax: Int = 10
         /// Window over which `tps` is computed, seconds.
-        public var tpsWindowSeconds: Double = 10
+        package var tpsWindowSeconds: Double = 10
         /// `vwr_html` sent in replies; nil = the emulator's own page.
-        public var vwrPageURL: String?
+        package var vwrPageURL: String?
         /// `live_message` sent in replies.
-        public var liveMessage: String = ""
+        package var liveMessage: String = ""
         /// The scheduled start (nil: none): 5101s before it are held in a pre-queue and placed in
         /// line at it (``NetFUNNELServerState``'s schedule, README "Scheduled start").
-        public var startsAt: Date?
+        package var startsAt: Date?
         /// Whether the pre-queue is shuffled at the start (else kept in arrival order).
-        public var shuffleAtStart: Bool = true
+        package var shuffleAtStart: Bool = true
         /// The seed of that shuffle.
-        public var seed: UInt64 = 0
+        package var seed: UInt64 = 0
 
-        public init(control: ControlMode = .basic, limit: Int = 10) {
+        package init(control: ControlMode = .basic, limit: Int = 10) {
             self.control = control
             self.limit = limit
         }
     }
 
-    public init(
+    package init(
         projects: [String: Project], advertisedHost: String? = nil, advertisedPort: Int? = nil,
         clientId: String = NetFUNNELEmulatorConfiguration.defaultClientId, strictKeys: Bool = false, nodeAffinity: Bool = false
     ) {
@@ -160,7 +160,7 @@ public struct NetFUNNELEmulatorConfiguration: Sendable, Equatable {
     }
 
     /// Reads the NetFUNNEL part itself (`{"projects": {…}}`).
-    public init(json: JSONValue, path: String = "netfunnel") throws {
+    package init(json: JSONValue, path: String = "netfunnel") throws {
         let reader = try ConfigurationReader(json, path: path, vendor: "netfunnel")
         try reader.rejectUnknownKeys(["projects", "advertisedHost", "advertisedPort", "clientId", "strictKeys", "nodeAffinity"])
         guard let projectsReader = try reader.object("projects") else {

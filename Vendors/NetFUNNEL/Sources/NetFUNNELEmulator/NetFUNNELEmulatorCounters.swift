@@ -8,35 +8,35 @@ import WaitingRoom
 /// key string: the keys that replace each other on 5002 are one ticket.
 public struct NetFUNNELEmulatorCounters: Sendable, Equatable, Codable {
     /// Requests per opcode (`"5101"`, …, `"other"`).
-    public var requests: [String: Int] = [:]
+    package var requests: [String: Int] = [:]
     /// Replies per result code.
-    public var replies: [String: Int] = [:]
+    package var replies: [String: Int] = [:]
     /// Keys issued by 5101 (each starts a ticket).
-    public var keysIssued = 0
+    package var keysIssued = 0
     /// Tickets admitted (a slot taken).
-    public var keysTaken = 0
+    package var keysTaken = 0
     /// Taken keys returned with 5004.
-    public var keysReturned = 0
+    package var keysReturned = 0
     /// Taken keys the server returned itself (segment timeout, missing alive notice, alive expiry).
-    public var keysAutoReturned = 0
+    package var keysAutoReturned = 0
     /// Taken keys held right now.
-    public var keysHeld = 0
+    package var keysHeld = 0
     /// Waiting users right now.
-    public var waiting = 0
+    package var waiting = 0
     /// Waiting users who left with 5004.
-    public var waitersLeft = 0
+    package var waitersLeft = 0
     /// Waiting users dropped after the retention window.
-    public var waitersDropped = 0
+    package var waitersDropped = 0
     /// Faults injected so far.
     public var faultsInjected = 0
     /// Delayed requests whose client gave up (closed the connection) before they reached the
     /// server; they changed nothing.
-    public var requestsAbandoned = 0
+    package var requestsAbandoned = 0
 
     /// Taken keys never returned with 5004: auto-returned ones plus those still held.
     public var keysNeverReturned: Int { keysAutoReturned + keysHeld }
 
-    public init() {}
+    package init() {}
 
     enum CodingKeys: String, CodingKey {
         case requests, replies, keysIssued, keysTaken, keysReturned, keysAutoReturned, keysHeld, waiting, waitersLeft,

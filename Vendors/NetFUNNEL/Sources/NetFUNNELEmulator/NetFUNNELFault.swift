@@ -9,9 +9,9 @@ import WaitingRoomEmulatorKit
 /// `{"malformed": true}`, `{"code": 505}`, `{"loseReply": true}`, each with optional `"count": N`
 /// (none: until cleared). The kit's form: `{"action": "delay|drop|status|garbage|loseReply|code",
 /// "on": "5002", …}` (`on` is the opcode; `garbage` is `malformed`, `code` takes `"code": 505`).
-public struct NetFUNNELFault: Sendable, Equatable {
+package struct NetFUNNELFault: Sendable, Equatable {
     /// What happens to a matching request.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Answer normally after this long (real time: client deadlines are real time).
         case delay(Duration)
         /// Close the connection without a complete answer.
@@ -28,20 +28,20 @@ public struct NetFUNNELFault: Sendable, Equatable {
     }
 
     /// The opcode it applies to; nil = every opcode.
-    public var opcode: Int?
+    package var opcode: Int?
     /// What happens.
-    public var action: Action
+    package var action: Action
     /// How many requests it affects; nil = until cleared.
-    public var remaining: Int?
+    package var remaining: Int?
 
-    public init(opcode: Int? = nil, action: Action, count: Int? = nil) {
+    package init(opcode: Int? = nil, action: Action, count: Int? = nil) {
         self.opcode = opcode
         self.action = action
         self.remaining = count
     }
 
     /// Reads the admin JSON form; errors name the field.
-    public init(json: JSONValue) throws {
+    package init(json: JSONValue) throws {
         let reader = try ConfigurationReader(json, path: "fault", vendor: "netfunnel")
         try reader.rejectUnknownKeys(["opcode", "delayMs", "drop", "httpStatus", "malformed", "code", "loseReply", "count"])
         opcode = try reader.int("opcode", range: 0...9999)
@@ -61,7 +61,7 @@ public struct NetFUNNELFault: Sendable, Equatable {
     }
 
     /// The JSON form.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var object: [String: JSONValue] = [:]
         if let opcode { object["opcode"] = .number(Double(opcode)) }
         if let remaining { object["count"] = .number(Double(remaining)) }
@@ -80,7 +80,7 @@ public struct NetFUNNELFault: Sendable, Equatable {
     static func kind(_ opcode: Int?) -> String { opcode.map(String.init) ?? "other" }
 
     /// The kit's fault this stands for.
-    public var emulatorFault: EmulatorFault {
+    package var emulatorFault: EmulatorFault {
         let kitAction: EmulatorFault.Action =
             switch action {
             case .delay(let d): .delay(d)
@@ -110,7 +110,7 @@ public struct NetFUNNELFault: Sendable, Equatable {
 
     /// What NetFUNNEL's emulator understands in a fault: the opcodes as request kinds, its own
     /// actions `loseReply` and `code`, and the older form as an alias.
-    public static let vocabulary = EmulatorFaultVocabulary(
+    package static let vocabulary = EmulatorFaultVocabulary(
         vendor: "netfunnel", requestKinds: NetFUNNELOpcode.allCases.map { String($0.rawValue) } + ["other"],
         vendorActions: ["loseReply": false, "code": true],
         alias: { json, path in

@@ -3,16 +3,16 @@ import NetFUNNEL
 import WaitingRoom
 
 /// One `/ts.wseq` request as the state machine sees it (query already decoded).
-public struct NetFUNNELIncomingRequest: Sendable, Equatable {
+package struct NetFUNNELIncomingRequest: Sendable, Equatable {
     /// Query parameters (last value wins), names as sent.
-    public var parameters: [String: String]
+    package var parameters: [String: String]
     /// The client's address, for lists and Repeated Request Block.
-    public var clientIP: String
+    package var clientIP: String
     /// Host and port the request was sent to (for `ip`/`port` in replies).
-    public var host: String
-    public var port: Int
+    package var host: String
+    package var port: Int
 
-    public init(parameters: [String: String], clientIP: String = "127.0.0.1", host: String = "127.0.0.1", port: Int = 80) {
+    package init(parameters: [String: String], clientIP: String = "127.0.0.1", host: String = "127.0.0.1", port: Int = 80) {
         self.parameters = parameters
         self.clientIP = clientIP
         self.host = host
@@ -20,7 +20,7 @@ public struct NetFUNNELIncomingRequest: Sendable, Equatable {
     }
 
     /// The opcode, if it is a number (spaces and tabs around it ignored).
-    public var opcode: Int? {
+    package var opcode: Int? {
         guard let text = parameters["opcode"] else { return nil }
         // decoded queries arrive trimmed: Foundation only for text with blanks at an end
         if let first = text.utf8.first, let last = text.utf8.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80 {
@@ -29,7 +29,7 @@ public struct NetFUNNELIncomingRequest: Sendable, Equatable {
         return Int(text.trimmingCharacters(in: .whitespaces))
     }
     /// JS dialect when `js` is `yes` or `true` (any case).
-    public var wantsJavaScript: Bool {
+    package var wantsJavaScript: Bool {
         guard let js = parameters["js"] else { return false }
         return Self.equalsIgnoringASCIICase(js, "yes") || Self.equalsIgnoringASCIICase(js, "true")
     }

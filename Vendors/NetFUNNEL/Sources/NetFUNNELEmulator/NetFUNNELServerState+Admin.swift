@@ -6,24 +6,24 @@ import WaitingRoom
 /// the state document and the dashboard's figures.
 extension NetFUNNELServerState {
     /// The settings of one segment.
-    public func segment(project: String, segment: String) -> NetFUNNELEmulatorConfiguration.Segment? {
+    package func segment(project: String, segment: String) -> NetFUNNELEmulatorConfiguration.Segment? {
         configuration.projects[project]?.segments[segment]
     }
 
     /// Replaces (or adds) a segment; capacity changes take effect at the next poll.
-    public mutating func setSegment(project: String, segment: String, _ settings: NetFUNNELEmulatorConfiguration.Segment) {
+    package mutating func setSegment(project: String, segment: String, _ settings: NetFUNNELEmulatorConfiguration.Segment) {
         configuration.projects[project, default: .init(segments: [:])].segments[segment] = settings
         noteSchedules()
     }
 
     /// Replaces the whole configuration (tickets of removed segments stay until they end).
-    public mutating func setConfiguration(_ configuration: NetFUNNELEmulatorConfiguration) {
+    package mutating func setConfiguration(_ configuration: NetFUNNELEmulatorConfiguration) {
         self.configuration = configuration
         noteSchedules()
     }
 
     /// Forgets every ticket and counter.
-    public mutating func reset() {
+    package mutating func reset() {
         tickets = [:]
         completedKeys = []
         completedOrder = []
@@ -47,7 +47,7 @@ extension NetFUNNELServerState {
     }
 
     /// Per-segment view for the admin endpoint.
-    public func snapshot(now: Date) -> JSONValue {
+    package func snapshot(now: Date) -> JSONValue {
         var projects: [String: JSONValue] = [:]
         for (projectKey, project) in configuration.projects {
             var segments: [String: JSONValue] = [:]
@@ -68,19 +68,19 @@ extension NetFUNNELServerState {
     }
 
     /// One segment's live figures for the dashboard.
-    public struct SegmentFigures: Sendable, Equatable {
-        public var project: String
-        public var segment: String
-        public var settings: NetFUNNELEmulatorConfiguration.Segment
-        public var waiting: Int
-        public var inside: Int
-        public var admittedTotal: Int
+    package struct SegmentFigures: Sendable, Equatable {
+        package var project: String
+        package var segment: String
+        package var settings: NetFUNNELEmulatorConfiguration.Segment
+        package var waiting: Int
+        package var inside: Int
+        package var admittedTotal: Int
         /// Admissions per second over the segment's `tpsWindowSec`.
-        public var tps: Double
+        package var tps: Double
     }
 
     /// Every configured segment's figures, sorted by project and segment.
-    public func segmentFigures(now: Date) -> [SegmentFigures] {
+    package func segmentFigures(now: Date) -> [SegmentFigures] {
         var out: [SegmentFigures] = []
         for (projectKey, project) in configuration.projects.sorted(by: { $0.key < $1.key }) {
             for (segmentKey, settings) in project.segments.sorted(by: { $0.key < $1.key }) {

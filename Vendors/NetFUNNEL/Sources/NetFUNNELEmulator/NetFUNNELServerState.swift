@@ -3,9 +3,9 @@ import NetFUNNEL
 import WaitingRoom
 
 /// The server state machine of docs/netfunnel-protocol.md §10.2, pure: time is passed in, no I/O.
-public struct NetFUNNELServerState: Sendable {
-    public internal(set) var configuration: NetFUNNELEmulatorConfiguration
-    public internal(set) var counters = NetFUNNELEmulatorCounters()
+package struct NetFUNNELServerState: Sendable {
+    package internal(set) var configuration: NetFUNNELEmulatorConfiguration
+    package internal(set) var counters = NetFUNNELEmulatorCounters()
 
     struct SegmentID: Hashable, Sendable {
         var project: String
@@ -144,7 +144,7 @@ public struct NetFUNNELServerState: Sendable {
     /// The last waiting-room page address, encoded.
     var encodedPageMemo = NetFUNNELEncodedPageMemo()
 
-    public init(configuration: NetFUNNELEmulatorConfiguration, seed: UInt64 = 0x4E46_5F45_4D55) {
+    package init(configuration: NetFUNNELEmulatorConfiguration, seed: UInt64 = 0x4E46_5F45_4D55) {
         self.configuration = configuration
         self.keySalt = seed
         noteSchedules()
@@ -153,7 +153,7 @@ public struct NetFUNNELServerState: Sendable {
     // MARK: request handling
 
     /// Sweeps expired tickets, then answers `request`.
-    public mutating func handle(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
+    package mutating func handle(_ request: NetFUNNELIncomingRequest, now: Date) -> NetFUNNELReply {
         handle(request, opcode: request.opcode, javaScript: request.wantsJavaScript, now: now)
     }
 
@@ -191,7 +191,7 @@ public struct NetFUNNELServerState: Sendable {
     }
 
     /// Drops waiting tickets past retention and returns taken keys past their timeout.
-    public mutating func sweep(now: Date) {
+    package mutating func sweep(now: Date) {
         lastSweep = now
         var expired: [(Int, Bool)] = []  // (ticket, wasAdmitted)
         for ticket in tickets.values {

@@ -70,10 +70,10 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
 
     /// The vendor status code to report for an HTTP status: the status itself (iOS reports 4xx
     /// answers with the HTTP status as the code).
-    public static func code(forHTTPStatus status: Int) -> Int { status }
+    package static func code(forHTTPStatus status: Int) -> Int { status }
 
     /// Whether an HTTP status is a 4xx client error (terminal, not retried; docs/queueit-protocol.md §3.1).
-    public static func isClientError(_ status: Int) -> Bool { (400...499).contains(status) }
+    package static func isClientError(_ status: Int) -> Bool { (400...499).contains(status) }
 
     /// The vendor's (or our) message for this code.
     public var message: String {
@@ -101,7 +101,7 @@ public enum QueueItErrorCode: Int, Sendable, CaseIterable, Hashable {
 
 /// Why a `queueittoken` or a `QueueITAccepted` cookie was rejected: the KnownUser connector's
 /// error codes (docs/queueit-protocol.md §7.2–7.3), raw value = the code used in the `/error/{code}/` redirect.
-public enum QueueItValidationError: String, Error, Sendable, CaseIterable, Hashable {
+package enum QueueItValidationError: String, Error, Sendable, CaseIterable, Hashable {
     /// The HMAC-SHA256 hash does not match (tampered token or wrong secret key). Checked first.
     case hash
     /// The token's `e_` (or the cookie's `EventId`) is not the configured waiting room. Checked second.

@@ -40,40 +40,40 @@ public enum QueueItQueuePageMode: String, Sendable, Hashable, CaseIterable {
 public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     public static let vendorID = "queueit"
 
-    public var customerId: String
+    package var customerId: String
     /// The default waiting room when an entry leaves `room.room` empty.
-    public var waitingRoomId: String?
-    public var waitingRoomDomain: String?
-    public var pathPrefix: String?
-    public var layoutName: String?
-    public var language: String?
-    public var userAgent: String
+    package var waitingRoomId: String?
+    package var waitingRoomDomain: String?
+    package var pathPrefix: String?
+    package var layoutName: String?
+    package var language: String?
+    package var userAgent: String
     /// The default user id when an entry has none (the SDK uses a per-device id).
-    public var userId: String
-    public var sdkVersion: String
+    package var userId: String
+    package var sdkVersion: String
     /// Deadline of one enqueue attempt.
-    public var requestTimeout: Duration
+    package var requestTimeout: Duration
     /// Poll interval of the HTTP-follow driver when the page gives none.
-    public var pollInterval: Duration
+    package var pollInterval: Duration
     /// Wait between "queue opened" and starting the queue page driver (the SDK's view delay).
-    public var viewDelay: Duration
-    public var queuePage: QueueItQueuePageMode
+    package var viewDelay: Duration
+    package var queuePage: QueueItQueuePageMode
     /// The longest the HTTP-follow driver waits on one queue page before it gives up with code
     /// -206 (`queuePageTimeout`); counted on the environment's clock. (proposal) 30 min by default.
-    public var followMaxWait: Duration
+    package var followMaxWait: Duration
     /// How long a page handed to the host (`host`, or `auto` with a host attached) waits for the
     /// host's first navigation report before it fails with -207. (proposal) 30 s.
-    public var hostReportTimeout: Duration
+    package var hostReportTimeout: Duration
     /// The browser the `browser` queue-page driver runs (nil: `QueueItBrowserDriver.defaultBrowserPath`).
-    public var browserPath: String?
+    package var browserPath: String?
     /// The `chromedriver` the `browser` queue-page driver starts (nil: found on `PATH`, else
     /// `QueueItBrowserDriver.defaultChromedriverPath`).
-    public var chromedriverPath: String?
+    package var chromedriverPath: String?
     /// Take a valid pass from the pass store instead of calling the server.
-    public var reuseStoredPass: Bool
+    package var reuseStoredPass: Bool
     /// On `queueit://restartSession`, enqueue again inside the same session (true) or end the
     /// session as closed with code -204 (false; the facade's SDK-like behaviour).
-    public var autoRestartSession: Bool
+    package var autoRestartSession: Bool
 
     /// The default `userAgent`.
     public static let defaultUserAgent = "WaitingRoom-Swift/1.0 (Linux; QueueIt)"
@@ -182,7 +182,7 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     /// ``followMaxWait``; `browser` ⇒ the `QueueItBrowser` module's `QueueItBrowserDriver` with
     /// ``browserPath`` / ``chromedriverPath``, bounded by ``followMaxWait``, once that module is
     /// installed (`QueueItBrowserDriver.install()`; else a driver that fails saying so).
-    public func makePageDriver() -> any QueuePageDriver {
+    package func makePageDriver() -> any QueuePageDriver {
         let follow = QueueItHTTPFollowDriver(pollInterval: pollInterval, requestTimeout: requestTimeout, maxWait: followMaxWait)
         switch queuePage {
         case .auto: return QueueItAutoPageDriver(host: QueueItHostDrivenPageDriver(reportTimeout: hostReportTimeout), headless: follow)
@@ -197,7 +197,7 @@ public struct QueueItConfiguration: ProviderConfiguration, Sendable, Hashable {
     }
 
     /// The endpoint for a waiting room (the configured domain and prefix).
-    public func endpoint(customerId: String? = nil, waitingRoomId: String) throws(WaitingRoomError) -> QueueItEndpoint {
+    package func endpoint(customerId: String? = nil, waitingRoomId: String) throws(WaitingRoomError) -> QueueItEndpoint {
         do {
             return try QueueItEndpoint(
                 customerId: customerId ?? self.customerId, waitingRoomId: waitingRoomId,
@@ -220,7 +220,7 @@ extension RetryPolicy {
     /// `MAX_RETRY_SEC = 10`, `delta *= 2` while `delta < 10` ⇒ 4 retries, 5 attempts; iOS 3.5.2
     /// waits first, then retries (`dispatch_after`); the failure after that reports unavailable
     /// (iOS code 3). The 10 s attempt deadline is ours (the sources name none).
-    public static let queueIt = RetryPolicy.doublingBackoff(
+    package static let queueIt = RetryPolicy.doublingBackoff(
         initial: .seconds(1), limit: .seconds(10), attemptTimeout: .seconds(10),
         unavailableCode: QueueItErrorCode.queueUnavailable.rawValue, message: QueueItErrorCode.queueUnavailable.message)
 
@@ -233,14 +233,14 @@ extension RetryPolicy {
     /// the web view reloads after 1, 2, 4, 8, 16 and 30 s, at most 6 attempts. The sources do
     /// not say what Android reports after the last one; reporting it like an exhausted enqueue
     /// (unavailable, code 3) is our proposal (`Vendors/QueueIt/README.md`).
-    public static let queueItPage = RetryPolicy(
+    package static let queueItPage = RetryPolicy(
         attemptTimeout: nil, retries: 6,
         delays: [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30)],
         pacing: .afterFailure,
         exhaustion: .unavailable(code: QueueItErrorCode.queueUnavailable.rawValue, message: QueueItErrorCode.queueUnavailable.message))
 
     /// ``queueIt`` with another attempt deadline.
-    public static func queueIt(attemptTimeout: Duration) -> RetryPolicy {
+    package static func queueIt(attemptTimeout: Duration) -> RetryPolicy {
         var p = RetryPolicy.queueIt
         p.attemptTimeout = attemptTimeout
         return p

@@ -4,15 +4,15 @@ import Synchronization
 import WaitingRoom
 
 /// Queue-it specific happenings a facade or app can observe (beyond the core events).
-public struct QueueItSessionObserver: Sendable {
+package struct QueueItSessionObserver: Sendable {
     /// The queue page is about to be shown (before the view delay): `notifyQueueViewWillOpen`.
-    public var viewWillOpen: @Sendable (QueueItQueuePage) -> Void
+    package var viewWillOpen: @Sendable (QueueItQueuePage) -> Void
     /// The view delay is over and the page driver starts: `notifyQueueViewDidAppear`.
-    public var viewDidAppear: @Sendable (QueueItQueuePage) -> Void
+    package var viewDidAppear: @Sendable (QueueItQueuePage) -> Void
     /// A page event (queue URL changed, progress, user exited, external link).
-    public var pageEvent: @Sendable (QueuePageEvent) -> Void
+    package var pageEvent: @Sendable (QueuePageEvent) -> Void
 
-    public init(
+    package init(
         viewWillOpen: @escaping @Sendable (QueueItQueuePage) -> Void = { _ in },
         viewDidAppear: @escaping @Sendable (QueueItQueuePage) -> Void = { _ in },
         pageEvent: @escaping @Sendable (QueuePageEvent) -> Void = { _ in }
@@ -28,11 +28,11 @@ public struct QueueItSessionObserver: Sendable {
 /// `PassStore` until the token's `ts_` expiry.
 public final class QueueItProvider: WaitingRoomProvider {
     public let vendorID = QueueItConfiguration.vendorID
-    public let configuration: QueueItConfiguration
-    public let environment: ProviderEnvironment
-    public let driver: any QueuePageDriver
-    public let connectivity: any QueueItConnectivity
-    public let observer: QueueItSessionObserver
+    package let configuration: QueueItConfiguration
+    package let environment: ProviderEnvironment
+    package let driver: any QueuePageDriver
+    package let connectivity: any QueueItConnectivity
+    package let observer: QueueItSessionObserver
     let logger: Logger
     /// The stored passes (kept until the token's `ts_` expiry).
     let passes: PassKeeper
@@ -46,7 +46,7 @@ public final class QueueItProvider: WaitingRoomProvider {
     ///     `follow` ⇒ ``QueueItHTTPFollowDriver`` bounded by `followMaxWait`; `browser` ⇒
     ///     `QueueItBrowserDriver` (module `QueueItBrowser`); see ``QueueItConfiguration/makePageDriver()``).
     ///   - connectivity: offline check before each attempt (default: assume online).
-    public init(
+    package init(
         configuration: QueueItConfiguration, environment: ProviderEnvironment = ProviderEnvironment(),
         driver: (any QueuePageDriver)? = nil, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
         observer: QueueItSessionObserver = QueueItSessionObserver()
@@ -71,7 +71,7 @@ public final class QueueItProvider: WaitingRoomProvider {
     }
 
     /// Whether an enqueue call of this provider is running (a real flag, unlike iOS ≥3.1.14).
-    public var isRequestInProgress: Bool { inFlight.load(ordering: .acquiring) > 0 }
+    package var isRequestInProgress: Bool { inFlight.load(ordering: .acquiring) > 0 }
 
     var client: QueueItEnqueueClient {
         QueueItEnqueueClient(
@@ -81,7 +81,7 @@ public final class QueueItProvider: WaitingRoomProvider {
     }
 
     /// The room key and enqueue call an entry stands for.
-    public func call(for entry: Entry) throws(WaitingRoomError) -> (RoomKey, QueueItEnqueueCall) {
+    package func call(for entry: Entry) throws(WaitingRoomError) -> (RoomKey, QueueItEnqueueCall) {
         let customer = entry.room.scope.isEmpty ? configuration.customerId : entry.room.scope
         guard let room = entry.room.room.isEmpty ? configuration.waitingRoomId : entry.room.room else {
             throw WaitingRoomError.invalidConfiguration(
@@ -106,7 +106,7 @@ public final class QueueItProvider: WaitingRoomProvider {
     }
 
     /// One enqueue exchange with retries: the raw answer (what the SDK's provider hands out).
-    public func enqueueOnce(_ entry: Entry) async throws -> (RoomKey, QueueItEnqueueCall, QueueItEnqueueResponse) {
+    package func enqueueOnce(_ entry: Entry) async throws -> (RoomKey, QueueItEnqueueCall, QueueItEnqueueResponse) {
         try await enqueueOnce(entry, onRetry: { _, _, _ in })
     }
 

@@ -3,7 +3,7 @@ import QueueIt
 extension QueueItBrowserDriver {
     /// A browser driver for `configuration`: its ``browserPath``, ``chromedriverPath`` and
     /// `followMaxWait` as ``maxWait``.
-    public init(configuration: QueueItConfiguration) {
+    package init(configuration: QueueItConfiguration) {
         self.init(
             browserPath: configuration.browserPath, chromedriverPath: configuration.chromedriverPath,
             maxWait: configuration.followMaxWait)

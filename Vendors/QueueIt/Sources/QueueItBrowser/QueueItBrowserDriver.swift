@@ -37,34 +37,34 @@ import WebDriver
 /// temporary directory is removed.
 public struct QueueItBrowserDriver: QueuePageDriver {
     /// The browser binary; nil ⇒ ``defaultBrowserPath``.
-    public var browserPath: String?
+    package var browserPath: String?
     /// The `chromedriver` executable; nil ⇒ `chromedriver` on `PATH`, else ``defaultChromedriverPath``.
-    public var chromedriverPath: String?
+    package var chromedriverPath: String?
     /// How often the browser's URL is read (250–500 ms is plenty for a page that refreshes every second or more).
-    public var pollInterval: Duration
+    package var pollInterval: Duration
     /// The longest the whole wait may take (real time from the start of `chromedriver`).
-    public var maxWait: Duration
+    package var maxWait: Duration
     /// The longest `chromedriver` and chromium may take to start (within ``maxWait``).
-    public var startupTimeout: Duration
+    package var startupTimeout: Duration
     /// Deadline of one WebDriver command (opening a page waits for its DOM).
-    public var commandTimeout: Duration
+    package var commandTimeout: Duration
     /// Extra chromium command-line arguments (after the driver's own).
-    public var extraBrowserArguments: [String]
+    package var extraBrowserArguments: [String]
     /// The transport for WebDriver commands to the local `chromedriver` (not the context's:
     /// that one carries vendor traffic and may be a test's faulty transport). nil: the process's
     /// default (``HTTPTransportSystem``), or the context's when none was bootstrapped.
-    public var transport: (any HTTPTransport)?
+    package var transport: (any HTTPTransport)?
 
     /// Debian's chromium.
-    public static let defaultBrowserPath = "/usr/bin/chromium"
+    package static let defaultBrowserPath = "/usr/bin/chromium"
     /// Debian's `chromium-driver`.
-    public static let defaultChromedriverPath = "/usr/bin/chromedriver"
+    package static let defaultChromedriverPath = "/usr/bin/chromedriver"
     /// (proposal) 30 minutes, as the HTTP-follow driver.
-    public static let defaultMaxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait
+    package static let defaultMaxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait
     /// What to do when an executable is missing.
-    public static let installHint = "install them with `apt-get install chromium chromium-driver` (or run Scripts/setup)"
+    package static let installHint = "install them with `apt-get install chromium chromium-driver` (or run Scripts/setup)"
 
-    public init(
+    package init(
         browserPath: String? = nil, chromedriverPath: String? = nil, pollInterval: Duration = .milliseconds(300),
         maxWait: Duration = QueueItBrowserDriver.defaultMaxWait, startupTimeout: Duration = .seconds(60),
         commandTimeout: Duration = .seconds(30), extraBrowserArguments: [String] = [],
@@ -83,7 +83,7 @@ public struct QueueItBrowserDriver: QueuePageDriver {
     /// The executables this driver would run: `chromedriver` and the browser. Throws
     /// `.invalidConfiguration` (field `chromedriverPath` or `browserPath`) naming the missing
     /// file and how to install it.
-    public func executables() throws(WaitingRoomError) -> (chromedriver: String, browser: String) {
+    package func executables() throws(WaitingRoomError) -> (chromedriver: String, browser: String) {
         let fm = FileManager.default
         let driver: String
         if let p = chromedriverPath {

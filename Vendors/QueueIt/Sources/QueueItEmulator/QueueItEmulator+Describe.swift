@@ -4,7 +4,7 @@ import WaitingRoomEmulatorKit
 
 extension QueueItEmulator {
     /// From the `"queueit"` section of a shared emulator document (none: the demo rooms).
-    public static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> QueueItEmulator {
+    package static func make(section: JSONValue?, clock: any WaitingRoomClock) throws -> QueueItEmulator {
         guard let section, section != .null else { return QueueItEmulator(configuration: .demo, now: { clock.now() }) }
         do {
             let configuration = try QueueItEmulatorConfiguration(document: Array(JSONValue.object([vendorID: section]).jsonText.utf8))
@@ -16,17 +16,17 @@ extension QueueItEmulator {
     }
 
     /// The Queue-it customer of the demo rooms.
-    public static let demoCustomer = "demo"
+    package static let demoCustomer = "demo"
 
     /// The customers and rooms now (admin changes included).
-    public var configuration: QueueItEmulatorConfiguration { model.state.withLockedValue { $0.configuration } }
+    package var configuration: QueueItEmulatorConfiguration { model.state.withLockedValue { $0.configuration } }
 
     /// Where the client is pointed: the options ``clientDefaults(server:)`` gives an address.
-    public static let clientAddressKeys: Set<String> = ["waitingRoomDomain"]
+    package static let clientAddressKeys: Set<String> = ["waitingRoomDomain"]
 
     /// The client options for an emulator on `server`: the demo customer, the emulator as the
     /// waiting-room domain, and the queue page followed over HTTP (the emulator's pages can be).
-    public static func clientDefaults(server: EmulatorAddress) -> JSONValue {
+    package static func clientDefaults(server: EmulatorAddress) -> JSONValue {
         .object([
             "customerId": .string(demoCustomer),
             "waitingRoomDomain": .string(server.authority),
@@ -35,7 +35,7 @@ extension QueueItEmulator {
     }
 
     /// Its customers (with their secret and API keys: this is a local emulator) and rooms.
-    public func describe(server: EmulatorAddress) -> JSONValue {
+    package func describe(server: EmulatorAddress) -> JSONValue {
         var customers: [String: JSONValue] = [:]
         for (name, customer) in configuration.customers {
             var rooms: [String: JSONValue] = [:]
@@ -50,7 +50,7 @@ extension QueueItEmulator {
         return .object(["waitingRoomDomain": .string(server.authority), "customers": .object(customers)])
     }
 
-    public func summary(server: EmulatorAddress) -> [String] {
+    package func summary(server: EmulatorAddress) -> [String] {
         var lines = ["Queue-it   waitingRoomDomain=\(server.authority)  (POST /api/mobileapp/queue/{customer}/{room}/enqueue)"]
         for (name, customer) in configuration.customers.sorted(by: { $0.key < $1.key }) {
             lines.append(

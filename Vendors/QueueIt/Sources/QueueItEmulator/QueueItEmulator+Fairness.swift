@@ -5,7 +5,7 @@ import WaitingRoomEmulatorKit
 /// The Queue-it emulator's scheduled starts and admission records (issue 30 §2): rooms are
 /// `{customerId}/{waitingRoomId}` (a key whose scope names no customer matches the room by name).
 extension QueueItEmulator: EmulatorFairnessSource {
-    public func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord? {
+    package func admissionRecord(room: RoomKey) -> EmulatorAdmissionRecord? {
         let t = model.now()
         return model.state.withLockedValue { s -> EmulatorAdmissionRecord? in
             guard let (customer, id) = Self.locate(room, in: s) else { return nil }
@@ -16,7 +16,7 @@ extension QueueItEmulator: EmulatorFairnessSource {
         }
     }
 
-    public func scheduleStart(room: RoomKey, at startsAt: Date?, shuffle: Bool, seed: UInt64) throws {
+    package func scheduleStart(room: RoomKey, at startsAt: Date?, shuffle: Bool, seed: UInt64) throws {
         guard let (customer, id) = model.state.withLockedValue({ Self.locate(room, in: $0) }) else {
             throw EmulatorRoomError.unknownRoom(room.description)
         }

@@ -18,7 +18,7 @@ extension QueueItEmulator {
 
     /// The counter of integration-configuration downloads, per `customer` and `result` (`ok`,
     /// `unauthorized`, `fault`).
-    public static let integrationConfigDownloadsMetric = EmulatorMetric(
+    package static let integrationConfigDownloadsMetric = EmulatorMetric(
         name: EmulatorMetric.prefix + "queueit_integrationconfig_downloads_total",
         help: "Queue-it integration configuration downloads per customer and result (ok, unauthorized: 401, fault: a fault was injected).",
         kind: .counter)
@@ -100,7 +100,7 @@ extension QueueItEmulator {
 
     /// The kit's standard figures and the integration-configuration downloads
     /// (``integrationConfigDownloadsMetric``, every configured customer, zeros included).
-    public func metrics(into samples: inout [EmulatorMetricSample]) {
+    package func metrics(into samples: inout [EmulatorMetricSample]) {
         standardMetrics(into: &samples)
         for (customer, result, count) in model.integrationConfigDownloadCounts() {
             samples.append(
@@ -112,7 +112,7 @@ extension QueueItEmulator {
 
     /// Integration-configuration downloads of `customer` so far (since the start or the last
     /// reset), per result: `ok`, `unauthorized`, `fault`.
-    public func integrationConfigDownloads(customer: String) -> [String: Int] {
+    package func integrationConfigDownloads(customer: String) -> [String: Int] {
         var out: [String: Int] = [:]
         for (c, result, count) in model.integrationConfigDownloadCounts() where c == customer { out[result.rawValue] = count }
         return out
@@ -121,7 +121,7 @@ extension QueueItEmulator {
     /// ``metrics(into:)`` in the Prometheus text format (0.0.4): what the stand-alone server
     /// (``QueueItEmulatorServer``) answers on `GET /metrics`; the combined emulator renders the
     /// same samples with swift-prometheus.
-    public func metricsText() -> String {
+    package func metricsText() -> String {
         var samples: [EmulatorMetricSample] = []
         metrics(into: &samples)
         return Self.prometheusText(samples)

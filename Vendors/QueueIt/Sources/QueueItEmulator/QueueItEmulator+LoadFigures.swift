@@ -2,7 +2,7 @@ import WaitingRoomEmulatorKit
 
 extension QueueItEmulator {
     /// Queue-it holds no keys: what counts is that every admitted visitor got its pass.
-    public func loadFigures() -> EmulatorLoadFigures {
+    package func loadFigures() -> EmulatorLoadFigures {
         let q = counters
         return EmulatorLoadFigures(
             keys: [

@@ -7,7 +7,7 @@ extension QueueItEmulator {
     /// The waiting rooms and counters for the `/_emulator/` dashboard, with the admin calls that
     /// change a room (admission rate, admit one, open, safety net, disable) and add or clear faults.
     /// Queue-it passes hold no key, so `keysNeverReturned` is nil.
-    public func emulatorStatus() -> EmulatorStatus {
+    package func emulatorStatus() -> EmulatorStatus {
         let t = model.now()
         let (rooms, stateCounters) = model.state.withLockedValue { s -> ([EmulatorStatus.Room], QueueItEmulatorCounters) in
             var rooms: [EmulatorStatus.Room] = []

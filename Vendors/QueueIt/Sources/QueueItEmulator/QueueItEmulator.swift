@@ -41,7 +41,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     }
 
     /// Adds every Queue-it route to `router`.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
+    package func addRoutes(to router: Router<BasicRequestContext>) {
         let enqueue: @Sendable (Request, BasicRequestContext) async throws -> Response = { [self] req, ctx in
             try await self.handleEnqueue(req, ctx, prefix: ctx.parameters.get("prefix"))
         }
@@ -146,7 +146,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     /// it can be given right away, exactly as the route would give it: `nil` for any other request,
     /// for path segments that need decoding, and while a fault (or chaos) is pending for enqueue
     /// calls (the route applies it). The server sends it from its event loop.
-    public func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply? {
+    package func inlineAnswer(_ head: HTTPTypes.HTTPRequest, body: ByteBuffer?) -> EmulatorInlineReply? {
         guard head.method == .post, let path = head.path, !path.contains("%"), !path.contains("?") else { return nil }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         // "", [prefix,] "api", "mobileapp", "queue", c, e, "enqueue"
@@ -289,7 +289,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
 
     /// Answers one enqueue call without HTTP (faults not applied), as a server on `baseURL`
     /// would: the status and the body bytes. For benchmarks that need the reply's bytes.
-    public func answerEnqueue(
+    package func answerEnqueue(
         customerId: String, waitingRoomId: String, body: [UInt8], baseURL: String,
         clientIP: String? = nil
     ) -> (status: Int, body: [UInt8]) {
@@ -298,32 +298,32 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     }
 
     /// Queues a fault (Queue-it's older form; ``EmulatorFaultQueue/add(_:)`` takes the kit's).
-    public func inject(_ fault: QueueItEmulatorFault) { model.faults.add(fault.emulatorFault) }
+    package func inject(_ fault: QueueItEmulatorFault) { model.faults.add(fault.emulatorFault) }
     /// Admits `count` visitors of a room now.
-    @discardableResult public func admit(customerId: String, waitingRoomId: String, count: Int) -> Bool {
+    @discardableResult package func admit(customerId: String, waitingRoomId: String, count: Int) -> Bool {
         model.admit(customer: customerId, room: waitingRoomId, count: count)
     }
     /// How many enqueue calls were served.
-    public var enqueueCount: Int { model.state.withLockedValue { $0.enqueueCount } }
+    package var enqueueCount: Int { model.state.withLockedValue { $0.enqueueCount } }
 
     /// The counters (the same figures as `GET /_emulator/queueit/state`).
-    public var counters: QueueItEmulatorCounters { model.counters() }
+    package var counters: QueueItEmulatorCounters { model.counters() }
 
     /// Faults injected so far, on every request kind (`faultsInjected` in the state JSON).
-    public var faultsInjected: Int { counters.faultsInjected }
+    package var faultsInjected: Int { counters.faultsInjected }
 
     /// Queue ids the queue page has handed a `queueittoken` (each admitted visitor whose turn
     /// answer was sent at least once).
-    public var passedQueueIds: Set<String> { model.passedQueueIds() }
+    package var passedQueueIds: Set<String> { model.passedQueueIds() }
 
     // MARK: EmulatedVendor
 
-    public static var vendorID: String { QueueItConfiguration.vendorID }
-    public var faultQueue: EmulatorFaultQueue { model.faults }
-    public var faultVocabulary: EmulatorFaultVocabulary { QueueItEmulatorFault.vocabulary }
+    package static var vendorID: String { QueueItConfiguration.vendorID }
+    package var faultQueue: EmulatorFaultQueue { model.faults }
+    package var faultVocabulary: EmulatorFaultVocabulary { QueueItEmulatorFault.vocabulary }
     /// The enqueue call and the queue page (with its status polls): `load --chaos N` installs
     /// `8 × N` faults, served in rotation after the faults added one by one.
-    public var chaosKinds: [String] { [QueueItEmulatorFault.Target.enqueue.rawValue, QueueItEmulatorFault.Target.queue.rawValue] }
+    package var chaosKinds: [String] { [QueueItEmulatorFault.Target.enqueue.rawValue, QueueItEmulatorFault.Target.queue.rawValue] }
     public func stateJSON() -> JSONValue {
         (try? JSONValue.parse(String(decoding: QueueItEmulatorModel.json(model.snapshot()), as: UTF8.self))) ?? .object([:])
     }
@@ -331,11 +331,11 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     public func reset() { model.reset() }
 
     /// Rooms are `{customerId}/{waitingRoomId}`.
-    public var roomPathArity: Int { 2 }
+    package var roomPathArity: Int { 2 }
 
     /// Changes a room (`state`, `admitPerSecond`, …; keys not given keep their values); answers
     /// the state document.
-    public func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
+    package func updateRoom(_ path: [String], with patch: JSONValue) throws -> JSONValue {
         guard case .object = patch,
             let object = try? JSONSerialization.jsonObject(with: Data(patch.jsonText.utf8)) as? [String: Any]
         else {
@@ -351,7 +351,7 @@ public final class QueueItEmulator: EmulatedVendor, Sendable {
     }
 
     /// Admits `count` visitors of the room now.
-    public func admit(_ path: [String], count: Int) throws -> Int {
+    package func admit(_ path: [String], count: Int) throws -> Int {
         guard model.admit(customer: path[0], room: path[1], count: count) else {
             throw EmulatorRoomError.unknownRoom(path.joined(separator: "/"))
         }
@@ -366,7 +366,7 @@ public final class QueueItEmulatorServer: Sendable {
     /// The bound port.
     public let port: Int
     /// The emulator behind it.
-    public let emulator: QueueItEmulator
+    package let emulator: QueueItEmulator
     let task: Task<Void, any Error>
     let group: ServiceGroup
 
@@ -414,7 +414,7 @@ public final class QueueItEmulatorServer: Sendable {
     }
 
     /// `127.0.0.1:{port}`: what a client configures as `waitingRoomDomain`.
-    public var waitingRoomDomain: String { "127.0.0.1:\(port)" }
+    package var waitingRoomDomain: String { "127.0.0.1:\(port)" }
 
     /// Stops the server gracefully (open requests finish) and waits for it to finish.
     public func shutdown() async {

@@ -7,16 +7,16 @@ import WaitingRoom
 /// customer's API key (`queueit/Documentation`, `serverside-connectors/integration-config/README.md`).
 extension QueueItEmulatorConfiguration {
     /// The API key of a customer configured without one: `{customerId}-api-key` (`demo-api-key`).
-    public static func defaultAPIKey(customer: String) -> String { "\(customer)-api-key" }
+    package static func defaultAPIKey(customer: String) -> String { "\(customer)-api-key" }
 
     /// The event the default integration configuration queues in (`waitingroom gate --emulator`'s).
-    public static let defaultIntegrationEvent = "sale"
+    package static let defaultIntegrationEvent = "sale"
 
     /// The default integration configuration of `customer`, the one `waitingroom gate --emulator`
     /// uses: ignore paths containing `/static/`, queue everything else in event `sale`. Its
     /// `Queue` integration's `QueueDomain` is empty: the emulator serves its own base URL there.
     /// `Version` 1, `PublishDate` = `publishDate`.
-    public static func defaultIntegrationConfig(customer: String, publishDate: Date) -> JSONValue {
+    package static func defaultIntegrationConfig(customer: String, publishDate: Date) -> JSONValue {
         func trigger(_ value: String, ignoreCase: Bool) -> JSONValue {
             .array([
                 .object([
@@ -51,7 +51,7 @@ extension QueueItEmulatorConfiguration {
     }
 
     /// `PublishDate`'s form: ISO 8601 in UTC, whole seconds (`2026-11-25T10:00:00Z`).
-    public static func publishDateText(_ date: Date) -> String {
+    package static func publishDateText(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: date)
@@ -61,7 +61,7 @@ extension QueueItEmulatorConfiguration {
     /// with an `Integrations` array of objects, and a whole-number `Version` when it has one.
     /// - Throws: the error naming the field under `path` (`""`: an admin request's body, whose
     ///   fields are named as they are, `Integrations`, and the body itself `body`).
-    public static func checkIntegrationConfig(_ config: JSONValue, path: String) throws(QueueItEmulatorConfigurationError) {
+    package static func checkIntegrationConfig(_ config: JSONValue, path: String) throws(QueueItEmulatorConfigurationError) {
         typealias E = QueueItEmulatorConfigurationError
         func field(_ name: String) -> String { path.isEmpty ? name : "\(path).\(name)" }
         guard let object = config.objectValue else {

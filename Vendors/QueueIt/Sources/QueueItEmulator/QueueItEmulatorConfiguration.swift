@@ -10,7 +10,7 @@ public struct QueueItEmulatorConfigurationError: Error, Sendable, Equatable, Cus
 }
 
 /// The state of an emulated waiting room (the redirect type its answers carry, docs/queueit-protocol.md §2.2).
-public enum QueueItRoomState: String, Sendable, Codable, CaseIterable {
+package enum QueueItRoomState: String, Sendable, Codable, CaseIterable {
     /// Visitors queue: enqueue answers with a queue page, the page admits them at `admitPerSecond`.
     case queue
     /// Safety net: enqueue answers with a `rt_safetynet` token (passed without a queue page).
@@ -47,51 +47,51 @@ public enum QueueItRoomState: String, Sendable, Codable, CaseIterable {
 /// ones join first come first served; ``EmulatorScheduledStart`` forms), `shuffleAtStart`
 /// (default true; false: the pre-queue keeps arrival order), `seed` (of the shuffle, default 0).
 public struct QueueItEmulatorConfiguration: Sendable, Equatable {
-    public struct Room: Sendable, Equatable {
-        public var state: QueueItRoomState
-        public var admitPerSecond: Double = 1
-        public var capacity: Int?
-        public var enqueueTokenRequired = false
-        public var enqueueKeyRequired = false
-        public var enqueueKeys: [String] = []
-        public var tokenValiditySeconds = 600
-        public var cookieValidityMinutes: Int?
-        public var targetUrl: String?
-        public var refreshSeconds = 1
-        public var layoutName: String?
-        public var bindTokenToIP = false
-        public var proxyPrefix: String?
+    package struct Room: Sendable, Equatable {
+        package var state: QueueItRoomState
+        package var admitPerSecond: Double = 1
+        package var capacity: Int?
+        package var enqueueTokenRequired = false
+        package var enqueueKeyRequired = false
+        package var enqueueKeys: [String] = []
+        package var tokenValiditySeconds = 600
+        package var cookieValidityMinutes: Int?
+        package var targetUrl: String?
+        package var refreshSeconds = 1
+        package var layoutName: String?
+        package var bindTokenToIP = false
+        package var proxyPrefix: String?
         /// The room's message to waiting visitors, shown on the queue page.
-        public var message: String?
+        package var message: String?
         /// The sale's start: visitors arriving before it are held in a pre-queue and shuffled at
         /// it (nil: no scheduled start). `QueueItEmulatorModel+Prequeue.swift`.
-        public var startsAt: Date?
+        package var startsAt: Date?
         /// Whether the pre-queue is shuffled at the start (else released in arrival order).
-        public var shuffleAtStart = true
+        package var shuffleAtStart = true
         /// The seed of the shuffle at the start.
-        public var seed: UInt64 = 0
+        package var seed: UInt64 = 0
 
-        public init(state: QueueItRoomState, admitPerSecond: Double = 1) {
+        package init(state: QueueItRoomState, admitPerSecond: Double = 1) {
             self.state = state
             self.admitPerSecond = admitPerSecond
         }
     }
 
-    public struct Customer: Sendable, Equatable {
-        public var secretKey: String
-        public var rooms: [String: Room]
+    package struct Customer: Sendable, Equatable {
+        package var secretKey: String
+        package var rooms: [String: Room]
         /// The API key the secure integration-configuration download checks (`api-key` header);
         /// nil: ``QueueItEmulatorConfiguration/defaultAPIKey(customer:)`` (`{customerId}-api-key`).
-        public var apiKey: String?
+        package var apiKey: String?
         /// The customer's published integration configuration (Queue-it's JSON: `Integrations`,
         /// `Version`, …); nil: ``QueueItEmulatorConfiguration/defaultIntegrationConfig(customer:publishDate:)``.
         /// A `Queue` integration with an empty or missing `QueueDomain` is served with the
         /// emulator's own base URL (`QueueItEmulator+IntegrationConfig.swift`).
-        public var integrationConfig: JSONValue?
+        package var integrationConfig: JSONValue?
         /// Whether the unsecured download (`GET /status/integrationconfig/{customerId}`, no key)
         /// is allowed (default true; false: it answers 401, only the secure route serves).
-        public var unsecuredIntegrationConfig: Bool
-        public init(
+        package var unsecuredIntegrationConfig: Bool
+        package init(
             secretKey: String, rooms: [String: Room], apiKey: String? = nil, integrationConfig: JSONValue? = nil,
             unsecuredIntegrationConfig: Bool = true
         ) {
@@ -103,9 +103,9 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
         }
     }
 
-    public var customers: [String: Customer]
+    package var customers: [String: Customer]
 
-    public init(customers: [String: Customer]) { self.customers = customers }
+    package init(customers: [String: Customer]) { self.customers = customers }
 
     /// The CLI default: customer `demo` (secret `demo-secret-key-0123456789`) with rooms `sale`
     /// (queue, 1 visitor/s, with a message), `flash` (queue, 0/s: nobody is admitted until `/_emulator/queueit/admit`),
@@ -136,7 +136,7 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
 
     /// Decodes the `"queueit"` member of a shared emulator document (other keys are ignored).
     /// A document without `"queueit"` is an error naming `queueit`.
-    public init(document: [UInt8]) throws(QueueItEmulatorConfigurationError) {
+    package init(document: [UInt8]) throws(QueueItEmulatorConfigurationError) {
         let any: Any
         do { any = try JSONSerialization.jsonObject(with: Data(document), options: [.fragmentsAllowed]) } catch {
             throw QueueItEmulatorConfigurationError(field: "$", message: "not valid JSON")
@@ -160,7 +160,7 @@ public struct QueueItEmulatorConfiguration: Sendable, Equatable {
     }
 
     /// Decodes the value of the `"queueit"` member (as produced by `JSONSerialization`).
-    public init(queueItPart qi: Any) throws(QueueItEmulatorConfigurationError) {
+    package init(queueItPart qi: Any) throws(QueueItEmulatorConfigurationError) {
         typealias E = QueueItEmulatorConfigurationError
         guard let obj = qi as? [String: Any] else { throw E(field: "queueit", message: "must be an object") }
         guard let customersAny = obj["customers"] else { throw E(field: "queueit.customers", message: "is missing") }

@@ -3,7 +3,7 @@ import WaitingRoomEmulatorKit
 
 extension QueueItEmulatorFault {
     /// The kit's fault this stands for.
-    public var emulatorFault: EmulatorFault {
+    package var emulatorFault: EmulatorFault {
         let action: EmulatorFault.Action =
             switch kind {
             case .delay: .delay(.milliseconds(delayMs))
@@ -17,7 +17,7 @@ extension QueueItEmulatorFault {
     /// What Queue-it's emulator understands in a fault: its request kinds (`enqueue`, the
     /// default, `queue` and `integrationconfig`), and the older form as an alias, read with the
     /// kit's bounds.
-    public static let vocabulary = EmulatorFaultVocabulary(
+    package static let vocabulary = EmulatorFaultVocabulary(
         vendor: "queueit", requestKinds: [Target.enqueue.rawValue, Target.queue.rawValue, Target.integrationconfig.rawValue],
         defaultTarget: Target.enqueue.rawValue,
         alias: { json, path in

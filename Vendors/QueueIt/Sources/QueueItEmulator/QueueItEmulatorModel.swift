@@ -8,8 +8,8 @@ import WaitingRoomEmulatorKit
 /// admin route and `--faults` files read both): `{"kind": "delay|drop|status|nonjson", "on":
 /// "enqueue|queue|any", "count": 1, "status": 503, "delayMs": 0, "body": "…"}`; `nonjson` is
 /// the kit's `garbage`. The kit's form is `{"action": …, "on": …, …}`.
-public struct QueueItEmulatorFault: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
+package struct QueueItEmulatorFault: Sendable, Equatable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// Wait `delayMs` before answering normally.
         case delay
         /// Close the connection in the middle of the answer.
@@ -22,7 +22,7 @@ public struct QueueItEmulatorFault: Sendable, Equatable {
     }
 
     /// Which requests a fault applies to (JSON field `on`).
-    public enum Target: String, Sendable, CaseIterable {
+    package enum Target: String, Sendable, CaseIterable {
         /// The enqueue call (`POST …/enqueue`); the default, as before `on` existed.
         case enqueue
         /// The queue page and its status polls (`GET …/queueit/queue/{c}/{e}?q=…`).
@@ -37,16 +37,16 @@ public struct QueueItEmulatorFault: Sendable, Equatable {
         func matches(_ request: Target) -> Bool { self == .any || self == request }
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// How many matching requests it affects (default 1).
-    public var count: Int
-    public var status: Int
-    public var delayMs: Int
-    public var body: String?
+    package var count: Int
+    package var status: Int
+    package var delayMs: Int
+    package var body: String?
     /// Which requests it applies to (default ``Target/enqueue``).
-    public var on: Target
+    package var on: Target
 
-    public init(kind: Kind, count: Int = 1, status: Int = 503, delayMs: Int = 0, body: String? = nil, on: Target = .enqueue) {
+    package init(kind: Kind, count: Int = 1, status: Int = 503, delayMs: Int = 0, body: String? = nil, on: Target = .enqueue) {
         self.kind = kind
         self.count = count
         self.status = status
@@ -57,24 +57,24 @@ public struct QueueItEmulatorFault: Sendable, Equatable {
 }
 
 /// The emulator's counters (also in `GET /_emulator/queueit/state`).
-public struct QueueItEmulatorCounters: Sendable, Hashable {
+package struct QueueItEmulatorCounters: Sendable, Hashable {
     /// Enqueue calls that reached the model (faulted calls are not counted).
-    public var enqueueCount: Int
+    package var enqueueCount: Int
     /// Queue-page answers that carried a `queueittoken` (a visitor may get more than one when an
     /// answer was lost, e.g. after a delay past the client's timeout).
-    public var passedCount: Int
+    package var passedCount: Int
     /// Distinct visitors (queue ids) that were given a `queueittoken` on the queue page.
-    public var passedVisitors: Int
+    package var passedVisitors: Int
     /// Faults injected so far, all targets (`faultsInjected`).
-    public var faultsInjected: Int
+    package var faultsInjected: Int
     /// Faults injected into enqueue calls.
-    public var faultsInjectedOnEnqueue: Int
+    package var faultsInjectedOnEnqueue: Int
     /// Faults injected into queue-page requests.
-    public var faultsInjectedOnQueue: Int
+    package var faultsInjectedOnQueue: Int
     /// Fault uses still pending (sum of the remaining counts).
-    public var pendingFaults: Int
+    package var pendingFaults: Int
     /// Faults injected into integration-configuration downloads.
-    public var faultsInjectedOnIntegrationConfig: Int = 0
+    package var faultsInjectedOnIntegrationConfig: Int = 0
 }
 
 /// The emulator's in-memory state: rooms, visitors in line, pending faults. Pure (no I/O); time

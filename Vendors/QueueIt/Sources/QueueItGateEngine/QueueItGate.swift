@@ -22,44 +22,44 @@ public struct QueueItGate: GateEngine {
     /// Settings beyond the integration configuration.
     public struct Options: Sendable {
         /// `kupver` in queue URLs (proposal: the platform the connector runs on).
-        public var platformVersion: String
+        package var platformVersion: String
         /// After a valid `queueittoken` on a page load (GET or HEAD, not AJAX), answer 302 to the
         /// URL without it (with the cookie) instead of serving the page (the KU-JS sample does, "to
         /// avoid sharing of user specific token").
-        public var redirectsAfterToken: Bool
+        package var redirectsAfterToken: Bool
         /// Where single-use tokens are remembered (this process's ``GateReplayLedger`` by default;
         /// a shared store behind several instances); nil: tokens may be replayed until their `ts`
         /// (the connectors' behaviour).
-        public var ledger: GateCredentialLedger?
+        package var ledger: GateCredentialLedger?
         /// When set, queue redirects carry a fresh enqueue token bound to the visitor's IP, valid this long.
-        public var enqueueTokenValidity: Duration?
+        package var enqueueTokenValidity: Duration?
         /// The time tokens and cookies are checked against.
-        public var clock: any WaitingRoomClock
+        package var clock: any WaitingRoomClock
         /// How many valid session cookies each integration remembers its decision for, for the
         /// rest of the second it was made in (a page's burst of requests checks the cookie once;
         /// the answers are the same as without it). 0: every request is checked afresh.
-        public var sessionMemoCapacity: Int
+        package var sessionMemoCapacity: Int
         /// Lets `OPTIONS` requests (CORS preflights, which carry no cookie) through unchecked, as
         /// KU-JS's sample and Queue-it's edge connectors do. Default true.
-        public var ignoresOptionsRequests: Bool
+        package var ignoresOptionsRequests: Bool
         /// What a request gets when the gate cannot decide (a Queue or Cancel integration without a
         /// `QueueDomain`, a validator that gives neither a pass nor a redirect): `true` (default,
         /// the connectors' samples) lets it through with `x-queueit-failed: true` on the answer and
         /// an error logged; `false` answers 503.
-        public var failsOpen: Bool
+        package var failsOpen: Bool
         /// `SameSite` of the session cookie (`Lax`, `Strict`, `None`); nil: none, as every
         /// connector writes it. `HttpOnly` and `Secure` come from the integration
         /// (`IsCookieHttpOnly`, `IsCookieSecure`).
-        public var cookieSameSite: String?
+        package var cookieSameSite: String?
         /// Where failures and unknown action types are logged.
-        public var logger: Logger
+        package var logger: Logger
         /// The most bytes of a body a `RequestBodyValidator` part compares (the bytes after them
         /// are not looked at). Default 51,200, the KU-.NET sample's bound.
-        public var maxBodyBytesRead: Int
+        package var maxBodyBytesRead: Int
         /// Refuse session cookies whose queue id and `Hip` are not in the forms Queue-it issues
         /// (``QueueItAcceptedCookie/hasIssuedForm``): their fields cannot be re-split under a
         /// valid hash. Default true (proposal; the connectors do not check).
-        public var requiresIssuedCookieForm: Bool
+        package var requiresIssuedCookieForm: Bool
 
         public init(
             platformVersion: String = QueueItGate.defaultPlatformVersion, redirectsAfterToken: Bool = true,
@@ -86,16 +86,16 @@ public struct QueueItGate: GateEngine {
     /// `kupver` by default (proposal).
     public static let defaultPlatformVersion = "swift-hummingbird-2"
     /// The AJAX request header (KU-JS `QueueITAjaxHeaderKey`).
-    public static let ajaxHeader = "x-queueit-ajaxpageurl"
+    package static let ajaxHeader = "x-queueit-ajaxpageurl"
     /// The AJAX answer's header with the (encoded) redirect URL.
-    public static let redirectHeader = "x-queueit-redirect"
+    package static let redirectHeader = "x-queueit-redirect"
     /// The request header a token may come in when the query has none (Queue-it's edge
     /// connectors, e.g. Cloudflare's `QUEUEIT_TOKEN_HEADER`).
-    public static let tokenHeader = "x-queueittoken"
+    package static let tokenHeader = "x-queueittoken"
     /// The header naming the connector on the gate's own answers (KU-JS sample: `nodejs`).
-    public static let connectorHeader = GateHeader("x-queueit-connector", "swift")
+    package static let connectorHeader = GateHeader("x-queueit-connector", "swift")
     /// The header on an answer the gate let through because it could not decide (KU-JS sample).
-    public static let failedHeader = GateHeader("x-queueit-failed", "true")
+    package static let failedHeader = GateHeader("x-queueit-failed", "true")
 
     public var vendorID: String { QueueItConfiguration.vendorID }
 
@@ -106,11 +106,11 @@ public struct QueueItGate: GateEngine {
     /// The header names the configuration's `HttpHeaderValidator` triggers read.
     public let consultedHeaderNames: Set<String>
     /// The Queue-it customer id (`c`).
-    public let customerId: String
+    package let customerId: String
     /// The published integration configuration.
-    public let configuration: QueueItIntegrationConfig
+    package let configuration: QueueItIntegrationConfig
     /// Settings beyond the configuration.
-    public let options: Options
+    package let options: Options
     let secretKey: String
     /// Each integration with its validator, in the configuration's order, shared (a request walks them without copying the
     /// integrations' strings).
@@ -122,9 +122,9 @@ public struct QueueItGate: GateEngine {
     private let failures = Counter()
 
     /// How many requests an integration with an unknown `ActionType` let through (it acts as Ignore).
-    public var unknownActionCount: Int { unknownActions.value }
+    package var unknownActionCount: Int { unknownActions.value }
     /// How many requests the gate could not decide (``Options/failsOpen``).
-    public var failureCount: Int { failures.value }
+    package var failureCount: Int { failures.value }
 
     /// A count many requests add to at once.
     final class Counter: Sendable {
@@ -217,7 +217,7 @@ public struct QueueItGate: GateEngine {
     /// ``immediateDecision(_:)`` when there is one; otherwise (a shared ledger and a token in the
     /// request) the decision as a preview, with the token counted as unused and nothing recorded:
     /// use ``decide(_:)`` to have the ledger read.
-    public func decideNow(_ request: GateRequest) -> GateDecision {
+    package func decideNow(_ request: GateRequest) -> GateDecision {
         if let decision = immediateDecision(request) { return decision }
         var view = GateCredentialView.none(now: epochNow())
         return decideNow(request, credentials: &view)

@@ -8,11 +8,11 @@ import WaitingRoomGate
 /// ignored, as the connectors do.
 public struct QueueItIntegrationConfig: Sendable, Hashable, Decodable {
     /// `Version`: sent as `cver` in redirects.
-    public var version: Int
+    package var version: Int
     /// `Integrations`, in the order they are tried: the first whose trigger matches wins.
-    public var integrations: [QueueItIntegration]
+    package var integrations: [QueueItIntegration]
 
-    public init(version: Int, integrations: [QueueItIntegration]) {
+    package init(version: Int, integrations: [QueueItIntegration]) {
         self.version = version
         self.integrations = integrations
     }
@@ -39,7 +39,7 @@ public struct QueueItIntegrationConfig: Sendable, Hashable, Decodable {
 
     /// Reads the published JSON. Throws ``QueueItIntegrationConfigError`` naming what is wrong
     /// (KU-JS refuses a configuration without a `Version` too).
-    public init(json: [UInt8]) throws(QueueItIntegrationConfigError) {
+    package init(json: [UInt8]) throws(QueueItIntegrationConfigError) {
         guard json.count <= Self.maxBytes else { throw .tooLarge(bytes: json.count) }
         let decoded: QueueItIntegrationConfig
         do { decoded = try JSONDecoder().decode(QueueItIntegrationConfig.self, from: Data(json)) } catch {
@@ -59,10 +59,10 @@ public struct QueueItIntegrationConfig: Sendable, Hashable, Decodable {
     }
 
     /// The largest configuration read (4 MiB).
-    public static let maxBytes = 4 * 1024 * 1024
+    package static let maxBytes = 4 * 1024 * 1024
 
     /// The first integration with a trigger that matches `request` (its URL without `queueittoken`).
-    public func match(_ request: GateRequest, urlWithoutToken: String) -> QueueItIntegration? {
+    package func match(_ request: GateRequest, urlWithoutToken: String) -> QueueItIntegration? {
         integrations.first { $0.triggers.contains { $0.matches(request, url: urlWithoutToken) } }
     }
 }
@@ -89,54 +89,54 @@ public enum QueueItIntegrationConfigError: Error, Sendable, Hashable, CustomStri
 }
 
 /// One integration: an action (Queue, Cancel or Ignore) on one waiting room, with its triggers.
-public struct QueueItIntegration: Sendable, Hashable, Decodable {
+package struct QueueItIntegration: Sendable, Hashable, Decodable {
     /// KnownUser action types (KU-JS `ActionType`); anything else acts as Ignore (KU-JS `default:`).
-    public enum ActionType: String, Sendable, Hashable, Decodable {
+    package enum ActionType: String, Sendable, Hashable, Decodable {
         case queue = "Queue"
         case cancel = "Cancel"
         case ignore = "Ignore"
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             self = ActionType(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .ignore
         }
     }
 
     /// `Name`: the action's name, sent as `man`.
-    public var name: String
+    package var name: String
     /// `EventId`: the waiting room.
-    public var eventId: String
+    package var eventId: String
     /// `QueueDomain`: `{customer}.queue-it.net` or a custom domain. (proposal) A value that starts
     /// with `http://` or `https://` keeps its scheme (the emulator serves plain HTTP); otherwise
     /// `https://` is put in front, as the connectors do.
-    public var queueDomain: String
+    package var queueDomain: String
     /// `CookieDomain`: the session cookie's `Domain`.
-    public var cookieDomain: String?
+    package var cookieDomain: String?
     /// `IsCookieHttpOnly`.
-    public var isCookieHttpOnly: Bool
+    package var isCookieHttpOnly: Bool
     /// `IsCookieSecure`.
-    public var isCookieSecure: Bool
+    package var isCookieSecure: Bool
     /// `LayoutName`: sent as `l`.
-    public var layoutName: String?
+    package var layoutName: String?
     /// `Culture`: sent as `cid`.
-    public var culture: String?
+    package var culture: String?
     /// `ExtendCookieValidity` (default true).
-    public var extendCookieValidity: Bool
+    package var extendCookieValidity: Bool
     /// `CookieValidityMinute` (default 10, KnownUser's `QueueEventConfig`).
-    public var cookieValidityMinute: Int
+    package var cookieValidityMinute: Int
     /// `RedirectLogic`: `AllowTParameter` (the request URL), `EventTargetUrl` (no `t`) or `ForcedTargetUrl`.
-    public var redirectLogic: String
+    package var redirectLogic: String
     /// `ForcedTargetUrl`, for that redirect logic.
-    public var forcedTargetURL: String?
+    package var forcedTargetURL: String?
     /// `ActionType`.
-    public var actionType: ActionType
+    package var actionType: ActionType
     /// `Triggers`: any one matching selects this integration.
-    public var triggers: [QueueItTrigger]
+    package var triggers: [QueueItTrigger]
     /// The `ActionType` text when it is none of `Queue`, `Cancel`, `Ignore` (or absent: `""`); the
     /// integration then acts as Ignore (KU-JS `default:`; KU-Java, -.NET and -PHP queue instead,
     /// KU-Python throws), and ``QueueItGate`` logs and counts every request it lets through so.
-    public var unknownActionType: String?
+    package var unknownActionType: String?
 
-    public init(
+    package init(
         name: String, eventId: String, queueDomain: String, actionType: ActionType = .queue, triggers: [QueueItTrigger],
         cookieDomain: String? = nil, isCookieHttpOnly: Bool = false, isCookieSecure: Bool = false, layoutName: String? = nil,
         culture: String? = nil, extendCookieValidity: Bool = true, cookieValidityMinute: Int = 10,
@@ -175,7 +175,7 @@ public struct QueueItIntegration: Sendable, Hashable, Decodable {
         case triggers = "Triggers"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decodeIfPresent(String.self, forKey: .name) ?? ""
         eventId = try c.decodeIfPresent(String.self, forKey: .eventId) ?? ""
@@ -203,10 +203,10 @@ public struct QueueItIntegration: Sendable, Hashable, Decodable {
     }
 
     /// The largest `CookieValidityMinute` a configuration may give: ten years.
-    public static let cookieValidityMinuteBound = 10 * 365 * 24 * 60
+    package static let cookieValidityMinuteBound = 10 * 365 * 24 * 60
 
     /// `https://{QueueDomain}` (or the domain's own scheme, see ``queueDomain``), without a trailing slash.
-    public var queueBaseURL: String {
+    package var queueBaseURL: String {
         var base = queueDomain.hasPrefix("http://") || queueDomain.hasPrefix("https://") ? queueDomain : "https://" + queueDomain
         while base.hasSuffix("/") { base.removeLast() }
         return base

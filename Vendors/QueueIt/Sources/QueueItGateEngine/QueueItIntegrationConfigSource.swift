@@ -13,19 +13,19 @@ import WaitingRoom
 ///   `{"integrationInfo": <the configuration's UTF-8 bytes, hex>, "hash": <HMAC-SHA256 of that
 ///   hex text, keyed with the secret key, lower-case hex>}` (the Documentation's example; KU
 ///   Cloudflare worker `integrationConfigProvider.ts`).
-public struct QueueItIntegrationConfigSource: Sendable {
+package struct QueueItIntegrationConfigSource: Sendable {
     /// The Queue-it customer id.
-    public let customerId: String
+    package let customerId: String
     /// The URL downloaded.
-    public let url: String
+    package let url: String
     /// The customer's API key (`api-key`), when the secure form is used.
-    public let apiKey: String?
+    package let apiKey: String?
     /// How downloads are sent.
-    public let transport: any HTTPTransport
+    package let transport: any HTTPTransport
     /// The longest one download may take.
-    public let timeout: Duration
+    package let timeout: Duration
 
-    public init(customerId: String, url: String? = nil, apiKey: String?, transport: any HTTPTransport, timeout: Duration = .seconds(4)) {
+    package init(customerId: String, url: String? = nil, apiKey: String?, transport: any HTTPTransport, timeout: Duration = .seconds(4)) {
         self.customerId = customerId
         self.url = url ?? Self.defaultURL(customerId: customerId)
         self.apiKey = apiKey
@@ -34,12 +34,12 @@ public struct QueueItIntegrationConfigSource: Sendable {
     }
 
     /// `https://{customerId}.queue-it.net/status/integrationconfig/secure/{customerId}`.
-    public static func defaultURL(customerId: String) -> String {
+    package static func defaultURL(customerId: String) -> String {
         "https://\(customerId).queue-it.net/status/integrationconfig/secure/\(customerId)"
     }
 
     /// Why a configuration was not taken.
-    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// The download did not complete (refused, timed out).
         case unreachable(String)
         /// The server answered, but not 200.
@@ -51,7 +51,7 @@ public struct QueueItIntegrationConfigSource: Sendable {
         /// A push's hash is not the HMAC-SHA256 of its `integrationInfo` with the secret key.
         case wrongHash
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unreachable(let why): "the configuration could not be downloaded: \(why)"
             case .status(let status): "the configuration download answered \(status)"
@@ -63,7 +63,7 @@ public struct QueueItIntegrationConfigSource: Sendable {
     }
 
     /// Downloads the configuration.
-    public func download() async throws(Failure) -> QueueItIntegrationConfig {
+    package func download() async throws(Failure) -> QueueItIntegrationConfig {
         var headers: [(String, String)] = [("Accept", "application/json"), ("User-Agent", "queueit-connector-swift")]
         if let apiKey { headers.append(("api-key", apiKey)) }
         let response: HTTPResponse
@@ -81,7 +81,7 @@ public struct QueueItIntegrationConfigSource: Sendable {
     }
 
     /// The configuration a push carries, when its hash is right.
-    public static func pushed(_ body: [UInt8], secretKey: String) throws(Failure) -> QueueItIntegrationConfig {
+    package static func pushed(_ body: [UInt8], secretKey: String) throws(Failure) -> QueueItIntegrationConfig {
         let object: [String: Any]
         do {
             guard let parsed = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
@@ -111,7 +111,7 @@ public struct QueueItIntegrationConfigSource: Sendable {
 
     /// A push's body for `json` signed with `secretKey` (what Queue-it's platform sends; tests
     /// and `waitingroom` tools use it).
-    public static func pushBody(json: [UInt8], secretKey: String) -> [UInt8] {
+    package static func pushBody(json: [UInt8], secretKey: String) -> [UInt8] {
         let hex = json.map { String(format: "%02x", $0) }.joined()
         let hash = HMAC<SHA256>.authenticationCode(for: Array(hex.utf8), using: SymmetricKey(data: Array(secretKey.utf8)))
             .map { String(format: "%02x", $0) }.joined()

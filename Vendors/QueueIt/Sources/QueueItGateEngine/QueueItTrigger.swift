@@ -3,13 +3,13 @@ import WaitingRoomGate
 
 /// A trigger: its parts joined by `And` (every part) or `Or` (any part) (KU-JS `TriggerModel`,
 /// `IntegrationEvaluator.evaluateTrigger`; anything but `Or` is `And`).
-public struct QueueItTrigger: Sendable, Hashable, Decodable {
+package struct QueueItTrigger: Sendable, Hashable, Decodable {
     /// `LogicalOperator`.
-    public var logicalOperator: String
+    package var logicalOperator: String
     /// `TriggerParts`.
-    public var parts: [QueueItTriggerPart]
+    package var parts: [QueueItTriggerPart]
 
-    public init(logicalOperator: String = "And", parts: [QueueItTriggerPart]) {
+    package init(logicalOperator: String = "And", parts: [QueueItTriggerPart]) {
         self.logicalOperator = logicalOperator
         self.parts = parts
     }
@@ -19,14 +19,14 @@ public struct QueueItTrigger: Sendable, Hashable, Decodable {
         case parts = "TriggerParts"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         logicalOperator = try c.decodeIfPresent(String.self, forKey: .logicalOperator) ?? "And"
         parts = try c.decodeIfPresent([QueueItTriggerPart].self, forKey: .parts) ?? []
     }
 
     /// Whether the trigger fires for `request` whose URL without `queueittoken` is `url`.
-    public func matches(_ request: GateRequest, url: String) -> Bool {
+    package func matches(_ request: GateRequest, url: String) -> Bool {
         if logicalOperator == "Or" { return parts.contains { $0.matches(request, url: url) } }
         return parts.allSatisfy { $0.matches(request, url: url) }
     }
@@ -39,27 +39,27 @@ public struct QueueItTrigger: Sendable, Hashable, Decodable {
 /// An unknown validator or operator never matches (KU-JS). `RequestBodyValidator` compares the
 /// first bytes of the body the adapter read (``GateRequest/body``, at most
 /// ``QueueItGate/Options/maxBodyBytesRead``, read as UTF-8), or "" when there is none.
-public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
+package struct QueueItTriggerPart: Sendable, Hashable, Decodable {
     /// `ValidatorType`: `UrlValidator`, `CookieValidator`, `UserAgentValidator`, `HttpHeaderValidator`, `RequestBodyValidator`.
-    public var validatorType: String
+    package var validatorType: String
     /// `Operator`: `Equals`, `Contains`, `EqualsAny`, `ContainsAny`.
-    public var comparison: String
+    package var comparison: String
     /// `ValueToCompare` (`Equals`, `Contains`; `*` matches any non-empty value with `Contains`).
-    public var valueToCompare: String
+    package var valueToCompare: String
     /// `ValuesToCompare` (`EqualsAny`, `ContainsAny`).
-    public var valuesToCompare: [String]
+    package var valuesToCompare: [String]
     /// `IsNegative`: the result is inverted.
-    public var isNegative: Bool
+    package var isNegative: Bool
     /// `IsIgnoreCase`: compared case-insensitively.
-    public var isIgnoreCase: Bool
+    package var isIgnoreCase: Bool
     /// `UrlPart` of a `UrlValidator`: `PageUrl`, `PagePath` or `HostName`.
-    public var urlPart: String?
+    package var urlPart: String?
     /// `CookieName` of a `CookieValidator`.
-    public var cookieName: String?
+    package var cookieName: String?
     /// `HttpHeaderName` of an `HttpHeaderValidator`.
-    public var httpHeaderName: String?
+    package var httpHeaderName: String?
 
-    public init(
+    package init(
         validatorType: String = "UrlValidator", comparison: String, valueToCompare: String = "", valuesToCompare: [String] = [],
         isNegative: Bool = false, isIgnoreCase: Bool = false, urlPart: String? = nil, cookieName: String? = nil,
         httpHeaderName: String? = nil
@@ -87,7 +87,7 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
         case httpHeaderName = "HttpHeaderName"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         validatorType = try c.decodeIfPresent(String.self, forKey: .validatorType) ?? ""
         comparison = try c.decodeIfPresent(String.self, forKey: .comparison) ?? ""
@@ -102,7 +102,7 @@ public struct QueueItTriggerPart: Sendable, Hashable, Decodable {
 
     /// Whether this part holds for `request` (URL `url`, without `queueittoken`). A part of the
     /// URL is compared as a slice of it, not a copy.
-    public func matches(_ request: GateRequest, url: String) -> Bool {
+    package func matches(_ request: GateRequest, url: String) -> Bool {
         let value: Substring
         switch validatorType {
         case "UrlValidator":

@@ -15,19 +15,19 @@ import WaitingRoom
 ///      "key": "…" (passed: a key to return with complete), "token": "…" (passed/disabled: a token),
 ///      "error": "networkOffline" | … (failed: the error kind)}`
 /// - `tryPass`: `"passed" | "queue" | "disabled" | "blocked"` (default `"queue"`).
-public struct ScriptedConfiguration: ProviderConfiguration {
-    public static let vendorID = "scripted"
+package struct ScriptedConfiguration: ProviderConfiguration {
+    package static let vendorID = "scripted"
     /// The parsed steps.
-    public var steps: [ScriptedProvider.Step]
+    package var steps: [ScriptedProvider.Step]
     /// What `tryPass` answers.
-    public var tryPass: TryPassResult.Disposition
+    package var tryPass: TryPassResult.Disposition
 
-    public init(steps: [ScriptedProvider.Step], tryPass: TryPassResult.Disposition = .queue) {
+    package init(steps: [ScriptedProvider.Step], tryPass: TryPassResult.Disposition = .queue) {
         self.steps = steps
         self.tryPass = tryPass
     }
 
-    public init(json: JSONValue) throws {
+    package init(json: JSONValue) throws {
         let vendor = Self.vendorID
         let reader = try ConfigurationReader(json, path: vendor, vendor: vendor)
         try reader.rejectUnknownKeys(["steps", "tryPass"])
@@ -133,7 +133,7 @@ public struct ScriptedConfiguration: ProviderConfiguration {
         }
     }
 
-    public func makeProvider(environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
+    package func makeProvider(environment: ProviderEnvironment) throws -> any WaitingRoomProvider {
         let status = VendorStatus(vendor: Self.vendorID, code: tryPass == .passed ? 200 : 201, message: "scripted tryPass")
         var pass: Pass?
         if tryPass == .passed {

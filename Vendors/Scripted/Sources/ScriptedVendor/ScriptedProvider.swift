@@ -11,9 +11,9 @@ import WaitingRoom
 ///            {"progress": {"ahead": 0}}, {"outcome": "passed", "code": 200}],
 ///  "tryPass": "queue"}
 /// ```
-public struct ScriptedProvider: WaitingRoomProvider {
+package struct ScriptedProvider: WaitingRoomProvider {
     /// One step of the script.
-    public enum Step: Hashable, Sendable {
+    package enum Step: Hashable, Sendable {
         /// Emit an event.
         case emit(WaitingRoomEvent)
         /// Wait on the environment's clock.
@@ -22,19 +22,19 @@ public struct ScriptedProvider: WaitingRoomProvider {
         case finish(Outcome)
     }
 
-    public let vendorID: String
+    package let vendorID: String
     /// The script `enqueue` plays.
-    public let steps: [Step]
+    package let steps: [Step]
     /// What `tryPass` answers.
-    public let tryPassResult: TryPassResult
+    package let tryPassResult: TryPassResult
     /// What `complete()` reports for a pass that holds a key.
-    public let completionStatus: VendorStatus
+    package let completionStatus: VendorStatus
     private let environment: ProviderEnvironment
     private let dedup = SessionDeduplicator()
     private let log = ScriptLog()
 
     /// Creates a scripted provider.
-    public init(
+    package init(
         vendorID: String = "scripted",
         steps: [Step],
         tryPassResult: TryPassResult? = nil,
@@ -50,12 +50,12 @@ public struct ScriptedProvider: WaitingRoomProvider {
         self.environment = environment
     }
 
-    public func tryPass(_ entry: Entry) async throws -> TryPassResult {
+    package func tryPass(_ entry: Entry) async throws -> TryPassResult {
         await log.record("tryPass \(entry.room)")
         return tryPassResult
     }
 
-    public func enqueue(_ entry: Entry) throws -> WaitingSession {
+    package func enqueue(_ entry: Entry) throws -> WaitingSession {
         try dedup.session(for: entry, policy: environment.duplicatePolicy) {
             WaitingSession(
                 entry: entry, engine: Engine(vendorID: vendorID, steps: steps, completionStatus: completionStatus, log: log),
@@ -63,13 +63,13 @@ public struct ScriptedProvider: WaitingRoomProvider {
         }
     }
 
-    public func release(_ pass: Pass) async throws -> VendorStatus {
+    package func release(_ pass: Pass) async throws -> VendorStatus {
         await log.record("release \(pass.room)")
         return completionStatus
     }
 
     /// What the provider was asked to do, in order (`tryPass`, `wait`, `complete`, `cancel`).
-    public func calls() async -> [String] { await log.entries }
+    package func calls() async -> [String] { await log.entries }
 
     struct Engine: WaitingSessionEngine {
         let vendorID: String

@@ -5,18 +5,18 @@ import WaitingRoom
 /// followed headlessly with ``headless`` (the HTTP-follow driver) otherwise, so a library user
 /// who shows no pages waits through the emulator's pages out of the box and never waits on a
 /// host that is not there.
-public struct QueueItAutoPageDriver: QueuePageDriver {
+package struct QueueItAutoPageDriver: QueuePageDriver {
     /// Where pages go when a host is attached.
-    public let host: QueueItHostDrivenPageDriver
+    package let host: QueueItHostDrivenPageDriver
     /// Where pages go otherwise.
-    public let headless: any QueuePageDriver
+    package let headless: any QueuePageDriver
 
-    public init(host: QueueItHostDrivenPageDriver, headless: any QueuePageDriver) {
+    package init(host: QueueItHostDrivenPageDriver, headless: any QueuePageDriver) {
         self.host = host
         self.headless = headless
     }
 
-    public func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
+    package func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
         host.isAttached ? await host.wait(on: page, context: context) : await headless.wait(on: page, context: context)
     }
 }

@@ -28,28 +28,28 @@ import WaitingRoom
 /// 4xx error page, leave the visitor on the current page, which is reloaded after `pollInterval`.
 /// Too many redirects in a row or a redirect without a usable `Location` end at once with code
 /// -202 (`queuePageFailed`).
-public struct QueueItHTTPFollowDriver: QueuePageDriver {
-    public var pollInterval: Duration
+@usableFromInline package struct QueueItHTTPFollowDriver: QueuePageDriver {
+    package var pollInterval: Duration
     /// Redirect hops allowed without a page in between.
-    public var maxHops: Int
+    package var maxHops: Int
     /// Waits between reloads of a page that failed to load, and what is reported when they are
     /// used up (only ``RetryPolicy/delays``, ``RetryPolicy/retries`` and ``RetryPolicy/exhaustion``
     /// are used; the load deadline is ``requestTimeout``).
-    public var retryPolicy: RetryPolicy
+    package var retryPolicy: RetryPolicy
     /// The deadline of one page load (redirect hops are separate loads).
-    public var requestTimeout: Duration
+    package var requestTimeout: Duration
     /// The longest the whole wait may take (clock time from the first load).
-    public var maxWait: Duration
+    package var maxWait: Duration
     /// (proposal) 30 minutes: the reference names no bound; a visitor in a real queue may wait
     /// longer, but a real queue is not what this driver can follow.
-    public static let defaultMaxWait: Duration = .seconds(1800)
+    @usableFromInline package static let defaultMaxWait: Duration = .seconds(1800)
     /// Bodies larger than this are not read for hints.
-    public static let maxPageBytes = 1 << 20
+    package static let maxPageBytes = 1 << 20
 
     /// Consecutive failed page loads tolerated before giving up (``retryPolicy``'s retries).
-    public var maxConsecutiveFailures: Int { retryPolicy.retries }
+    package var maxConsecutiveFailures: Int { retryPolicy.retries }
 
-    public init(
+    package init(
         pollInterval: Duration = .seconds(5), maxHops: Int = 10, retryPolicy: RetryPolicy = .queueItPage,
         requestTimeout: Duration = .seconds(30), maxWait: Duration = QueueItHTTPFollowDriver.defaultMaxWait
     ) {
@@ -95,7 +95,7 @@ public struct QueueItHTTPFollowDriver: QueuePageDriver {
         }
     }
 
-    public func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
+    @usableFromInline package func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
         var follow = QueuePageFollow(driver: self, page: page, context: context)
         return await follow.run()
     }

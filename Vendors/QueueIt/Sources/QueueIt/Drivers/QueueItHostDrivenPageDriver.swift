@@ -47,7 +47,7 @@ public final class QueueItHostDrivenPageDriver: QueuePageDriver {
     private let state: Mutex<State>
     /// How long a page may wait for its first report from the host before the wait fails with
     /// -207 (nil: no bound). (proposal) 30 s by default (`hostReportTimeoutSeconds`).
-    public let reportTimeout: Duration?
+    package let reportTimeout: Duration?
     /// The default ``reportTimeout``.
     public static let defaultReportTimeout: Duration = .seconds(30)
 
@@ -55,7 +55,7 @@ public final class QueueItHostDrivenPageDriver: QueuePageDriver {
     ///   - reportTimeout: see ``reportTimeout``.
     ///   - onShow: called when a page should be shown (the session also emits `queueOpened`);
     ///     giving one attaches the host (``attach(onShow:)``).
-    public init(
+    package init(
         reportTimeout: Duration? = QueueItHostDrivenPageDriver.defaultReportTimeout,
         onShow: (@Sendable (QueueItQueuePage) -> Void)? = nil
     ) {
@@ -69,13 +69,13 @@ public final class QueueItHostDrivenPageDriver: QueuePageDriver {
     }
 
     /// Whether a host is attached (``attach(onShow:)`` or `onShow` at init).
-    public var isAttached: Bool { state.withLock { $0.onShow != nil } }
+    package var isAttached: Bool { state.withLock { $0.onShow != nil } }
 
     /// The newest page being waited on, if any.
-    public var currentPage: QueueItQueuePage? { state.withLock { $0.waits.last?.page } }
+    package var currentPage: QueueItQueuePage? { state.withLock { $0.waits.last?.page } }
 
     /// Every page being waited on, oldest first (one per waiting session).
-    public var pages: [QueueItQueuePage] { state.withLock { $0.waits.map(\.page) } }
+    package var pages: [QueueItQueuePage] { state.withLock { $0.waits.map(\.page) } }
 
     public func wait(on page: QueueItQueuePage, context: QueuePageContext) async -> QueuePageResult {
         let (id, onShow): (Int, (@Sendable (QueueItQueuePage) -> Void)?) = state.withLock { s in

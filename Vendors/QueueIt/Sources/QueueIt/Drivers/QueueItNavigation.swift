@@ -39,19 +39,19 @@ public enum QueueItNavigationKind: Sendable, Hashable {
 ///    the percent-decoded `queueittoken` query parameter (Android; checked before the queue host);
 /// 5. host equal to the queue URL's (and, with a path prefix, path under `/{prefix}/`) ⇒ queue URL changed;
 /// 6. a link activated to another host ⇒ external; anything else ⇒ allow.
-public struct QueueItNavigationClassifier: Sendable, Hashable {
-    public let queueURL: URL
-    public let targetURL: URL
-    public let pathPrefix: String?
+package struct QueueItNavigationClassifier: Sendable, Hashable {
+    package let queueURL: URL
+    package let targetURL: URL
+    package let pathPrefix: String?
 
-    public init(queueURL: URL, targetURL: URL, pathPrefix: String? = nil) {
+    package init(queueURL: URL, targetURL: URL, pathPrefix: String? = nil) {
         self.queueURL = queueURL
         self.targetURL = targetURL
         self.pathPrefix = QueueItEndpoint.sanitizePathPrefix(pathPrefix)
     }
 
     /// Classifies a navigation given as text (never fails: unparsable text is allowed).
-    public func classify(_ urlString: String, kind: QueueItNavigationKind = .other) -> QueueItNavigation {
+    package func classify(_ urlString: String, kind: QueueItNavigationKind = .other) -> QueueItNavigation {
         let trimmed = urlString.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty || trimmed == "about:blank" { return .allow }
         guard let url = URL(string: trimmed) else { return .allow }
@@ -59,7 +59,7 @@ public struct QueueItNavigationClassifier: Sendable, Hashable {
     }
 
     /// Classifies a navigation.
-    public func classify(_ url: URL, kind: QueueItNavigationKind = .other) -> QueueItNavigation {
+    package func classify(_ url: URL, kind: QueueItNavigationKind = .other) -> QueueItNavigation {
         if url.absoluteString.isEmpty || url.absoluteString == "about:blank" { return .allow }
         let scheme = url.scheme?.lowercased() ?? ""
         if scheme != "http" && scheme != "https" {
@@ -102,7 +102,7 @@ public struct QueueItNavigationClassifier: Sendable, Hashable {
     }
 
     /// The decoded value of the first `queueittoken` query parameter (case-sensitive name).
-    public static func queueItToken(in url: URL) -> String? {
+    package static func queueItToken(in url: URL) -> String? {
         guard let q = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery else { return nil }
         for item in QueueItPercent.queryItems(Substring(q)) where item.name == "queueittoken" {
             return item.value.isEmpty ? nil : item.value

@@ -6,9 +6,9 @@ import WaitingRoom
 public struct QueueItQueuePage: Sendable, Hashable {
     public var queueURL: URL
     public var targetURL: URL
-    public var classifier: QueueItNavigationClassifier
+    package var classifier: QueueItNavigationClassifier
 
-    public init(queueURL: URL, targetURL: URL, pathPrefix: String? = nil) {
+    package init(queueURL: URL, targetURL: URL, pathPrefix: String? = nil) {
         self.queueURL = queueURL
         self.targetURL = targetURL
         self.classifier = QueueItNavigationClassifier(queueURL: queueURL, targetURL: targetURL, pathPrefix: pathPrefix)
@@ -16,7 +16,7 @@ public struct QueueItQueuePage: Sendable, Hashable {
 }
 
 /// Things that happen on the queue page that are not an end (the SDK's delegate callbacks).
-public enum QueuePageEvent: Sendable, Hashable {
+package enum QueuePageEvent: Sendable, Hashable {
     /// A navigation on the queue host (`notifyQueueUrlChanged`).
     case queueURLChanged(URL)
     /// A position read from the page.
@@ -44,14 +44,14 @@ public enum QueuePageResult: Sendable, Hashable {
 
 /// What a driver can use while it waits.
 public struct QueuePageContext: Sendable {
-    public var transport: any HTTPTransport
-    public var clock: any WaitingRoomClock
-    public var logger: Logger
-    public var userAgent: String
+    package var transport: any HTTPTransport
+    package var clock: any WaitingRoomClock
+    package var logger: Logger
+    package var userAgent: String
     /// Reports a non-terminal page event.
-    public var emit: @Sendable (QueuePageEvent) -> Void
+    package var emit: @Sendable (QueuePageEvent) -> Void
 
-    public init(
+    package init(
         transport: any HTTPTransport, clock: any WaitingRoomClock, logger: Logger, userAgent: String,
         emit: @escaping @Sendable (QueuePageEvent) -> Void
     ) {

@@ -84,7 +84,7 @@ public final class QueueITEngine: Sendable {
     /// The driver every run waits through: `driver:` when given, else an HTTP-follow driver when
     /// `template.queuePage` is `follow`, a browser driver when it is `browser`, else one
     /// ``QueueItHostDrivenPageDriver`` (the SDK's web view).
-    public var pageDriver: any QueuePageDriver { driver }
+    package var pageDriver: any QueuePageDriver { driver }
     /// The host-driven driver the app feeds navigations to, when the engine uses one.
     public var hostDriver: QueueItHostDrivenPageDriver? {
         driver as? QueueItHostDrivenPageDriver ?? (driver as? QueueItAutoPageDriver)?.host
@@ -158,7 +158,7 @@ public final class QueueITEngine: Sendable {
     /// `setViewDelay:` — seconds (iOS units) between "will open" and the page driver starting.
     public func setViewDelay(_ seconds: Int) { runState.withLock { $0.viewDelay = .seconds(max(0, min(60, seconds))) } }
     /// The view delay.
-    public var viewDelay: Duration { runState.withLock { $0.viewDelay } }
+    package var viewDelay: Duration { runState.withLock { $0.viewDelay } }
 
     /// True while a run is in progress (a real flag, unlike iOS ≥3.1.14 where it is always NO).
     public var isRequestInProgress: Bool { runState.withLock { $0.task != nil } }
@@ -171,7 +171,7 @@ public final class QueueITEngine: Sendable {
     public func runWithEnqueueKey(_ key: String) throws(QueueITRuntimeError) { try start(credential: .enqueueKey(key)) }
 
     /// Waits until the current run (if any) has delivered its callbacks (useful in tests and CLIs).
-    public func waitUntilFinished() async {
+    package func waitUntilFinished() async {
         let task = runState.withLock { $0.task }
         await task?.value
     }

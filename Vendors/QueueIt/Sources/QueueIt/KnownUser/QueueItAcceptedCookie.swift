@@ -6,23 +6,23 @@ import Foundation
 /// hash = HMAC-SHA256(secret, `lower(eventId) + queueId + (cv or "") + lower(rt) + issueTime + (hip or "")`).
 /// Deliberate difference from KU-JS: we hash the lower-cased event id when verifying too, so event
 /// ids with capitals validate (KU-JS writes lower-case but verifies the original case).
-public struct QueueItAcceptedCookie: Sendable, Hashable {
+package struct QueueItAcceptedCookie: Sendable, Hashable {
     /// The cookie name prefix; the event id follows.
-    public static let namePrefix = "QueueITAccepted-SDFrts345E-V3_"
+    package static let namePrefix = "QueueITAccepted-SDFrts345E-V3_"
 
-    public var eventId: String
-    public var queueId: String
-    public var fixedValidityMinutes: Int?
-    public var redirectType: String
-    public var issueTime: Int64
-    public var hashedIP: String?
-    public var hash: String
+    package var eventId: String
+    package var queueId: String
+    package var fixedValidityMinutes: Int?
+    package var redirectType: String
+    package var issueTime: Int64
+    package var hashedIP: String?
+    package var hash: String
 
     /// The cookie name for `eventId`.
-    public static func name(forEvent eventId: String) -> String { namePrefix + eventId }
+    package static func name(forEvent eventId: String) -> String { namePrefix + eventId }
 
     /// Builds and signs a cookie.
-    public init(
+    package init(
         eventId: String, queueId: String, fixedValidityMinutes: Int?, redirectType: String,
         issueTime: Int64, hashedIP: String?, secretKey: String
     ) {
@@ -53,13 +53,13 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     /// the queue id a GUID (`8-4-4-4-12` hex digits, as in KU-JS's test fixtures' `q_{guid}`) or
     /// this package's emulator's `8-4-12` form, and `Hip`, when present, 64 hex digits. Any digit
     /// moved across a field boundary breaks one of these lengths.
-    public var hasIssuedForm: Bool {
+    package var hasIssuedForm: Bool {
         Self.isIssuedQueueId(queueId) && (hashedIP.map { $0.utf8.count == 64 && $0.utf8.allSatisfy(Self.isHexDigit) } ?? true)
     }
 
     /// `8-4-4-4-12` or `8-4-12` hex digits (one pass over the bytes, nothing allocated: it is
     /// asked on every checked cookie).
-    public static func isIssuedQueueId(_ id: String) -> Bool {
+    package static func isIssuedQueueId(_ id: String) -> Bool {
         let count = id.utf8.count
         let dashes: (Int, Int, Int, Int)
         switch count {
@@ -85,7 +85,7 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     }
 
     /// The hashed text's HMAC.
-    public func computeHash(secretKey: String) -> String {
+    package func computeHash(secretKey: String) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(eventId.utf8.count + queueId.utf8.count + redirectType.utf8.count + (hashedIP?.utf8.count ?? 0) + 32)
         text.append(contentsOf: Self.lowercase(eventId).utf8)
@@ -103,7 +103,7 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     }
 
     /// The cookie value.
-    public var value: String {
+    package var value: String {
         var text = ""
         text.reserveCapacity(
             eventId.utf8.count + queueId.utf8.count + redirectType.utf8.count + (hashedIP?.utf8.count ?? 0)
@@ -131,7 +131,7 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
 
     /// Parses a cookie value (percent-decoded first if it looks encoded). Nil when a required
     /// part (`EventId`, `QueueId`, `RedirectType`, `IssueTime`, `Hash`) is missing or malformed.
-    public static func parse(_ raw: String) -> QueueItAcceptedCookie? {
+    package static func parse(_ raw: String) -> QueueItAcceptedCookie? {
         guard raw.utf8.count <= 4096 else { return nil }
         var text = looksEncoded(raw) ? QueueItPercent.decode(raw) : raw
         // read on the UTF-8 bytes: `&` and `=` are ASCII, so every piece is whole characters
@@ -222,7 +222,7 @@ public struct QueueItAcceptedCookie: Sendable, Hashable {
     ///     without separators, so without this check a cookie's digits can be moved from one field
     ///     to the next (`QueueId=…fe1d` → `QueueId=…&FixedValidityMins=…`, `EventId=sale` →
     ///     `EventId=sale0`) and keep a valid hash. The connectors do not check (proposal).
-    public func validate(
+    package func validate(
         secretKey: String, eventId expected: String, now: Date,
         cookieValidityMinutes: Int, clientIP: String?, requiringIssuedForm: Bool = false
     ) throws(QueueItValidationError) {

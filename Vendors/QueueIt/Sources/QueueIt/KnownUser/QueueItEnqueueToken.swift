@@ -24,27 +24,27 @@ import _CryptoExtras
 //   by the secret key; base64url is unpadded, with `-` and `_`.
 
 /// The header of an enqueue token.
-public struct QueueItEnqueueTokenHeader: Sendable, Hashable {
+package struct QueueItEnqueueTokenHeader: Sendable, Hashable {
     /// `typ`: the token version ("QT1").
-    public var version: String
+    package var version: String
     /// `enc`: the payload encryption ("AES256").
-    public var encryption: String
+    package var encryption: String
     /// `iss`: issue time, epoch milliseconds.
-    public var issuedMillis: Int64
+    package var issuedMillis: Int64
     /// `exp`: expiry, epoch milliseconds (nil: never expires).
-    public var expiresMillis: Int64?
+    package var expiresMillis: Int64?
     /// `ti`: the token identifier (also the AES IV's source).
-    public var tokenIdentifier: String
+    package var tokenIdentifier: String
     /// `c`: the customer id.
-    public var customerId: String
+    package var customerId: String
     /// `e`: the waiting room (event) id, when the token is for one room only.
-    public var eventId: String?
+    package var eventId: String?
     /// `ip`: the visitor's IP address, when bound.
-    public var ipAddress: String?
+    package var ipAddress: String?
     /// `xff`: the visitor's `X-Forwarded-For`, when bound.
-    public var xForwardedFor: String?
+    package var xForwardedFor: String?
 
-    public init(
+    package init(
         issuedMillis: Int64, expiresMillis: Int64? = nil, tokenIdentifier: String, customerId: String,
         eventId: String? = nil, ipAddress: String? = nil, xForwardedFor: String? = nil,
         version: String = "QT1", encryption: String = "AES256"
@@ -61,7 +61,7 @@ public struct QueueItEnqueueTokenHeader: Sendable, Hashable {
     }
 
     /// The JSON text, keys in the generators' order.
-    public var json: String {
+    package var json: String {
         var s = "{\"typ\":\(QueueItJSONText.string(version)),\"enc\":\(QueueItJSONText.string(encryption)),\"iss\":\(issuedMillis)"
         if let exp = expiresMillis { s += ",\"exp\":\(exp)" }
         s += ",\"ti\":\(QueueItJSONText.string(tokenIdentifier)),\"c\":\(QueueItJSONText.string(customerId))"
@@ -73,22 +73,22 @@ public struct QueueItEnqueueTokenHeader: Sendable, Hashable {
 }
 
 /// The (encrypted) payload of an enqueue token.
-public struct QueueItEnqueueTokenPayload: Sendable, Hashable {
+package struct QueueItEnqueueTokenPayload: Sendable, Hashable {
     /// `k`: a key, e.g. the visitor's id in the integrator's system.
-    public var key: String?
+    package var key: String?
     /// `r`: relative quality.
-    public var relativeQuality: Double?
+    package var relativeQuality: Double?
     /// `cd`: custom data.
-    public var customData: [String: String]
+    package var customData: [String: String]
 
-    public init(key: String? = nil, relativeQuality: Double? = nil, customData: [String: String] = [:]) {
+    package init(key: String? = nil, relativeQuality: Double? = nil, customData: [String: String] = [:]) {
         self.key = key
         self.relativeQuality = relativeQuality
         self.customData = customData
     }
 
     /// The JSON text (`r`, `k`, `cd`, each only when set; custom data keys sorted).
-    public var json: String {
+    package var json: String {
         var parts: [String] = []
         if let r = relativeQuality, r.isFinite {
             parts.append("\"r\":" + (r == r.rounded() && abs(r) < 1e15 ? String(Int64(r)) : String(r)))
@@ -103,16 +103,16 @@ public struct QueueItEnqueueTokenPayload: Sendable, Hashable {
 }
 
 /// A parsed, verified enqueue token.
-public struct QueueItEnqueueToken: Sendable, Hashable {
+package struct QueueItEnqueueToken: Sendable, Hashable {
     /// The token text.
-    public var raw: String
-    public var header: QueueItEnqueueTokenHeader
+    package var raw: String
+    package var header: QueueItEnqueueTokenHeader
     /// The decrypted payload, when the token has one.
-    public var payload: QueueItEnqueueTokenPayload?
+    package var payload: QueueItEnqueueTokenPayload?
 }
 
 /// Why an enqueue token was refused.
-public enum QueueItEnqueueTokenError: String, Error, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum QueueItEnqueueTokenError: String, Error, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Not three dot-separated parts, an empty header or signature, or undecodable base64url.
     case malformed
     /// The signature does not match (tampered token or another secret key).
@@ -128,7 +128,7 @@ public enum QueueItEnqueueTokenError: String, Error, Sendable, Hashable, CaseIte
     /// The token expired (`exp` before now).
     case expired
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed: return "the enqueue token is not three base64url parts separated by '.'"
         case .signature: return "the enqueue token's signature does not match"
@@ -142,18 +142,18 @@ public enum QueueItEnqueueTokenError: String, Error, Sendable, Hashable, CaseIte
 }
 
 /// Mints enqueue tokens the way Queue-it's `QueueToken.V1` generators do (see the file header).
-public struct QueueItEnqueueTokenMinter: Sendable {
+package struct QueueItEnqueueTokenMinter: Sendable {
     /// The customer's secret key.
-    public let secretKey: String
+    package let secretKey: String
 
-    public init(secretKey: String) { self.secretKey = secretKey }
+    package init(secretKey: String) { self.secretKey = secretKey }
 
     /// Mints a token.
     /// - Parameters:
     ///   - issuedAt: `iss`; `expiresAt`: `exp` (nil: the token never expires).
     ///   - tokenIdentifier: `ti`; a random UUID by default (the generators' default).
     ///   - payload: encrypted with AES-256-CBC; nil leaves the middle part empty.
-    public func mint(
+    package func mint(
         customerId: String, eventId: String? = nil, issuedAt: Date, expiresAt: Date? = nil,
         tokenIdentifier: String = UUID().uuidString.lowercased(), ipAddress: String? = nil,
         xForwardedFor: String? = nil, payload: QueueItEnqueueTokenPayload? = nil
@@ -165,7 +165,7 @@ public struct QueueItEnqueueTokenMinter: Sendable {
     }
 
     /// Mints a token from a header (as given, including `typ`/`enc`) and an optional payload.
-    public func mint(header: QueueItEnqueueTokenHeader, payload: QueueItEnqueueTokenPayload? = nil) -> String {
+    package func mint(header: QueueItEnqueueTokenHeader, payload: QueueItEnqueueTokenPayload? = nil) -> String {
         var unsigned = QueueItBase64URL.encode(Array(header.json.utf8)) + "."
         if let payload {
             let sealed = (try? Self.encrypt(Array(payload.json.utf8), secretKey: secretKey, tokenIdentifier: header.tokenIdentifier)) ?? []
@@ -201,16 +201,16 @@ public struct QueueItEnqueueTokenMinter: Sendable {
 /// Verifies enqueue tokens: format, signature, header, payload, customer, waiting room, expiry
 /// (in that order). What Queue-it's server checks beyond the signature is not public; the order
 /// and the event/expiry rules here are this project's (proposal, `Vendors/QueueIt/README.md`).
-public struct QueueItEnqueueTokenValidator: Sendable {
-    public let secretKey: String
-    public let customerId: String
+package struct QueueItEnqueueTokenValidator: Sendable {
+    package let secretKey: String
+    package let customerId: String
     /// The waiting room the token is presented to.
-    public let eventId: String
+    package let eventId: String
 
     /// Tokens longer than this are refused unread.
-    public static let maxTokenBytes = 8192
+    package static let maxTokenBytes = 8192
 
-    public init(secretKey: String, customerId: String, eventId: String) {
+    package init(secretKey: String, customerId: String, eventId: String) {
         self.secretKey = secretKey
         self.customerId = customerId
         self.eventId = eventId
@@ -219,7 +219,7 @@ public struct QueueItEnqueueTokenValidator: Sendable {
     /// Verifies `token` at `now`. A token without `e` is accepted for every room of the customer;
     /// a token without `exp` never expires (both as the generators allow).
     @discardableResult
-    public func validate(_ token: String, now: Date) throws(QueueItEnqueueTokenError) -> QueueItEnqueueToken {
+    package func validate(_ token: String, now: Date) throws(QueueItEnqueueTokenError) -> QueueItEnqueueToken {
         guard token.utf8.count <= Self.maxTokenBytes else { throw .malformed }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[2].isEmpty else { throw .malformed }
@@ -273,15 +273,15 @@ public struct QueueItEnqueueTokenValidator: Sendable {
 }
 
 /// Unpadded base64url (`-`, `_`), as the enqueue-token generators write it.
-public enum QueueItBase64URL {
-    public static func encode(_ bytes: [UInt8]) -> String {
+package enum QueueItBase64URL {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var s = Data(bytes).base64EncodedString()
         while s.hasSuffix("=") { s.removeLast() }
         return s.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
     }
 
     /// Decodes base64url with or without padding; nil on any other character.
-    public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+    package static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
         var s = String(text).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         guard !s.contains("=") || s.hasSuffix("=") else { return nil }
         while s.count % 4 != 0 { s += "=" }

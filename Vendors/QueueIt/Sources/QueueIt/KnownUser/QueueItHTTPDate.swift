@@ -5,13 +5,13 @@ import Foundation
 /// proleptic Gregorian calendar in UTC, without a `DateFormatter`: a formatter made per cookie
 /// cost a quarter of `waitingroom gate`'s CPU time per request (the cookie is re-issued on every
 /// request when `ExtendCookieValidity`), and a shared one is not `Sendable`.
-public enum QueueItHTTPDate {
+package enum QueueItHTTPDate {
     static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// `date` (whole seconds, rounded down) as an IMF-fixdate; years before 1 or after 9999 are
     /// clamped to those years' bounds, which no cookie expiry reaches.
-    public static func string(_ date: Date) -> String {
+    package static func string(_ date: Date) -> String {
         let seconds = Int64(max(-62_135_596_800, min(253_402_300_799, date.timeIntervalSince1970.rounded(.down))))
         var days = seconds / 86_400
         var secondOfDay = seconds % 86_400

@@ -4,14 +4,14 @@ import NIOConcurrencyHelpers
 
 /// HMAC-SHA256 as Queue-it's KnownUser connectors compute it: key = the customer's secret key
 /// (UTF-8), message = UTF-8 text, result = lower-case hex (docs/queueit-protocol.md §7.3).
-public enum QueueItHash {
+package enum QueueItHash {
     /// Lower-case hex HMAC-SHA256 of `message` keyed with `secretKey`.
-    public static func hmacHex(secretKey: String, message: String) -> String {
+    package static func hmacHex(secretKey: String, message: String) -> String {
         hmacHex(secretKey: secretKey, bytes: Array(message.utf8))
     }
 
     /// Lower-case hex HMAC-SHA256 of `bytes` keyed with `secretKey`.
-    public static func hmacHex(secretKey: String, bytes: [UInt8]) -> String {
+    package static func hmacHex(secretKey: String, bytes: [UInt8]) -> String {
         var mac = keyed(secretKey)
         mac.update(data: bytes)
         return hex(mac.finalize())
@@ -34,7 +34,7 @@ public enum QueueItHash {
     }
 
     /// Compares two strings in time that depends only on their lengths (hash comparison).
-    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+    package static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
         var a = a
         var b = b
         return a.withUTF8 { x in

@@ -13,16 +13,16 @@ import WaitingRoom
 /// if it is redirected again, at most `maxQueueRounds` times.
 public final class QueueItHybridClient: Sendable {
     /// Waits in the room a redirect names and returns the `queueittoken` (nil if none came).
-    public typealias Waiter = @Sendable (QueueItRedirectInfo) async throws -> String?
+    package typealias Waiter = @Sendable (QueueItRedirectInfo) async throws -> String?
 
     struct StoredCookie: Sendable {
         var value: String
         var expires: Date?
     }
 
-    public let transport: any HTTPTransport
-    public let clock: any WaitingRoomClock
-    public let maxQueueRounds: Int
+    package let transport: any HTTPTransport
+    package let clock: any WaitingRoomClock
+    package let maxQueueRounds: Int
     let waiter: Waiter
     let cookies = Mutex<[String: StoredCookie]>([:])
     let lastToken = Mutex<String?>(nil)
@@ -60,7 +60,7 @@ public final class QueueItHybridClient: Sendable {
     public let hostDriver: QueueItHostDrivenPageDriver?
 
     /// Creates a client with a custom way of waiting.
-    public init(
+    package init(
         transport: any HTTPTransport, clock: any WaitingRoomClock, maxQueueRounds: Int = 3,
         logger: Logger = Logger(label: "waitingroom.queueit"), hostDriver: QueueItHostDrivenPageDriver? = nil,
         waiter: @escaping Waiter
@@ -78,7 +78,7 @@ public final class QueueItHybridClient: Sendable {
     /// prefix come from the template when it configures a `waitingRoomDomain` (an app behind its
     /// own reverse proxy knows its domain; the connector's redirect may name another host), else
     /// from the redirect URL's host and path (the Android demo's behind-proxy rule, docs/queueit-protocol.md §7.1).
-    public static func configuration(for info: QueueItRedirectInfo, template: QueueItConfiguration?) throws -> QueueItConfiguration {
+    package static func configuration(for info: QueueItRedirectInfo, template: QueueItConfiguration?) throws -> QueueItConfiguration {
         let t = template
         let configured = t?.waitingRoomDomain != nil
         return try QueueItConfiguration(
@@ -95,7 +95,7 @@ public final class QueueItHybridClient: Sendable {
     }
 
     /// The default waiting: a provider for the redirect's room, one session, its outcome.
-    public static func wait(
+    package static func wait(
         info: QueueItRedirectInfo, environment: ProviderEnvironment, template: QueueItConfiguration?,
         driver: (any QueuePageDriver)?, connectivity: any QueueItConnectivity
     ) async throws -> String? {
@@ -118,10 +118,10 @@ public final class QueueItHybridClient: Sendable {
     }
 
     /// The last `queueittoken` obtained.
-    public var queueItToken: String? { lastToken.withLock { $0 } }
+    package var queueItToken: String? { lastToken.withLock { $0 } }
 
     /// Queue-it cookies currently kept (`name=value`).
-    public var cookieHeader: String? {
+    package var cookieHeader: String? {
         let now = clock.now()
         let pairs: [String] = cookies.withLock { jar in
             jar = jar.filter { $0.value.expires.map { $0 > now } ?? true }
@@ -131,7 +131,7 @@ public final class QueueItHybridClient: Sendable {
     }
 
     /// Forgets cookies and token.
-    public func reset() {
+    package func reset() {
         cookies.withLock { $0.removeAll() }
         lastToken.withLock { $0 = nil }
     }

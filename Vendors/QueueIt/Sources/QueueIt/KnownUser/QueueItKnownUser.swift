@@ -1,27 +1,27 @@
 import Foundation
 
 /// What a KnownUser connector's `x-queueit-redirect` header tells the app (docs/queueit-protocol.md §7.1 step 3).
-public struct QueueItRedirectInfo: Sendable, Hashable {
+package struct QueueItRedirectInfo: Sendable, Hashable {
     /// `c`: customer id.
-    public var customerId: String
+    package var customerId: String
     /// `e`: waiting room (event) id.
-    public var waitingRoomId: String
+    package var waitingRoomId: String
     /// `l`: layout name.
-    public var layoutName: String?
+    package var layoutName: String?
     /// `cid`: culture / language.
-    public var language: String?
+    package var language: String?
     /// `enqueuetoken`: an enqueue token to queue with.
-    public var enqueueToken: String?
+    package var enqueueToken: String?
     /// The redirect URL's `scheme://host[:port]` (used as `waitingRoomDomain`, the behind-proxy rule).
-    public var waitingRoomDomain: String
+    package var waitingRoomDomain: String
     /// The redirect URL's path before `/error/…` or `/cancel/…`, without slashes (behind-proxy prefix).
-    public var pathPrefix: String?
+    package var pathPrefix: String?
     /// The decoded redirect URL.
-    public var redirectURL: String
+    package var redirectURL: String
 
     /// Parses the header value: the URL, percent-encoded once (KU-JS `encodeURIComponent` or KU-J
     /// form encoding); an unencoded `http(s)://` value is accepted as is.
-    public static func parse(headerValue: String) -> QueueItRedirectInfo? {
+    package static func parse(headerValue: String) -> QueueItRedirectInfo? {
         let trimmed = headerValue.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.utf8.count <= 16_384 else { return nil }
         let lower = trimmed.lowercased()
@@ -49,47 +49,47 @@ public struct QueueItRedirectInfo: Sendable, Hashable {
 }
 
 /// Settings of the Swift-server KnownUser-style validator.
-public struct QueueItKnownUserSettings: Sendable, Hashable {
-    public var customerId: String
-    public var secretKey: String
+package struct QueueItKnownUserSettings: Sendable, Hashable {
+    package var customerId: String
+    package var secretKey: String
     /// The protected waiting room.
-    public var eventId: String
+    package var eventId: String
     /// Where visitors queue: `https://{customerId}.queue-it.net` by default, or a proxy base URL
     /// (`scheme://host[:port][/prefix]`).
-    public var queueBaseURL: String
+    package var queueBaseURL: String
     /// Cookie validity when the token has no `cv_` (KnownUser `CookieValidityMinute`).
-    public var cookieValidityMinutes: Int
+    package var cookieValidityMinutes: Int
     /// Re-issue the cookie with a fresh issue time on each valid request (when it has no fixed validity).
-    public var extendCookieValidity: Bool
-    public var layoutName: String?
-    public var culture: String?
+    package var extendCookieValidity: Bool
+    package var layoutName: String?
+    package var culture: String?
     /// `man` in the redirect URL.
-    public var actionName: String
+    package var actionName: String
     /// `cver` in the redirect URL.
-    public var configVersion: Int
+    package var configVersion: Int
     /// `Domain` attribute of the cookie.
-    public var cookieDomain: String?
+    package var cookieDomain: String?
     /// `Secure` on the cookie (the integration's `IsCookieSecure`).
-    public var cookieSecure: Bool
+    package var cookieSecure: Bool
     /// `HttpOnly` on the cookie (the integration's `IsCookieHttpOnly`).
-    public var cookieHttpOnly: Bool
+    package var cookieHttpOnly: Bool
     /// `SameSite` on the cookie (`Lax`, `Strict`, `None`); nil: none (no connector writes one).
-    public var cookieSameSite: String?
+    package var cookieSameSite: String?
     /// Refuse session cookies whose fields are not in the forms Queue-it issues
     /// (``QueueItAcceptedCookie/hasIssuedForm``). Default false, as the connectors; the gate sets it.
-    public var requiresIssuedCookieForm: Bool
+    package var requiresIssuedCookieForm: Bool
     /// Where the queue sends the visitor afterwards (the action's redirect logic): the request's
     /// URL (`t` in the redirect) or the waiting room's own event target URL (`t` omitted; KU-JS).
-    public var redirectLogic: QueueItRedirectLogic
+    package var redirectLogic: QueueItRedirectLogic
     /// When set, queue redirects carry `enqueuetoken`: an enqueue token (``QueueItEnqueueTokenMinter``)
     /// for this customer and room, bound to the client IP, valid this long. (proposal) What a
     /// connector puts in it is not public; real redirects show `c`, `e`, `ip` and a short `exp`.
-    public var enqueueTokenValidity: Duration?
+    package var enqueueTokenValidity: Duration?
 
     /// `ver` in the redirect URL.
-    public static let connectorVersion = "v3-swift-1.0.0"
+    package static let connectorVersion = "v3-swift-1.0.0"
 
-    public init(
+    package init(
         customerId: String, secretKey: String, eventId: String, queueBaseURL: String? = nil,
         cookieValidityMinutes: Int = 20, extendCookieValidity: Bool = true,
         layoutName: String? = nil, culture: String? = nil, actionName: String = "Queue",
@@ -120,7 +120,7 @@ public struct QueueItKnownUserSettings: Sendable, Hashable {
 }
 
 /// Where the queue sends a visitor back to (KnownUser action setting "redirect logic").
-public enum QueueItRedirectLogic: String, Sendable, Hashable, CaseIterable {
+package enum QueueItRedirectLogic: String, Sendable, Hashable, CaseIterable {
     /// The protected page the visitor asked for: `t={target}` in the redirect.
     case targetURL
     /// The waiting room's configured event target URL: no `t` (KU-JS omits it).
@@ -128,26 +128,26 @@ public enum QueueItRedirectLogic: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What the server should do with a request.
-public struct QueueItKnownUserDecision: Sendable, Hashable {
+package struct QueueItKnownUserDecision: Sendable, Hashable {
     /// Whether the request may proceed to the protected resource.
-    public var isPassed: Bool
+    package var isPassed: Bool
     /// Where to send the visitor when not passed (the decoded URL).
-    public var redirectURL: String?
+    package var redirectURL: String?
     /// Whether the request was an "ajax" call (`x-queueit-ajaxpageurl` present).
-    public var isAjax: Bool
+    package var isAjax: Bool
     /// Why a token or cookie was rejected, if one was.
-    public var rejection: QueueItValidationError?
+    package var rejection: QueueItValidationError?
     /// The queue id of a passed visitor.
-    public var queueId: String?
+    package var queueId: String?
     /// The redirect type of a passed visitor.
-    public var redirectType: String?
+    package var redirectType: String?
     /// `Set-Cookie` header values to send.
-    public var setCookies: [String]
+    package var setCookies: [String]
 
     /// The headers to add to the response: `Set-Cookie`s, and for a redirect either
     /// `x-queueit-redirect` (ajax: the URL encoded like KU-JS) with `Access-Control-Expose-Headers`
     /// and no-cache headers, or `Location` (answer 302 then).
-    public var responseHeaders: [(String, String)] {
+    package var responseHeaders: [(String, String)] {
         var h: [(String, String)] = setCookies.map { ("Set-Cookie", $0) }
         if let url = redirectURL, !isPassed {
             if isAjax {
@@ -163,12 +163,12 @@ public struct QueueItKnownUserDecision: Sendable, Hashable {
         return h
     }
 
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.isPassed == b.isPassed && a.redirectURL == b.redirectURL && a.isAjax == b.isAjax && a.rejection == b.rejection
             && a.queueId == b.queueId && a.redirectType == b.redirectType && a.setCookies == b.setCookies
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(isPassed)
         hasher.combine(redirectURL)
         hasher.combine(setCookies)
@@ -178,14 +178,14 @@ public struct QueueItKnownUserDecision: Sendable, Hashable {
 /// A KnownUser-style request validator for Swift servers (docs/queueit-protocol.md §7.2–7.4): checks the
 /// `QueueITAccepted` cookie, then a `queueittoken` query parameter, and otherwise sends the visitor
 /// to the queue. Ajax calls (header `x-queueit-ajaxpageurl`) get an `x-queueit-redirect` header.
-public struct QueueItRequestValidator: Sendable {
-    public let settings: QueueItKnownUserSettings
+package struct QueueItRequestValidator: Sendable {
+    package let settings: QueueItKnownUserSettings
     /// The `queueittoken` check, keyed once (keep one request validator per settings).
     let tokenValidator: QueueItTokenValidator
     /// The session cookie's name for the settings' event.
-    public let cookieName: String
+    package let cookieName: String
 
-    public init(settings: QueueItKnownUserSettings) {
+    package init(settings: QueueItKnownUserSettings) {
         self.settings = settings
         self.tokenValidator = QueueItTokenValidator(secretKey: settings.secretKey, eventId: settings.eventId)
         self.cookieName = QueueItAcceptedCookie.name(forEvent: settings.eventId)
@@ -196,7 +196,7 @@ public struct QueueItRequestValidator: Sendable {
     ///   - url: the full request URL as the client sent it.
     ///   - headers: request headers (`Cookie`, `x-queueit-ajaxpageurl` are read; names case-insensitive).
     ///   - clientIP: the client's address, checked against `hip` when present.
-    public func validate(url: String, headers: [(String, String)], clientIP: String?, now: Date) -> QueueItKnownUserDecision {
+    package func validate(url: String, headers: [(String, String)], clientIP: String?, now: Date) -> QueueItKnownUserDecision {
         let s = settings
         let nowEpoch = Int64(now.timeIntervalSince1970.rounded(.down))
         let ajaxHeader = headers.first(where: { $0.0.lowercased() == "x-queueit-ajaxpageurl" })?.1 ?? ""
@@ -331,7 +331,7 @@ public struct QueueItRequestValidator: Sendable {
 
     /// `{base}/?c=…&e=…&ver=…&cver=…&man=…[&cid][&l][&enqueuetoken={token}][&t={target}]` (KU-JS
     /// `getQueueResult`; `t` omitted for the event-target-URL redirect logic).
-    public func queueURL(target: String, enqueueToken: String? = nil) -> String {
+    package func queueURL(target: String, enqueueToken: String? = nil) -> String {
         "\(settings.queueBaseURL)/?\(commonQuery())" + (enqueueToken.map { "&enqueuetoken=\(enc($0))" } ?? "")
             + targetParameter("t", target)
     }
@@ -339,7 +339,7 @@ public struct QueueItRequestValidator: Sendable {
     /// `{base}/error/{code}/?c=…[&icr={reason}]&queueittoken={token}&ts={now}[&t={target}]` (KU-JS
     /// `getErrorResult`). `icr` is there only for a token bound to another address
     /// (``ipBindingReason(clientIP:hashedIP:now:)``), as in KU-JS `validateToken`.
-    public func errorURL(
+    package func errorURL(
         code: QueueItValidationError, token: String, target: String, now: Int64,
         bindingReason: String? = nil
     ) -> String {
@@ -351,7 +351,7 @@ public struct QueueItRequestValidator: Sendable {
     /// KU-JS's IP-binding reason: `ip,cip:{the client IP's characters in hex},hip:{hip}`, and for
     /// the session-state error `,st:{now in milliseconds}` (`SessionValidationResult`,
     /// `CookieStateInfo`; the token's `ip` error carries no `st`).
-    public func ipBindingReason(clientIP: String?, hashedIP: String?, now: Date, withTime: Bool = true) -> String {
+    package func ipBindingReason(clientIP: String?, hashedIP: String?, now: Date, withTime: Bool = true) -> String {
         let hex = (clientIP ?? "").utf8.map { String(format: "%02x", $0) }.joined()
         var reason = "ip,cip:\(hex),hip:\(hashedIP ?? "")"
         if withTime { reason += ",st:\(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))" }
@@ -367,21 +367,21 @@ public struct QueueItRequestValidator: Sendable {
     }
 
     /// KU-JS `ConnectorDiagnostics`: where a debug token with a setup problem goes.
-    public static let diagnosticsSetupURL = "https://api2.queue-it.net/diagnostics/connector/error/?code=setup"
+    package static let diagnosticsSetupURL = "https://api2.queue-it.net/diagnostics/connector/error/?code=setup"
 
     /// KU-JS `ConnectorDiagnostics`: where a debug token with a bad hash or past expiry goes.
-    public func diagnosticsURL(code: QueueItValidationError) -> String {
+    package func diagnosticsURL(code: QueueItValidationError) -> String {
         let c = enc(settings.customerId)
         return "https://\(c).api2.queue-it.net/\(c)/diagnostics/connector/error/?code=\(code.rawValue)"
     }
 
     /// The diagnostics cookie's name and lifetime (KU-JS: `queueitdebug`, 20 minutes).
-    public static let debugCookieName = "queueitdebug"
-    public static let debugCookieMinutes = 20
+    package static let debugCookieName = "queueitdebug"
+    package static let debugCookieMinutes = 20
 
     /// `queueitdebug={values}`: (proposal) `|`-separated `key=value` pairs of what was validated,
     /// each value percent-encoded (KU-JS writes its own diagnostics list; its content is not a contract).
-    public func debugCookie(token: String, url: String, now: Date) -> String {
+    package func debugCookie(token: String, url: String, now: Date) -> String {
         let pairs = [
             ("SdkVersion", QueueItKnownUserSettings.connectorVersion), ("Runtime", "swift"),
             ("QueueitToken", token), ("OriginalUrl", url), ("Now", "\(Int64(now.timeIntervalSince1970))")
@@ -399,7 +399,7 @@ public struct QueueItRequestValidator: Sendable {
     /// `{base}/cancel/{c}/{e}[/{queueId}]?c=…&e=…&ver=…&cver=…&man=…[&r={target}]` (no `/` before
     /// `?`: every connector's `validateCancelRequest` and its unit test); without one nothing
     /// happens (`isPassed`, no redirect, the cookie left alone).
-    public func cancel(url: String, headers: [(String, String)], clientIP: String?, now: Date) -> QueueItKnownUserDecision {
+    package func cancel(url: String, headers: [(String, String)], clientIP: String?, now: Date) -> QueueItKnownUserDecision {
         let s = settings
         let ajaxHeader = headers.first(where: { $0.0.lowercased() == "x-queueit-ajaxpageurl" })?.1 ?? ""
         let isAjax = !ajaxHeader.isEmpty
@@ -433,7 +433,7 @@ public struct QueueItRequestValidator: Sendable {
     /// The decision for a session cookie already found valid (``QueueItAcceptedCookie/validate(secretKey:eventId:now:cookieValidityMinutes:clientIP:)``):
     /// the request passes, and with `extendCookieValidity` and no fixed validity the cookie is
     /// issued again with the time `now` (step 1 of ``validate(url:headers:clientIP:now:)``).
-    public func passing(_ cookie: QueueItAcceptedCookie, isAjax: Bool, now: Date) -> QueueItKnownUserDecision {
+    package func passing(_ cookie: QueueItAcceptedCookie, isAjax: Bool, now: Date) -> QueueItKnownUserDecision {
         let s = settings
         var setCookies: [String] = []
         if cookie.fixedValidityMinutes == nil && s.extendCookieValidity {
@@ -469,7 +469,7 @@ public struct QueueItRequestValidator: Sendable {
     }
 
     /// Splits `queueittoken` off a URL: (URL without it, the decoded token).
-    public static func splitToken(_ url: String) -> (String, String?) {
+    package static func splitToken(_ url: String) -> (String, String?) {
         // on the UTF-8 bytes (`?` is ASCII, so its index is a character boundary)
         guard let qm = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (url, nil) }
         if isUnchangedWithoutToken(url.utf8[url.utf8.index(after: qm)...]) { return (url, nil) }
@@ -517,7 +517,7 @@ public struct QueueItRequestValidator: Sendable {
 
     /// The value of cookie `name` in the `Cookie` headers (the name exact, spaces and tabs around
     /// each pair dropped).
-    public static func cookie(named name: String, in headers: [(String, String)]) -> String? {
+    package static func cookie(named name: String, in headers: [(String, String)]) -> String? {
         for (k, v) in headers where k.utf8.count == 6 && k.lowercased() == "cookie" {
             if let value = cookie(named: name, inHeaderValue: v) { return value }
         }
@@ -526,7 +526,7 @@ public struct QueueItRequestValidator: Sendable {
 
     /// The value of cookie `name` in one `Cookie` header value, read on its UTF-8 bytes (`;`, `=`,
     /// space and tab are ASCII, so every piece is whole characters).
-    public static func cookie(named name: String, inHeaderValue headerValue: String) -> String? {
+    package static func cookie(named name: String, inHeaderValue headerValue: String) -> String? {
         guard !name.utf8.contains(UInt8(ascii: "=")) else { return nil }
         var header = headerValue
         var wanted = name

@@ -7,11 +7,11 @@ import Foundation
 /// the KnownUser connectors do), and a repeated key keeps its **last** value (KU-JS assigns each
 /// piece in order). Use ``QueueItTokenValidator`` to decide whether a token is acceptable; the hash
 /// covers the whole text, so only the holder of the secret key can produce repeated fields.
-public struct QueueItToken: Sendable, Hashable {
+package struct QueueItToken: Sendable, Hashable {
     /// The token text exactly as received.
-    public let raw: String
+    package let raw: String
     /// Every well-formed `key_value` piece in order of appearance (repeats included).
-    public var fields: [(key: String, value: String)] {
+    package var fields: [(key: String, value: String)] {
         withBytes { b in
             var out: [(key: String, value: String)] = []
             QueueItTokenBytes.forEachField(b) { k, v in
@@ -26,15 +26,15 @@ public struct QueueItToken: Sendable, Hashable {
     }
 
     /// `e`: the event (waiting room) id.
-    public var eventId: String? { value("e") }
+    package var eventId: String? { value("e") }
     /// `q`: the queue id.
-    public var queueId: String? { value("q") }
+    package var queueId: String? { value("q") }
     /// `ts`: expiry in epoch seconds, when it is a plain non-negative integer.
-    public var expiresAtEpoch: Int64? { value("ts").flatMap(Self.parseEpoch) }
+    package var expiresAtEpoch: Int64? { value("ts").flatMap(Self.parseEpoch) }
     /// `ts` as a date.
-    public var expiresAt: Date? { expiresAtEpoch.map { Date(timeIntervalSince1970: TimeInterval($0)) } }
+    package var expiresAt: Date? { expiresAtEpoch.map { Date(timeIntervalSince1970: TimeInterval($0)) } }
     /// `ce`: extendable cookie (`true`/`false`, case-insensitive); nil when absent or other text.
-    public var extendableCookie: Bool? {
+    package var extendableCookie: Bool? {
         switch value("ce")?.lowercased() {
         case "true": return true
         case "false": return false
@@ -42,21 +42,21 @@ public struct QueueItToken: Sendable, Hashable {
         }
     }
     /// `cv`: fixed cookie validity in minutes.
-    public var cookieValidityMinutes: Int? { value("cv").flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil } }
+    package var cookieValidityMinutes: Int? { value("cv").flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil } }
     /// `rt`: the redirect type as written in the token (parsed field, not the SDK's `~rt_` match).
-    public var redirectTypeField: String? { value("rt") }
+    package var redirectTypeField: String? { value("rt") }
     /// `hip`: HMAC of the client IP.
-    public var hashedIP: String? { value("hip") }
+    package var hashedIP: String? { value("hip") }
     /// `h`: the hash.
-    public var hash: String? { value("h") }
+    package var hash: String? { value("h") }
     /// `c`: customer id (seen in fixtures; the connectors do not use it).
-    public var customerId: String? { value("c") }
+    package var customerId: String? { value("c") }
 
     /// The redirect type the mobile SDKs read from this token (`~rt_…~` match, docs/queueit-protocol.md §2.2).
-    public var redirectType: QueueItRedirectType { QueueItRedirectType(token: raw) }
+    package var redirectType: QueueItRedirectType { QueueItRedirectType(token: raw) }
 
     /// The last value of `key`, or nil.
-    public func value(_ key: String) -> String? {
+    package func value(_ key: String) -> String? {
         var key = key
         return key.withUTF8 { k in
             withBytes { b in
@@ -76,7 +76,7 @@ public struct QueueItToken: Sendable, Hashable {
     }
 
     /// Whether some key appears more than once (reported, never trusted without the hash).
-    public var hasRepeatedKeys: Bool {
+    package var hasRepeatedKeys: Bool {
         var seen = Set<String>()
         for f in fields where !seen.insert(f.key).inserted { return true }
         return false
@@ -84,13 +84,13 @@ public struct QueueItToken: Sendable, Hashable {
 
     /// Parses a token. Never fails; see the type's documentation for the rules.
     /// The fields are read from the text when asked for (on its bytes, no copy kept).
-    public init(_ raw: String) {
+    package init(_ raw: String) {
         self.raw = raw
     }
 
     /// The text the hash covers: the token with the first literal `~h_{hash}` removed (KU-JS
     /// `String.replace` semantics). Nil when the token has no `h` field.
-    public var hashedText: String? {
+    package var hashedText: String? {
         withBytes { b in
             guard let h = QueueItTokenBytes.lastValue(b, "h") else { return nil }
             guard let at = QueueItTokenBytes.hashMarker(b, hash: h) else { return raw }
@@ -104,20 +104,20 @@ public struct QueueItToken: Sendable, Hashable {
         return Int64(s)
     }
 
-    public static func == (a: QueueItToken, b: QueueItToken) -> Bool { a.raw == b.raw }
-    public func hash(into hasher: inout Hasher) { hasher.combine(raw) }
+    package static func == (a: QueueItToken, b: QueueItToken) -> Bool { a.raw == b.raw }
+    package func hash(into hasher: inout Hasher) { hasher.combine(raw) }
 }
 
 /// Mints `queueittoken`s the way a Queue-it server would (docs/queueit-protocol.md §7.3, minting recipe):
 /// `e_{e}~q_{q}~ts_{expiry}~ce_{ce}[~cv_{m}]~rt_{type}[~hip_{hmac(ip)}]~h_{hmac}`.
 /// `rt_` is never first or last, `h_` is always last.
-public struct QueueItTokenMinter: Sendable {
+package struct QueueItTokenMinter: Sendable {
     /// Why a token cannot be minted.
-    public enum MintError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum MintError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A value is empty or contains `~` or `_` (the parser would drop or split it).
         case invalidValue(field: String, value: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .invalidValue(let field, let value):
                 return "cannot mint a queueittoken: field '\(field)' = '\(value)' must be non-empty and contain neither '~' nor '_'"
@@ -126,12 +126,12 @@ public struct QueueItTokenMinter: Sendable {
     }
 
     /// The customer's secret key.
-    public let secretKey: String
+    package let secretKey: String
 
-    public init(secretKey: String) { self.secretKey = secretKey }
+    package init(secretKey: String) { self.secretKey = secretKey }
 
     /// Mints a token. `expiresAt` is epoch seconds (`ts_`), `clientIP` adds `hip_`.
-    public func mint(
+    package func mint(
         eventId: String, queueId: String, expiresAt: Int64, redirectType: QueueItRedirectType,
         extendableCookie: Bool = false, cookieValidityMinutes: Int? = nil, clientIP: String? = nil
     ) throws(MintError) -> String {
@@ -146,7 +146,7 @@ public struct QueueItTokenMinter: Sendable {
     }
 
     /// Signs an arbitrary token body (fields already joined by `~`, without `h_`): `body~h_{hmac}`.
-    public func sign(body: String) -> String {
+    package func sign(body: String) -> String {
         body + "~h_" + QueueItHash.hmacHex(secretKey: secretKey, message: body)
     }
 
@@ -162,16 +162,16 @@ public struct QueueItTokenMinter: Sendable {
 ///
 /// Works on the token's bytes (no field strings) and keys HMAC-SHA256 once, at `init`: keep a
 /// validator per secret key and event to validate many tokens.
-public struct QueueItTokenValidator: Sendable {
+package struct QueueItTokenValidator: Sendable {
     /// The customer's secret key.
-    public let secretKey: String
+    package let secretKey: String
     /// The waiting room (event) id the token must be for.
-    public let eventId: String
+    package let eventId: String
     /// HMAC-SHA256 keyed with ``secretKey``, before any message: copied per hash, so the key
     /// schedule (padding, inner and outer pads) is computed once.
     let keyed: HMAC<SHA256>
 
-    public init(secretKey: String, eventId: String) {
+    package init(secretKey: String, eventId: String) {
         self.secretKey = secretKey
         self.eventId = eventId
         self.keyed = HMAC<SHA256>(key: SymmetricKey(data: Array(secretKey.utf8)))
@@ -182,7 +182,7 @@ public struct QueueItTokenValidator: Sendable {
     ///   - now: the current time (epoch seconds are compared: valid while `ts >= now`).
     ///   - clientIP: checked against `hip_` only when both are present.
     @discardableResult
-    public func validate(_ token: String, now: Date, clientIP: String? = nil) throws(QueueItValidationError) -> QueueItToken {
+    package func validate(_ token: String, now: Date, clientIP: String? = nil) throws(QueueItValidationError) -> QueueItToken {
         var text = token
         if let failure = text.withUTF8({ check($0, now: now, clientIP: clientIP) }) { throw failure }
         return QueueItToken(token)

@@ -14,12 +14,12 @@ public struct QueueItAssumeOnline: QueueItConnectivity {
 }
 
 /// A switch the app (or a test) flips from its own network monitor.
-public final class QueueItManualConnectivity: QueueItConnectivity {
+package final class QueueItManualConnectivity: QueueItConnectivity {
     private let offline: Mutex<Bool>
-    public init(offline: Bool = false) { self.offline = Mutex(offline) }
-    public var isOffline: Bool {
+    package init(offline: Bool = false) { self.offline = Mutex(offline) }
+    package var isOffline: Bool {
         offline.withLock { $0 }
     }
     /// Sets the state.
-    public func set(offline value: Bool) { offline.withLock { $0 = value } }
+    package func set(offline value: Bool) { offline.withLock { $0 = value } }
 }

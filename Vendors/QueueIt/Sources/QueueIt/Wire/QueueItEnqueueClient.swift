@@ -3,11 +3,11 @@ import Logging
 import WaitingRoom
 
 /// What one enqueue call needs: where, and the body.
-public struct QueueItEnqueueCall: Sendable, Hashable {
-    public var endpoint: QueueItEndpoint
-    public var body: QueueItEnqueueBody
+package struct QueueItEnqueueCall: Sendable, Hashable {
+    package var endpoint: QueueItEndpoint
+    package var body: QueueItEnqueueBody
 
-    public init(endpoint: QueueItEndpoint, body: QueueItEnqueueBody) {
+    package init(endpoint: QueueItEndpoint, body: QueueItEnqueueBody) {
         self.endpoint = endpoint
         self.body = body
     }
@@ -15,7 +15,7 @@ public struct QueueItEnqueueCall: Sendable, Hashable {
     /// The HTTP request: `Content-Type: application/json` and `Accept: application/json` (iOS
     /// `QueueITApiClient_NSURLConnection.m`; Android sends `application/json; charset=utf-8`),
     /// `User-Agent` = the body's `userAgent` (Android `QueueITApiClient`).
-    public func httpRequest(timeout: Duration?) -> HTTPRequest {
+    package func httpRequest(timeout: Duration?) -> HTTPRequest {
         var headers: HTTPHeaderList = [("Content-Type", "application/json"), ("Accept", "application/json")]
         if !body.userAgent.isEmpty { headers.add("User-Agent", body.userAgent) }
         return HTTPRequest(
@@ -27,16 +27,16 @@ public struct QueueItEnqueueCall: Sendable, Hashable {
 /// Runs enqueue calls with Queue-it's failure rules (docs/queueit-protocol.md §3): offline ⇒ -100 at once; 4xx ⇒
 /// rejected with the HTTP status as code; anything else retried after 1, 2, 4, 8 s, then
 /// unavailable (code 3). Every call starts a fresh backoff.
-public struct QueueItEnqueueClient: Sendable {
-    public let transport: any HTTPTransport
-    public let clock: any WaitingRoomClock
-    public let connectivity: any QueueItConnectivity
-    public let policy: RetryPolicy
-    public let logger: Logger
+package struct QueueItEnqueueClient: Sendable {
+    package let transport: any HTTPTransport
+    package let clock: any WaitingRoomClock
+    package let connectivity: any QueueItConnectivity
+    package let policy: RetryPolicy
+    package let logger: Logger
     /// Asked when an attempt fails on the network: no route to the host ⇒ `-100` at once.
-    public let monitor: any ConnectivityMonitor
+    package let monitor: any ConnectivityMonitor
 
-    public init(
+    package init(
         transport: any HTTPTransport, clock: any WaitingRoomClock, connectivity: any QueueItConnectivity = QueueItAssumeOnline(),
         policy: RetryPolicy = .queueIt, logger: Logger = Logger(label: "waitingroom.queueit"),
         monitor: any ConnectivityMonitor = AssumeOnline()
@@ -63,14 +63,14 @@ public struct QueueItEnqueueClient: Sendable {
     /// up the error carries exactly the vendor's message ("Error! Queue is unavailable.", code 3);
     /// the last failure is in `details["lastFailure"]` (and its HTTP status, if any, in
     /// `details["lastStatus"]`).
-    public func enqueue(_ call: QueueItEnqueueCall) async throws -> QueueItEnqueueResponse {
+    package func enqueue(_ call: QueueItEnqueueCall) async throws -> QueueItEnqueueResponse {
         try await enqueue(call, onRetry: { _, _, _ in })
     }
 
     /// ``enqueue(_:)`` that tells `onRetry` before each retry: its number (1-based), the wait
     /// before it, and the failure; `-100` also comes when an attempt fails while ``monitor``
     /// says the device has no route to the waiting-room host.
-    public func enqueue(
+    package func enqueue(
         _ call: QueueItEnqueueCall, onRetry: @escaping @Sendable (Int, Duration, WaitingRoomError) -> Void
     ) async throws -> QueueItEnqueueResponse {
         if connectivity.isOffline { throw Self.offlineError }

@@ -1,18 +1,18 @@
 import Foundation
 
 /// A configuration problem found before anything is sent; names the offending field.
-public struct QueueItConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct QueueItConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The configuration field (JSON key) at fault.
-    public let field: String
+    package let field: String
     /// What is wrong and what is expected.
-    public let message: String
+    package let message: String
 
-    public init(field: String, message: String) {
+    package init(field: String, message: String) {
         self.field = field
         self.message = message
     }
 
-    public var description: String { "queueit configuration: '\(field)': \(message)" }
+    package var description: String { "queueit configuration: '\(field)': \(message)" }
 }
 
 /// Where the enqueue call goes (docs/queueit-protocol.md §1.1).
@@ -25,19 +25,19 @@ public struct QueueItConfigurationError: Error, Sendable, Equatable, CustomStrin
 ///   ignored; a path, query or user info is refused). The scheme defaults to `https`, except for a
 ///   loopback host (`127.0.0.0/8`, `::1`, `localhost`), where it defaults to `http`. Plain `http`
 ///   is refused for any other host.
-public struct QueueItEndpoint: Sendable, Hashable {
+package struct QueueItEndpoint: Sendable, Hashable {
     /// Customer id (DNS label: letters, digits, `-`).
-    public let customerId: String
+    package let customerId: String
     /// Waiting room (event) id or alias.
-    public let waitingRoomId: String
+    package let waitingRoomId: String
     /// `http` or `https`.
-    public let scheme: String
+    package let scheme: String
     /// Host (and `:port`) the call goes to.
-    public let authority: String
+    package let authority: String
     /// Sanitised path prefix, or nil.
-    public let pathPrefix: String?
+    package let pathPrefix: String?
 
-    public init(customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, pathPrefix: String? = nil)
+    package init(customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, pathPrefix: String? = nil)
         throws(QueueItConfigurationError)
     {
         let c = customerId.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -67,7 +67,7 @@ public struct QueueItEndpoint: Sendable, Hashable {
     }
 
     /// iOS `sanitizeQueuePathPrefix`: strips leading and trailing `/` and whitespace; empty ⇒ nil.
-    public static func sanitizePathPrefix(_ prefix: String?) -> String? {
+    package static func sanitizePathPrefix(_ prefix: String?) -> String? {
         guard let prefix else { return nil }
         let strip = CharacterSet(charactersIn: "/").union(.whitespacesAndNewlines)
         let s = prefix.trimmingCharacters(in: strip)
@@ -75,7 +75,7 @@ public struct QueueItEndpoint: Sendable, Hashable {
     }
 
     /// The base URL (`scheme://authority[/prefix]`), without a trailing slash.
-    public var baseURLString: String {
+    package var baseURLString: String {
         var s = "\(scheme)://\(authority)"
         if let p = pathPrefix {
             s += "/" + p.split(separator: "/").map { QueueItPercent.encodePathSegment(String($0)) }.joined(separator: "/")
@@ -84,7 +84,7 @@ public struct QueueItEndpoint: Sendable, Hashable {
     }
 
     /// The enqueue URL.
-    public var enqueueURL: URL {
+    package var enqueueURL: URL {
         let s =
             baseURLString + "/api/mobileapp/queue/"
             + QueueItPercent.encodePathSegment(customerId) + "/"
@@ -99,7 +99,7 @@ public struct QueueItEndpoint: Sendable, Hashable {
     }
 
     /// Whether `host` (without port or brackets) is a loopback name or address.
-    public static func isLoopback(host: String) -> Bool {
+    package static func isLoopback(host: String) -> Bool {
         let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
         let parts = h.split(separator: ".", omittingEmptySubsequences: false)
@@ -149,19 +149,19 @@ public struct QueueItEndpoint: Sendable, Hashable {
 /// The JSON body of the enqueue call (docs/queueit-protocol.md §1.3). Keys: `userId`, `userAgent`, `sdkVersion`,
 /// and, when given, `layoutName`, `language` (sent only when non-empty, the Android rule) and
 /// exactly one of `enqueueToken` / `enqueueKey`.
-public struct QueueItEnqueueBody: Sendable, Hashable, Codable {
-    public var userId: String
-    public var userAgent: String
-    public var sdkVersion: String
-    public var layoutName: String?
-    public var language: String?
-    public var enqueueToken: String?
-    public var enqueueKey: String?
+@usableFromInline package struct QueueItEnqueueBody: Sendable, Hashable, Codable {
+    package var userId: String
+    package var userAgent: String
+    package var sdkVersion: String
+    package var layoutName: String?
+    package var language: String?
+    package var enqueueToken: String?
+    package var enqueueKey: String?
 
     /// The SDK version we report (`sdkVersion`).
-    public static let defaultSDKVersion = "Swift-WaitingRoom-1.0.0"
+    @usableFromInline package static let defaultSDKVersion = "Swift-WaitingRoom-1.0.0"
 
-    public init(
+    package init(
         userId: String, userAgent: String, sdkVersion: String = QueueItEnqueueBody.defaultSDKVersion,
         layoutName: String? = nil, language: String? = nil,
         enqueueToken: String? = nil, enqueueKey: String? = nil
@@ -177,14 +177,14 @@ public struct QueueItEnqueueBody: Sendable, Hashable, Codable {
     }
 
     /// The JSON bytes (sorted keys, no escaped slashes; absent optionals are omitted).
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(self)).map { Array($0) } ?? Array("{}".utf8)
     }
 
     /// Decodes a body (used by the emulator); throws a message naming the problem.
-    public static func decode(_ bytes: [UInt8]) throws(QueueItConfigurationError) -> QueueItEnqueueBody {
+    package static func decode(_ bytes: [UInt8]) throws(QueueItConfigurationError) -> QueueItEnqueueBody {
         guard bytes.count <= QueueItEnqueueResponse.maxBodyBytes else {
             throw QueueItConfigurationError(field: "body", message: "body of \(bytes.count) bytes is too large")
         }
@@ -248,16 +248,16 @@ public struct QueueItEnqueueBody: Sendable, Hashable, Codable {
 }
 
 /// Percent-encoding helpers (RFC 3986 unreserved set kept as is).
-public enum QueueItPercent {
+package enum QueueItPercent {
     static let unreserved: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8))
     /// `encodeURIComponent` plus `!'()*` (KU-JS connector encoding of the redirect header).
     static let componentSafe: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".utf8))
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
-    public static func encodePathSegment(_ s: String) -> String { encode(s, keep: unreserved) }
+    package static func encodePathSegment(_ s: String) -> String { encode(s, keep: unreserved) }
 
     /// Encodes like JavaScript's `encodeURIComponent`, with `!'()*` encoded too (KU-JS).
-    public static func encodeComponent(_ s: String) -> String { encode(s, keep: componentSafe) }
+    package static func encodeComponent(_ s: String) -> String { encode(s, keep: componentSafe) }
 
     static func encode(_ s: String, keep: Set<UInt8>) -> String {
         var out: [UInt8] = []
@@ -276,7 +276,7 @@ public enum QueueItPercent {
     }
 
     /// Decodes `%XX` escapes (and `+` as space when `plusAsSpace`); invalid escapes are kept as is.
-    public static func decode(_ s: String, plusAsSpace: Bool = false) -> String {
+    package static func decode(_ s: String, plusAsSpace: Bool = false) -> String {
         let bytes = Array(s.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -306,7 +306,7 @@ public enum QueueItPercent {
     }
 
     /// Parses a query string into ordered (name, value) pairs, decoding both (`+` = space).
-    public static func queryItems(_ query: Substring) -> [(name: String, value: String)] {
+    package static func queryItems(_ query: Substring) -> [(name: String, value: String)] {
         query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             if let eq = pair.firstIndex(of: "=") {
                 return (decode(String(pair[..<eq]), plusAsSpace: true), decode(String(pair[pair.index(after: eq)...]), plusAsSpace: true))

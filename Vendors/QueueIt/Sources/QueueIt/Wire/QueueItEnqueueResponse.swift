@@ -2,17 +2,17 @@ import Foundation
 
 /// The JSON object enqueue answers with (docs/queueit-protocol.md §2.1; PascalCase keys). A value of the wrong
 /// type is ignored (treated as absent), as iOS does.
-public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
-    public var queueId: String?
-    public var queueUrl: String?
-    public var eventTargetUrl: String?
-    public var queueitToken: String?
-    public var queueUrlTTLInMinutes: Int?
+package struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
+    package var queueId: String?
+    package var queueUrl: String?
+    package var eventTargetUrl: String?
+    package var queueitToken: String?
+    package var queueUrlTTLInMinutes: Int?
 
     /// Bodies larger than this are not parsed (1 MiB).
-    public static let maxBodyBytes = 1 << 20
+    package static let maxBodyBytes = 1 << 20
 
-    public init(
+    package init(
         queueId: String? = nil, queueUrl: String? = nil, eventTargetUrl: String? = nil,
         queueitToken: String? = nil, queueUrlTTLInMinutes: Int? = nil
     ) {
@@ -32,14 +32,14 @@ public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
     }
 
     /// The token, or nil when absent or empty (an empty token is "no token": the Android rule).
-    public var token: String? { queueitToken.flatMap { $0.isEmpty ? nil : $0 } }
+    package var token: String? { queueitToken.flatMap { $0.isEmpty ? nil : $0 } }
     /// Whether the visitor can go straight through (`isPassedThrough`: a non-empty token).
-    public var isPassedThrough: Bool { token != nil }
+    package var isPassedThrough: Bool { token != nil }
     /// The redirect type (docs/queueit-protocol.md §2.2): no token ⇒ `.queue`.
-    public var redirectType: QueueItRedirectType { QueueItRedirectType(token: token) }
+    package var redirectType: QueueItRedirectType { QueueItRedirectType(token: token) }
 
     /// JSON bytes of this answer (what the emulator sends; nil values are written as `null`).
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         // Plain text values (the emulator's own) are written on bytes, in the order
         // `JSONSerialization`'s sorted keys give; anything else goes through Foundation.
         let texts = [queueId, queueUrl, eventTargetUrl, queueitToken]
@@ -75,7 +75,7 @@ public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
     }
 
     /// Parses a 200 body. Nil when it is not a JSON object (which the SDK retries).
-    public static func parse(_ body: [UInt8]) -> QueueItEnqueueResponse? {
+    package static func parse(_ body: [UInt8]) -> QueueItEnqueueResponse? {
         guard body.count <= maxBodyBytes,
             let any = try? JSONSerialization.jsonObject(with: Data(body), options: []),
             let obj = any as? [String: Any]
@@ -93,7 +93,7 @@ public struct QueueItEnqueueResponse: Sendable, Hashable, Codable {
 }
 
 /// How one enqueue HTTP exchange ends (docs/queueit-protocol.md §3.1): pure decision from status and body.
-public enum QueueItEnqueueResult: Sendable, Hashable {
+package enum QueueItEnqueueResult: Sendable, Hashable {
     /// HTTP 200 with a JSON object.
     case success(QueueItEnqueueResponse)
     /// HTTP 4xx: terminal, not retried. `code` is the HTTP status; `message` is the body text.
@@ -102,7 +102,7 @@ public enum QueueItEnqueueResult: Sendable, Hashable {
     case retryable(message: String)
 
     /// Classifies an HTTP answer to enqueue.
-    public static func classify(status: Int, body: [UInt8]) -> QueueItEnqueueResult {
+    package static func classify(status: Int, body: [UInt8]) -> QueueItEnqueueResult {
         if status == 200 {
             if let r = QueueItEnqueueResponse.parse(body) { return .success(r) }
             return .retryable(message: "Enqueue answered 200 without a JSON object")
@@ -128,27 +128,27 @@ public enum QueueItEnqueueResult: Sendable, Hashable {
 }
 
 /// Helpers for values from `JSONSerialization` (on Linux every number also casts to `Bool`).
-public enum QueueItJSON {
+package enum QueueItJSON {
     /// True only for JSON `true`/`false`.
-    public static func isBool(_ v: Any) -> Bool {
+    package static func isBool(_ v: Any) -> Bool {
         guard let n = v as? NSNumber else { return false }
         return String(cString: n.objCType) == "c"
     }
 
     /// The number, or nil for non-numbers and booleans.
-    public static func number(_ v: Any?) -> Double? {
+    package static func number(_ v: Any?) -> Double? {
         guard let v, !isBool(v), let n = v as? NSNumber else { return nil }
         return n.doubleValue
     }
 
     /// The boolean, or nil for anything but JSON `true`/`false`.
-    public static func bool(_ v: Any?) -> Bool? {
+    package static func bool(_ v: Any?) -> Bool? {
         guard let v, isBool(v), let n = v as? NSNumber else { return nil }
         return n.boolValue
     }
 
     /// A whole number in `Int` range, or nil.
-    public static func int(_ v: Any?) -> Int? {
+    package static func int(_ v: Any?) -> Int? {
         guard let d = number(v), d.isFinite, d == d.rounded(), abs(d) < 9e15 else { return nil }
         return Int(d)
     }

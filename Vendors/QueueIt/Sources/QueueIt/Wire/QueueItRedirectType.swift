@@ -2,7 +2,7 @@
 ///
 /// Spellings follow the Android SDK's enum (case-sensitive). Any other text is kept in
 /// ``other(_:)`` instead of crashing (Android throws on unknown values; iOS shows the queue).
-public enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
+package enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
     /// The visitor must wait in the queue (also: no token at all).
     case queue
     /// Safety net: the room lets visitors straight through; passed without a queue page.
@@ -23,7 +23,7 @@ public enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
     case other(String)
 
     /// The spelling used in tokens.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .queue: return "queue"
         case .safetynet: return "safetynet"
@@ -37,10 +37,10 @@ public enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Maps the token spelling (case-sensitive, like Android's `valueOf`).
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "queue": self = .queue
         case "safetynet": self = .safetynet
@@ -57,7 +57,7 @@ public enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
     /// The redirect type of an enqueue answer's token: no token (or an empty one) ⇒ `.queue`;
     /// otherwise the text between the first `~rt_` and the next `~` (iOS and Android); no such
     /// match ⇒ `.other("")`, which shows the queue (iOS behaviour).
-    public init(token: String?) {
+    package init(token: String?) {
         guard let token, !token.isEmpty else {
             self = .queue
             return
@@ -66,7 +66,7 @@ public enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The text between the first `~rt_` and the following `~`, or nil when there is none.
-    public static func extract(from token: String) -> String? {
+    package static func extract(from token: String) -> String? {
         let bytes = Array(token.utf8)
         guard let at = QueueItBytes.find(Array("~rt_".utf8), in: bytes) else { return nil }
         let rest = bytes[(at + 4)...]
@@ -75,7 +75,7 @@ public enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What the engine does with an enqueue answer of this type (docs/queueit-protocol.md §2.2 engine step).
-    public var action: QueueItEnqueueAction {
+    package var action: QueueItEnqueueAction {
         switch self {
         case .safetynet: return .passed
         case .disabled, .idle, .afterEvent: return .disabled
@@ -85,7 +85,7 @@ public enum QueueItRedirectType: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What the engine does after a successful enqueue.
-public enum QueueItEnqueueAction: String, Sendable, Hashable {
+package enum QueueItEnqueueAction: String, Sendable, Hashable {
     /// Passed at once; no queue page (safetynet).
     case passed
     /// The room is not queueing (disabled, idle, afterevent); the token is handed over.

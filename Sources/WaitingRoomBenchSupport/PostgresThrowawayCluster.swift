@@ -18,33 +18,36 @@ import Synchronization
 /// removes the directory; if a test process ends without it, an `atexit` hook does the same.
 ///
 /// Missing binaries are an error telling to run Scripts/setup: the tests fail, never skip.
-public actor PostgresThrowawayCluster {
+package actor PostgresThrowawayCluster {
     /// The cluster of this process.
-    public static let shared = PostgresThrowawayCluster()
+    package static let shared = PostgresThrowawayCluster()
+
+    /// A cluster of its own (not yet started: the first ``makeDatabase()`` starts it).
+    package init() {}
 
     /// A running server.
-    public struct Server: Sendable {
+    package struct Server: Sendable {
         /// The folder with `initdb`, `pg_ctl` and `createdb`.
-        public var binaries: String
+        package var binaries: String
         /// The cluster's folder: `data/` (the cluster), the Unix socket and the logs.
-        public var directory: String
+        package var directory: String
         /// The TCP port on 127.0.0.1.
-        public var port: Int
+        package var port: Int
         /// The cluster's data folder.
-        public var dataDirectory: String { directory + "/data" }
+        package var dataDirectory: String { directory + "/data" }
     }
 
     /// Why the cluster could not be used.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
         /// A failure saying `description`.
-        public init(description: String) { self.description = description }
+        package init(description: String) { self.description = description }
     }
 
     private var starting: Task<Server, any Error>?
 
     /// The server, started on the first call.
-    public func server() async throws -> Server {
+    package func server() async throws -> Server {
         if let starting { return try await starting.value }
         let task = Task { try await Self.start() }
         starting = task
@@ -54,7 +57,7 @@ public actor PostgresThrowawayCluster {
     /// A new empty database on the server; returns its URL
     /// (`postgres://postgres@127.0.0.1:PORT/test_…?sslmode=disable&connect_timeout=30`: a machine
     /// busy with a whole test suite has stalled a local connect past the default 10 s).
-    public func makeDatabase() async throws -> String {
+    package func makeDatabase() async throws -> String {
         let server = try await server()
         let name = "test_" + String(UInt64.random(in: .min ... .max), radix: 16)
         try await Self.run(
@@ -64,7 +67,7 @@ public actor PostgresThrowawayCluster {
     }
 
     /// Shuts the server down at once (`pg_ctl stop -m immediate`) and removes its folder.
-    public func stop() async throws {
+    package func stop() async throws {
         guard let starting else { return }
         self.starting = nil
         guard let server = try? await starting.value else { return }
@@ -159,7 +162,7 @@ public actor PostgresThrowawayCluster {
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on (the kernel's pick for port 0).
-    public static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
         defer { close(fd) }

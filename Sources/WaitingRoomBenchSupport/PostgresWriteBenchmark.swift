@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import WaitingRoom
+import WaitingRoomPostgres
 
 extension PostgresStateStore {
     /// What a journal write costs next to the database's own floor: `count` calls of
@@ -14,8 +15,9 @@ extension PostgresStateStore {
     /// The store's tables get their own prefix (`wrbench_<random>_`) and are dropped afterwards.
     /// - Throws: `.invalidConfiguration` for a bad URL, an unreachable server, or a `count`
     ///   below 1.
-    public static func benchmarkWrites(url: String, count: Int) async throws -> (storeWritesPerSecond: Double, bareInsertsPerSecond: Double)
-    {
+    package static func benchmarkWrites(url: String, count: Int) async throws -> (
+        storeWritesPerSecond: Double, bareInsertsPerSecond: Double
+    ) {
         guard count >= 1 else {
             throw WaitingRoomError.invalidConfiguration(field: "count", "the benchmark needs at least one write, not \(count)")
         }

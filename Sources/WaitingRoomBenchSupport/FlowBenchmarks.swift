@@ -2,28 +2,29 @@ import CLua
 import CLuaShim
 import Logging
 import WaitingRoom
+import WaitingRoomLua
 
 /// Measurements of the Lua host's costs (docs/lua-embedding.md §6), for the gated test
 /// (`WR_BENCH=1 swift test -c release --filter LuaBenchmarks`) and tools. Run from a non-main task.
-public enum FlowBenchmarks {
+package enum FlowBenchmarks {
     /// What `measure` found.
-    public struct Figures: Sendable, CustomStringConvertible {
+    package struct Figures: Sendable, CustomStringConvertible {
         /// Swift → Lua: `rawgeti(ref)` + push + `lua_pcall` (traceback handler, hook armed) + read + pop.
-        public var rawPcallNanoseconds: Double
+        package var rawPcallNanoseconds: Double
         /// A realistic progress event from a non-main task to the flow's `on_progress` and back:
         /// actor hop, pooled coroutine, event table built field by field, handler, decision read.
-        public var dispatchNanoseconds: Double
+        package var dispatchNanoseconds: Double
         /// The same dispatch issued from inside the runtime's actor (no hop): what the hop costs is
         /// the difference.
-        public var inActorDispatchNanoseconds: Double
+        package var inActorDispatchNanoseconds: Double
         /// The same through a `WaitingSession` stream and `FlowRuntime.run()` (when measured).
-        public var endToEndNanoseconds: Double?
+        package var endToEndNanoseconds: Double?
         /// Lua heap of one idle flow runtime with its flow loaded and its table read.
-        public var idleRuntimeBytes: Int
+        package var idleRuntimeBytes: Int
 
-        public var ratio: Double { dispatchNanoseconds / rawPcallNanoseconds }
+        package var ratio: Double { dispatchNanoseconds / rawPcallNanoseconds }
 
-        public var description: String {
+        package var description: String {
             var lines = [
                 "raw lua_pcall round trip: \(format(rawPcallNanoseconds)) ns/call",
                 "full progress-event dispatch: \(format(dispatchNanoseconds / 1000, digits: 3)) us/event",
@@ -57,7 +58,7 @@ public enum FlowBenchmarks {
 
     /// Measure `iterations` calls of each kind (best of `repeats`). `endToEnd` gives options whose
     /// registry has the `"scripted"` vendor (WaitingRoomTesting) to also time a real session.
-    public static func measure(iterations: Int = 200_000, repeats: Int = 5, endToEnd: FlowOptions? = nil) async throws -> Figures {
+    package static func measure(iterations: Int = 200_000, repeats: Int = 5, endToEnd: FlowOptions? = nil) async throws -> Figures {
         let raw = try rawPcall(iterations: iterations, repeats: repeats)
         let options = FlowOptions()
         options.registry.register(
@@ -129,20 +130,20 @@ public enum FlowBenchmarks {
 
 extension FlowRuntime {
     /// Run the main flow's chunk and read its handlers (what `run()` does first).
-    func prepareHandlers() async throws(LuaError) {
+    package func prepareHandlers() async throws(LuaError) {
         guard let primary else { return }
         if case .failure(let error) = await host.loadSpec(primary, on: self) { throw error }
     }
 
     /// `iterations` events dispatched from inside the actor (no hop): the share of the hop.
-    func dispatchLoopForBenchmark(_ event: WaitingRoomEvent, iterations: Int) async -> Duration {
+    package func dispatchLoopForBenchmark(_ event: WaitingRoomEvent, iterations: Int) async -> Duration {
         let start = ContinuousClock.now
         for _ in 0..<iterations { await dispatchForBenchmark(event) }
         return ContinuousClock.now - start
     }
 
     /// One event to the main flow's handler, as `run()` dispatches it.
-    func dispatchForBenchmark(_ event: WaitingRoomEvent) async {
+    package func dispatchForBenchmark(_ event: WaitingRoomEvent) async {
         guard let primary else { return }
         _ = await host.dispatch(event, session: nil, to: primary, useHandler: true, on: self)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import SQLiteNIO
 import WaitingRoom
+import WaitingRoomSQLite
 
 extension SQLiteStateStore {
     /// Measures what the store adds to a write (`bench all`): `count` ``recordHeldKey(_:)``
@@ -11,7 +12,7 @@ extension SQLiteStateStore {
     /// Each write is its own transaction, as in use. Opens (or creates) the database at `path`;
     /// use a scratch file: the benchmark's rows and table are removed afterwards, but the file
     /// is left for the caller to delete.
-    public static func benchmarkWrites(path: String, count: Int) async throws -> (
+    package static func benchmarkWrites(path: String, count: Int) async throws -> (
         storeWritesPerSecond: Double, bareInsertsPerSecond: Double
     ) {
         let store = try await SQLiteStateStore.open(path: path)

@@ -2,26 +2,27 @@ import Hummingbird
 import Logging
 import NIOCore
 import WaitingRoom
+import WaitingRoomEmulators
 
 /// Fixed replies on fixed paths, served by the same Hummingbird setup as the emulators
 /// (``EmulatorServer``): the framework's own cost per request, the "hello world" baseline that
 /// `waitingroom bench emulators` sets next to each emulator and to nginx.
-public enum StaticReplyServer {
+package enum StaticReplyServer {
     /// One fixed reply.
-    public struct Reply: Sendable {
+    package struct Reply: Sendable {
         /// `Content-Type`.
-        public var contentType: String
+        package var contentType: String
         /// The body, sent as is.
-        public var body: [UInt8]
+        package var body: [UInt8]
 
-        public init(contentType: String, body: [UInt8]) {
+        package init(contentType: String, body: [UInt8]) {
             self.contentType = contentType
             self.body = body
         }
     }
 
     /// Serves `replies` (path ⇒ reply; any method) on `host:port` (port 0 picks a free one).
-    public static func start(
+    package static func start(
         replies: [String: Reply], host: String = "127.0.0.1", port: Int = 0, logger: Logger = EmulatorServer.quietLogger
     ) async throws -> EmulatorServer {
         try await EmulatorServer.start(host: host, port: port, logger: logger) { router in
@@ -30,7 +31,7 @@ public enum StaticReplyServer {
     }
 
     /// Adds `replies` (path ⇒ reply; GET and POST) to `router`, for a server set up elsewhere.
-    public static func install(_ replies: [String: Reply], on router: Router<BasicRequestContext>) {
+    package static func install(_ replies: [String: Reply], on router: Router<BasicRequestContext>) {
         for (path, reply) in replies {
             let buffer = ByteBuffer(bytes: reply.body)
             let headers: HTTPFields = [.contentType: reply.contentType]
