@@ -193,7 +193,24 @@ public struct GateOrigin: Sendable, Hashable {
     /// untrusted address in `X-Forwarded-For` (all its values, in order, comma lists split).
     package func clientIP(peer: String?, forwardedFor: [String]) -> String? {
         guard let peer, !trustedProxies.isEmpty, trustedProxies.contains(peer) else { return peer }
-        let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return hops.reversed().first { !trustedProxies.contains(Self.canonicalIPAddress($0) ?? $0) } ?? peer
+        // nearest hop first: the last value's last item, then back (spaces and tabs around an
+        // item trimmed, as RFC 7239 and X-Forwarded-For writers put them; empty items skipped)
+        for value in forwardedFor.reversed() {
+            for item in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).reversed() {
+                guard let hop = Self.trimmedHop(item) else { continue }
+                if !trustedProxies.contains(Self.canonicalIPAddress(hop) ?? hop) { return hop }
+            }
+        }
+        return peer
+    }
+
+    /// `item` without the spaces and tabs around it, or nil when nothing is left. (Byte-wise:
+    /// Foundation's `trimmingCharacters(in:)` cost a tenth of an auth subrequest's time.)
+    private static func trimmedHop(_ item: Substring.UTF8View.SubSequence) -> String? {
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = item.firstIndex(where: { !isBlank($0) }), let last = item.lastIndex(where: { !isBlank($0) }) else {
+            return nil
+        }
+        return String(Substring(item[first...last]))
     }
 }

@@ -28,6 +28,23 @@ import WaitingRoomGate
         #expect(GateOrigin().clientIP(peer: "::1", forwardedFor: ["198.51.100.7"]) == "::1")
     }
 
+    /// X-Forwarded-For read as one list: every field in order, each comma list split, spaces and
+    /// tabs around an item dropped, empty items skipped; the nearest untrusted hop wins, and a
+    /// chain of trusted hops only gives the peer back.
+    @Test(arguments: [
+        (["198.51.100.7", "203.0.113.1, 10.0.0.2"], "203.0.113.1"),
+        ([" 198.51.100.7 ,\t203.0.113.1\t, "], "203.0.113.1"),
+        (["198.51.100.7,,  ,"], "198.51.100.7"),
+        (["10.0.0.2, ::1", "0:0::1"], "::1"),
+        ([], "::1"),
+        (["", " , "], "::1"),
+        (["2001:DB8::7, 10.0.0.2"], "2001:DB8::7"),
+    ])
+    func forwardedForIsReadNearestHopFirst(fields: [String], expected: String) {
+        let origin = GateOrigin(trustedProxies: ["::1", "10.0.0.2"])
+        #expect(origin.clientIP(peer: "::1", forwardedFor: fields) == expected, "\(fields)")
+    }
+
     /// A Host is host[:port]: nothing that ends or changes a URL's authority.
     @Test func aHostIsHostAndPortOnly() throws {
         for good in [
