@@ -179,7 +179,7 @@ public struct GateAuthEndpoint: Sendable {
     func subrequest(method: String, target: String, headers: [GateHeader], peer: String?)
         throws(GateOrigin.HeadRefusal) -> (request: GateRequest, rawTarget: String)
     {
-        if !origin.trustedProxies.isEmpty, !(peer.map { origin.trustedProxies.contains(GateOrigin.canonicalIPAddress($0) ?? $0) } ?? false)
+        if !origin.trustedProxies.isEmpty, !(peer.map { origin.isTrustedProxy($0) } ?? false)
         {
             throw GateOrigin.HeadRefusal("the auth route answers the configured proxies only")
         }
@@ -202,10 +202,10 @@ public struct GateAuthEndpoint: Sendable {
         if let authority { visitorHeaders.insert(GateHeader("Host", authority), at: 0) }
         var forwardedFor = fields.forwardedFor
         if forwardedFor.isEmpty, let realIP = fields.realIP { forwardedFor = [realIP] }
+        // the visitor's address from the proxy's X-Forwarded-For (or X-Real-IP), read once
         var request = try origin.request(
             method: originalMethod, target: rawTarget, scheme: scheme, authority: authority,
-            headers: visitorHeaders, peer: peer)
-        request.clientIP = origin.clientIP(peer: peer, forwardedFor: forwardedFor)
+            headers: visitorHeaders, peer: peer, forwardedFor: forwardedFor)
         request.isPreview = true
         return (request, rawTarget)
     }
@@ -223,7 +223,7 @@ public struct GateAuthEndpoint: Sendable {
         func field(_ name: String) -> String? {
             headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
         }
-        let trusted = peer.map { origin.trustedProxies.contains(GateOrigin.canonicalIPAddress($0) ?? $0) } ?? false
+        let trusted = peer.map { origin.isTrustedProxy($0) } ?? false
         var scheme = trusted && field("x-forwarded-proto")?.lowercased() == "https" ? "https" : "http"
         var authority = (trusted ? field("x-forwarded-host") : nil) ?? field("host")
         let rawTarget: String

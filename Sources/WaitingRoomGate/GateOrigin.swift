@@ -191,6 +191,13 @@ public struct GateOrigin: Sendable, Hashable {
 
     /// The visitor's address: the peer, or when the peer is a trusted proxy, the nearest
     /// untrusted address in `X-Forwarded-For` (all its values, in order, comma lists split).
+    /// Whether `address` is one of ``trustedProxies``, in whatever spelling it comes. The
+    /// spelling the list holds is looked up first: it is the one a socket's peer has, and the
+    /// canonical form costs an `inet_pton`/`inet_ntop` (a `sprintf`) per look-up.
+    package func isTrustedProxy(_ address: String) -> Bool {
+        trustedProxies.contains(address) || trustedProxies.contains(Self.canonicalIPAddress(address) ?? address)
+    }
+
     package func clientIP(peer: String?, forwardedFor: [String]) -> String? {
         guard let peer, !trustedProxies.isEmpty, trustedProxies.contains(peer) else { return peer }
         // nearest hop first: the last value's last item, then back (spaces and tabs around an
@@ -198,7 +205,7 @@ public struct GateOrigin: Sendable, Hashable {
         for value in forwardedFor.reversed() {
             for item in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).reversed() {
                 guard let hop = Self.trimmedHop(item) else { continue }
-                if !trustedProxies.contains(Self.canonicalIPAddress(hop) ?? hop) { return hop }
+                if !isTrustedProxy(hop) { return hop }
             }
         }
         return peer
