@@ -359,6 +359,8 @@ let package = Package(
             name: "WaitingRoomBenchSupport",
             dependencies: [
                 "WaitingRoom", "WaitingRoomLua", "WaitingRoomSQLite", "WaitingRoomPostgres", "CLua", "CLuaShim", logging,
+                // its free loopback port (LoopbackPort)
+                "WebDriver",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"), .product(name: "PostgresNIO", package: "postgres-nio")
             ],
             swiftSettings: strict
@@ -369,7 +371,7 @@ let package = Package(
                 "WaitingRoom", "WaitingRoomLoad", "WaitingRoomHTTP", "WaitingRoomVendors", "WaitingRoomEmulators", "ScriptedVendor",
                 "NetFUNNEL", "QueueIt", "CrowdHandler", "QueueItGateEngine", "CrowdHandlerGateEngine", "WaitingRoomGate",
                 "WaitingRoomGateProxy", "WaitingRoomLua", "WaitingRoomSQLite", "WaitingRoomPostgres", "WaitingRoomBenchSupport",
-                "CHeapInUse",
+                "CHeapInUse", "WebDriver",
                 prometheus, hummingbird, nioConcurrencyHelpers, logging, nioCore,
                 // `bench queueit`'s baseline: a bare HMAC-SHA256, keyed per call
                 crypto
@@ -485,7 +487,7 @@ let package = Package(
             name: "QueueItTests",
             dependencies: [
                 "WaitingRoom", logging, "QueueIt", "QueueItBrowser", "QueueItEmulator", "WaitingRoomHTTP", "WaitingRoomTesting",
-                "WaitingRoomConformance", hummingbird, serviceLifecycle
+                "WaitingRoomConformance", "WaitingRoomEmulators", hummingbird, serviceLifecycle
             ],
             path: "Vendors/QueueIt/Tests/QueueItTests",
             swiftSettings: strict
@@ -494,7 +496,7 @@ let package = Package(
             name: "CrowdHandlerTests",
             dependencies: [
                 "WaitingRoom", logging, "CrowdHandler", "CrowdHandlerEmulator", "WaitingRoomHTTP",
-                "WaitingRoomTesting", "WaitingRoomConformance", hummingbird, serviceLifecycle
+                "WaitingRoomTesting", "WaitingRoomConformance", "WaitingRoomEmulators", hummingbird, serviceLifecycle
             ],
             path: "Vendors/CrowdHandler/Tests/CrowdHandlerTests",
             swiftSettings: strict
@@ -502,7 +504,8 @@ let package = Package(
         .testTarget(
             name: "CloudflareTests",
             dependencies: [
-                "WaitingRoom", logging, "Cloudflare", "CloudflareEmulator", "WaitingRoomEmulatorKit", "WaitingRoomHTTP",
+                "WaitingRoom", logging, "Cloudflare", "CloudflareEmulator", "WaitingRoomEmulatorKit", "WaitingRoomEmulators",
+                "WaitingRoomHTTP",
                 "WaitingRoomTesting", "WaitingRoomConformance", hummingbird, serviceLifecycle, nioCore,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // SpawnedProcess: runs Cloudflare's Python SDK against the emulator (ManagementSDKTests)
@@ -561,9 +564,9 @@ let package = Package(
         .target(
             name: "WaitingRoomGateTestSupport",
             dependencies: [
-                "WaitingRoomGate", "QueueItGateEngine", "WaitingRoom", "QueueIt", "WaitingRoomEmulators", "WaitingRoomHTTP",
-                nioConcurrencyHelpers,
-                "WaitingRoomTesting", "WebDriver", "WaitingRoomGateProxy", logging, nioPosix, serviceLifecycle
+                "WaitingRoomGate", "QueueItGateEngine", "WaitingRoom", "QueueIt", "QueueItBrowser", "WaitingRoomEmulators",
+                "WaitingRoomHTTP", nioConcurrencyHelpers,
+                "WaitingRoomTesting", "WebDriver", "WaitingRoomGateProxy", logging, nioPosix, serviceLifecycle, hummingbird
             ],
             path: "Tests/WaitingRoomGateTestSupport",
             swiftSettings: strict
@@ -635,7 +638,8 @@ let package = Package(
                 "WaitingRoomMetricsEndpoint",
                 "WaitingRoom", "WaitingRoomCLI", "WaitingRoomVendors", "WaitingRoomEmulators",
                 "WaitingRoomTesting", "WaitingRoomHTTP", "NetFUNNELEmulator", "QueueIt", "QueueItEmulator",
-                "CrowdHandler", "CrowdHandlerEmulator", hummingbird, serviceLifecycle, nioConcurrencyHelpers, nioCore
+                "CrowdHandler", "CrowdHandlerEmulator", "WaitingRoomGateTestSupport", hummingbird, serviceLifecycle, nioConcurrencyHelpers,
+                nioCore
             ],
             swiftSettings: strict
         )

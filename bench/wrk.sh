@@ -40,6 +40,7 @@
 # "nginx caddy ledgers live", default all), AUTHZ_NGINX_WORKERS (worker_processes, default 1 as
 # deploy/README.md's wrapper; e.g. auto), AUTHZ_GATE_ARGS (more gate options, e.g. "--threads 1"),
 # AUTHZ_KEEPALIVE (an experiment: the template's and the plain proxy's `keepalive 16` replaced),
+# AUTHZ_GATE_SOCKET=1 (the gate on a socket file, `--listen unix:PATH`; with AUTHZ_PARTS=nginx),
 # TOKENS (minted tokens for the ledger load, default 1000), LIVE_DURATION (s, default 20), PGBIN
 # (PostgreSQL's initdb/pg_ctl folder; default the newest /usr/lib/postgresql/*/bin). Needs
 # envsubst; Caddy and PostgreSQL rows are skipped without caddy or the PostgreSQL binaries.
@@ -389,11 +390,20 @@ if [ -z "$ONLY" ] || [ "$ONLY" = authz ]; then
     local name=$1 out="$WORK/azgate-$1.out" log="$WORK/azgate-$1.log" pid url
     shift
     # shellcheck disable=SC2086
-    env ${AZ_GATE_ENV:-} "$BIN" gate --authz --vendor queueit --listen 127.0.0.1:0 ${AUTHZ_GATE_ARGS:-} "$@" >"$out" 2>"$log" &
+    # AUTHZ_GATE_SOCKET=1: the gate on a socket file (`--listen unix:PATH`, nginx `server unix:PATH`)
+    local listen=127.0.0.1:0
+    [ -n "${AUTHZ_GATE_SOCKET:-}" ] && listen="unix:$WORK/azgate-$name.sock"
+    env ${AZ_GATE_ENV:-} "$BIN" gate --authz --vendor queueit --listen "$listen" ${AUTHZ_GATE_ARGS:-} "$@" >"$out" 2>"$log" &
     pid=$!
     GATE_PIDS="${GATE_PIDS:-} $pid"
     for _ in $(seq 1 150); do grep -q "listening on" "$out" 2>/dev/null && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    url=$(sed -n 's/.*listening on http:\/\/\([^ ,]*\).*/\1/p' "$out")
+    if [ -n "${AUTHZ_GATE_SOCKET:-}" ]; then
+      # nginx's workers run as another user: the file must be theirs to open (deploy/README.md)
+      chmod 666 "$WORK/azgate-$name.sock" 2>/dev/null || true
+      grep -q "listening on unix:" "$out" && url="$listen" || url=""
+    else
+      url=$(sed -n 's/.*listening on http:\/\/\([^ ,]*\).*/\1/p' "$out")
+    fi
     [ -n "$url" ] || { echo "the gate ($name) did not start:"; cat "$out" "$log"; exit 1; }
     eval "${name}_PID=$pid; ${name}_ADDR=$url"
     eval "${name}_EMU=\$(sed -n 's/^emulator: \([^ ]*\).*/\1/p' \"\$out\")"

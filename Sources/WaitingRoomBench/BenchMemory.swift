@@ -56,6 +56,26 @@ enum BenchMemory {
                 return [BenchFigure(name: "memory: load --users \(users) \(failure.description)", value: .nan, unit: "")]
             }
         }
+        var figures = embeddedFigures(peaks)
+
+        // 2. Client only: the emulator in a child of its own, the load driver and the SDK in another.
+        var clientPeaks: [(users: Int, bytes: Int, server: Int?)] = []
+        for users in sizes {
+            switch await clientOnlyPeak(me, users: users, rooms: rooms, common: common, directory: directory) {
+            case .success(let peak): clientPeaks.append((users, peak.client, peak.server))
+            case .failure(let failure):
+                figures.append(
+                    BenchFigure(name: "memory (client only): load --users \(users) \(failure.description)", value: .nan, unit: ""))
+                return figures
+            }
+        }
+        figures += clientOnlyFigures(clientPeaks)
+        return figures
+    }
+
+    /// The embedded runs' figures (client, emulator and load driver in one process): each peak,
+    /// and the memory per user between the two largest runs and at the largest.
+    static func embeddedFigures(_ peaks: [(users: Int, bytes: Int)]) -> [BenchFigure] {
         var figures: [BenchFigure] = []
         for peak in peaks {
             figures.append(
@@ -75,18 +95,13 @@ enum BenchMemory {
                 unit: "bytes",
                 baseline: .init(name: "16 KiB", value: 16384, unit: "bytes"), goal: .value(atMost: 16384),
                 note: "includes the process's fixed cost"))
+        return figures
+    }
 
-        // 2. Client only: the emulator in a child of its own, the load driver and the SDK in another.
-        var clientPeaks: [(users: Int, bytes: Int, server: Int?)] = []
-        for users in sizes {
-            switch await clientOnlyPeak(me, users: users, rooms: rooms, common: common, directory: directory) {
-            case .success(let peak): clientPeaks.append((users, peak.client, peak.server))
-            case .failure(let failure):
-                figures.append(
-                    BenchFigure(name: "memory (client only): load --users \(users) \(failure.description)", value: .nan, unit: ""))
-                return figures
-            }
-        }
+    /// The client-only runs' figures: each run's peaks (load driver and SDK; the emulator's when
+    /// known), and the memory per user of each between the two largest runs.
+    static func clientOnlyFigures(_ clientPeaks: [(users: Int, bytes: Int, server: Int?)]) -> [BenchFigure] {
+        var figures: [BenchFigure] = []
         for peak in clientPeaks {
             figures.append(
                 BenchFigure(

@@ -4,6 +4,7 @@ import NetFUNNEL
 import WaitingRoom
 import WaitingRoomEmulators
 import WaitingRoomVendors
+import WebDriver
 
 #if canImport(Glibc)
     import Glibc
@@ -72,16 +73,9 @@ package enum EmulatorBenchmarks {
     }
 
     static func measure(wrk: String, nginx: String, executable: String, seconds: Int) async throws -> [Figure] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "wr-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        let www = directory.appendingPathComponent("www")
-        let logs = directory.appendingPathComponent("logs")
-        let scratch = directory.appendingPathComponent("tmp")
-        // nginx's workers run as `nobody` when started by root: everything readable by all
-        for folder in [directory, www, logs, scratch] {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        }
+        let directory = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let www = directory.appendingPathComponent("www")
 
         let configFile = directory.appendingPathComponent("emulator.json")
         try Data(configuration.utf8).write(to: configFile)
@@ -93,123 +87,175 @@ package enum EmulatorBenchmarks {
         var nginxProcess: Process?
         do {
             let base = server.baseURL
-            // NetFUNNEL: take the one admitted key, queue a second and check that one (201 on every 5002).
+            let samples = try Samples(base: base)
+            let post = try writeStaticFiles(samples, directory: directory)
+            let staticServer = try await BenchChildServer.start(
+                executable: executable, arguments: ["bench", "--serve-static", www.path], name: "static", directory: directory)
+            hello = staticServer
+            let helloBase = staticServer.baseURL
+            guard let nginxPort = LoopbackPort.free() else { throw BenchFailure(description: "no free port for nginx") }
+            let process = try launchNginx(nginx, port: nginxPort, directory: directory)
+            nginxProcess = process
+            guard await waitForPort(nginxPort) else {
+                let log = (try? String(contentsOfFile: "\(directory.path)/logs/error.log", encoding: .utf8)) ?? ""
+                throw BenchFailure(description: "nginx did not start: \(log.suffix(300))")
+            }
+            let nginxBase = "http://127.0.0.1:\(nginxPort)"
+            func best(_ targets: [(url: String, script: URL?)]) async throws -> [Double] {
+                try await bestRates(targets, wrk: wrk, seconds: seconds)
+            }
+            let nf = try await best([
+                (nginxBase + "/reply.js", nil), (helloBase + "/reply.js", nil), (base + "/ts.wseq?" + samples.check, nil)
+            ])
+            let qi = try await best([
+                (nginxBase + "/enqueue.json", post), (nginxBase + "/enqueue.json", nil), (helloBase + "/enqueue.json", post),
+                (samples.enqueueURL, post)
+            ])
+            await stop(nginx: nginxProcess, hello: hello, server: server)
+            return figures(samples, netFunnel: nf, queueIt: qi, seconds: seconds)
+        } catch {
+            await stop(nginx: nginxProcess, hello: hello, server: server)
+            throw error
+        }
+    }
+
+    /// A new temporary folder with `www`, `logs` and `tmp` in it, all readable by all (nginx's
+    /// workers run as `nobody` when started by root).
+    static func makeScratchFolder() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "wr-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        for folder in [directory] + ["www", "logs", "tmp"].map(directory.appendingPathComponent) {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        }
+        return directory
+    }
+
+    /// The emulators' replies the baselines serve again, taken from the running emulator.
+    struct Samples {
+        /// The query of the NetFUNNEL 5002 check (201 on every request).
+        var check: String
+        /// The NetFUNNEL emulator's reply to it.
+        var netFunnelReply: [UInt8]
+        /// Where the Queue-it emulator's enqueue is.
+        var enqueueURL: String
+        /// The Queue-it emulator's reply to `enqueueBody`.
+        var enqueueReply: [UInt8]
+
+        /// NetFUNNEL: takes the one admitted key, queues a second and checks that one; Queue-it:
+        /// enqueues one user.
+        init(base: String) throws {
             let issue = base + "/ts.wseq?opcode=5101&nfid=0&sid=service_1&aid=bench&js=yes"
             _ = try LoopbackHTTP.exchange(issue)
             let waiting = String(decoding: try LoopbackHTTP.exchange(issue).body, as: UTF8.self)
             guard let key = (try? NetFUNNELReply.parse(waiting))?.key, !key.isEmpty else {
                 throw BenchFailure(description: "the NetFUNNEL emulator issued no key: \(waiting)")
             }
-            let check = "opcode=5002&key=\(key)&nfid=0&prefix=NetFunnel.gRtype%3D5002%3B&ttl=1&sid=service_1&aid=bench&js=yes"
-            let netFunnelReply = try LoopbackHTTP.exchange(base + "/ts.wseq?" + check).body
-            let enqueueURL = base + "/api/mobileapp/queue/demo/sale/enqueue"
+            check = "opcode=5002&key=\(key)&nfid=0&prefix=NetFunnel.gRtype%3D5002%3B&ttl=1&sid=service_1&aid=bench&js=yes"
+            netFunnelReply = Array(try LoopbackHTTP.exchange(base + "/ts.wseq?" + check).body)
+            enqueueURL = base + "/api/mobileapp/queue/demo/sale/enqueue"
             let enqueue = try LoopbackHTTP.exchange(
                 enqueueURL, method: "POST", body: Array(enqueueBody.utf8), contentType: "application/json")
             guard enqueue.status == 200 else {
                 throw BenchFailure(description: "the Queue-it emulator answered enqueue with \(enqueue.status)")
             }
-
-            try Data(netFunnelReply).write(to: www.appendingPathComponent("reply.js"))
-            try Data(enqueue.body).write(to: www.appendingPathComponent("enqueue.json"))
-            let post = directory.appendingPathComponent("enqueue.lua")
-            try Data(
-                """
-                wrk.method = "POST"
-                wrk.body = '\(enqueueBody)'
-                wrk.headers["Content-Type"] = "application/json"
-                wrk.headers["Accept"] = "application/json"
-
-                """.utf8
-            ).write(to: post)
-            for file in ["www/reply.js", "www/enqueue.json", "enqueue.lua"] {
-                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.appendingPathComponent(file).path)
-            }
-            let staticServer = try await BenchChildServer.start(
-                executable: executable, arguments: ["bench", "--serve-static", www.path], name: "static", directory: directory)
-            hello = staticServer
-            let helloBase = staticServer.baseURL
-            guard let nginxPort = freePort() else { throw BenchFailure(description: "no free port for nginx") }
-            let conf = directory.appendingPathComponent("nginx.conf")
-            let dir = directory.path
-            try Data(
-                """
-                daemon off;
-                worker_processes \(threads);
-                pid \(dir)/nginx.pid;
-                error_log \(dir)/logs/error.log;
-                events { worker_connections 1024; }
-                http {
-                  access_log off;
-                  keepalive_requests 1000000;
-                  client_body_temp_path \(dir)/tmp; proxy_temp_path \(dir)/tmp; fastcgi_temp_path \(dir)/tmp;
-                  uwsgi_temp_path \(dir)/tmp; scgi_temp_path \(dir)/tmp;
-                  types { application/javascript js; application/json json; }
-                  # a POST to a file is 405 in nginx: answer it with the file, as for a GET
-                  server { listen 127.0.0.1:\(nginxPort); root \(dir)/www; error_page 405 =200 $uri; }
-                }
-
-                """.utf8
-            ).write(to: conf)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: nginx)
-            process.arguments = ["-e", "\(dir)/logs/error.log", "-c", conf.path, "-p", dir]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            nginxProcess = process
-            guard await waitForPort(nginxPort) else {
-                let log = (try? String(contentsOfFile: "\(dir)/logs/error.log", encoding: .utf8)) ?? ""
-                throw BenchFailure(description: "nginx did not start: \(log.suffix(300))")
-            }
-            let nginxBase = "http://127.0.0.1:\(nginxPort)"
-
-            func rate(_ url: String, script: URL? = nil) async throws -> Double {
-                let extra = script.map { ["-s", $0.path] } ?? []
-                _ = try await requestsPerSecond(wrk: wrk, extra + ["-t1", "-c4", "-d1s", url])  // warm-up
-                return try await requestsPerSecond(wrk: wrk, extra + ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", url])
-            }
-            /// Each target's best of two runs, in the order A B C, then C B A: a load that comes and
-            /// goes on a shared machine hits every target alike.
-            func best(_ targets: [(url: String, script: URL?)]) async throws -> [Double] {
-                var rates = Array(repeating: 0.0, count: targets.count)
-                for index in Array(targets.indices) + targets.indices.reversed() {
-                    rates[index] = max(rates[index], try await rate(targets[index].url, script: targets[index].script))
-                }
-                return rates
-            }
-            let nf = try await best([(nginxBase + "/reply.js", nil), (helloBase + "/reply.js", nil), (base + "/ts.wseq?" + check, nil)])
-            let (nfNginx, nfHello, nfEmulator) = (nf[0], nf[1], nf[2])
-            let qi = try await best([
-                (nginxBase + "/enqueue.json", post), (nginxBase + "/enqueue.json", nil), (helloBase + "/enqueue.json", post),
-                (enqueueURL, post)
-            ])
-            let (qiNginx, qiNginxGet, qiHello, qiEmulator) = (qi[0], qi[1], qi[2], qi[3])
-
-            await stop(nginx: nginxProcess, hello: hello, server: server)
-            let setup = "wrk -t\(threads) -c\(connections) -d\(seconds)s, best of 2"
-            return [
-                Figure(
-                    name: "NetFUNNEL emulator 5002 vs nginx static (\(netFunnelReply.count) B, \(setup))", value: nfEmulator, unit: "req/s",
-                    baseline: nfNginx, goal: netFunnelGoal),
-                Figure(
-                    name: "NetFUNNEL emulator 5002 vs Hummingbird static (same bytes)", value: nfEmulator, unit: "req/s", baseline: nfHello),
-                Figure(name: "Hummingbird static reply.js vs nginx static", value: nfHello, unit: "req/s", baseline: nfNginx),
-                Figure(
-                    name: "Queue-it emulator enqueue vs nginx static (same POST, \(enqueue.body.count) B)", value: qiEmulator,
-                    unit: "req/s",
-                    baseline: qiNginx, goal: queueItGoal),
-                Figure(
-                    name: "Queue-it emulator enqueue (POST) vs nginx static GET", value: qiEmulator, unit: "req/s", baseline: qiNginxGet),
-                Figure(
-                    name: "Queue-it emulator enqueue vs Hummingbird static (same POST, same bytes)", value: qiEmulator, unit: "req/s",
-                    baseline: qiHello),
-                Figure(
-                    name: "Hummingbird static enqueue.json vs nginx static (same POST)", value: qiHello, unit: "req/s", baseline: qiNginx)
-            ]
-        } catch {
-            await stop(nginx: nginxProcess, hello: hello, server: server)
-            throw error
+            enqueueReply = Array(enqueue.body)
         }
+    }
+
+    /// Writes the replies into `www` (for nginx and the static server) and `wrk`'s POST script;
+    /// the script.
+    static func writeStaticFiles(_ samples: Samples, directory: URL) throws -> URL {
+        let www = directory.appendingPathComponent("www")
+        try Data(samples.netFunnelReply).write(to: www.appendingPathComponent("reply.js"))
+        try Data(samples.enqueueReply).write(to: www.appendingPathComponent("enqueue.json"))
+        let post = directory.appendingPathComponent("enqueue.lua")
+        try Data(
+            """
+            wrk.method = "POST"
+            wrk.body = '\(enqueueBody)'
+            wrk.headers["Content-Type"] = "application/json"
+            wrk.headers["Accept"] = "application/json"
+
+            """.utf8
+        ).write(to: post)
+        for file in ["www/reply.js", "www/enqueue.json", "enqueue.lua"] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.appendingPathComponent(file).path)
+        }
+        return post
+    }
+
+    /// Starts nginx (in the foreground, as a child) serving `directory`/www on 127.0.0.1:`port`.
+    static func launchNginx(_ nginx: String, port: Int, directory: URL) throws -> Process {
+        let conf = directory.appendingPathComponent("nginx.conf")
+        let dir = directory.path
+        try Data(
+            """
+            daemon off;
+            worker_processes \(threads);
+            pid \(dir)/nginx.pid;
+            error_log \(dir)/logs/error.log;
+            events { worker_connections 1024; }
+            http {
+              access_log off;
+              keepalive_requests 1000000;
+              client_body_temp_path \(dir)/tmp; proxy_temp_path \(dir)/tmp; fastcgi_temp_path \(dir)/tmp;
+              uwsgi_temp_path \(dir)/tmp; scgi_temp_path \(dir)/tmp;
+              types { application/javascript js; application/json json; }
+              # a POST to a file is 405 in nginx: answer it with the file, as for a GET
+              server { listen 127.0.0.1:\(port); root \(dir)/www; error_page 405 =200 $uri; }
+            }
+
+            """.utf8
+        ).write(to: conf)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: nginx)
+        process.arguments = ["-e", "\(dir)/logs/error.log", "-c", conf.path, "-p", dir]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Each target's best of two runs, in the order A B C, then C B A: a load that comes and
+    /// goes on a shared machine hits every target alike. Each run has a short warm-up.
+    static func bestRates(_ targets: [(url: String, script: URL?)], wrk: String, seconds: Int) async throws -> [Double] {
+        func rate(_ url: String, script: URL?) async throws -> Double {
+            let extra = script.map { ["-s", $0.path] } ?? []
+            _ = try await requestsPerSecond(wrk: wrk, extra + ["-t1", "-c4", "-d1s", url])  // warm-up
+            return try await requestsPerSecond(wrk: wrk, extra + ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", url])
+        }
+        var rates = Array(repeating: 0.0, count: targets.count)
+        for index in Array(targets.indices) + targets.indices.reversed() {
+            rates[index] = max(rates[index], try await rate(targets[index].url, script: targets[index].script))
+        }
+        return rates
+    }
+
+    /// The figures from the rates: NetFUNNEL's (nginx, Hummingbird static, emulator) and
+    /// Queue-it's (nginx POST, nginx GET, Hummingbird static, emulator).
+    static func figures(_ samples: Samples, netFunnel nf: [Double], queueIt qi: [Double], seconds: Int) -> [Figure] {
+        let (nfNginx, nfHello, nfEmulator) = (nf[0], nf[1], nf[2])
+        let (qiNginx, qiNginxGet, qiHello, qiEmulator) = (qi[0], qi[1], qi[2], qi[3])
+        let setup = "wrk -t\(threads) -c\(connections) -d\(seconds)s, best of 2"
+        return [
+            Figure(
+                name: "NetFUNNEL emulator 5002 vs nginx static (\(samples.netFunnelReply.count) B, \(setup))", value: nfEmulator,
+                unit: "req/s", baseline: nfNginx, goal: netFunnelGoal),
+            Figure(
+                name: "NetFUNNEL emulator 5002 vs Hummingbird static (same bytes)", value: nfEmulator, unit: "req/s", baseline: nfHello),
+            Figure(name: "Hummingbird static reply.js vs nginx static", value: nfHello, unit: "req/s", baseline: nfNginx),
+            Figure(
+                name: "Queue-it emulator enqueue vs nginx static (same POST, \(samples.enqueueReply.count) B)", value: qiEmulator,
+                unit: "req/s",
+                baseline: qiNginx, goal: queueItGoal),
+            Figure(
+                name: "Queue-it emulator enqueue (POST) vs nginx static GET", value: qiEmulator, unit: "req/s", baseline: qiNginxGet),
+            Figure(
+                name: "Queue-it emulator enqueue vs Hummingbird static (same POST, same bytes)", value: qiEmulator, unit: "req/s",
+                baseline: qiHello),
+            Figure(
+                name: "Hummingbird static enqueue.json vs nginx static (same POST)", value: qiHello, unit: "req/s", baseline: qiNginx)
+        ]
     }
 
     /// `waitingroom bench --serve-static FOLDER [--unix-socket PATH]` (hidden; `bench/wrk.sh`):
@@ -290,28 +336,6 @@ package enum EmulatorBenchmarks {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let folders = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/sbin"]
         return folders.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    /// A TCP port on 127.0.0.1 that was free a moment ago.
-    static func freePort() -> Int? {
-        #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = 0
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                    bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
-                }
-            }
-            return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
-        #else
-            return nil
-        #endif
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port` within 5 s.

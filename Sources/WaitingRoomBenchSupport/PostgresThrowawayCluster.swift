@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebDriver
 
 #if canImport(Glibc)
     import Glibc
@@ -163,19 +164,10 @@ package actor PostgresThrowawayCluster {
 
     /// A TCP port on 127.0.0.1 that nothing listens on (the kernel's pick for port 0).
     package static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        guard let port = LoopbackPort.free() else {
+            throw Failure(description: "cannot bind a socket to 127.0.0.1:0: errno \(errno)")
         }
-        guard bound else { throw Failure(description: "cannot bind a socket to 127.0.0.1:0: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return port
     }
 
     /// Runs a PostgreSQL command (as the `postgres` user when the tests run as root) on a

@@ -122,3 +122,13 @@ public protocol ConformanceEmulator: Sendable {
     /// Stops the emulator.
     func shutdown() async
 }
+
+extension ConformanceEmulator {
+    /// A request's deadline for a provider talking to an emulator on loopback, and
+    /// ``delayMs`` a delay fault's pause: well above a loaded machine's loopback answer (5 s
+    /// expired on an ordinary answer in a full parallel run on two cores; with 1 s, a CI run timed
+    /// out every enqueue attempt of some promises), well below the pause.
+    package static var requestTimeout: Duration { .seconds(8) }
+    /// A delay fault's pause in milliseconds (see ``requestTimeout``).
+    package static var delayMs: Int { 15_000 }
+}

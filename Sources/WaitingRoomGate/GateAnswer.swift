@@ -28,7 +28,7 @@ package enum GateAnswer: Sendable, Hashable {
     /// The answer to an auth subrequest (nginx `auth_request`, Caddy `forward_auth`, Traefik
     /// `ForwardAuth`, Envoy `ext_authz`) for `decision`:
     /// - the request reaches the app: **200**, with the headers the proxy must add to the app's
-    ///   response (`Set-Cookie`);
+    ///   response (`Set-Cookie`) and the verdict, nothing else;
     /// - the gate refused it (a 4xx or 503 of its own): **403**, with the reason as the body;
     /// - anything else (the queue, the AJAX form, a redirect without the token, the cancel page):
     ///   **401**; the proxy sends the browser to the start route, whose answer is the decision's
@@ -36,7 +36,12 @@ package enum GateAnswer: Sendable, Hashable {
     package static func subrequest(_ decision: GateDecision) -> GateResponse {
         let verdict = GateHeader(verdictHeader, decision.verdict.rawValue)
         guard let response = decision.response else {
-            return GateResponse(status: 200, headers: decision.passHeaders + [verdict] + GateResponse.noCacheHeaders)
+            // No no-cache headers on a pass: no proxy hands a 2xx subrequest answer to the browser
+            // (nginx keeps what `auth_request_set` names, Caddy `copy_headers`, Traefik
+            // `authResponseHeaders`, Envoy its allowed headers), and each one was a header line
+            // for both sides to write and parse per request (issue 49). The 401 and 403 below
+            // keep them: Caddy and Traefik return those answers to the browser as they are.
+            return GateResponse(status: 200, headers: decision.passHeaders + [verdict])
         }
         if decision.verdict == .refuse {
             return GateResponse(

@@ -179,8 +179,7 @@ public struct GateAuthEndpoint: Sendable {
     func subrequest(method: String, target: String, headers: [GateHeader], peer: String?)
         throws(GateOrigin.HeadRefusal) -> (request: GateRequest, rawTarget: String)
     {
-        if !origin.trustedProxies.isEmpty, !(peer.map { origin.isTrustedProxy($0) } ?? false)
-        {
+        if !origin.trustedProxies.isEmpty, !(peer.map { origin.isTrustedProxy($0) } ?? false) {
             throw GateOrigin.HeadRefusal("the auth route answers the configured proxies only")
         }
         let fields = GateSubrequestFields(headers)

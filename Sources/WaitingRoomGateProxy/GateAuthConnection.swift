@@ -122,7 +122,8 @@ final class GateAuthConnection: ChannelInboundHandler, RemovableChannelHandler {
         var headers: [GateHeader] = []
         headers.reserveCapacity(head.headers.count)
         for (name, value) in head.headers { headers.append(GateHeader(name, value)) }
-        let peer = context.remoteAddress?.ipAddress
+        // over a socket file the peer has no IP address: it is the proxy that may open the file
+        let peer = context.remoteAddress.map { $0.ipAddress ?? GateListenAddress.unixSocketPeer }
         let method = head.method.rawValue
         if let response = endpoint.immediateAnswer(method: method, target: head.uri, headers: headers, peer: peer) {
             write(response, for: head, context: context)

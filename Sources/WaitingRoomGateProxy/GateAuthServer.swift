@@ -32,26 +32,26 @@ public final class GateAuthServer: Service, Sendable {
         onRunning: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws -> GateAuthServer {
         let connections = GateProxyConnections()
-        let listener = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.maxMessagesPerRead, value: 16)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    // the reverse proxy's lean pipeline: NIO parses, the connection writes its
-                    // answers as bytes (GateAuthConnection); the decoder's unparsed bytes are bounded
-                    try sync.addHandler(
-                        ByteToMessageHandler(
-                            HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes),
-                            maximumBufferSize: GateProxyServer.decoderBufferBound))
-                    try sync.addHandler(GateAuthConnection(endpoint: endpoint, idleTimeout: idleTimeout, logger: logger))
-                    connections.add(channel)
-                }
-            }
-            .bind(host: host, port: port)
-            .get()
+        // the reverse proxy's lean pipeline: NIO parses, the connection writes its answers as
+        // bytes (GateAuthConnection); the decoder's unparsed bytes are bounded
+        let listener = try await GateProxyServer.listen(host: host, port: port, group: group, connections: connections) {
+            GateAuthConnection(endpoint: endpoint, idleTimeout: idleTimeout, logger: logger)
+        }
+        return GateAuthServer(listener: listener, connections: connections, onRunning: onRunning)
+    }
+
+    /// ``bind(host:port:endpoint:group:idleTimeout:logger:onRunning:)`` on a Unix-domain socket
+    /// file at `path` (a stale file there is replaced; `onRunning` is told port 0). Its
+    /// connections' peer is ``GateListenAddress/unixSocketPeer``.
+    package static func bind(
+        unixSocket path: String, endpoint: GateAuthEndpoint, group: any EventLoopGroup,
+        idleTimeout: TimeAmount = .seconds(75), logger: Logger = Logger(label: "waitingroom.gate.authz"),
+        onRunning: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> GateAuthServer {
+        let connections = GateProxyConnections()
+        let listener = try await GateProxyServer.listen(address: .unixSocket(path: path), group: group, connections: connections) {
+            GateAuthConnection(endpoint: endpoint, idleTimeout: idleTimeout, logger: logger)
+        }
         return GateAuthServer(listener: listener, connections: connections, onRunning: onRunning)
     }
 
@@ -60,12 +60,7 @@ public final class GateAuthServer: Service, Sendable {
 
     /// Serves until graceful shutdown, then closes the connections.
     public func run() async throws {
-        onRunning(port ?? 0)
-        try await withGracefulShutdownHandler {
-            try await listener.closeFuture.get()
-        } onGracefulShutdown: {
-            self.listener.close(promise: nil)
-        }
+        try await GateProxyServer.listen(on: listener, onRunning: onRunning)
         try? await Task.sleep(for: .milliseconds(100))
         for channel in connections.all() {
             try? await channel.close()

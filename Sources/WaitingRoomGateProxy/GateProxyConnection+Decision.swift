@@ -16,57 +16,15 @@ extension GateProxyConnection {
     /// A new request: target, slot, limits, engine.
     func begin(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         guard phase == .idle else { return }
-        lastActivity = .now()
         var head = head
-        self.head = head
-        keepAlive = head.isKeepAlive
-        requestEnded = false
-        retried = false
-        responseStarted = false
-        answerHeadRead = false
-        heldHead = nil
-        decision = nil
-        passHeaders = []
-        gateRequest = nil
-        requestChunked = head.headers[canonicalForm: "transfer-encoding"].contains { $0.lowercased() == "chunked" }
-        declaredLength = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
-        requestHasBody = requestChunked || declaredLength > 0
-        bodyDeadline = nil
-        if requestHasBody {
-            bodyDeadline = .now() + settings.bodyTimeout
-            if !watchIsShort, settings.bodyTimeout < settings.idleTimeout {
-                watch?.cancel()
-                scheduleWatch(short: true)
-            }
-        }
-        // The request target (RFC 9112 §3.2): a path goes as it is; an absolute URL is checked
-        // and forwarded as its path, its authority the Host; `*` only for OPTIONS. Anything else
-        // (CONNECT's `host:port`, `x/y`) and a second Host (counted below) are refused and end
-        // the connection: the gate's triggers would not match what the app then serves.
-        if !head.uri.hasPrefix("/") {
-            if let (authority, path) = Self.absoluteForm(head.uri) {
-                head.uri = path
-                head.headers.replaceOrAdd(name: "host", value: authority)
-                self.head = head
-            } else if !(head.uri == "*" && head.method == .OPTIONS) {
-                keepAlive = false
-                answer(GateProxyErrorPage.badTarget())
-                return
-            }
-        }
+        resetForRequest(head)
+        guard acceptTarget(&head) else { return }
         guard settings.slots.take() else {
             answer(GateProxyErrorPage.busy(limit: settings.slots.limit))
             return
         }
         holdsSlot = true
-        var headers: [GateHeader] = []
-        headers.reserveCapacity(head.headers.count)
-        var hosts = 0
-        for (name, value) in head.headers {
-            if name.utf8.count == 4, name.equalsIgnoringASCIICase("host") { hosts += 1 }
-            headers.append(GateHeader(name, value))
-        }
-        guard hosts <= 1 else {
+        guard let headers = gateHeaders(of: head) else {
             releaseSlot()
             keepAlive = false
             answer(GateProxyErrorPage.twoHosts())
@@ -103,6 +61,64 @@ extension GateProxyConnection {
             return
         }
         decide(request, context: context)
+    }
+
+    /// Forgets the last request's state and takes in `head`'s: keep-alive, body framing, and the
+    /// body's deadline (the watch made short when that deadline comes before the idle one).
+    private func resetForRequest(_ head: HTTPRequestHead) {
+        lastActivity = .now()
+        self.head = head
+        keepAlive = head.isKeepAlive
+        requestEnded = false
+        retried = false
+        responseStarted = false
+        answerHeadRead = false
+        heldHead = nil
+        decision = nil
+        passHeaders = []
+        gateRequest = nil
+        requestChunked = head.headers[canonicalForm: "transfer-encoding"].contains { $0.lowercased() == "chunked" }
+        declaredLength = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
+        requestHasBody = requestChunked || declaredLength > 0
+        bodyDeadline = nil
+        if requestHasBody {
+            bodyDeadline = .now() + settings.bodyTimeout
+            if !watchIsShort, settings.bodyTimeout < settings.idleTimeout {
+                watch?.cancel()
+                scheduleWatch(short: true)
+            }
+        }
+    }
+
+    /// The request target (RFC 9112 §3.2): a path goes as it is; an absolute URL is checked
+    /// and forwarded as its path, its authority the Host; `*` only for OPTIONS. Anything else
+    /// (CONNECT's `host:port`, `x/y`) is refused and ends the connection (false: answered): the
+    /// gate's triggers would not match what the app then serves.
+    private func acceptTarget(_ head: inout HTTPRequestHead) -> Bool {
+        guard !head.uri.hasPrefix("/") else { return true }
+        if let (authority, path) = Self.absoluteForm(head.uri) {
+            head.uri = path
+            head.headers.replaceOrAdd(name: "host", value: authority)
+            self.head = head
+        } else if !(head.uri == "*" && head.method == .OPTIONS) {
+            keepAlive = false
+            answer(GateProxyErrorPage.badTarget())
+            return false
+        }
+        return true
+    }
+
+    /// `head`'s fields for the engine; nil for a second Host, which is refused and ends the
+    /// connection as a bad target does.
+    private func gateHeaders(of head: HTTPRequestHead) -> [GateHeader]? {
+        var headers: [GateHeader] = []
+        headers.reserveCapacity(head.headers.count)
+        var hosts = 0
+        for (name, value) in head.headers {
+            if name.utf8.count == 4, name.equalsIgnoringASCIICase("host") { hosts += 1 }
+            headers.append(GateHeader(name, value))
+        }
+        return hosts <= 1 ? headers : nil
     }
 
     /// Asks the engine about `request` (at once when it can answer on the loop, else in a task).

@@ -44,31 +44,58 @@ public final class GateProxyServer: Service, Sendable {
         onRunning: @escaping @Sendable (Int) -> Void
     ) async throws -> GateProxyServer {
         let connections = GateProxyConnections()
-        let listener = try await ServerBootstrap(group: group)
+        let listener = try await listen(host: host, port: port, group: group, connections: connections) {
+            GateProxyConnection(settings: settings)
+        }
+        return GateProxyServer(settings: settings, listener: listener, connections: connections, onRunning: onRunning)
+    }
+
+    /// Binds a listener of the gate's servers on `host:port` (port 0: a free one) on `group`:
+    /// each connection, kept in `connections`, gets NIO's request decoder and then the handler
+    /// `connection` makes.
+    ///
+    /// NIO parses the requests (llhttp, with its bounds); the gate writes its answers as bytes
+    /// itself (GateProxyWire), so a forwarded answer passes as it came. Parse errors are answered
+    /// by the connection (400, then close). The decoder keeps at most `decoderBufferBound` bytes
+    /// it has not parsed (a head in progress, or all a visitor sends after an `Upgrade` head,
+    /// which NIO does not parse): over it the connection fails, it never grows with the input.
+    static func listen(
+        host: String, port: Int, group: any EventLoopGroup, connections: GateProxyConnections,
+        connection: @escaping @Sendable () -> any ChannelHandler
+    ) async throws -> any Channel {
+        try await listen(address: .tcp(host: host, port: port), group: group, connections: connections, connection: connection)
+    }
+
+    /// ``listen(host:port:group:connections:connection:)`` on a TCP address or a Unix-domain
+    /// socket file (no `TCP_NODELAY` there: a socket file has no Nagle to turn off).
+    static func listen(
+        address: GateListenAddress, group: any EventLoopGroup, connections: GateProxyConnections,
+        connection: @escaping @Sendable () -> any ChannelHandler
+    ) async throws -> any Channel {
+        var bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
+        if case .tcp = address {
+            bootstrap = bootstrap.serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        }
+        let bound =
+            bootstrap
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    // NIO parses the requests (llhttp, with its bounds); the gate writes its answers
-                    // as bytes itself (GateProxyWire), so a forwarded answer passes as it came.
-                    // Parse errors are answered by GateProxyConnection (400, then close).
-                    // The decoder keeps at most `decoderBufferBound` bytes it has not parsed (a
-                    // head in progress, or all a visitor sends after an `Upgrade` head, which NIO
-                    // does not parse): over it the connection fails, it never grows with the input.
                     try sync.addHandler(
                         ByteToMessageHandler(
                             HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes),
                             maximumBufferSize: Self.decoderBufferBound))
-                    try sync.addHandler(GateProxyConnection(settings: settings))
+                    try sync.addHandler(connection())
                     connections.add(channel)
                 }
             }
-            .bind(host: host, port: port)
-            .get()
-        return GateProxyServer(settings: settings, listener: listener, connections: connections, onRunning: onRunning)
+        switch address {
+        case .tcp(let host, let port): return try await bound.bind(host: host, port: port).get()
+        case .unixSocket(let path): return try await bound.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+        }
     }
 
     /// The most request bytes the HTTP decoder holds unparsed: above NIO's 80 KiB head bound, so
@@ -80,13 +107,19 @@ public final class GateProxyServer: Service, Sendable {
 
     /// Serves until graceful shutdown, then drains.
     public func run() async throws {
-        onRunning(port ?? 0)
+        try await Self.listen(on: listener, onRunning: onRunning)
+        await drain()
+    }
+
+    /// Tells `onRunning` the port `listener` is bound to, then waits for it to close: closed on
+    /// graceful shutdown (it takes no more connections; the ones it took stay open).
+    static func listen(on listener: any Channel, onRunning: @Sendable (Int) -> Void) async throws {
+        onRunning(listener.localAddress?.port ?? 0)
         try await withGracefulShutdownHandler {
             try await listener.closeFuture.get()
         } onGracefulShutdown: {
-            self.listener.close(promise: nil)
+            listener.close(promise: nil)
         }
-        await drain()
     }
 
     /// After the listener closed: waits for the requests in flight (at most the exchange timeout

@@ -207,11 +207,7 @@ struct GateResponseFramer {
         var head = GateUpstreamHead(
             bytes: bytes, status: 0, reason: 0..<0, isHTTP11: true, fields: [], framing: .untilClose,
             keepAlive: true, otherCodings: nil)
-        var closeToken = false
-        var keepAliveToken = false
-        var listed: [String] = []
-        var lengths: [Range<Int>] = []
-        var codings: [Range<Int>] = []
+        var notes = FieldNotes()
         let failure: Malformed? = bytes.withUnsafeReadableBytes { raw -> Malformed? in
             // The next line from `cursor`, without its CR LF (takeHead ended the bytes with an empty line).
             var cursor = 0
@@ -226,105 +222,150 @@ struct GateResponseFramer {
                 return cursor..<end
             }
             guard let statusLine = nextLine() else { return Malformed(reason: "the head does not end with an empty line") }
-            // HTTP/1.x SP 3DIGIT [SP reason]
-            let s = statusLine.lowerBound
-            guard statusLine.count >= 12, raw[s] == UInt8(ascii: "H"), raw[s + 1] == UInt8(ascii: "T"), raw[s + 2] == UInt8(ascii: "T"),
-                raw[s + 3] == UInt8(ascii: "P"), raw[s + 4] == UInt8(ascii: "/"), raw[s + 5] == UInt8(ascii: "1"),
-                raw[s + 6] == UInt8(ascii: "."),
-                raw[s + 7] == UInt8(ascii: "0") || raw[s + 7] == UInt8(ascii: "1"), raw[s + 8] == UInt8(ascii: " ")
-            else {
-                return Malformed(reason: "the status line is not 'HTTP/1.x CODE REASON'")
-            }
-            head.isHTTP11 = raw[statusLine.lowerBound + 7] == UInt8(ascii: "1")
-            var status = 0
-            for index in statusLine.lowerBound + 9..<statusLine.lowerBound + 12 {
-                let digit = raw[index]
-                guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else {
-                    return Malformed(reason: "the status code is not three digits")
-                }
-                status = status * 10 + Int(digit - UInt8(ascii: "0"))
-            }
-            guard status >= 100 else { return Malformed(reason: "the status code is not three digits") }
-            head.status = status
-            if statusLine.count > 12 {
-                guard raw[statusLine.lowerBound + 12] == UInt8(ascii: " ") else {
-                    return Malformed(reason: "the status code is not three digits")
-                }
-                head.reason = statusLine.lowerBound + 13..<statusLine.upperBound
-                if raw[head.reason].contains(where: { $0 == 0 || $0 == UInt8(ascii: "\r") }) {
-                    return Malformed(reason: "the reason phrase holds a CR or NUL")
-                }
-            } else {
-                head.reason = statusLine.upperBound..<statusLine.upperBound
-            }
+            if let failure = parseStatusLine(raw, statusLine, into: &head) { return failure }
             head.fields.reserveCapacity(16)
-            var ended = false
             while let line = nextLine() {
-                guard let first = line.first else {
-                    ended = true
-                    break
-                }
-                guard raw[first] != UInt8(ascii: " "), raw[first] != UInt8(ascii: "\t") else {
-                    return Malformed(reason: "obsolete line folding")
-                }
-                guard let colon = raw[line].firstIndex(of: UInt8(ascii: ":")), colon > line.lowerBound,
-                    raw[line.lowerBound..<colon].allSatisfy(isTokenByte)
-                else {
-                    return Malformed(reason: "a field line without a valid name")
-                }
-                var valueStart = colon + 1
-                var valueEnd = line.upperBound
-                while valueStart < valueEnd, raw[valueStart] == UInt8(ascii: " ") || raw[valueStart] == UInt8(ascii: "\t") {
-                    valueStart += 1
-                }
-                while valueEnd > valueStart, raw[valueEnd - 1] == UInt8(ascii: " ") || raw[valueEnd - 1] == UInt8(ascii: "\t") {
-                    valueEnd -= 1
-                }
-                if raw[valueStart..<valueEnd].contains(where: { $0 == 0 || $0 == UInt8(ascii: "\r") }) {
-                    return Malformed(reason: "a field value holds a CR or NUL")
-                }
-                let name = line.lowerBound..<colon
-                let kind = Self.kind(of: UnsafeRawBufferPointer(rebasing: raw[name]))
-                let value = valueStart..<valueEnd
-                switch kind {
-                case .contentLength: lengths.append(value)
-                case .transferEncoding: codings.append(value)
-                case .hopByHop:
-                    if Self.equalsLowercase(UnsafeRawBufferPointer(rebasing: raw[name]), "connection") {
-                        for token in raw[value].split(separator: UInt8(ascii: ",")) {
-                            let text = String(decoding: token, as: UTF8.self).trimmingBlanks().lowercased()
-                            if text == "close" {
-                                closeToken = true
-                            } else if text == "keep-alive" {
-                                keepAliveToken = true
-                            } else if !text.isEmpty {
-                                listed.append(text)
-                            }
-                        }
-                    }
-                case .plain: break
-                }
-                head.fields.append(.init(name: name, value: value, kind: kind))
+                // the empty line ends the head
+                if line.isEmpty { return nil }
+                if let failure = parseFieldLine(raw, line, into: &head, notes: &notes) { return failure }
             }
-            return ended ? nil : Malformed(reason: "the head does not end with an empty line")
+            return Malformed(reason: "the head does not end with an empty line")
         }
         if let failure { throw failure }
         if head.status == 101 { throw Malformed(reason: "101 Switching Protocols, but the gate asked for no upgrade") }
         // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding is treated as if its framing
         // were faulty, even with a Content-Length (a proxy closes and answers 502, §6.3)
-        if !head.isHTTP11, !codings.isEmpty { throw Malformed(reason: "an HTTP/1.0 answer with Transfer-Encoding") }
+        if !head.isHTTP11, !notes.codings.isEmpty { throw Malformed(reason: "an HTTP/1.0 answer with Transfer-Encoding") }
         // fields a `Connection` field names stop here too
-        if !listed.isEmpty {
+        if !notes.listed.isEmpty {
             for index in head.fields.indices
-            where head.fields[index].kind == .plain && listed.contains(head.text(head.fields[index].name).lowercased()) {
+            where head.fields[index].kind == .plain && notes.listed.contains(head.text(head.fields[index].name).lowercased()) {
                 head.fields[index].kind = .hopByHop
             }
         }
-        head.keepAlive = head.isHTTP11 ? !closeToken : keepAliveToken && !closeToken
+        head.keepAlive = head.isHTTP11 ? !notes.closeToken : notes.keepAliveToken && !notes.closeToken
+        try applyFraming(to: &head, notes: notes, requestIsHead: requestIsHead)
+        if head.framing == .untilClose { head.keepAlive = false }
+        return head
+    }
+
+    /// What reading the field lines gathered besides the fields themselves: the `Connection`
+    /// tokens, and where the values of the framing fields stand.
+    private struct FieldNotes {
+        /// `Connection: close` was seen.
+        var closeToken = false
+        /// `Connection: keep-alive` was seen.
+        var keepAliveToken = false
+        /// The other field names `Connection` listed (lowercased).
+        var listed: [String] = []
+        /// The values of the `Content-Length` fields.
+        var lengths: [Range<Int>] = []
+        /// The values of the `Transfer-Encoding` fields.
+        var codings: [Range<Int>] = []
+    }
+
+    /// Reads the status line (`HTTP/1.x SP 3DIGIT [SP reason]`) into `head`; a failure when it is not one.
+    private static func parseStatusLine(
+        _ raw: UnsafeRawBufferPointer, _ statusLine: Range<Int>, into head: inout GateUpstreamHead
+    ) -> Malformed? {
+        let s = statusLine.lowerBound
+        guard statusLine.count >= 12, raw[s] == UInt8(ascii: "H"), raw[s + 1] == UInt8(ascii: "T"), raw[s + 2] == UInt8(ascii: "T"),
+            raw[s + 3] == UInt8(ascii: "P"), raw[s + 4] == UInt8(ascii: "/"), raw[s + 5] == UInt8(ascii: "1"),
+            raw[s + 6] == UInt8(ascii: "."),
+            raw[s + 7] == UInt8(ascii: "0") || raw[s + 7] == UInt8(ascii: "1"), raw[s + 8] == UInt8(ascii: " ")
+        else {
+            return Malformed(reason: "the status line is not 'HTTP/1.x CODE REASON'")
+        }
+        head.isHTTP11 = raw[statusLine.lowerBound + 7] == UInt8(ascii: "1")
+        var status = 0
+        for index in statusLine.lowerBound + 9..<statusLine.lowerBound + 12 {
+            let digit = raw[index]
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else {
+                return Malformed(reason: "the status code is not three digits")
+            }
+            status = status * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        guard status >= 100 else { return Malformed(reason: "the status code is not three digits") }
+        head.status = status
+        if statusLine.count > 12 {
+            guard raw[statusLine.lowerBound + 12] == UInt8(ascii: " ") else {
+                return Malformed(reason: "the status code is not three digits")
+            }
+            head.reason = statusLine.lowerBound + 13..<statusLine.upperBound
+            if raw[head.reason].contains(where: { $0 == 0 || $0 == UInt8(ascii: "\r") }) {
+                return Malformed(reason: "the reason phrase holds a CR or NUL")
+            }
+        } else {
+            head.reason = statusLine.upperBound..<statusLine.upperBound
+        }
+        return nil
+    }
+
+    /// Reads one (non-empty) field line into `head`, noting framing and `Connection` fields in
+    /// `notes`; a failure for folding, a bad name, or a CR or NUL in the value.
+    private static func parseFieldLine(
+        _ raw: UnsafeRawBufferPointer, _ line: Range<Int>, into head: inout GateUpstreamHead, notes: inout FieldNotes
+    ) -> Malformed? {
+        let first = line.lowerBound
+        guard raw[first] != UInt8(ascii: " "), raw[first] != UInt8(ascii: "\t") else {
+            return Malformed(reason: "obsolete line folding")
+        }
+        guard let colon = raw[line].firstIndex(of: UInt8(ascii: ":")), colon > line.lowerBound,
+            raw[line.lowerBound..<colon].allSatisfy(isTokenByte)
+        else {
+            return Malformed(reason: "a field line without a valid name")
+        }
+        var valueStart = colon + 1
+        var valueEnd = line.upperBound
+        while valueStart < valueEnd, raw[valueStart] == UInt8(ascii: " ") || raw[valueStart] == UInt8(ascii: "\t") {
+            valueStart += 1
+        }
+        while valueEnd > valueStart, raw[valueEnd - 1] == UInt8(ascii: " ") || raw[valueEnd - 1] == UInt8(ascii: "\t") {
+            valueEnd -= 1
+        }
+        if raw[valueStart..<valueEnd].contains(where: { $0 == 0 || $0 == UInt8(ascii: "\r") }) {
+            return Malformed(reason: "a field value holds a CR or NUL")
+        }
+        let name = line.lowerBound..<colon
+        let kind = Self.kind(of: UnsafeRawBufferPointer(rebasing: raw[name]))
+        let value = valueStart..<valueEnd
+        switch kind {
+        case .contentLength: notes.lengths.append(value)
+        case .transferEncoding: notes.codings.append(value)
+        case .hopByHop:
+            if Self.equalsLowercase(UnsafeRawBufferPointer(rebasing: raw[name]), "connection") {
+                noteConnectionTokens(raw[value], in: &notes)
+            }
+        case .plain: break
+        }
+        head.fields.append(.init(name: name, value: value, kind: kind))
+        return nil
+    }
+
+    /// Notes the tokens of a `Connection` field's value: `close`, `keep-alive`, and the names of
+    /// further fields that stop here.
+    private static func noteConnectionTokens(_ value: Slice<UnsafeRawBufferPointer>, in notes: inout FieldNotes) {
+        for token in value.split(separator: UInt8(ascii: ",")) {
+            let text = String(decoding: token, as: UTF8.self).trimmingBlanks().lowercased()
+            if text == "close" {
+                notes.closeToken = true
+            } else if text == "keep-alive" {
+                notes.keepAliveToken = true
+            } else if !text.isEmpty {
+                notes.listed.append(text)
+            }
+        }
+    }
+
+    /// Sets how the body of the answer in `head` is framed (RFC 9112 §6.3), from its status, the
+    /// request's method and its `Transfer-Encoding` and `Content-Length` fields.
+    private static func applyFraming(
+        to head: inout GateUpstreamHead, notes: FieldNotes, requestIsHead: Bool
+    ) throws(Malformed) {
         if head.status < 200 || head.status == 204 || head.status == 304 || requestIsHead {
             head.framing = .none
-        } else if !codings.isEmpty {
-            let all = codings.map { head.text($0) }.joined(separator: ",")
+        } else if !notes.codings.isEmpty {
+            let all = notes.codings.map { head.text($0) }.joined(separator: ",")
             let list = all.split(separator: ",").map { String($0).trimmingBlanks().lowercased() }.filter { !$0.isEmpty }
             if list.last == "chunked" {
                 head.framing = .chunked
@@ -337,25 +378,29 @@ struct GateResponseFramer {
                 head.otherCodings = list.joined(separator: ", ")
             }
             // RFC 9112 §6.3: with a Content-Length too, the coding wins, and the connection is not kept
-            if !lengths.isEmpty { head.keepAlive = false }
-        } else if !lengths.isEmpty {
-            var length: Int?
-            for range in lengths {
-                for item in head.text(range).split(separator: ",", omittingEmptySubsequences: false) {
-                    let digits = String(item).trimmingBlanks()
-                    guard !digits.isEmpty, digits.count <= 18,
-                        digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                        let value = Int(digits), length == nil || length == value
-                    else {
-                        throw Malformed(reason: "Content-Length is not one number")
-                    }
-                    length = value
-                }
-            }
-            head.framing = .length(length ?? 0)
+            if !notes.lengths.isEmpty { head.keepAlive = false }
+        } else if !notes.lengths.isEmpty {
+            head.framing = .length(try contentLength(of: head, notes.lengths))
         }
-        if head.framing == .untilClose { head.keepAlive = false }
-        return head
+    }
+
+    /// The one length the `Content-Length` values at `lengths` give (repeats of one number, in
+    /// one field or several, are one); throws when they are not one number.
+    private static func contentLength(of head: GateUpstreamHead, _ lengths: [Range<Int>]) throws(Malformed) -> Int {
+        var length: Int?
+        for range in lengths {
+            for item in head.text(range).split(separator: ",", omittingEmptySubsequences: false) {
+                let digits = String(item).trimmingBlanks()
+                guard !digits.isEmpty, digits.count <= 18,
+                    digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                    let value = Int(digits), length == nil || length == value
+                else {
+                    throw Malformed(reason: "Content-Length is not one number")
+                }
+                length = value
+            }
+        }
+        return length ?? 0
     }
 
     /// The kind of field `name` is (any case), without allocating.
@@ -428,63 +473,11 @@ struct GateResponseFramer {
             // swiftlint:disable:next force_unwrapping
             let byte = input.getInteger(at: index, as: UInt8.self)!
             index += 1
-            switch chunk {
-            case .size(let value, let digits):
-                if let digit = Self.hexValue(byte) {
-                    guard digits < 15 else { throw Malformed(reason: "a chunk size over 15 hex digits") }
-                    chunk = .size(value: value * 16 + digit, digits: digits + 1)
-                } else {
-                    guard digits > 0 else { throw Malformed(reason: "a chunk without a size") }
-                    switch byte {
-                    case UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: "\t"):
-                        pendingSize = value
-                        chunk = .sizeExtension(length: 0)
-                    case UInt8(ascii: "\r"):
-                        pendingSize = value
-                        chunk = .sizeLF
-                    case UInt8(ascii: "\n"):
-                        chunk = value == 0 ? .trailer(line: 0, total: 0) : .data(remaining: value)
-                    default:
-                        throw Malformed(reason: "a chunk size that is not hexadecimal")
-                    }
-                }
-            case .sizeExtension(let length):
-                if byte == UInt8(ascii: "\n") {
-                    chunk = pendingSize == 0 ? .trailer(line: 0, total: 0) : .data(remaining: pendingSize)
-                } else {
-                    guard length < Self.chunkLineBound else {
-                        throw Malformed(reason: "chunk extensions over \(Self.chunkLineBound) bytes")
-                    }
-                    chunk = .sizeExtension(length: length + 1)
-                }
-            case .sizeLF:
-                guard byte == UInt8(ascii: "\n") else { throw Malformed(reason: "a chunk-size line without its LF") }
-                chunk = pendingSize == 0 ? .trailer(line: 0, total: 0) : .data(remaining: pendingSize)
-            case .dataCR:
-                if byte == UInt8(ascii: "\r") {
-                    chunk = .dataLF
-                } else if byte == UInt8(ascii: "\n") {
-                    chunk = .size(value: 0, digits: 0)
-                } else {
-                    throw Malformed(reason: "chunk data longer than its size")
-                }
-            case .dataLF:
-                guard byte == UInt8(ascii: "\n") else { throw Malformed(reason: "chunk data longer than its size") }
-                chunk = .size(value: 0, digits: 0)
-            case .trailer(let line, let total):
-                if byte == UInt8(ascii: "\n") {
-                    if line == 0 {
-                        done = true
-                        break scan
-                    }
-                    chunk = .trailer(line: 0, total: total)
-                } else if byte != UInt8(ascii: "\r") {
-                    guard total < Self.chunkLineBound else { throw Malformed(reason: "trailers over \(Self.chunkLineBound) bytes") }
-                    chunk = .trailer(line: line + 1, total: total + 1)
-                }
-            case .data:
-                break
+            guard let next = try chunkState(after: chunk, byte) else {
+                done = true
+                break scan
             }
+            chunk = next
         }
         state = done ? .ending : .chunked(chunk)
         if dechunk {
@@ -494,6 +487,65 @@ struct GateResponseFramer {
         // swiftlint:disable:next force_unwrapping
         let covered = input.readSlice(length: index - start)!
         return covered.readableBytes > 0 ? .body(covered) : nil
+    }
+
+    /// The framing state after `byte` of chunk framing (not of chunk data) in state `chunk`; nil:
+    /// `byte` ended the empty line after the trailers, and so the body.
+    private mutating func chunkState(after chunk: ChunkState, _ byte: UInt8) throws(Malformed) -> ChunkState? {
+        switch chunk {
+        case .size(let value, let digits):
+            return try chunkSizeState(value: value, digits: digits, byte)
+        case .sizeExtension(let length):
+            if byte == UInt8(ascii: "\n") {
+                return pendingSize == 0 ? .trailer(line: 0, total: 0) : .data(remaining: pendingSize)
+            }
+            guard length < Self.chunkLineBound else {
+                throw Malformed(reason: "chunk extensions over \(Self.chunkLineBound) bytes")
+            }
+            return .sizeExtension(length: length + 1)
+        case .sizeLF:
+            guard byte == UInt8(ascii: "\n") else { throw Malformed(reason: "a chunk-size line without its LF") }
+            return pendingSize == 0 ? .trailer(line: 0, total: 0) : .data(remaining: pendingSize)
+        case .dataCR:
+            if byte == UInt8(ascii: "\r") { return .dataLF }
+            if byte == UInt8(ascii: "\n") { return .size(value: 0, digits: 0) }
+            throw Malformed(reason: "chunk data longer than its size")
+        case .dataLF:
+            guard byte == UInt8(ascii: "\n") else { throw Malformed(reason: "chunk data longer than its size") }
+            return .size(value: 0, digits: 0)
+        case .trailer(let line, let total):
+            if byte == UInt8(ascii: "\n") {
+                return line == 0 ? nil : .trailer(line: 0, total: total)
+            }
+            if byte != UInt8(ascii: "\r") {
+                guard total < Self.chunkLineBound else { throw Malformed(reason: "trailers over \(Self.chunkLineBound) bytes") }
+                return .trailer(line: line + 1, total: total + 1)
+            }
+            return chunk
+        case .data:
+            return chunk
+        }
+    }
+
+    /// The framing state after `byte` of a chunk-size line whose hex digits so far give `value`.
+    private mutating func chunkSizeState(value: Int, digits: Int, _ byte: UInt8) throws(Malformed) -> ChunkState {
+        if let digit = Self.hexValue(byte) {
+            guard digits < 15 else { throw Malformed(reason: "a chunk size over 15 hex digits") }
+            return .size(value: value * 16 + digit, digits: digits + 1)
+        }
+        guard digits > 0 else { throw Malformed(reason: "a chunk without a size") }
+        switch byte {
+        case UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: "\t"):
+            pendingSize = value
+            return .sizeExtension(length: 0)
+        case UInt8(ascii: "\r"):
+            pendingSize = value
+            return .sizeLF
+        case UInt8(ascii: "\n"):
+            return value == 0 ? .trailer(line: 0, total: 0) : .data(remaining: value)
+        default:
+            throw Malformed(reason: "a chunk size that is not hexadecimal")
+        }
     }
 
     /// The size of the chunk whose size line is being finished (its extensions or CR LF).

@@ -46,7 +46,18 @@ extension GateServerSettings {
                 "--upstream must be http://HOST:PORT (plain HTTP) or unix:PATH (a socket path of at most \(GateUpstreamAddress.maxSocketPathBytes) bytes), got '\(upstream)'"
             )
         }
-        guard Self.hostAndPort(listen) != nil else { throw GateSettingsError("--listen must be HOST:PORT (port 0…65535), got '\(listen)'") }
+        if listen.hasPrefix("unix:") {
+            guard authz else {
+                throw GateSettingsError(
+                    "--listen unix:PATH is for --authz (a proxy on this machine asks the gate); the reverse proxy listens on HOST:PORT")
+            }
+            guard GateListenAddress(unixSocket: listen) != nil else {
+                throw GateSettingsError(
+                    "--listen unix:PATH takes a socket path of 1 to \(GateListenAddress.maxSocketPathBytes) bytes, got '\(listen)'")
+            }
+        } else if Self.hostAndPort(listen) == nil {
+            throw GateSettingsError("--listen must be HOST:PORT (port 0…65535) or, with --authz, unix:PATH, got '\(listen)'")
+        }
         guard (1...100_000).contains(maxConnections) else { throw GateSettingsError("--max-connections must be 1…100000") }
         guard (1...86_400).contains(timeout) else { throw GateSettingsError("--timeout must be 1…86400 seconds") }
         if let cookieSameSite, !["Lax", "Strict", "None"].contains(cookieSameSite) {

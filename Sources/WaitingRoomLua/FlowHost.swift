@@ -162,17 +162,7 @@ package final class FlowHost {
             // the hot path: one handler, no listeners
             guard let (name, ref) = handler else { return (nil, []) }
             let sessionRef = session.map { sessionReference($0) }
-            let result = await call(
-                ref,
-                pushArguments: { L in
-                    vm.push(L, event: event)
-                    if let sessionRef {
-                        _ = clua_getref(L, sessionRef)
-                        return 2
-                    }
-                    return 1
-                }, on: runtime)
-            switch result {
+            switch await call(ref, with: event, sessionRef: sessionRef, on: runtime) {
             case .success(let answer):
                 return (answer, [])
             case .failure(var error):
@@ -191,17 +181,7 @@ package final class FlowHost {
         var decision: FlowDecision?
         var errors: [LuaError] = []
         for (name, ref) in refs {
-            let result = await call(
-                ref,
-                pushArguments: { L in
-                    vm.push(L, event: event)
-                    if let sessionRef {
-                        _ = clua_getref(L, sessionRef)
-                        return 2
-                    }
-                    return 1
-                }, on: runtime)
-            switch result {
+            switch await call(ref, with: event, sessionRef: sessionRef, on: runtime) {
             case .success(let answer):
                 if decision == nil { decision = answer }
             case .failure(let error):
@@ -212,6 +192,22 @@ package final class FlowHost {
             }
         }
         return (decision, errors)
+    }
+
+    /// Calls the handler or listener `ref` with `event` (and the session, when `sessionRef` is one).
+    private func call(
+        _ ref: Int32, with event: WaitingRoomEvent, sessionRef: Int32?, on runtime: isolated FlowRuntime
+    ) async -> Result<FlowDecision?, LuaError> {
+        await call(
+            ref,
+            pushArguments: { L in
+                vm.push(L, event: event)
+                if let sessionRef {
+                    _ = clua_getref(L, sessionRef)
+                    return 2
+                }
+                return 1
+            }, on: runtime)
     }
 
     // MARK: rooms and sessions

@@ -22,27 +22,14 @@ enum LuaEventKey: Int, CaseIterable {
 }
 
 extension EventName {
-    /// A dense index (0..<14) for tables keyed by event.
+    /// A dense index (0..<``count``) for tables keyed by event: the position in `allCases` (at
+    /// most 14 one-byte comparisons).
     var ordinal: Int {
-        switch self {
-        case .stateChanged: return 0
-        case .queueOpened: return 1
-        case .progress: return 2
-        case .passed: return 3
-        case .disabled: return 4
-        case .blocked: return 5
-        case .closed: return 6
-        case .sessionRestarted: return 7
-        case .failed: return 8
-        case .completed: return 9
-        case .keyReturnedLate: return 10
-        case .connection: return 11
-        case .queuePageChanged: return 12
-        case .userExited: return 13
-        }
+        // swiftlint:disable:next force_unwrapping
+        Self.allCases.firstIndex(of: self)!
     }
 
-    static let count = 14
+    static let count = allCases.count
 }
 
 /// Registry refs of the interned key and event-name strings of one Lua state.

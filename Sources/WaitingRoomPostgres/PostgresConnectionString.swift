@@ -57,6 +57,35 @@ package struct PostgresConnectionString: Hashable, Sendable, CustomStringConvert
     /// Parses `url`; throws `.invalidConfiguration` (field `stateStore`) when it is not a
     /// usable PostgreSQL URL.
     package init(parsing url: String) throws {
+        let (authority, path, query) = try Self.parts(of: url)
+        let (hostPort, user, password) = try Self.userInfo(authority)
+        var (host, port) = try Self.hostAndPort(hostPort)
+        let database = try Self.decode(path, "database name")
+        guard !database.contains("/") else { throw Self.invalid("the database name must not contain /") }
+        let options = try QueryOptions(parsing: query)
+        if let queryHost = options.host { host = queryHost }
+
+        guard let user, !user.isEmpty else { throw Self.invalid("the URL names no user (postgres://user@host/database)") }
+        guard !host.isEmpty else { throw Self.invalid("the URL names no host (postgres://user@host/database)") }
+        self.username = user
+        self.password = password
+        self.port = port
+        if host.hasPrefix("/") {
+            self.host = nil
+            self.unixSocketPath = (host.hasSuffix("/") ? String(host.dropLast()) : host) + "/.s.PGSQL.\(port)"
+        } else {
+            self.host = host
+            self.unixSocketPath = nil
+        }
+        self.database = database.isEmpty ? nil : database
+        self.tlsMode = options.tlsMode
+        self.connectTimeout = options.timeout
+        self.applicationName = options.applicationName
+    }
+
+    /// The URL's authority (`user:password@host:port`), path (the database) and query, once its
+    /// scheme is checked.
+    private static func parts(of url: String) throws -> (authority: Substring, path: Substring, query: Substring) {
         let trimmed = url.trimmingCharacters(in: .whitespaces)
         guard let schemeEnd = trimmed.range(of: "://") else {
             throw Self.invalid("a PostgreSQL URL looks like postgres://user:password@host:5432/database")
@@ -77,21 +106,25 @@ package struct PostgresConnectionString: Hashable, Sendable, CustomStringConvert
             authority = rest[..<slash]
             path = rest[rest.index(after: slash)...]
         }
+        return (authority, path, query)
+    }
 
-        // user:password@host:port
-        var hostPort = authority
-        var user: String?
-        var password: String?
-        if let at = authority.lastIndex(of: "@") {
-            let userInfo = authority[..<at]
-            hostPort = authority[authority.index(after: at)...]
-            if let colon = userInfo.firstIndex(of: ":") {
-                user = try Self.decode(userInfo[..<colon], "user name")
-                password = try Self.decode(userInfo[userInfo.index(after: colon)...], "password")
-            } else {
-                user = try Self.decode(userInfo, "user name")
-            }
+    /// `user:password@host:port` as `host:port` and the decoded user and password (each nil when absent).
+    private static func userInfo(_ authority: Substring) throws -> (hostPort: Substring, user: String?, password: String?) {
+        guard let at = authority.lastIndex(of: "@") else { return (authority, nil, nil) }
+        let userInfo = authority[..<at]
+        let hostPort = authority[authority.index(after: at)...]
+        guard let colon = userInfo.firstIndex(of: ":") else {
+            return (hostPort, try Self.decode(userInfo, "user name"), nil)
         }
+        let user = try Self.decode(userInfo[..<colon], "user name")
+        let password = try Self.decode(userInfo[userInfo.index(after: colon)...], "password")
+        return (hostPort, user, password)
+    }
+
+    /// `host:port` (the host a name, an address, `[IPv6]` or a percent-encoded directory) as the
+    /// decoded host and the port (5432 when not given).
+    private static func hostAndPort(_ hostPort: Substring) throws -> (host: String, port: Int) {
         var hostText: Substring = hostPort
         var portText: Substring?
         if hostPort.hasPrefix("[") {
@@ -106,61 +139,51 @@ package struct PostgresConnectionString: Hashable, Sendable, CustomStringConvert
             hostText = hostPort[..<colon]
             portText = hostPort[hostPort.index(after: colon)...]
         }
-        var host = try Self.decode(hostText, "host")
-        var port = 5432
-        if let portText {
-            guard let value = Int(portText), (1...65_535).contains(value) else {
-                throw Self.invalid("the port must be a number from 1 to 65535, not \"\(portText)\"")
-            }
-            port = value
+        let host = try Self.decode(hostText, "host")
+        guard let portText else { return (host, 5432) }
+        guard let value = Int(portText), (1...65_535).contains(value) else {
+            throw Self.invalid("the port must be a number from 1 to 65535, not \"\(portText)\"")
         }
-        let database = try Self.decode(path, "database name")
-        guard !database.contains("/") else { throw Self.invalid("the database name must not contain /") }
+        return (host, value)
+    }
 
+    /// The URL's query parameters: `sslmode`, `connect_timeout`, `application_name` and `host`.
+    private struct QueryOptions {
         var tlsMode = TLSMode.prefer
         var timeout: Duration = .seconds(10)
         var applicationName: String?
-        for item in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = try Self.decode(parts[0], "query parameter")
-            let value = try Self.decode(parts.count > 1 ? parts[1] : "", "value of \(name)")
-            switch name {
-            case "sslmode":
-                guard let mode = TLSMode(rawValue: value) else {
-                    throw Self.invalid(
-                        "sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(value)\"")
+        /// The `host` parameter (it stands for the URL's host).
+        var host: String?
+
+        /// Reads `query`; throws for an unknown parameter or a bad value.
+        init(parsing query: Substring) throws {
+            for item in query.split(separator: "&", omittingEmptySubsequences: true) {
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = try PostgresConnectionString.decode(parts[0], "query parameter")
+                let value = try PostgresConnectionString.decode(parts.count > 1 ? parts[1] : "", "value of \(name)")
+                switch name {
+                case "sslmode":
+                    guard let mode = TLSMode(rawValue: value) else {
+                        throw PostgresConnectionString.invalid(
+                            "sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(value)\"")
+                    }
+                    tlsMode = mode
+                case "connect_timeout":
+                    guard let seconds = Int(value), (1...3600).contains(seconds) else {
+                        throw PostgresConnectionString.invalid(
+                            "connect_timeout must be a whole number of seconds from 1 to 3600, not \"\(value)\"")
+                    }
+                    timeout = .seconds(seconds)
+                case "application_name":
+                    applicationName = value
+                case "host":
+                    host = value
+                default:
+                    throw PostgresConnectionString.invalid(
+                        "unknown URL parameter \"\(name)\" (known: sslmode, connect_timeout, application_name, host)")
                 }
-                tlsMode = mode
-            case "connect_timeout":
-                guard let seconds = Int(value), (1...3600).contains(seconds) else {
-                    throw Self.invalid("connect_timeout must be a whole number of seconds from 1 to 3600, not \"\(value)\"")
-                }
-                timeout = .seconds(seconds)
-            case "application_name":
-                applicationName = value
-            case "host":
-                host = value
-            default:
-                throw Self.invalid("unknown URL parameter \"\(name)\" (known: sslmode, connect_timeout, application_name, host)")
             }
         }
-
-        guard let user, !user.isEmpty else { throw Self.invalid("the URL names no user (postgres://user@host/database)") }
-        guard !host.isEmpty else { throw Self.invalid("the URL names no host (postgres://user@host/database)") }
-        self.username = user
-        self.password = password
-        self.port = port
-        if host.hasPrefix("/") {
-            self.host = nil
-            self.unixSocketPath = (host.hasSuffix("/") ? String(host.dropLast()) : host) + "/.s.PGSQL.\(port)"
-        } else {
-            self.host = host
-            self.unixSocketPath = nil
-        }
-        self.database = database.isEmpty ? nil : database
-        self.tlsMode = tlsMode
-        self.connectTimeout = timeout
-        self.applicationName = applicationName
     }
 
     /// Where the server is: `host:port` or the socket path (for messages).

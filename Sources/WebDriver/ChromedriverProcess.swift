@@ -71,27 +71,6 @@ public final class ChromedriverProcess: Sendable {
 
     /// A free TCP port on 127.0.0.1 (bound to port 0, read back, released), or nil.
     public static func freeLoopbackPort() -> Int? {
-        #if os(Linux)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = 0
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
-        }
-        guard bound == 0 else { return nil }
-        let named = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        guard named == 0 else { return nil }
-        let port = Int(UInt16(bigEndian: addr.sin_port))
-        return port > 0 ? port : nil
+        LoopbackPort.free()
     }
 }

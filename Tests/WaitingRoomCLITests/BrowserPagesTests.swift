@@ -51,11 +51,7 @@ struct BrowserPagesTests {
             s.liveMessage = "Tickets go on sale in order of arrival"
         }
         let server = try await suite.start()
-        guard let browser = await HeadlessBrowser.start() else {
-            await server.stop()
-            return
-        }
-        do {
+        await HeadlessBrowser.run { browser in
             let base = server.baseURL
             // Two users ahead: A is admitted (holds the only slot), B waits at the head of the line.
             let a = try await Self.wire(base, "opcode=5101&sid=service_1&aid=page")
@@ -65,11 +61,7 @@ struct BrowserPagesTests {
             try await browser.open(base + "/_emulator/netfunnel/waiting-room.html?sid=service_1&aid=page")
             _ = try await browser.run("window.__sameDocument = 'kept'; return true;")
             var seen: [String] = []
-            func ahead() async throws -> String? {
-                let value = try await browser.text(ofElement: "ahead")
-                if let value, seen.last != value { seen.append(value) }
-                return value
-            }
+            func ahead() async throws -> String? { try await browser.text(ofElement: "ahead", keepingChangesIn: &seen) }
             #expect(try await browser.waitUntil(timeout: .seconds(60)) { try await ahead() == "1" }, "ahead: \(seen)")
             #expect(try await browser.text(ofElement: "message") == "Tickets go on sale in order of arrival")
             #expect(try await browser.text(ofElement: "behind") == "0")
@@ -95,12 +87,8 @@ struct BrowserPagesTests {
             let counters = suite.netfunnel.counters()
             #expect(counters.keysReturned == 3, "\(counters)")
             #expect(counters.keysNeverReturned == 0, "\(counters)")
-            let errors = try await browser.consoleErrors()
-            #expect(errors.isEmpty, "console: \(errors)")
-        } catch {
-            Issue.record("\(error)")
+            try await browser.expectNoConsoleErrors()
         }
-        await browser.close()
         await server.stop()
     }
 
@@ -113,11 +101,7 @@ struct BrowserPagesTests {
         configuration.customers["demo"]?.rooms["gate"] = room
         let suite = EmulatorSuite(netfunnel: .demo, queueit: configuration)
         let server = try await suite.start()
-        guard let browser = await HeadlessBrowser.start() else {
-            await server.stop()
-            return
-        }
-        do {
+        await HeadlessBrowser.run { browser in
             let base = server.baseURL
             var queueURL = ""
             for user in ["u1", "u2", "u3"] {
@@ -133,11 +117,7 @@ struct BrowserPagesTests {
             #expect(try await browser.text(ofElement: "ahead") == "2")
             #expect(try await browser.text(ofElement: "message") == "Doors open at noon")
             var seen: [String] = []
-            func ahead() async throws -> String? {
-                let value = try await browser.text(ofElement: "ahead")
-                if let value, seen.last != value { seen.append(value) }
-                return value
-            }
+            func ahead() async throws -> String? { try await browser.text(ofElement: "ahead", keepingChangesIn: &seen) }
             _ = try await ahead()
             #expect(try await Self.post(base + "/_emulator/queueit/rooms/demo/gate/admit?count=1").status == 200)
             #expect(try await browser.waitUntil(timeout: .seconds(60)) { try await ahead() == "1" }, "ahead: \(seen)")
@@ -157,12 +137,8 @@ struct BrowserPagesTests {
             #expect(token.hasPrefix("e_gate~"))
             #expect(seen == ["2", "1", "0"], "ahead: \(seen)")
             #expect(suite.queueit.counters.passedVisitors == 1)
-            let errors = try await browser.consoleErrors()
-            #expect(errors.isEmpty, "console: \(errors)")
-        } catch {
-            Issue.record("\(error)")
+            try await browser.expectNoConsoleErrors()
         }
-        await browser.close()
         await server.stop()
     }
 
@@ -182,11 +158,7 @@ struct BrowserPagesTests {
         configuration.rooms["gate"] = CrowdHandlerEmulatorConfiguration.Room(capacity: 0, rate: 0, message: "Doors open at noon")
         let suite = EmulatorSuite(netfunnel: .demo, queueit: .demo, crowdhandler: configuration)
         let server = try await suite.start()
-        guard let browser = await HeadlessBrowser.start() else {
-            await server.stop()
-            return
-        }
-        do {
+        await HeadlessBrowser.run { browser in
             let base = server.baseURL
             // Two users ahead in the line of gate (capacity 0: nobody at once; rate 0: only admin admits).
             for _ in 0..<2 {
@@ -199,11 +171,7 @@ struct BrowserPagesTests {
             try await browser.open(base + page)
             _ = try await browser.run("window.__sameDocument = 'kept'; return true;")
             var seen: [String] = []
-            func ahead() async throws -> String? {
-                let value = try await browser.text(ofElement: "ahead")
-                if let value, seen.last != value { seen.append(value) }
-                return value
-            }
+            func ahead() async throws -> String? { try await browser.text(ofElement: "ahead", keepingChangesIn: &seen) }
             #expect(try await browser.waitUntil(timeout: .seconds(60)) { try await ahead() == "2" }, "ahead: \(seen)")
             #expect(try await browser.text(ofElement: "position") == "3")
             #expect(try await browser.text(ofElement: "behind") == "0")
@@ -235,12 +203,8 @@ struct BrowserPagesTests {
             #expect(try await browser.text(ofElement: "through") == "You are through")
             #expect(seen == ["2", "1", "0"], "ahead: \(seen)")
             #expect(suite.crowdhandler.counters.promoted == 3)
-            let errors = try await browser.consoleErrors()
-            #expect(errors.isEmpty, "console: \(errors)")
-        } catch {
-            Issue.record("\(error)")
+            try await browser.expectNoConsoleErrors()
         }
-        await browser.close()
         await server.stop()
     }
 
@@ -249,11 +213,7 @@ struct BrowserPagesTests {
         configuration.rooms["line"] = CrowdHandlerEmulatorConfiguration.Room(capacity: 0, rate: 0)
         let suite = EmulatorSuite(netfunnel: .demo, queueit: .demo, crowdhandler: configuration)
         let server = try await suite.start()
-        guard let browser = await HeadlessBrowser.start() else {
-            await server.stop()
-            return
-        }
-        do {
+        await HeadlessBrowser.run { browser in
             let base = server.baseURL
             // Three users in line, one let in at demo-open, one refused at demo-blocked; two faults on
             // GET /v1/rooms, one of them used.
@@ -320,12 +280,8 @@ struct BrowserPagesTests {
                     suite.crowdhandler.snapshot().objectValue?["rooms"]?.objectValue?["line"]?.objectValue?["rate"] == .number(6)
                 })
             #expect(suite.crowdhandler.snapshot().objectValue?["rooms"]?.objectValue?["line"]?.objectValue?["capacity"] == .number(0))
-            let errors = try await browser.consoleErrors()
-            #expect(errors.isEmpty, "console: \(errors)")
-        } catch {
-            Issue.record("\(error)")
+            try await browser.expectNoConsoleErrors()
         }
-        await browser.close()
         await server.stop()
     }
 
@@ -334,11 +290,7 @@ struct BrowserPagesTests {
     @Test func dashboardShowsTheCountersOfEveryVendor() async throws {
         let suite = EmulatorSuite.demo()
         let server = try await suite.start()
-        guard let browser = await HeadlessBrowser.start() else {
-            await server.stop()
-            return
-        }
-        do {
+        await HeadlessBrowser.run { browser in
             let base = server.baseURL
             // Some state: NetFUNNEL segKey_basic (limit 1): one inside, two waiting; one fault used.
             for _ in 0..<3 { _ = try await Self.wire(base, "opcode=5101&sid=service_1&aid=segKey_basic") }
@@ -396,12 +348,8 @@ struct BrowserPagesTests {
             #expect(suite.netfunnel.configuration.projects["service_1"]?.segments["segKey_basic"]?.limit == 3)
             let svgPaths = try await browser.run("return document.querySelectorAll('#chart-queue path').length;").numberValue ?? 0
             #expect(svgPaths >= 1, "the queue chart has a line")
-            let errors = try await browser.consoleErrors()
-            #expect(errors.isEmpty, "console: \(errors)")
-        } catch {
-            Issue.record("\(error)")
+            try await browser.expectNoConsoleErrors()
         }
-        await browser.close()
         await server.stop()
     }
 
@@ -422,8 +370,7 @@ struct BrowserPagesTests {
         #expect(summary["settings"]?.objectValue?["users"] == .string("40"))
         let html = try String(contentsOfFile: path, encoding: .utf8)
         #expect(!html.contains("src=\"http") && !html.contains("href=\"http") && !html.contains("@import"), "no external assets")
-        guard let browser = await HeadlessBrowser.start() else { return }
-        do {
+        await HeadlessBrowser.run { browser in
             _ = try await browser.consoleErrors()
             try await browser.open(URL(fileURLWithPath: path).absoluteString)
             #expect(
@@ -440,11 +387,7 @@ struct BrowserPagesTests {
                 "var e = document.querySelector('[data-outcome=\"passed\"]'); return e ? e.textContent : null;"
             ).stringValue
             #expect(passed == (summary["outcomes"]?.objectValue?["passed"]?.numberValue).map { String(Int($0)) })
-            let errors = try await browser.consoleErrors()
-            #expect(errors.isEmpty, "console: \(errors)")
-        } catch {
-            Issue.record("\(error)")
+            try await browser.expectNoConsoleErrors()
         }
-        await browser.close()
     }
 }

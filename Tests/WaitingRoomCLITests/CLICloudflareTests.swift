@@ -6,41 +6,14 @@ import Testing
 @Suite("waitingroom with Cloudflare", .serialized, .timeLimit(.minutes(3)))
 struct CLICloudflareTests {
     @Test func checkExitsByOutcome() async throws {
-        let open = try await CLIProcess.run([
-            "check", "--vendor", "cloudflare", "--emulator", "--scope", "site", "--room", "demo-open", "--json"
-        ])
-        #expect(open.status == 0, "\(open.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(open.stdout.utf8)) as? [String: Any]
-        #expect(json?["disposition"] as? String == "passed")
-        let reject = try await CLIProcess.run(["check", "--vendor", "cloudflare", "--emulator", "--scope", "site", "--room", "demo-reject"])
+        try await CLIProcess.expectCheckPasses("cloudflare", "site", "demo-open")
+        let reject = try await CLIProcess.check("cloudflare", "site", "demo-reject")
         #expect(reject.status == 2, "\(reject.stdout)\(reject.stderr)")
-        let suspended = try await CLIProcess.run([
-            "check", "--vendor", "cloudflare", "--emulator", "--scope", "site", "--room", "demo-suspended"
-        ])
+        let suspended = try await CLIProcess.check("cloudflare", "site", "demo-suspended")
         #expect(suspended.status == 0, "\(suspended.stdout)\(suspended.stderr)")
-        let noSite = try await CLIProcess.run(["check", "--vendor", "cloudflare", "--scope", "site", "--room", "demo-open"])
+        let noSite = try await CLIProcess.check("cloudflare", "site", "demo-open", emulator: false)
         #expect(noSite.status == 64)
         #expect(noSite.stderr.contains("siteURL"))
-    }
-
-    @Test func exampleFlowPassesOnTheEmulator() async throws {
-        let result = try await CLIProcess.run(["run", "Scripts/flows/cloudflare-checkout.lua", "--emulator", "--json"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("navigate"))
-    }
-
-    @Test func replOpensCloudflare() async throws {
-        let input = """
-            :emulator start
-            room = wr.open("cloudflare")
-            s = room:enqueue{ scope = "site", room = "demo-open", user_id = "repl" }
-            o = s:wait()
-            o.outcome
-            :emulator stop
-            """
-        let result = try await CLIProcess.run(["repl", "--history", CLIProcess.temporaryDirectory() + "/h"], input: input + "\n")
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.split(separator: "\n").contains("passed"), "\(result.stdout)\n\(result.stderr)")
     }
 
     @Test func loadWithChaosAndReport() async throws {
@@ -53,7 +26,7 @@ struct CLICloudflareTests {
             ],
             timeout: .seconds(90))
         #expect(result.status == 0, "\(result.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let json = try CLIProcess.jsonObject(result.stdout)
         #expect((json?["outcomes"] as? [String: Any])?["passed"] as? Int == 8, "retries get everyone through 4 faults: \(result.stdout)")
         #expect(json?["faultsInstalled"] as? Int == 4)
         let requests = (json?["requests"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }

@@ -5,46 +5,17 @@ import Testing
 @Suite("waitingroom with CrowdHandler", .serialized, .timeLimit(.minutes(3)))
 struct CLICrowdHandlerTests {
     @Test func checkExitsByOutcome() async throws {
-        let open = try await CLIProcess.run([
-            "check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-open", "--json"
-        ])
-        #expect(open.status == 0, "\(open.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(open.stdout.utf8)) as? [String: Any]
-        #expect(json?["disposition"] as? String == "passed")
-        let queue = try await CLIProcess.run(["check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-queue"])
+        try await CLIProcess.expectCheckPasses("crowdhandler", "site", "demo-open")
+        let queue = try await CLIProcess.check("crowdhandler", "site", "demo-queue")
         #expect(queue.status == 6, "\(queue.stdout)\(queue.stderr)")
-        let blocked = try await CLIProcess.run([
-            "check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-blocked"
-        ])
+        let blocked = try await CLIProcess.check("crowdhandler", "site", "demo-blocked")
         #expect(blocked.status == 2)
         #expect(blocked.stdout.contains("403"))
-        let closed = try await CLIProcess.run([
-            "check", "--vendor", "crowdhandler", "--emulator", "--scope", "site", "--room", "demo-closed"
-        ])
+        let closed = try await CLIProcess.check("crowdhandler", "site", "demo-closed")
         #expect(closed.status == 0)
-        let noKey = try await CLIProcess.run(["check", "--vendor", "crowdhandler", "--scope", "site", "--room", "demo-open"])
+        let noKey = try await CLIProcess.check("crowdhandler", "site", "demo-open", emulator: false)
         #expect(noKey.status == 64)
         #expect(noKey.stderr.contains("publicKey"))
-    }
-
-    @Test func exampleFlowPassesOnTheEmulator() async throws {
-        let result = try await CLIProcess.run(["run", "Scripts/flows/crowdhandler-checkout.lua", "--emulator", "--json"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("navigate"))
-    }
-
-    @Test func replOpensCrowdHandler() async throws {
-        let input = """
-            :emulator start
-            room = wr.open("crowdhandler")
-            s = room:enqueue{ scope = "site", room = "demo-open", user_id = "repl" }
-            o = s:wait()
-            o.outcome
-            :emulator stop
-            """
-        let result = try await CLIProcess.run(["repl", "--history", CLIProcess.temporaryDirectory() + "/h"], input: input + "\n")
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.split(separator: "\n").contains("passed"), "\(result.stdout)\n\(result.stderr)")
     }
 
     @Test func loadWithChaosCountsSessions() async throws {
@@ -57,7 +28,7 @@ struct CLICrowdHandlerTests {
             ],
             timeout: .seconds(90))
         #expect(result.status == 0, "\(result.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let json = try CLIProcess.jsonObject(result.stdout)
         #expect((json?["outcomes"] as? [String: Any])?["passed"] as? Int == 8, "trustOnFail lets everyone in")
         #expect(json?["faultsInstalled"] as? Int == 8)
         #expect((json?["sessionsCreated"] as? Int ?? 0) >= 1)

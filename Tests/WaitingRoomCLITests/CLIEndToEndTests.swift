@@ -12,31 +12,22 @@ struct CLIEndToEndTests {
     }
 
     @Test func checkExitsByOutcome() async throws {
-        let passed = try await CLIProcess.run([
-            "check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--json"
-        ])
-        #expect(passed.status == 0, "\(passed.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(passed.stdout.utf8)) as? [String: Any]
-        #expect(json?["disposition"] as? String == "passed")
+        let json = try await CLIProcess.expectCheckPasses("netfunnel", "service_1", "segKey_basic")
         #expect(json?["code"] as? Int == 200)
 
-        let blocked = try await CLIProcess.run([
-            "check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_block"
-        ])
+        let blocked = try await CLIProcess.check("netfunnel", "service_1", "segKey_block")
         #expect(blocked.status == 2)
         #expect(blocked.stdout.contains("301"))
 
-        let queue = try await CLIProcess.run(["check", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "sale"])
+        let queue = try await CLIProcess.check("queueit", "demo", "sale")
         #expect(queue.status == 6)
-        let safetynet = try await CLIProcess.run(["check", "--vendor", "queueit", "--emulator", "--scope", "demo", "--room", "open"])
+        let safetynet = try await CLIProcess.check("queueit", "demo", "open")
         #expect(safetynet.status == 0)
 
-        let unknown = try await CLIProcess.run(["check", "--vendor", "nobody", "--scope", "a", "--room", "b"])
+        let unknown = try await CLIProcess.check("nobody", "a", "b", emulator: false)
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("vendor"))
-        let badSetting = try await CLIProcess.run([
-            "check", "--vendor", "netfunnel", "--emulator", "--scope", "service_1", "--room", "segKey_basic", "--set", "retryCount=99"
-        ])
+        let badSetting = try await CLIProcess.check("netfunnel", "service_1", "segKey_basic", ["--set", "retryCount=99"])
         #expect(badSetting.status == 64)
         #expect(badSetting.stderr.contains("retryCount"))
     }
@@ -198,17 +189,11 @@ struct CLIEndToEndTests {
     }
 
     @Test func replWaitsOnTheEmulatorAtThePrompt() async throws {
-        let input = """
-            :emulator start
-            room = wr.open("netfunnel")
-            s = room:enqueue{ scope = "service_1", room = "segKey_basic", user_id = "repl" }
-            o = s:wait()
-            o.outcome
-            s:complete().code
-            :emulator stop
-            :emulator stop
-            """
-        let result = try await CLIProcess.run(["repl", "--history", CLIProcess.temporaryDirectory() + "/h"], input: input + "\n")
+        // then the pass is completed, and the emulator stopped twice
+        let input =
+            CLIProcess.replWaitLines("netfunnel", scope: "service_1", room: "segKey_basic")
+            + "\ns:complete().code\n:emulator stop\n:emulator stop"
+        let result = try await CLIProcess.repl(input)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("passed"), "\(result.stdout)\n\(result.stderr)")
@@ -257,7 +242,7 @@ struct CLIEndToEndTests {
                 "--users", "4", "--hold", "0", "--json"
             ], timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let json = try CLIProcess.jsonObject(result.stdout)
         #expect((json?["outcomes"] as? [String: Any])?["passed"] as? Int == 4)
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import Testing
+import WaitingRoomGateTestSupport
 import WaitingRoomTesting
 import WebDriver
 
@@ -11,17 +13,7 @@ struct CLIProcess {
     }
 
     /// The `waitingroom` executable next to the test bundle.
-    static var binary: String {
-        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? "")
-        for _ in 0..<4 {
-            dir = dir.deletingLastPathComponent()
-            let candidate = dir.appendingPathComponent("waitingroom").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        // Fallback: the package's debug build folder.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/waitingroom").path
-    }
+    static var binary: String { GateProcess.binary }
 
     /// The package root (for `Scripts/…`).
     static var packageRoot: String {
@@ -48,6 +40,49 @@ struct CLIProcess {
         let status = await DedicatedThread.run(name: "cli.wait") { child.waitForExit() }
         return Result(
             status: status, stdout: String(decoding: await out, as: UTF8.self), stderr: String(decoding: await err, as: UTF8.self))
+    }
+
+    /// Runs `waitingroom check --vendor <vendor> [--emulator] --scope <scope> --room <room>` and then
+    /// `extra`.
+    static func check(_ vendor: String, _ scope: String, _ room: String, emulator: Bool = true, _ extra: [String] = []) async throws
+        -> Result
+    {
+        try await run(["check", "--vendor", vendor] + (emulator ? ["--emulator"] : []) + ["--scope", scope, "--room", room] + extra)
+    }
+
+    /// `check … --json` on the emulator for a room that lets the user in: exits 0 with the
+    /// disposition `passed`. Returns the JSON object it printed.
+    @discardableResult
+    static func expectCheckPasses(_ vendor: String, _ scope: String, _ room: String, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> [String: Any]?
+    {
+        let passed = try await check(vendor, scope, room, ["--json"])
+        #expect(passed.status == 0, "\(passed.stderr)", sourceLocation: sourceLocation)
+        let json = try jsonObject(passed.stdout)
+        #expect(json?["disposition"] as? String == "passed", sourceLocation: sourceLocation)
+        return json
+    }
+
+    /// REPL lines that start the embedded emulator, open `vendor` and wait for one user (`repl`)
+    /// of `room` in `scope` (the session `s`, its outcome `o`), printing the outcome's name.
+    static func replWaitLines(_ vendor: String, scope: String, room: String) -> String {
+        """
+        :emulator start
+        room = wr.open("\(vendor)")
+        s = room:enqueue{ scope = "\(scope)", room = "\(room)", user_id = "repl" }
+        o = s:wait()
+        o.outcome
+        """
+    }
+
+    /// The JSON object `text` holds, or nil.
+    static func jsonObject(_ text: String) throws -> [String: Any]? {
+        try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    }
+
+    /// Runs `waitingroom repl` (history in a fresh folder) with the lines of `input` on stdin.
+    static func repl(_ input: String) async throws -> Result {
+        try await run(["repl", "--history", temporaryDirectory() + "/h"], input: input + "\n")
     }
 
     /// Starts `waitingroom arguments…` without waiting for it: stdout on a pipe, stderr

@@ -66,7 +66,7 @@ struct CLITests {
             error("boom")
             "still here"
             """
-        let result = try await CLIProcess.run(["repl", "--history", CLIProcess.temporaryDirectory() + "/h"], input: input + "\n")
+        let result = try await CLIProcess.repl(input)
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("2"))

@@ -236,13 +236,9 @@ final class ScriptedUpstream: Sendable {
         self.port = port
         fd = listener
         let log = self.log
-        Thread {
-            while true {
-                let client = accept(listener, nil, nil)
-                guard client >= 0 else { return }
-                Thread { Self.serve(client, answers: answers, log: log) }.start()
-            }
-        }.start()
+        OneShotUpstream.acceptEach(on: listener) { client in
+            Thread { Self.serve(client, answers: answers, log: log) }.start()
+        }
     }
 
     private static func serve(_ client: Int32, answers: [String: (answer: String, thenClose: Bool)], log: RequestLineLog) {

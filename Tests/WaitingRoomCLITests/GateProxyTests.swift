@@ -692,29 +692,37 @@ final class OneShotUpstream: Sendable {
         self.port = port
         fd = listener
         let log = self.log
+        Self.acceptEach(on: listener) { client in
+            // one head (this server's requests have no body), or nil when the client closed
+            func readHead() -> String? {
+                var buffer = [UInt8](repeating: 0, count: 8192)
+                var received: [UInt8] = []
+                while !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
+                    let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                    if n <= 0 { return nil }
+                    received += buffer[0..<n]
+                }
+                let head = String(decoding: received, as: UTF8.self)
+                log.lines.withLock { $0.append(String(head.prefix { $0 != "\r" })) }
+                return head
+            }
+            if readHead() != nil {
+                let reply = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok".utf8)
+                _ = reply.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if dropsSecondRequest { _ = readHead() }
+            }
+            close(client)
+        }
+    }
+
+    /// Accepts connections on `listener`, on a thread of its own, until it is closed; `handle`
+    /// gets each (on that thread).
+    static func acceptEach(on listener: Int32, _ handle: @escaping @Sendable (Int32) -> Void) {
         Thread {
             while true {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { return }
-                // one head (this server's requests have no body), or nil when the client closed
-                func readHead() -> String? {
-                    var buffer = [UInt8](repeating: 0, count: 8192)
-                    var received: [UInt8] = []
-                    while !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
-                        let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
-                        if n <= 0 { return nil }
-                        received += buffer[0..<n]
-                    }
-                    let head = String(decoding: received, as: UTF8.self)
-                    log.lines.withLock { $0.append(String(head.prefix { $0 != "\r" })) }
-                    return head
-                }
-                if readHead() != nil {
-                    let reply = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok".utf8)
-                    _ = reply.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    if dropsSecondRequest { _ = readHead() }
-                }
-                close(client)
+                handle(client)
             }
         }.start()
     }

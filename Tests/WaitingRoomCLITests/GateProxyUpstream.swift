@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
-import ServiceLifecycle
+import WaitingRoomGateTestSupport
 
 /// The app behind `waitingroom gate` in its tests: a Hummingbird server on 127.0.0.1 port 0 that
 /// answers every GET with `upstream {path}` (after 5 s for a path with `/slow/`), every HEAD with that answer's head, and every POST with its body, and remembers each
@@ -14,14 +14,12 @@ final class GateProxyUpstream: Sendable {
     }
 
     private let log: UpstreamLog
-    private let task: Task<Void, any Error>
-    private let group: ServiceGroup
+    private let app: LoopbackApp
     /// `http://127.0.0.1:PORT`, or `unix:PATH` (what `--upstream` takes).
     let baseURL: String
 
-    private init(task: Task<Void, any Error>, group: ServiceGroup, baseURL: String, log: UpstreamLog) {
-        self.group = group
-        self.task = task
+    private init(app: LoopbackApp, baseURL: String, log: UpstreamLog) {
+        self.app = app
         self.baseURL = baseURL
         self.log = log
     }
@@ -58,29 +56,13 @@ final class GateProxyUpstream: Sendable {
             let body = try await request.body.collect(upTo: 8 * 1024 * 1024)
             return Response(status: .ok, body: ResponseBody(byteBuffer: body))
         }
-        let ports = AsyncStream<Int>.makeStream()
         let address: BindAddress = unixSocket.map { .unixDomainSocket(path: $0) } ?? .hostname("127.0.0.1", port: 0)
-        let app = Application(
-            router: router, configuration: .init(address: address),
-            onServerRunning: { channel in
-                ports.continuation.yield(channel.localAddress?.port ?? 0)
-                ports.continuation.finish()
-            })
-        // Stopped gracefully, never by cancelling its task: a cancelled server can drop a
-        // connection it has accepted but not yet served, and NIO traps on that (swift-nio #3481,
-        // "Deinited NIOAsyncWriter without calling finish()"; it crashed one full test run).
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
-        let task = Task { try await group.run() }
-        var port = 0
-        for await p in ports.stream { port = p }
-        return GateProxyUpstream(task: task, group: group, baseURL: unixSocket.map { "unix:" + $0 } ?? "http://127.0.0.1:\(port)", log: log)
+        let app = try await LoopbackApp.start(router, address: address)
+        return GateProxyUpstream(app: app, baseURL: unixSocket.map { "unix:" + $0 } ?? "http://127.0.0.1:\(app.port)", log: log)
     }
 
     /// Stops the server.
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = await task.result
-    }
+    func stop() async { await app.stop() }
 }
 
 /// The requests the upstream's router saw (behind NIO's lock, which ThreadSanitizer sees).

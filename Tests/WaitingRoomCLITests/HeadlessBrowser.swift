@@ -55,6 +55,14 @@ final class HeadlessBrowser: Sendable {
         try await run("var e = document.getElementById('\(id)'); return e ? e.textContent : null;").stringValue
     }
 
+    /// The text of the element with `id`, or nil; a value unlike the last one in `seen` is
+    /// appended to it (the values the element went through, in order).
+    func text(ofElement id: String, keepingChangesIn seen: inout [String]) async throws -> String? {
+        let value = try await text(ofElement: id)
+        if let value, seen.last != value { seen.append(value) }
+        return value
+    }
+
     /// Polls `condition` every `every` until it is true or `timeout` passed; returns whether it became true.
     func waitUntil(timeout: Duration, every: Duration = .milliseconds(200), _ condition: () async throws -> Bool) async rethrows -> Bool {
         try await chromium.waitUntil(timeout: timeout, every: every, condition)
@@ -72,4 +80,25 @@ final class HeadlessBrowser: Sendable {
 
     /// Closes chromium, ends chromedriver, removes the profile.
     func close() async { await chromium.close() }
+
+    /// Expects no console errors since the last look (``consoleErrors()``).
+    func expectNoConsoleErrors(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let errors = try await consoleErrors()
+        #expect(errors.isEmpty, "console: \(errors)", sourceLocation: sourceLocation)
+    }
+
+    /// Starts a browser (see ``start(sourceLocation:)``), runs `body` with it, records what
+    /// `body` throws as an issue and closes the browser. Returns false when no browser started
+    /// (`body` did not run).
+    @discardableResult
+    static func run(sourceLocation: SourceLocation = #_sourceLocation, _ body: (HeadlessBrowser) async throws -> Void) async -> Bool {
+        guard let browser = await start(sourceLocation: sourceLocation) else { return false }
+        do {
+            try await body(browser)
+        } catch {
+            Issue.record("\(error)", sourceLocation: sourceLocation)
+        }
+        await browser.close()
+        return true
+    }
 }

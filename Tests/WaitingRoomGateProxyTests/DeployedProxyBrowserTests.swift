@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import QueueIt
 import QueueItBrowser
-import ServiceLifecycle
 import Testing
 import WaitingRoom
 import WaitingRoomEmulators
@@ -100,46 +99,6 @@ enum UngatedApp {
             counter.hit(request.uri.path)
             return "upstream \(request.uri.path)"
         }
-        let ports = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                ports.continuation.yield(channel.localAddress?.port ?? 0)
-                ports.continuation.finish()
-            }, logger: EmulatorServer.quietLogger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
-        let task = Task { try await group.run() }
-        var port = 0
-        for await p in ports.stream { port = p }
-        do {
-            try await body(port)
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = await task.result
-            throw error
-        }
-        await group.triggerGracefulShutdown()
-        _ = await task.result
-    }
-}
-
-/// Headless chromium (the `WebDriver` module's ``HeadlessChromium``), or a recorded failure saying
-/// how to install it (never a silent skip).
-enum GateTestBrowser {
-    static func start(sourceLocation: SourceLocation = #_sourceLocation) async -> HeadlessChromium? {
-        let hint = "these tests need Debian's chromium and chromium-driver: run Scripts/setup"
-        let tools: (chromedriver: String, browser: String)
-        do { tools = try QueueItBrowserDriver().executables() } catch {
-            Issue.record("\(hint) (\(error.message))", sourceLocation: sourceLocation)
-            return nil
-        }
-        do {
-            return try await HeadlessChromium.start(
-                chromedriver: tools.chromedriver, browser: tools.browser,
-                transport: AsyncHTTPTransport.shared, directoryPrefix: "waitingroom-pages-")
-        } catch {
-            Issue.record("no headless browser: \(error); \(hint)", sourceLocation: sourceLocation)
-            return nil
-        }
+        try await LoopbackApp.serve(router, logger: EmulatorServer.quietLogger, body)
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import QueueItGateEngine
-import ServiceLifecycle
 import WaitingRoomGate
 import WaitingRoomGateHummingbird
 import WaitingRoomGateTestSupport
@@ -175,27 +174,7 @@ enum RecordingApp {
                 return "app \(request.uri.path)"
             }
         }
-        let ports = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                ports.continuation.yield(channel.localAddress?.port ?? 0)
-                ports.continuation.finish()
-            })
-        // stopped gracefully, never by cancelling its task (swift-nio #3481)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
-        let task = Task { try await group.run() }
-        var port = 0
-        for await p in ports.stream { port = p }
-        do {
-            try await body(port)
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = await task.result
-            throw error
-        }
-        await group.triggerGracefulShutdown()
-        _ = await task.result
+        try await LoopbackApp.serve(router, body)
     }
 }
 
@@ -233,15 +212,7 @@ enum RecordingApp {
 /// `waitingroom gate` as an operator runs it, with the attack configuration.
 enum ProxyProcess {
     /// The `waitingroom` executable next to the test bundle (or the package's debug build).
-    static var binary: String {
-        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? "")
-        for _ in 0..<4 {
-            dir = dir.deletingLastPathComponent()
-            let candidate = dir.appendingPathComponent("waitingroom").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return packageRoot + "/.build/debug/waitingroom"
-    }
+    static var binary: String { GateProcess.binary }
 
     static var packageRoot: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
@@ -269,27 +240,8 @@ enum ProxyProcess {
 
     /// The port the gate printed it listens on.
     static func port(of process: SpawnedProcess) async throws -> Int {
-        let watchdog = Task.detached {
-            try await Task.sleep(for: .seconds(30))
-            if process.isRunning { process.terminate() }
-        }
-        defer { watchdog.cancel() }
-        let text = await DedicatedThread.run(name: "gate.stdout") { () -> String in
-            var data = [UInt8]()
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            guard let fd = process.stdout else { return "" }
-            while true {
-                let n = read(fd, &buffer, buffer.count)
-                if n <= 0 { break }
-                data.append(contentsOf: buffer[0..<n])
-                let text = String(decoding: data, as: UTF8.self)
-                if text.contains("listening on"), text.hasSuffix("\n") { break }
-            }
-            return String(decoding: data, as: UTF8.self)
-        }
-        guard let range = text.range(of: "listening on http://127.0.0.1:"),
-            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
-        else {
+        let (port, text) = await GateProcess.listeningPort(of: process, within: .seconds(30))
+        guard let port else {
             throw GateTestError("the gate printed no address: \(text)")
         }
         return port

@@ -1,4 +1,5 @@
 import Foundation
+import WaitingRoomGateTestSupport
 import WaitingRoomTesting
 
 #if canImport(Glibc)
@@ -39,17 +40,7 @@ enum RawHTTP {
     static func connect(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw Failure(description: "connect to \(port): errno \(errno)")
-        }
+        try LoopbackHTTPClient.connect(fd, toLoopbackPort: port)
         setTimeout(fd, SO_SNDTIMEO, seconds: 5)
         return fd
     }

@@ -47,7 +47,11 @@ public final class DeployedProxy: Sendable {
     /// `127.0.0.1:upstreamPort` once the gate at `127.0.0.1:gatePort` says yes.
     /// With `port`, on that one (picked with ``LoopbackHTTPClient/freePort()`` by a test that must
     /// name it to the gate first).
-    public static func start(_ kind: Kind, upstreamPort: Int, gatePort: Int, port chosen: Int? = nil) async throws -> DeployedProxy {
+    /// `gateAddress` replaces `127.0.0.1:gatePort` as `WAITINGROOM_GATE` (e.g. `unix:PATH` for
+    /// nginx, `unix//PATH` for Caddy: a gate on a socket file).
+    public static func start(
+        _ kind: Kind, upstreamPort: Int, gatePort: Int, gateAddress: String? = nil, port chosen: Int? = nil
+    ) async throws -> DeployedProxy {
         let directory = NSTemporaryDirectory() + "waitingroom-\(kind)-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true,
@@ -57,7 +61,8 @@ public final class DeployedProxy: Sendable {
         for _ in 0..<5 {
             let port = try chosen ?? LoopbackHTTPClient.freePort()
             do {
-                let process = try launch(kind, port: port, upstreamPort: upstreamPort, gatePort: gatePort, directory: directory)
+                let process = try launch(
+                    kind, port: port, upstreamPort: upstreamPort, gate: gateAddress ?? "127.0.0.1:\(gatePort)", directory: directory)
                 do {
                     try await LoopbackHTTPClient.waitUntilListening(port: port, timeout: 15)
                     guard process.isRunning else { throw LoopbackHTTPClient.Failure(description: "\(kind) exited at start") }
@@ -74,11 +79,11 @@ public final class DeployedProxy: Sendable {
         throw LoopbackHTTPClient.Failure(description: "\(kind) did not start: \(lastError.map { "\($0)" } ?? "?"); log: \(log(directory))")
     }
 
-    static func launch(_ kind: Kind, port: Int, upstreamPort: Int, gatePort: Int, directory: String) throws -> SpawnedProcess {
+    static func launch(_ kind: Kind, port: Int, upstreamPort: Int, gate: String, directory: String) throws -> SpawnedProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["WAITINGROOM_LISTEN"] = kind == .nginx ? "127.0.0.1:\(port)" : ":\(port)"
         environment["WAITINGROOM_UPSTREAM"] = "127.0.0.1:\(upstreamPort)"
-        environment["WAITINGROOM_GATE"] = "127.0.0.1:\(gatePort)"
+        environment["WAITINGROOM_GATE"] = gate
         switch kind {
         case .nginx:
             // rendered as the official image and deploy/README.md do: envsubst with the three names
@@ -144,10 +149,10 @@ public final class DeployedProxy: Sendable {
 
     /// Runs `body` with `kind` started; stopped however `body` ends.
     public static func with<T: Sendable>(
-        _ kind: Kind, upstreamPort: Int, gatePort: Int, port: Int? = nil,
+        _ kind: Kind, upstreamPort: Int, gatePort: Int, gateAddress: String? = nil, port: Int? = nil,
         _ body: @Sendable (DeployedProxy) async throws -> T
     ) async throws -> T {
-        let proxy = try await start(kind, upstreamPort: upstreamPort, gatePort: gatePort, port: port)
+        let proxy = try await start(kind, upstreamPort: upstreamPort, gatePort: gatePort, gateAddress: gateAddress, port: port)
         do {
             let result = try await body(proxy)
             await proxy.stop()

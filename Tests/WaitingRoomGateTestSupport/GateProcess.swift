@@ -31,8 +31,21 @@ public struct GateProcess: Sendable {
         let process = try SpawnedProcess.spawn(
             binary, arguments: ["gate"] + arguments, environment: env, directory: DeployedProxy.packageRoot,
             stdin: .discard, stdout: .pipe, stderr: .discard)
+        let (port, text) = await listeningPort(of: process, within: .seconds(60))
+        guard let port else {
+            process.terminate()
+            _ = process.waitForExit()
+            throw GateTestError("the gate printed no address: \(text)")
+        }
+        return GateProcess(process: process, port: port)
+    }
+
+    /// Reads `process`'s stdout until its `listening on http://127.0.0.1:PORT` line (the process
+    /// is terminated if that takes longer than `within`): the port (nil when none was printed)
+    /// and what was read.
+    package static func listeningPort(of process: SpawnedProcess, within: Duration) async -> (port: Int?, text: String) {
         let watchdog = Task.detached {
-            try await Task.sleep(for: .seconds(60))
+            try await Task.sleep(for: within)
             if process.isRunning { process.terminate() }
         }
         defer { watchdog.cancel() }
@@ -49,14 +62,8 @@ public struct GateProcess: Sendable {
             }
             return String(decoding: data, as: UTF8.self)
         }
-        guard let range = text.range(of: "listening on http://127.0.0.1:"),
-            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
-        else {
-            process.terminate()
-            _ = process.waitForExit()
-            throw GateTestError("the gate printed no address: \(text)")
-        }
-        return GateProcess(process: process, port: port)
+        guard let range = text.range(of: "listening on http://127.0.0.1:") else { return (nil, text) }
+        return (Int(text[range.upperBound...].prefix { $0.isNumber }), text)
     }
 
     /// Stops it (SIGTERM) and waits for its exit status.

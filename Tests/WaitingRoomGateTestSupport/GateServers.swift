@@ -30,6 +30,19 @@ public enum GateServers {
         return try await serve(server, port: server.port ?? 0, body)
     }
 
+    /// Runs `body` with a ``GateAuthServer`` on a Unix-domain socket file at `path` (removed after).
+    public static func withAuth<T: Sendable>(
+        _ endpoint: GateAuthEndpoint, unixSocket path: String, _ body: @Sendable () async throws -> T
+    ) async throws -> T {
+        let server = try await GateAuthServer.bind(
+            unixSocket: path, endpoint: endpoint, group: MultiThreadedEventLoopGroup.singleton, logger: quietLogger)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // nginx's and Caddy's workers run as another user than the tests (root): connecting
+        // takes write access to the file, which the process's umask left to its owner
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: path)
+        return try await serve(server, port: 0) { _ in try await body() }
+    }
+
     static func serve<T: Sendable>(_ service: any Service, port: Int, _ body: @Sendable (Int) async throws -> T) async throws -> T {
         let group = ServiceGroup(
             configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [], logger: quietLogger))

@@ -91,6 +91,12 @@ public enum LoopbackHTTPClient {
             close(fd)
             throw Failure(description: "bind to \(source): errno \(errno)")
         }
+        try connect(fd, toLoopbackPort: port)
+        return fd
+    }
+
+    /// Connects the socket `fd` to 127.0.0.1:`port`; closes it and throws when that fails.
+    package static func connect(_ fd: Int32, toLoopbackPort port: Int) throws {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -102,7 +108,6 @@ public enum LoopbackHTTPClient {
             close(fd)
             throw Failure(description: "connect to \(port): errno \(errno)")
         }
-        return fd
     }
 
     /// The answer in `raw`: status line, fields, and the body by `Content-Length`, chunks, or

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import QueueIt
 import QueueItBrowser
-import ServiceLifecycle
 import Testing
 import WaitingRoomEmulators
 import WaitingRoomGate
@@ -20,14 +19,12 @@ final class GateBrowserApp: Sendable {
     let baseURL: String
     /// The paths that reached the handlers.
     let upstream: UpstreamCounter
-    private let task: Task<Void, any Error>
-    private let group: ServiceGroup
+    private let app: LoopbackApp
 
-    private init(baseURL: String, upstream: UpstreamCounter, task: Task<Void, any Error>, group: ServiceGroup) {
-        self.group = group
+    private init(baseURL: String, upstream: UpstreamCounter, app: LoopbackApp) {
         self.baseURL = baseURL
         self.upstream = upstream
-        self.task = task
+        self.app = app
     }
 
     /// Starts the app with `engine` in front of it.
@@ -39,58 +36,17 @@ final class GateBrowserApp: Sendable {
             upstream.hit(request.uri.path)
             return "upstream \(request.uri.path)"
         }
-        let ports = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                ports.continuation.yield(channel.localAddress?.port ?? 0)
-                ports.continuation.finish()
-            }, logger: EmulatorServer.quietLogger)
-        // Stopped gracefully, never by cancelling its task: a cancelled server can drop a
-        // connection it has accepted but not yet served, and NIO traps on that (swift-nio #3481,
-        // "Deinited NIOAsyncWriter without calling finish()"; it crashed one full test run).
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
-        let task = Task { try await group.run() }
-        var port = 0
-        for await p in ports.stream { port = p }
-        guard port > 0 else {
-            await group.triggerGracefulShutdown()
-            _ = await task.result
+        let app = try await LoopbackApp.start(router, logger: EmulatorServer.quietLogger)
+        guard app.port > 0 else {
+            await app.stop()
             throw GateTestError("the protected app did not bind 127.0.0.1")
         }
-        return GateBrowserApp(baseURL: "http://127.0.0.1:\(port)", upstream: upstream, task: task, group: group)
+        return GateBrowserApp(baseURL: "http://127.0.0.1:\(app.port)", upstream: upstream, app: app)
     }
 
     /// How many requests for paths starting with `prefix` reached the handlers.
     func hits(_ prefix: String) -> Int { upstream.paths.filter { $0.hasPrefix(prefix) }.count }
 
     /// Stops the server.
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = await task.result
-    }
-}
-
-/// Headless chromium for the gate's browser tests (the `WebDriver` module's ``HeadlessChromium``).
-enum GateTestBrowser {
-    /// Starts one, or records a test failure (never a silent skip) saying how to install
-    /// chromium and chromedriver, and returns nil.
-    static func start(sourceLocation: SourceLocation = #_sourceLocation) async -> HeadlessChromium? {
-        let hint =
-            "these tests need Debian's chromium and chromium-driver: run Scripts/setup, or `apt-get install chromium chromium-driver`"
-        let tools: (chromedriver: String, browser: String)
-        do { tools = try QueueItBrowserDriver().executables() } catch {
-            Issue.record("\(hint) (\(error.message))", sourceLocation: sourceLocation)
-            return nil
-        }
-        do {
-            // `waitingroom-pages-` marks the chromedriver child as a page test's (QueueItTests counts its own).
-            return try await HeadlessChromium.start(
-                chromedriver: tools.chromedriver, browser: tools.browser,
-                transport: AsyncHTTPTransport.shared, directoryPrefix: "waitingroom-pages-")
-        } catch {
-            Issue.record("no headless browser: \(error); \(hint)", sourceLocation: sourceLocation)
-            return nil
-        }
-    }
+    func stop() async { await app.stop() }
 }

@@ -38,7 +38,7 @@ import WaitingRoomGate
         (["10.0.0.2, ::1", "0:0::1"], "::1"),
         ([], "::1"),
         (["", " , "], "::1"),
-        (["2001:DB8::7, 10.0.0.2"], "2001:DB8::7"),
+        (["2001:DB8::7, 10.0.0.2"], "2001:DB8::7")
     ])
     func forwardedForIsReadNearestHopFirst(fields: [String], expected: String) {
         let origin = GateOrigin(trustedProxies: ["::1", "10.0.0.2"])

@@ -32,16 +32,7 @@ enum GateTestApp {
             let router = Router(context: GateRequestContext.self)
             router.add(
                 middleware: GateMiddleware(engine: engine, limits: limits, publicBaseURL: origin, trustedProxies: ["127.0.0.1", "::1"]))
-            for path in paths {
-                router.get(RouterPath(path)) { _, _ in
-                    counter.hit(path)
-                    return "upstream \(path)"
-                }
-                router.post(RouterPath(path)) { _, _ in
-                    counter.hit(path)
-                    return "upstream \(path)"
-                }
-            }
+            router.addCountedRoutes(paths, counter: counter)
             let app = Application(router: router)
             try await app.test(.live) { client in
                 guard let port = client.port else { throw GateTestError("the live test server has no port") }

@@ -21,16 +21,7 @@
                         engine: engine, limits: limits, publicBaseURL: GateAdapterPair.origin,
                         trustedProxies: ["127.0.0.1", "::1"]))
             }
-            for path in GateAdapterPair.paths {
-                router.get(RouterPath(path)) { _, _ in
-                    counter.hit(path)
-                    return "upstream \(path)"
-                }
-                router.post(RouterPath(path)) { _, _ in
-                    counter.hit(path)
-                    return "upstream \(path)"
-                }
-            }
+            router.addCountedRoutes(GateAdapterPair.paths, counter: counter)
             let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.live) { client in
                 guard let port = client.port else { throw GateTestError("the live Hummingbird server has no port") }

@@ -3,6 +3,7 @@ import NIOPosix
 import SQLiteNIO
 import Testing
 import WaitingRoom
+import WaitingRoomConformance
 import WaitingRoomSQLite
 import WaitingRoomTesting
 
@@ -11,7 +12,10 @@ import WaitingRoomTesting
 @Suite("SQLite single-use ledger", .timeLimit(.minutes(3)))
 struct SQLiteSingleUseLedgerTests {
     /// A moment in seconds since 1970 (the ledger's unit).
-    static let t0: Int64 = 1_700_000_000
+    static let t0 = LedgerConformance.t0
+
+    /// Records an issue for each of ``LedgerConformance``'s checks that fails.
+    static func check(_ condition: Bool, _ message: String) { #expect(condition, Comment(rawValue: message)) }
 
     /// A fresh folder for one test; `body` gets the database path in it. The folder is removed
     /// afterwards.
@@ -43,34 +47,10 @@ struct SQLiteSingleUseLedgerTests {
 
     @Test func aSecondUseIsARefusalUntilTheIdExpires() async throws {
         try await inTemporaryFolder { path in
-            let store = try await SQLiteStateStore.open(path: path)
-            let t0 = Self.t0
-            #expect(try await store.wasUsed("a", now: t0) == false)
-            #expect(try await store.wasUsed("a", now: t0) == false, "a look-up records nothing")
-            #expect(try await store.use("a", expiresAt: t0 + 100, now: t0))
-            #expect(try await store.use("a", expiresAt: t0 + 200, now: t0 + 50) == false, "a replay")
-            #expect(try await store.wasUsed("a", now: t0 + 50))
-            // Expiring at `now` still counts as used; one second later it does not.
-            #expect(try await store.use("a", expiresAt: t0 + 200, now: t0 + 100) == false)
-            #expect(try await store.wasUsed("a", now: t0 + 100))
-            #expect(try await store.wasUsed("a", now: t0 + 101) == false)
-            // An expired id may be used again, with its new expiry.
-            #expect(try await store.use("a", expiresAt: t0 + 300, now: t0 + 101))
-            #expect(try await store.wasUsed("a", now: t0 + 250))
-            #expect(try await store.use("a", expiresAt: t0 + 400, now: t0 + 250) == false)
-            // Other ids are apart, whatever they hold.
-            let odd = "it's \"quoted\"; DROP TABLE used_credentials; -- ü 🎟"
-            #expect(try await store.use(odd, expiresAt: t0 + 100, now: t0))
-            #expect(try await store.use(odd, expiresAt: t0 + 100, now: t0) == false)
-            #expect(try await store.use("b", expiresAt: t0 + 100, now: t0))
-            try await store.close()
-
             // The file outlives the store: a new handle still refuses them.
-            // (odd first: a use may prune, one in 64 at random, the rows expired by its `now`, odd's among them)
-            let reopened = try await SQLiteStateStore.open(path: path)
-            #expect(try await reopened.wasUsed(odd, now: t0 + 10))
-            #expect(try await reopened.use("a", expiresAt: t0 + 400, now: t0 + 260) == false)
-            try await reopened.close()
+            try await LedgerConformance.secondUseIsARefusalUntilExpiry(
+                try await SQLiteStateStore.open(path: path), odd: "it's \"quoted\"; DROP TABLE used_credentials; -- ü 🎟",
+                close: { try await $0.close() }, reopen: { try await SQLiteStateStore.open(path: path) }, check: Self.check)
         }
     }
 
@@ -78,32 +58,7 @@ struct SQLiteSingleUseLedgerTests {
         try await inTemporaryFolder { path in
             let a = try await SQLiteStateStore.open(path: path)
             let b = try await SQLiteStateStore.open(path: path)
-            let t0 = Self.t0
-            let ids = (0..<50).map { "race-\($0)" }
-            // 200 uses of 50 ids at once; each id's four uses alternate between the two handles.
-            let results = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
-                for i in 0..<200 {
-                    let id = ids[i % 50]
-                    let store = (i / 50) % 2 == 0 ? a : b
-                    group.addTask { (id, try await store.use(id, expiresAt: t0 + 60, now: t0)) }
-                }
-                var results: [(String, Bool)] = []
-                for try await result in group { results.append(result) }
-                return results
-            }
-            #expect(results.count == 200)
-            #expect(results.filter(\.1).count == 50, "exactly one use per id wins")
-            let winners = Dictionary(grouping: results.filter(\.1), by: \.0).mapValues(\.count)
-            #expect(Set(winners.keys) == Set(ids) && winners.values.allSatisfy { $0 == 1 }, "\(winners)")
-
-            // An id one handle used is refused by the other, and seen by it.
-            #expect(try await a.use("x", expiresAt: t0 + 60, now: t0))
-            #expect(try await b.use("x", expiresAt: t0 + 60, now: t0) == false)
-            #expect(try await b.wasUsed("x", now: t0 + 60))
-            #expect(try await b.use("y", expiresAt: t0 + 60, now: t0))
-            #expect(try await a.use("y", expiresAt: t0 + 60, now: t0 + 1) == false)
-            try await a.close()
-            try await b.close()
+            try await LedgerConformance.racingHandlesGiveEachIdToOneUseOnly(a, b, close: { try await $0.close() }, check: Self.check)
         }
     }
 
@@ -174,16 +129,8 @@ struct SQLiteSingleUseLedgerTests {
 
     @Test func aClosedStoreThrowsAtOnce() async throws {
         try await inTemporaryFolder { path in
-            let store = try await SQLiteStateStore.open(path: path)
-            #expect(try await store.use("a", expiresAt: Self.t0 + 60, now: Self.t0))
-            try await store.close()
-            let timer = ContinuousClock()
-            let started = timer.now
-            let error = await #expect(throws: WaitingRoomError.self) { _ = try await store.use("b", expiresAt: Self.t0 + 60, now: Self.t0) }
-            #expect(error?.kind == .invalidUse, "\(String(describing: error))")
-            let lookUp = await #expect(throws: WaitingRoomError.self) { _ = try await store.wasUsed("a", now: Self.t0) }
-            #expect(lookUp?.kind == .invalidUse, "\(String(describing: lookUp))")
-            #expect(timer.now - started < .seconds(5), "at once: \(timer.now - started)")
+            try await LedgerConformance.closedHandleThrowsAtOnce(
+                try await SQLiteStateStore.open(path: path), close: { try await $0.close() }, check: Self.check)
         }
     }
 

@@ -90,7 +90,11 @@ struct GateCommand: CLICommand {
                 "ledger-unavailable", \.settings.ledgerUnavailable,
                 help: "When --state cannot be reached: open (a token counts as unused; the connectors' behaviour) or closed (503).",
                 completion: .choices(["open", "closed"])),
-            .option("listen", \.settings.listen, help: "Address to serve on, HOST:PORT (port 0 picks a free one)."),
+            .option(
+                "listen", \.settings.listen,
+                help:
+                    "Address to serve on, HOST:PORT (port 0 picks a free one); with --authz also unix:PATH, a socket file the proxy on this machine opens (nginx: WAITINGROOM_GATE=unix:PATH)."
+            ),
             .option(
                 "config", \.settings.config,
                 help:

@@ -188,6 +188,7 @@ struct LoadCommand: CLICommand {
         let provider: any WaitingRoomProvider
         let entry: Entry
         let store: (any StateStore)?
+        let faultsInstalled: Int
         do { store = try await stateOptions.openStore() } catch {
             terminal.error("waitingroom load: \(error)")
             throw ExitStatus.usage
@@ -196,7 +197,6 @@ struct LoadCommand: CLICommand {
         // their keys and session leases are journaled there.
         let environment = stateOptions.environment(
             store: CrowdStore(inner: store ?? MemoryPassStore()), transport: AsyncHTTPTransport.shared)
-        var faultsInstalled = 0
         do {
             let wanted = try emulatorConfig.map { try EmulatorSuite(document: VendorConfigurationLoader.readJSON($0)) } ?? .demo()
             (configuration, server, suite) = try await vendorOptions.resolve(suite: wanted)
@@ -207,20 +207,7 @@ struct LoadCommand: CLICommand {
         do {
             provider = try VendorRegistry.standard.makeProvider(vendor: vendor, configuration: configuration, environment: environment)
             entry = try room.entry()
-            if let suite {
-                faultsInstalled += try suite.installChaos(
-                    vendor: vendor, perKind: chaos, delay: .milliseconds(Int64(chaosDelay * 1000)))
-                if let faults {
-                    let document = try VendorConfigurationLoader.readJSON(faults)
-                    faultsInstalled += try suite.installFaults(document, vendor: vendor)
-                    // an object of sections that names only other vendors: installed, but this run never meets them
-                    if case .object(let sections) = document, sections[vendor] == nil {
-                        terminal.error(
-                            "waitingroom load: warning: \(faults) has no faults for \(vendor) (only for \(sections.keys.sorted().joined(separator: ", "))); this run meets none of them"
-                        )
-                    }
-                }
-            }
+            faultsInstalled = try suite.map { try installFaults(in: $0, terminal: terminal) } ?? 0
         } catch {
             terminal.error("waitingroom load: \(error)")
             if let server { await server.stop() }
@@ -251,20 +238,40 @@ struct LoadCommand: CLICommand {
         summary.settings = settings(server: server)
         if let server { await server.stop() }
         try? await store?.close()
-        if let report {
-            do {
-                try Data(LoadReportHTML.render(summary, generatedAt: Date()).utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
-            } catch {
-                terminal.error("waitingroom load: cannot write the report \(report): \(error.localizedDescription)")
-                throw ExitStatus.usage
-            }
-            if !json { terminal.line("report: \(report)") }
-        }
+        if let report { try writeReport(summary, to: report, terminal: terminal) }
         if json {
             terminal.line(summary.json.jsonText)
         } else {
             for line in summary.text { terminal.line(line) }
         }
         throw summary.failed > 0 ? ExitStatus.error : ExitStatus.passed
+    }
+
+    /// Installs `--chaos` and the `--faults` file in the embedded emulators; how many faults.
+    private func installFaults(in suite: EmulatorSuite, terminal: Terminal) throws -> Int {
+        let vendor = vendorOptions.vendor
+        var installed = try suite.installChaos(vendor: vendor, perKind: chaos, delay: .milliseconds(Int64(chaosDelay * 1000)))
+        if let faults {
+            let document = try VendorConfigurationLoader.readJSON(faults)
+            installed += try suite.installFaults(document, vendor: vendor)
+            // an object of sections that names only other vendors: installed, but this run never meets them
+            if case .object(let sections) = document, sections[vendor] == nil {
+                terminal.error(
+                    "waitingroom load: warning: \(faults) has no faults for \(vendor) (only for \(sections.keys.sorted().joined(separator: ", "))); this run meets none of them"
+                )
+            }
+        }
+        return installed
+    }
+
+    /// Writes `--report`: the run as an HTML page at `report` (exits 64 when it cannot).
+    private func writeReport(_ summary: LoadSummary, to report: String, terminal: Terminal) throws {
+        do {
+            try Data(LoadReportHTML.render(summary, generatedAt: Date()).utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
+        } catch {
+            terminal.error("waitingroom load: cannot write the report \(report): \(error.localizedDescription)")
+            throw ExitStatus.usage
+        }
+        if !json { terminal.line("report: \(report)") }
     }
 }

@@ -67,35 +67,7 @@ struct ReturnsCommand: CLICommand {
             terminal.error("waitingroom returns: \(error)")
             throw ExitStatus.usage
         }
-        if list {
-            let held: [HeldKey]
-            do { held = try await store.heldKeys() } catch {
-                terminal.error("waitingroom returns: cannot read the journal: \(error)")
-                try? await store.close()
-                throw ExitStatus.error
-            }
-            let environment = stateOptions.environment(store: store)
-            if json {
-                terminal.line(
-                    JSONValue.array(
-                        held.map { key in
-                            .object([
-                                "id": .string(environment.redact(key.id)), "vendor": .string(key.vendor),
-                                "room": .string(key.room.description),
-                                "owner": .string(key.owner), "lease_until": .number(key.leaseUntil.timeIntervalSince1970)
-                            ])
-                        }
-                    ).jsonText)
-            } else {
-                terminal.line("\(held.count) key(s) in the journal")
-                for key in held {
-                    terminal.line(
-                        "  \(key.vendor) \(key.room) \(environment.redact(key.key)) owner \(key.owner) lease until \(key.leaseUntil)")
-                }
-            }
-            try? await store.close()
-            throw ExitStatus.passed
-        }
+        if list { try await listHeldKeys(store, terminal: terminal) }
         let (configuration, server): (JSONValue, EmulatorServer?)
         let provider: any WaitingRoomProvider
         let environment = stateOptions.environment(store: store, recoverOnStart: false)
@@ -108,6 +80,53 @@ struct ReturnsCommand: CLICommand {
             try? await store.close()
             throw ExitStatus.usage
         }
+        var total = await recoverHeldKeys(provider, terminal: terminal)
+        // Unknown (nil) when the journal cannot be read now: then the command does not say "nothing left".
+        let left: Int?
+        do { left = try await store.heldKeys().filter { $0.vendor == vendorOptions.vendor }.count } catch {
+            left = nil
+            total.problems.append("cannot read the journal after the returns: \(error)")
+        }
+        if let server { await server.stop() }
+        try? await store.close()
+        report(total, left: left, environment: environment, terminal: terminal)
+        throw (left == 0 && total.problems.isEmpty) ? ExitStatus.passed : ExitStatus.error
+    }
+
+    /// `--list`: the keys in the journal, then exits (passed; error when it cannot be read).
+    private func listHeldKeys(_ store: any StateStore, terminal: Terminal) async throws -> Never {
+        let held: [HeldKey]
+        do { held = try await store.heldKeys() } catch {
+            terminal.error("waitingroom returns: cannot read the journal: \(error)")
+            try? await store.close()
+            throw ExitStatus.error
+        }
+        let environment = stateOptions.environment(store: store)
+        if json {
+            terminal.line(
+                JSONValue.array(
+                    held.map { key in
+                        .object([
+                            "id": .string(environment.redact(key.id)), "vendor": .string(key.vendor),
+                            "room": .string(key.room.description),
+                            "owner": .string(key.owner), "lease_until": .number(key.leaseUntil.timeIntervalSince1970)
+                        ])
+                    }
+                ).jsonText)
+        } else {
+            terminal.line("\(held.count) key(s) in the journal")
+            for key in held {
+                terminal.line(
+                    "  \(key.vendor) \(key.room) \(environment.redact(key.key)) owner \(key.owner) lease until \(key.leaseUntil)")
+            }
+        }
+        try? await store.close()
+        throw ExitStatus.passed
+    }
+
+    /// Returns the held keys, again while keys are held by live owners whose lease lapses
+    /// within `--wait` (and nothing went wrong); the reports added up.
+    private func recoverHeldKeys(_ provider: any WaitingRoomProvider, terminal: Terminal) async -> KeyRecoveryReport {
         var total = KeyRecoveryReport()
         let deadline = ContinuousClock.now + .milliseconds(Int64(wait * 1000))
         while true {
@@ -125,14 +144,11 @@ struct ReturnsCommand: CLICommand {
             }
             try? await Task.sleep(for: .milliseconds(Int64(min(untilLapse, 5) * 1000)))
         }
-        // Unknown (nil) when the journal cannot be read now: then the command does not say "nothing left".
-        let left: Int?
-        do { left = try await store.heldKeys().filter { $0.vendor == vendorOptions.vendor }.count } catch {
-            left = nil
-            total.problems.append("cannot read the journal after the returns: \(error)")
-        }
-        if let server { await server.stop() }
-        try? await store.close()
+        return total
+    }
+
+    /// Writes what the returns did (`left`: keys of the vendor left in the journal, nil: unknown).
+    private func report(_ total: KeyRecoveryReport, left: Int?, environment: ProviderEnvironment, terminal: Terminal) {
         let returned = total.count(.returnedLate)
         let gone = total.count(.alreadyGone)
         let gaveUp = total.count(.gaveUp)
@@ -162,6 +178,5 @@ struct ReturnsCommand: CLICommand {
                 "claimed \(total.claimed) · returned late \(returned) · already gone \(gone) · gave up \(gaveUp) · still held by live owners \(total.heldByLiveOwners) · left in the journal \(left.map(String.init) ?? "unknown")"
             )
         }
-        throw (left == 0 && total.problems.isEmpty) ? ExitStatus.passed : ExitStatus.error
     }
 }

@@ -32,17 +32,9 @@ package struct CloudflareClient: Sendable {
     package func fetch(url: String, jar: inout CloudflareCookieJar, timeout: Duration? = nil) async throws(WaitingRoomError)
         -> CloudflareAnswer
     {
-        let response: HTTPResponse
-        do { response = try await transport.send(request(url: url, jar: jar, timeout: timeout)) } catch let e as WaitingRoomError {
-            var e = e
-            e.vendor = vendor
-            if e.vendorCode == nil { e.vendorCode = CloudflareCode.unreachable.rawValue }
-            throw e
-        } catch is CancellationError {
-            throw WaitingRoomError(.networkOffline, vendor: vendor, vendorCode: CloudflareCode.cancelled.rawValue, message: "cancelled")
-        } catch {
-            throw WaitingRoomError(.networkOffline, vendor: vendor, vendorCode: CloudflareCode.unreachable.rawValue, message: "\(error)")
-        }
+        let response = try await transport.send(
+            request(url: url, jar: jar, timeout: timeout), vendor: vendor,
+            failureCode: CloudflareCode.unreachable.rawValue, cancelledCode: CloudflareCode.cancelled.rawValue)
         return try Self.classify(response, jar: &jar)
     }
 

@@ -1,3 +1,5 @@
+import WaitingRoom
+
 /// Every status this package reports for Cloudflare Waiting Room, in one table. Cloudflare's
 /// JSON mode has no result codes of its own: the HTTP statuses are kept as they came (a queued
 /// answer's status, 200, 202 or 429, is the room's `queueing_status_code`; an origin's 4xx is kept
@@ -67,4 +69,8 @@ public enum CloudflareCode: Int, Sendable, Hashable, CaseIterable {
         case .cancelled: return "closed by the user"
         }
     }
+}
+
+extension CloudflareCode: VendorCode {
+    package static var vendorID: String { CloudflareConfiguration.vendorID }
 }

@@ -53,7 +53,7 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
         sessionDuration: Duration = .seconds(300), reuseStoredPass: Bool = true, blockWhenQueueIsFull: Bool = true,
         userAgent: String = "waitingroom-swift", failOpen: Bool = false
     ) throws(WaitingRoomError) {
-        self.siteURL = siteURL.hasSuffix("/") ? String(siteURL.dropLast()) : siteURL
+        self.siteURL = VendorURL.base(siteURL)
         self.method = method.uppercased()
         self.timeout = timeout
         self.retries = retries
@@ -72,9 +72,7 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
 
     func validate() throws(WaitingRoomError) {
         let v = Self.vendorID
-        guard let u = URL(string: siteURL), let scheme = u.scheme, ["http", "https"].contains(scheme), u.host != nil else {
-            throw .invalidConfiguration(field: "siteURL", "expected an http(s) URL, got \"\(siteURL)\"", vendor: v)
-        }
+        let u = try VendorURL.require(siteURL, field: "siteURL", vendor: v)
         // rooms are paths appended to it: a query or fragment would end up in the middle
         guard u.query == nil, u.fragment == nil else {
             throw .invalidConfiguration(
@@ -150,7 +148,7 @@ public struct CloudflareConfiguration: ProviderConfiguration, Hashable {
         if r.hasPrefix("http://") || r.hasPrefix("https://") { return r }
         var base = siteURL
         if room.scope.hasPrefix("http://") || room.scope.hasPrefix("https://") {
-            base = room.scope.hasSuffix("/") ? String(room.scope.dropLast()) : room.scope
+            base = VendorURL.base(room.scope)
         }
         return base + "/" + (r.hasPrefix("/") ? String(r.dropFirst()) : r)
     }

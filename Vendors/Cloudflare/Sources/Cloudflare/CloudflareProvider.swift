@@ -33,10 +33,6 @@ public final class CloudflareProvider: WaitingRoomProvider {
             reusesStoredPasses: configuration.reuseStoredPass)
     }
 
-    func status(_ code: CloudflareCode, _ message: String? = nil) -> VendorStatus {
-        VendorStatus(vendor: vendorID, code: code.rawValue, message: message ?? code.message)
-    }
-
     /// The protected URL requested for `entry` (attribute `url` wins).
     package func target(for entry: Entry) -> String { entry.attributes["url"] ?? configuration.targetURL(for: entry.room) }
 
@@ -108,7 +104,7 @@ public final class CloudflareProvider: WaitingRoomProvider {
                 let pass = Pass(
                     vendor: vendorID, room: entry.room, credential: "", kind: .token, issuedAt: now, targetURL: target(for: entry),
                     bypassedError: failed, details: ["failOpen": "true"])
-                return .passed(pass, status(.failedOpen, "let through (failOpen): \(failed.message)"))
+                return .passed(pass, CloudflareCode.failedOpen.status("let through (failOpen): \(failed.message)"))
             }
             return .failed(failed)
         case .success(let (answer, jar)):
@@ -116,37 +112,36 @@ public final class CloudflareProvider: WaitingRoomProvider {
             case .queued(let reply, let httpStatus):
                 let text = Self.describe(reply, httpStatus: httpStatus)
                 if reply.queueIsFull && configuration.blockWhenQueueIsFull && !inLine {
-                    return .blocked(status(.queueIsFull, "queue is full: " + text))
+                    return .blocked(CloudflareCode.queueIsFull.status("queue is full: " + text))
                 }
                 if reply.rejects {
-                    return .blocked(status(.rejected, "the room rejects visitors: " + text))
+                    return .blocked(CloudflareCode.rejected.status("the room rejects visitors: " + text))
                 }
                 if reply.isEventPrequeueing {
                     // the event's countdown: nobody is let in before the start
                     let progress = QueueProgress(eta: reply.eventStartsIn, etaText: reply.timeUntilEventStartFormatted)
-                    return .queue(reply, progress, status(.eventPrequeue, text), next: configuration.refreshInterval(after: reply))
+                    return .queue(
+                        reply, progress, CloudflareCode.eventPrequeue.status(text), next: configuration.refreshInterval(after: reply))
                 }
                 let progress = QueueProgress(eta: reply.estimatedWait, etaText: reply.waitTimeFormatted)
                 let code: CloudflareCode = reply.queueIsFull ? .queueIsFull : .queued
-                return .queue(reply, progress, status(code, text), next: configuration.refreshInterval(after: reply))
+                return .queue(reply, progress, code.status(text), next: configuration.refreshInterval(after: reply))
             case .origin(let response):
                 let pass = makePass(entry: entry, response: response, jar: jar)
                 if !response.cookieHeld {
                     return .disabled(
                         pass,
-                        status(
-                            .suspended,
+                        CloudflareCode.suspended.status(
                             "no waiting room cookie: the origin answered HTTP \(response.status) (room suspended or not covering \(target(for: entry)))"
                         ))
                 }
                 if response.revoked {
                     return .passed(
                         pass,
-                        status(
-                            .revoked,
+                        CloudflareCode.revoked.status(
                             "the origin answered HTTP \(response.status) and revoked the session (Cf-Waiting-Room-Command: revoke)"))
                 }
-                return .passed(pass, status(.origin, "the origin answered HTTP \(response.status)"))
+                return .passed(pass, CloudflareCode.origin.status("the origin answered HTTP \(response.status)"))
             }
         }
     }
@@ -172,7 +167,7 @@ public final class CloudflareProvider: WaitingRoomProvider {
     // MARK: WaitingRoomProvider
 
     public func tryPass(_ entry: Entry) async throws -> TryPassResult {
-        if let stored = await passes.storedResult(entry.room, status: status(.storedPass)) { return stored }
+        if let stored = await passes.storedResult(entry.room, status: CloudflareCode.storedPass.status()) { return stored }
         let answer = await answer(for: entry, jar: cookieJar(for: entry))
         if case .success(let (_, jar)) = answer { remember(jar, for: entry) }
         switch verdict(answer, entry: entry) {

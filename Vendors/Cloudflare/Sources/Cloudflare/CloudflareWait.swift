@@ -15,10 +15,10 @@ struct CloudflareWait: PollingVendor {
     let provider: CloudflareProvider
     var vendorID: String { provider.vendorID }
     var passes: PassKeeper { provider.passes }
-    var storedPassStatus: VendorStatus { provider.status(.storedPass) }
-    var cancelledStatus: VendorStatus { provider.status(.cancelled) }
+    var storedPassStatus: VendorStatus { CloudflareCode.storedPass.status() }
+    var cancelledStatus: VendorStatus { CloudflareCode.cancelled.status() }
     /// Code 9 (`sessionRestart`).
-    var restartedStatus: VendorStatus { provider.status(.sessionRestart, "session restarted: the next request is a new visitor's") }
+    var restartedStatus: VendorStatus { CloudflareCode.sessionRestart.status("session restarted: the next request is a new visitor's") }
 
     /// The first run uses a stored pass and the kept (or carried) cookies; a restart is a new visitor.
     func begin(_ entry: Entry, run: Int) -> (storedPassRoom: RoomKey?, visit: Visit) {

@@ -247,7 +247,7 @@ final class CloudflareEmulatorModel: Sendable {
             return Self.origin(path: path, room: nil, visitor: nil, json: json, headers: [], kind: "suspended")
         }
         Self.tick(name, &s, at: t)
-        guard var r = s.rooms[name] else {
+        guard let r = s.rooms[name] else {
             return Self.origin(path: path, room: nil, visitor: nil, json: json, headers: [], kind: "suspended")
         }
         if r.room.suspended {
@@ -269,92 +269,16 @@ final class CloudflareEmulatorModel: Sendable {
                 if r.room.turnstileAction == .infiniteQueue { s.visitors[id]?.infiniteQueue = true }
             }
         }
-        let embedded = q.isEmbedded
-        let attributes = r.room.cookieAttributes
-        func cookie(maxAge: Int) -> (String, String) {
-            ("Set-Cookie", attributes.setCookie(name: cookieName, value: id, maxAge: maxAge, embedded: embedded))
-        }
         // a request sooner than refreshIntervalSeconds after the last counted one is ignored:
         // the same answer, lastUpdated unchanged, the visitor not moved on
+        var visit = Visit(request: q, now: t, name: name, id: id, effective: e, roomState: r)
         if let v = s.visitors[id], let last = v.lastUpdated, let previous = v.lastReply,
             t.timeIntervalSince(last) < Double(previous.refreshIntervalSeconds ?? 0)
         {
-            return Self.queuedAnswer(room: name, r.room, reply: previous, json: json, headers: [cookie(maxAge: 300)], kind: "ignored")
+            return Self.queuedAnswer(room: name, r.room, reply: previous, json: json, headers: [visit.cookie(maxAge: 300)], kind: "ignored")
         }
         s.visitors[id]?.lastSeen = t
-        let sessionSeconds = e.room.sessionDuration * 60
-
-        func admitted() -> CloudflareEmulatorAnswer {
-            s.visitors[id]?.lastUpdated = nil
-            s.visitors[id]?.lastReply = nil
-            if q.query["revoke"] == "1", r.room.enabledOriginCommands.contains("revoke") {
-                r.active[id] = nil
-                r.acceptedAt[id] = nil
-                s.rooms[name] = r
-                s.counters.revoked += 1
-                return Self.origin(
-                    path: path, room: name, visitor: id, json: json,
-                    headers: [cookie(maxAge: 300), ("Cf-Waiting-Room-Command", "revoke")], kind: "origin")
-            }
-            if !e.room.disableSessionRenewal { r.active[id] = t.addingTimeInterval(TimeInterval(sessionSeconds)) }
-            s.rooms[name] = r
-            let left = Int(max(0, (r.active[id] ?? t).timeIntervalSince(t)).rounded(.up))
-            return Self.origin(path: path, room: name, visitor: id, json: json, headers: [cookie(maxAge: left)], kind: "origin")
-        }
-        func queued(full: Bool = false, kind: String? = nil) -> CloudflareEmulatorAnswer {
-            s.rooms[name] = r
-            // reject turns users away unless queue_all or a pre-queue holds them (they wait then)
-            let rejecting = e.room.queueingMethod == .reject && !e.room.queueAll && !e.prequeueing
-            let reply = Self.reply(for: id, r, e, visitors: s.visitors, at: t, rejected: rejecting, full: full)
-            s.visitors[id]?.lastUpdated = t
-            s.visitors[id]?.lastReply = reply
-            let kind = kind ?? (rejecting ? "rejected" : full ? "queueIsFull" : "queued")
-            return Self.queuedAnswer(room: name, r.room, reply: reply, json: json, headers: [cookie(maxAge: 300)], kind: kind)
-        }
-        func joinLine() {
-            r.log.arrived(id, at: t, prequeued: false)
-            r.line.append(id)
-            r.inLine.insert(id)
-            s.visitors[id]?.queuedAt = t
-        }
-
-        if r.active[id] != nil { return admitted() }
-        // failed Turnstile with infinite_queue: a waiting page that never lets the client in
-        if s.visitors[id]?.infiniteQueue == true { return queued(kind: "infiniteQueue") }
-        if r.inLine.contains(id) || r.preQueue.isHeld(id) { return queued() }
-        // a new arrival (or one whose session ran out): queue_all and a pre-queue hold users
-        // whatever the queueing method
-        if e.prequeueing {
-            if r.preQueue.hold(id, now: t) {
-                r.log.arrived(id, at: t, prequeued: true)
-                return queued()
-            }
-            // an event whose pre-queue is not the room's current one: nobody is let in, so the line
-            joinLine()
-            return queued()
-        }
-        if e.room.queueAll {
-            joinLine()
-            return queued()
-        }
-        if e.room.queueingMethod == .reject { return queued() }
-        if e.room.queueingMethod == .passthrough {
-            r.log.arrived(id, at: t, prequeued: false)
-            Self.accept(id, &r, e.room, at: t)
-            s.counters.admitted += 1
-            return admitted()
-        }
-        let rate = e.room.newUsersPerMinute
-        if rate > 0, (r.line.count + 1 + rate - 1) / rate > Self.fullAfterMinutes { return queued(full: true) }
-        if r.line.isEmpty, r.credit >= 1, r.active.count < e.room.totalActiveUsers {
-            r.log.arrived(id, at: t, prequeued: false)
-            r.credit -= 1
-            Self.accept(id, &r, e.room, at: t)
-            s.counters.admitted += 1
-            return admitted()
-        }
-        joinLine()
-        return queued()
+        return visit.answer(&s)
     }
 
     /// A waiting answer: the `cfWaitingRoom` JSON (JSON mode on a room with

@@ -28,6 +28,14 @@ extension CloudflareEmulator {
 
     func addManagementRoutes(to router: Router<BasicRequestContext>) {
         let rooms = "\(Self.apiPrefix)/zones/:zone/waiting_rooms"
+        addRoomRoutes(to: router, rooms: rooms)
+        addEventRoutes(to: router, events: rooms + "/:room/events")
+        addNoRouteFallback(to: router)
+        addPreviewPage(to: router)
+    }
+
+    /// The rooms (`…/waiting_rooms`, `…/waiting_rooms/:room`, its status) and the page preview upload.
+    private func addRoomRoutes(to router: Router<BasicRequestContext>, rooms: String) {
         router.get(RouterPath(rooms)) { [self] req, _ in
             answer {
                 let (page, perPage) = try Self.paging(req)
@@ -70,8 +78,10 @@ extension CloudflareEmulator {
             if let r = await faulted(CloudflareEmulatorFault.status) { return r }
             return answer { try model.statusDocument(Self.parameter(ctx, "room")) }
         }
+    }
 
-        let events = rooms + "/:room/events"
+    /// A room's events (`…/waiting_rooms/:room/events`, `…/events/:event`, its details).
+    private func addEventRoutes(to router: Router<BasicRequestContext>, events: String) {
         router.get(RouterPath(events)) { [self] req, ctx in
             answer {
                 let (page, perPage) = try Self.paging(req)
@@ -108,8 +118,10 @@ extension CloudflareEmulator {
         router.delete(RouterPath(events + "/:event")) { [self] _, ctx in
             answer { CloudflareV4Envelope.success(try model.deleteEvent(Self.parameter(ctx, "room"), Self.parameter(ctx, "event"))) }
         }
+    }
 
-        // anything else under the prefix: Cloudflare's "No route for the URI"
+    /// Anything else under the prefix: Cloudflare's "No route for the URI".
+    private func addNoRouteFallback(to router: Router<BasicRequestContext>) {
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
             router.on(RouterPath("\(Self.apiPrefix)/**"), method: method) { _, _ in
                 EmulatorHTTP.json(
@@ -117,7 +129,10 @@ extension CloudflareEmulator {
                     status: 404)
             }
         }
+    }
 
+    /// The uploaded page previews, rendered with the sample values the query sets.
+    private func addPreviewPage(to router: Router<BasicRequestContext>) {
         router.get("/_emulator/cloudflare/preview/:id") { [self] req, ctx in
             let id = Self.parameter(ctx, "id")
             guard let html = model.preview(id) else {

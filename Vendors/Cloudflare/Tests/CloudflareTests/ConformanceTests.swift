@@ -13,12 +13,6 @@ import WaitingRoomTesting
 /// (`queueing_method` reject), closed (suspended). The provider retries once (2 attempts, 5 s
 /// deadline each), then fails `unavailable` with code 6.
 final class CloudflareConformanceEmulator: ConformanceEmulator {
-    /// A request's deadline and a delay fault's pause: well above a loaded machine's loopback
-    /// answer (5 s expired on an ordinary answer in a full parallel run on two cores), well below
-    /// the pause.
-    static let requestTimeout: Duration = .seconds(8)
-    static let delayMs = 15_000
-
     let harness: EmulatorHarness
     var emulator: CloudflareEmulator { harness.emulator }
 

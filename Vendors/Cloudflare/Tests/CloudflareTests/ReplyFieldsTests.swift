@@ -8,14 +8,7 @@ import WaitingRoomTesting
 /// Every JSON answer of the emulator carries the 23 documented `cfWaitingRoom` members with
 /// their documented types, in each situation of issue 50 (virtual clock, loopback HTTP).
 @Suite("Cloudflare reply: the 23 documented fields")
-struct CloudflareReplyFieldsTests {
-    typealias Room = CloudflareEmulatorConfiguration.Room
-    typealias Event = CloudflareEmulatorConfiguration.Event
-
-    static func harness(_ rooms: [String: Room], clock: VirtualClock) async throws -> EmulatorHarness {
-        try await EmulatorHarness.start(CloudflareEmulator(configuration: .init(rooms: rooms), now: { clock.now() }))
-    }
-
+struct CloudflareReplyFieldsTests: CloudflareRoomSuite {
     @Test func fifo() async throws {
         let clock = VirtualClock()
         let h = try await Self.harness(["r": Room(newUsersPerMinute: 2, totalActiveUsers: 0, refreshIntervalSeconds: 5)], clock: clock)

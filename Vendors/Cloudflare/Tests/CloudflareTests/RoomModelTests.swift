@@ -8,14 +8,7 @@ import WaitingRoomTesting
 
 /// The room model as Cloudflare documents it (issue 50 §2), over loopback on a virtual clock.
 @Suite("Cloudflare room model")
-struct CloudflareRoomModelTests {
-    typealias Room = CloudflareEmulatorConfiguration.Room
-    typealias Event = CloudflareEmulatorConfiguration.Event
-
-    static func harness(_ rooms: [String: Room], clock: VirtualClock) async throws -> EmulatorHarness {
-        try await EmulatorHarness.start(CloudflareEmulator(configuration: .init(rooms: rooms), now: { clock.now() }))
-    }
-
+struct CloudflareRoomModelTests: CloudflareRoomSuite {
     @Test func aRequestSoonerThanTheRefreshIntervalIsIgnored() async throws {
         let clock = VirtualClock()
         let h = try await Self.harness(["r": Room(newUsersPerMinute: 0, totalActiveUsers: 10, refreshIntervalSeconds: 20)], clock: clock)

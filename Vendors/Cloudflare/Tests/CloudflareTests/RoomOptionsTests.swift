@@ -8,15 +8,9 @@ import WaitingRoomTesting
 /// `cookie_attributes` (and the partitioned cookie in an iframe), `additional_routes` with
 /// `cookie_suffix`, bypass rules and Turnstile's `infinite_queue` (issue 50 §2).
 @Suite("Cloudflare room options")
-struct CloudflareRoomOptionsTests {
-    typealias Room = CloudflareEmulatorConfiguration.Room
-
+struct CloudflareRoomOptionsTests: CloudflareRoomSuite {
     static func room(_ json: [String: JSONValue]) throws -> Room {
         try CloudflareEmulatorConfiguration(json: .object(["rooms": .object(["r": .object(json)])])).rooms["r"] ?? Room()
-    }
-
-    static func harness(_ rooms: [String: Room], clock: VirtualClock) async throws -> EmulatorHarness {
-        try await EmulatorHarness.start(CloudflareEmulator(configuration: .init(rooms: rooms), now: { clock.now() }))
     }
 
     static func field(of body: () throws -> Void) -> String? {

@@ -102,19 +102,11 @@ public struct CrowdHandlerClient: Sendable {
     /// Sends one request; a non-2xx answer is an error with the HTTP status as vendor code
     /// (4xx except 429 `.rejected`, 429 and 5xx `.server`), a transport failure keeps its kind.
     func send(_ request: HTTPRequest) async throws(WaitingRoomError) -> HTTPResponse {
-        let response: HTTPResponse
         var request = request
         request.label = VendorRequestLabel(vendor: vendor, kind: Self.requestKind(request.url))
-        do { response = try await transport.send(request) } catch let e as WaitingRoomError {
-            var e = e
-            e.vendor = vendor
-            if e.vendorCode == nil { e.vendorCode = CrowdHandlerCode.checkFailed.rawValue }
-            throw e
-        } catch is CancellationError {
-            throw WaitingRoomError(.networkOffline, vendor: vendor, vendorCode: CrowdHandlerCode.cancelled.rawValue, message: "cancelled")
-        } catch {
-            throw WaitingRoomError(.networkOffline, vendor: vendor, vendorCode: CrowdHandlerCode.checkFailed.rawValue, message: "\(error)")
-        }
+        let response = try await transport.send(
+            request, vendor: vendor,
+            failureCode: CrowdHandlerCode.checkFailed.rawValue, cancelledCode: CrowdHandlerCode.cancelled.rawValue)
         guard (200..<300).contains(response.status) else {
             let text = String(decoding: response.body.prefix(300), as: UTF8.self)
             let apiMessage = (try? JSONValue.parse(Data(response.body))).flatMap {

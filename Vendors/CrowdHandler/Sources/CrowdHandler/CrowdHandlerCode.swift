@@ -1,3 +1,5 @@
+import WaitingRoom
+
 /// Every status this package reports for CrowdHandler, in one table. HTTP statuses are kept as
 /// they came; the small numbers are the API's own `result.status` values where the public SDKs
 /// name them, and this package's (proposal) codes where they do not (see the vendor README).
@@ -43,4 +45,8 @@ public enum CrowdHandlerCode: Int, Sendable, Hashable, CaseIterable {
         case .cancelled: return "closed by the user"
         }
     }
+}
+
+extension CrowdHandlerCode: VendorCode {
+    package static var vendorID: String { CrowdHandlerConfiguration.vendorID }
 }

@@ -49,9 +49,9 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
     ) throws(WaitingRoomError) {
         self.publicKey = publicKey
         self.privateKey = privateKey
-        self.apiURL = apiURL.hasSuffix("/") ? String(apiURL.dropLast()) : apiURL
-        self.waitURL = waitURL.hasSuffix("/") ? String(waitURL.dropLast()) : waitURL
-        self.siteURL = siteURL.hasSuffix("/") ? String(siteURL.dropLast()) : siteURL
+        self.apiURL = VendorURL.base(apiURL)
+        self.waitURL = VendorURL.base(waitURL)
+        self.siteURL = VendorURL.base(siteURL)
         self.timeout = timeout
         self.responseTimeout = responseTimeout
         self.trustOnFail = trustOnFail
@@ -69,9 +69,7 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
         let v = Self.vendorID
         if publicKey.isEmpty { throw .invalidConfiguration(field: "publicKey", "the public key is required", vendor: v) }
         for (field, url) in [("apiURL", apiURL), ("waitURL", waitURL), ("siteURL", siteURL)] {
-            guard let u = URL(string: url), let scheme = u.scheme, ["http", "https"].contains(scheme), u.host != nil else {
-                throw .invalidConfiguration(field: field, "expected an http(s) URL, got \"\(url)\"", vendor: v)
-            }
+            _ = try VendorURL.require(url, field: field, vendor: v)
         }
         if timeout <= .zero { throw .invalidConfiguration(field: "timeout", "must be positive", vendor: v) }
         if responseTimeout <= .zero { throw .invalidConfiguration(field: "responseTimeout", "must be positive", vendor: v) }
@@ -117,7 +115,7 @@ public struct CrowdHandlerConfiguration: ProviderConfiguration, Hashable {
         if r.hasPrefix("http://") || r.hasPrefix("https://") { return r }
         var base = siteURL
         if room.scope.hasPrefix("http://") || room.scope.hasPrefix("https://") {
-            base = room.scope.hasSuffix("/") ? String(room.scope.dropLast()) : room.scope
+            base = VendorURL.base(room.scope)
         }
         return base + "/" + (r.hasPrefix("/") ? String(r.dropFirst()) : r)
     }

@@ -28,10 +28,6 @@ public final class CrowdHandlerProvider: WaitingRoomProvider {
             reusesStoredPasses: configuration.reuseStoredPass)
     }
 
-    func status(_ code: CrowdHandlerCode, _ message: String? = nil) -> VendorStatus {
-        VendorStatus(vendor: vendorID, code: code.rawValue, message: message ?? code.message)
-    }
-
     /// The room key of an entry (as given) and the URL checked for it.
     func target(for entry: Entry) -> String {
         entry.attributes["url"] ?? configuration.targetURL(for: entry.room)
@@ -73,7 +69,7 @@ public final class CrowdHandlerProvider: WaitingRoomProvider {
     // MARK: WaitingRoomProvider
 
     public func tryPass(_ entry: Entry) async throws -> TryPassResult {
-        if let stored = await passes.storedResult(entry.room, status: status(.storedPass)) { return stored }
+        if let stored = await passes.storedResult(entry.room, status: CrowdHandlerCode.storedPass.status()) { return stored }
         let key = tokenKey(entry)
         let token = Self.carriedToken(entry) ?? tokens.withLock { $0[key] }
         let answer = await answer(for: entry, token: token)
@@ -91,7 +87,7 @@ public final class CrowdHandlerProvider: WaitingRoomProvider {
             return TryPassResult(disposition: .blocked, status: s)
         case .safetyNet(let slug, let t, let error):
             return TryPassResult(
-                disposition: .queue, status: status(.safetyNet, "safety-net room \(slug): \(error.message)"),
+                disposition: .queue, status: CrowdHandlerCode.safetyNet.status("safety-net room \(slug): \(error.message)"),
                 queuePage: queuePage(slug: slug, token: t, entry: entry))
         case .failed(let error):
             throw error

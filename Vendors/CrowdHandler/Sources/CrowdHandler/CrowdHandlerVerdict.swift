@@ -37,9 +37,9 @@ extension CrowdHandlerProvider {
             }
             if r.promoted {
                 guard let slug = r.slug, !slug.isEmpty else {
-                    return .disabled(status(.ok, "promoted: no waiting room guards \(target(for: entry))"))
+                    return .disabled(CrowdHandlerCode.ok.status("promoted: no waiting room guards \(target(for: entry))"))
                 }
-                return .passed(makePass(entry: entry, result: r, slug: slug), status(.ok, "promoted (room \(slug))"))
+                return .passed(makePass(entry: entry, result: r, slug: slug), CrowdHandlerCode.ok.status("promoted (room \(slug))"))
             }
             guard let slug = r.slug, !slug.isEmpty else {
                 if let e = r.error {
@@ -57,7 +57,7 @@ extension CrowdHandlerProvider {
             let progress = QueueProgress(ahead: position.map { max(0, $0 - 1) }, eta: r.eta.map { .seconds(max(0, $0)) })
             return .queue(
                 slug: slug, token: r.token ?? token, progress: progress,
-                status(.ok, "waiting in room \(slug)" + (position.map { ", position \($0)" } ?? "")))
+                CrowdHandlerCode.ok.status("waiting in room \(slug)" + (position.map { ", position \($0)" } ?? "")))
         }
     }
 
@@ -71,7 +71,7 @@ extension CrowdHandlerProvider {
             let pass = Pass(
                 vendor: vendorID, room: entry.room, credential: token ?? "", kind: .token, issuedAt: environment.clock.now(),
                 targetURL: target(for: entry), bypassedError: error, details: ["trustOnFail": "true"])
-            return .passed(pass, status(code, "trusted on fail: \(error.message)"))
+            return .passed(pass, code.status("trusted on fail: \(error.message)"))
         }
         if let slug = configuration.safetyNetSlug { return .safetyNet(slug: slug, token: token, error) }
         return .failed(

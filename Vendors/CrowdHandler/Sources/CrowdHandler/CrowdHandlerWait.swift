@@ -18,9 +18,9 @@ struct CrowdHandlerWait: PollingVendor {
     let provider: CrowdHandlerProvider
     var vendorID: String { provider.vendorID }
     var passes: PassKeeper { provider.passes }
-    var storedPassStatus: VendorStatus { provider.status(.storedPass) }
+    var storedPassStatus: VendorStatus { CrowdHandlerCode.storedPass.status() }
     /// Code 9 (`sessionRestart`): the next wait starts a new CrowdHandler session (proposal).
-    var restartedStatus: VendorStatus { provider.status(.sessionRestart, "session restarted: the next check starts a new session") }
+    var restartedStatus: VendorStatus { CrowdHandlerCode.sessionRestart.status("session restarted: the next check starts a new session") }
 
     /// The first run uses a stored pass and the token the entry carries; a restart starts afresh.
     func begin(_ entry: Entry, run: Int) -> (storedPassRoom: RoomKey?, visit: Visit) {
@@ -49,7 +49,7 @@ struct CrowdHandlerWait: PollingVendor {
             context.emit(.progress(progress, s))
         case .safetyNet(let slug, let t, let error):
             open(
-                slug, token: t, entry: entry, status: provider.status(.safetyNet, "safety-net room \(slug): \(error.message)"),
+                slug, token: t, entry: entry, status: CrowdHandlerCode.safetyNet.status("safety-net room \(slug): \(error.message)"),
                 visit: &visit, context: context)
             // The API did not answer: the session keeps checking (the safety-net room shows meanwhile).
             visit.outages += 1

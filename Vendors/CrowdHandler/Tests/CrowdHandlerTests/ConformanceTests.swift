@@ -11,12 +11,6 @@ import WaitingRoomTesting
 /// `/site/{behaviour}`. The provider runs with `trustOnFail` false and no safety-net room, so a
 /// failed check ends the session (with `trustOnFail` true it would pass; see FaultTests).
 final class CrowdHandlerConformanceEmulator: ConformanceEmulator {
-    /// A request's deadline and a delay fault's pause: well above a loaded machine's loopback
-    /// answer (5 s expired on an ordinary answer in a full parallel run on two cores), well below
-    /// the pause.
-    static let requestTimeout: Duration = .seconds(8)
-    static let delayMs = 15_000
-
     let harness: EmulatorHarness
     var emulator: CrowdHandlerEmulator { harness.emulator }
 

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import WaitingRoom
 import WaitingRoomHTTP
+import WaitingRoomTesting
 
 @Suite("CrowdHandler provider over loopback", .timeLimit(.minutes(3)))
 struct ProviderTests {

@@ -1,3 +1,5 @@
+import WaitingRoom
+
 /// The one NetFUNNEL code table: every result code the server sends and every code the agent
 /// reports locally, with the raw value equal to the vendor's number.
 ///
@@ -160,10 +162,14 @@ public enum NetFUNNELStatusCode: Int, Sendable, CaseIterable, Codable, CustomStr
 
     public var description: String { "\(rawValue) \(message)" }
 
-    /// The message for any integer code.
+    /// The message for any integer code (a code not in the table is a server error).
     package static func message(for code: Int) -> String {
-        NetFUNNELStatusCode(rawValue: code)?.message ?? "Server error \(code)"
+        message(for: code) { "Server error \($0)" }
     }
+}
+
+extension NetFUNNELStatusCode: VendorCode {
+    package static var vendorID: String { NetFUNNELConfiguration.vendorID }
 }
 
 /// NetFUNNEL request types (`opcode` query parameter of `GET /ts.wseq`).

@@ -365,33 +365,7 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
     /// Adds `/ts.wseq`, `/nf-setting.json`, `/{clientId}.netfunnel/nf-setting.json` and the admin
     /// routes under `/_emulator/netfunnel/` to `router`.
     package func addRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/ts.wseq") { request, _ -> Response in
-            let incoming = Self.incoming(request.head, query: request.uri.query ?? "")
-            let fault = self.takeCountedFault(opcode: incoming.opcode)
-            let answer: Answer
-            if case .delay(let delay)? = fault?.action {
-                // A slow hop in front of the server: the request reaches the server after `delay`,
-                // unless the client gave up (closed the connection) first; then it never does, and
-                // no key is issued that nobody would return.
-                do {
-                    try await request.body.consumeWithCancellationOnInboundClose { _ in try await Task.sleep(for: delay) }
-                } catch {
-                    self.state.withLockedValue { $0.countAbandoned(opcode: incoming.opcode) }
-                    throw error
-                }
-                answer = self.answer(incoming, fault: nil)
-            } else {
-                answer = self.answer(incoming, fault: fault)
-            }
-            if answer.drop {
-                return Response(
-                    status: .ok, headers: [.contentLength: "4096"],
-                    body: ResponseBody(contentLength: 4096) { _ in
-                        throw DroppedConnection()
-                    })
-            }
-            return Self.text(answer.body, status: answer.status, contentType: answer.contentType)
-        }
+        router.get("/ts.wseq") { request, _ -> Response in try await self.serveWaitingRequest(request) }
         router.get("/nf-setting.json") { request, _ -> Response in
             Self.json(self.settingsDocument(baseURL: Self.baseURL(request)))
         }
@@ -410,6 +384,45 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
             let data = (try? JSONEncoder().encode(self.counters())) ?? Data("{}".utf8)
             return Self.text(String(decoding: data, as: UTF8.self), status: 200, contentType: "application/json")
         }
+        addSegmentRoutes(to: router)
+        // The kit's state, reset and faults.
+        addAdminRoutes(to: router)
+        addPageRoutes(to: router)
+    }
+
+    /// `/ts.wseq`: the request answered by the server's state, after a delay fault's wait (a
+    /// connection the client closed meanwhile is counted as abandoned and never answered), or a
+    /// connection dropped mid-body.
+    private func serveWaitingRequest(_ request: Request) async throws -> Response {
+        let incoming = Self.incoming(request.head, query: request.uri.query ?? "")
+        let fault = self.takeCountedFault(opcode: incoming.opcode)
+        let answer: Answer
+        if case .delay(let delay)? = fault?.action {
+            // A slow hop in front of the server: the request reaches the server after `delay`,
+            // unless the client gave up (closed the connection) first; then it never does, and
+            // no key is issued that nobody would return.
+            do {
+                try await request.body.consumeWithCancellationOnInboundClose { _ in try await Task.sleep(for: delay) }
+            } catch {
+                self.state.withLockedValue { $0.countAbandoned(opcode: incoming.opcode) }
+                throw error
+            }
+            answer = self.answer(incoming, fault: nil)
+        } else {
+            answer = self.answer(incoming, fault: fault)
+        }
+        if answer.drop {
+            return Response(
+                status: .ok, headers: [.contentLength: "4096"],
+                body: ResponseBody(contentLength: 4096) { _ in
+                    throw DroppedConnection()
+                })
+        }
+        return Self.text(answer.body, status: answer.status, contentType: answer.contentType)
+    }
+
+    /// `/_emulator/netfunnel/segments/:project/:segment`: a segment's settings, read and changed.
+    private func addSegmentRoutes(to router: Router<BasicRequestContext>) {
         router.get("/_emulator/netfunnel/segments/:project/:segment") { _, context -> Response in
             let project = context.parameters.get("project") ?? ""
             let segment = context.parameters.get("segment") ?? ""
@@ -439,8 +452,10 @@ public final class NetFUNNELEmulator: EmulatedVendor, Sendable {
         }
         router.put("/_emulator/netfunnel/segments/:project/:segment", use: changeSegment)
         router.post("/_emulator/netfunnel/segments/:project/:segment", use: changeSegment)
-        // The kit's state, reset and faults.
-        addAdminRoutes(to: router)
+    }
+
+    /// The waiting room page and the target page the emulated agent's flows end on.
+    private func addPageRoutes(to router: Router<BasicRequestContext>) {
         router.get("/_emulator/netfunnel/waiting-room.html") { request, _ -> Response in
             let query = Self.decodeQuery(request.uri.query ?? "")
             let project = query["sid"] ?? ""

@@ -30,15 +30,9 @@ final class NetFUNNELConformanceEmulator: ConformanceEmulator {
 
     /// Long server timeouts, so virtual time racing ahead under polling never returns a key.
     static var configuration: NetFUNNELEmulatorConfiguration {
+        // the harness's test segments (long timeouts), a thousand users in at once
         func segment(_ tweak: (inout NetFUNNELEmulatorConfiguration.Segment) -> Void) -> NetFUNNELEmulatorConfiguration.Segment {
-            var s = NetFUNNELEmulatorConfiguration.Segment(control: .basic, limit: 1000)
-            s.timeoutSeconds = 86_400
-            s.retentionSeconds = 86_400
-            s.aliveExpirySeconds = 86_400
-            s.ttlMin = 1
-            s.ttlMax = 3
-            tweak(&s)
-            return s
+            Harness.segment(.basic, limit: 1000, tweak)
         }
         return NetFUNNELEmulatorConfiguration(projects: [
             project: .init(segments: [

@@ -33,10 +33,7 @@ struct DocumentedBehaviourTests {
     @Test func continueDebugIsFoldedInto201() async throws {
         try await Harness.run { h in
             let holder = try h.provider().enqueue(h.entry(user: "holder"))
-            guard case .passed = await holder.outcome() else {
-                Issue.record("holder")
-                return
-            }
+            try await holder.requirePassed("holder")
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .forceCode(202), count: 2))
             let session = try h.provider { $0.useNetfunnelTemplate = false }.enqueue(h.entry(user: "b"))
             let log = EventLog(session)
@@ -45,10 +42,7 @@ struct DocumentedBehaviourTests {
             let codes = Set(log.events.compactMap { event -> Int? in if case .progress(_, let s) = event { s.code } else { nil } })
             #expect(codes == [201], "\(codes)")
             _ = try await holder.complete()
-            guard case .passed = await session.outcome() else {
-                Issue.record("b")
-                return
-            }
+            try await session.requirePassed("b")
             _ = try await session.complete()
             h.expectNoLeaks()
         }
@@ -61,11 +55,7 @@ struct DocumentedBehaviourTests {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .httpStatus(503), count: 1))
             let start = h.clock.now()
-            let outcome = await (try h.provider().enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else {
-                Issue.record("\(outcome)")
-                return
-            }
+            let error = try await (try h.provider().enqueue(h.entry())).requireFailed("the session")
             #expect(error.vendorCode == 1002)
             #expect(h.clock.now().timeIntervalSince(start) < 1, "no timeout slot waited (virtual time)")
             h.expectNoLeaks()
@@ -185,12 +175,7 @@ struct DocumentedBehaviourTests {
                 $0.useNetworkRecoveryMode = true
                 $0.retryCount = 2
             }
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             let log = EventLog(b)
             await h.eventually("b waiting") { !log.progress.isEmpty }
             for round in 1...2 {
@@ -202,10 +187,7 @@ struct DocumentedBehaviourTests {
             #expect(b.currentOutcome == nil, "still waiting after two outages")
             #expect(h.emulator.counters().waitersDropped == 2)
             _ = try await a.complete()
-            guard case .passed = await b.outcome() else {
-                Issue.record("b")
-                return
-            }
+            try await b.requirePassed("b")
             _ = try await b.complete()
             h.expectNoLeaks()
         }
@@ -224,10 +206,7 @@ struct DocumentedBehaviourTests {
     func aListAnswerWhileWaitingReturnsTheWaitingKey(code: Int) async throws {
         try await Harness.run { h in
             let a = try h.provider().enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
+            try await a.requirePassed("a")
             let b = try h.provider().enqueue(h.entry(user: "b"))
             await h.eventually("b waiting") { h.emulator.counters().waiting == 1 }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .forceCode(code), count: 1))

@@ -155,12 +155,7 @@ struct EndToEndTests {
     @Test func cancelWhileWaitingClosesWith499AndReturnsTheKey() async throws {
         try await Harness.run { h in
             let provider = try h.provider()
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             await h.eventually("b waiting") { h.emulator.counters().waiting == 1 }
             b.cancel()
             let outcome = await b.outcome()
@@ -208,11 +203,7 @@ struct EndToEndTests {
     @Test func droppedConnectionOn5101Is1001() async throws {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .dropConnection, count: 1))
-            let outcome = await (try h.provider().enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else {
-                Issue.record("\(outcome)")
-                return
-            }
+            let error = try await (try h.provider().enqueue(h.entry())).requireFailed("the session")
             #expect(error.kind == .networkOffline && error.vendorCode == 1001)
             h.expectNoLeaks()
         }
@@ -230,17 +221,10 @@ struct EndToEndTests {
             try await Harness.run { h in
                 let provider = try h.provider { $0.networkTimeout = 2000 }
                 let a = try h.provider().enqueue(h.entry(user: "a"))
-                guard case .passed = await a.outcome() else {
-                    Issue.record("a")
-                    return
-                }
+                try await a.requirePassed("a")
                 h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .delay(.milliseconds(6000)), count: 1))
                 let b = try provider.enqueue(h.entry(user: "b"))
-                let outcome = await b.outcome()
-                guard case .failed(let error) = outcome else {
-                    Issue.record("\(outcome)")
-                    return
-                }
+                let error = try await b.requireFailed("the session")
                 #expect(error.kind == .networkTimeout && error.vendorCode == 1002)
                 guard (h.emulator.counters().requests["5002"] ?? 0) > 0 || attempt == 3 else {
                     print("attempt \(attempt): b's 5101 timed out before any 5002 (\(h.emulator.counters())); again")
@@ -259,11 +243,7 @@ struct EndToEndTests {
     @Test func httpErrorAndHTMLPageAre1002() async throws {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .httpStatus(503), count: 1))
-            let outcome = await (try h.provider().enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else {
-                Issue.record("\(outcome)")
-                return
-            }
+            let error = try await (try h.provider().enqueue(h.entry())).requireFailed("the session")
             #expect(error.vendorCode == 1002)
             h.expectNoLeaks()
         }
@@ -272,11 +252,7 @@ struct EndToEndTests {
     @Test func malformedBodyIs500() async throws {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .malformedBody, count: 1))
-            let outcome = await (try h.provider().enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else {
-                Issue.record("\(outcome)")
-                return
-            }
+            let error = try await (try h.provider().enqueue(h.entry())).requireFailed("the session")
             #expect(error.kind == .invalidResponse && error.vendorCode == 500)
             h.expectNoLeaks()
         }
@@ -324,12 +300,7 @@ struct EndToEndTests {
     @Test func recoveryModeShortOutageKeepsKeyAndPosition() async throws {
         try await Harness.run { h in
             let provider = try h.provider { $0.useNetworkRecoveryMode = true }
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             let log = EventLog(b)
             await h.eventually("b waiting") { !log.progress.isEmpty }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .dropConnection, count: 3))
@@ -339,10 +310,7 @@ struct EndToEndTests {
             #expect(h.emulator.counters().keysIssued == 2, "no new key")
             #expect(b.currentOutcome == nil)
             _ = try await a.complete()
-            guard case .passed = await b.outcome() else {
-                Issue.record("b")
-                return
-            }
+            try await b.requirePassed("b")
             #expect(!log.names.contains(.sessionRestarted))
             #expect(log.progress.allSatisfy { $0.ahead == 1 }, "same position (the head of the line reads 1)")
             // Issue 25 §3: the outage is visible: reconnecting while it lasts, connected after.
@@ -360,22 +328,14 @@ struct EndToEndTests {
         // keys then refused the key the client still had (key replacement is tested in WireTests).
         try await Harness.run(segments: ["seg": Harness.segment { $0.retentionSeconds = 5 }], emulator: { $0.strictKeys = false }) { h in
             let provider = try h.provider { $0.useNetworkRecoveryMode = true }
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             let log = EventLog(b)
             await h.eventually("b waiting") { !log.progress.isEmpty }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .dropConnection, count: 8))
             await h.eventually("new key") { log.names.contains(.sessionRestarted) && h.emulator.counters().keysIssued == 3 }
             #expect(h.emulator.counters().waitersDropped == 1)
             _ = try await a.complete()
-            guard case .passed = await b.outcome() else {
-                Issue.record("b")
-                return
-            }
+            try await b.requirePassed("b")
             _ = try await b.complete()
             h.expectNoLeaks()
         }
@@ -384,18 +344,10 @@ struct EndToEndTests {
     @Test func withoutRecoveryModeAnOutageWhileWaitingFails() async throws {
         try await Harness.run { h in
             let provider = try h.provider()
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             await h.eventually("b waiting") { h.emulator.counters().waiting == 1 }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .dropConnection, count: 1))
-            guard case .failed(let error) = await b.outcome() else {
-                Issue.record("b")
-                return
-            }
+            let error = try await b.requireFailed("b")
             #expect(error.vendorCode == 1001)
             await h.eventually("b's key returned") { h.emulator.counters().waiting == 0 }
             _ = try await a.complete()
@@ -406,11 +358,7 @@ struct EndToEndTests {
     @Test func recoveryModeStillFailsBeforeWaitingStarts() async throws {
         try await Harness.run { h in
             h.emulator.inject(NetFUNNELFault(opcode: 5101, action: .dropConnection, count: 1))
-            let outcome = await (try h.provider { $0.useNetworkRecoveryMode = true }.enqueue(h.entry())).outcome()
-            guard case .failed(let error) = outcome else {
-                Issue.record("\(outcome)")
-                return
-            }
+            let error = try await (try h.provider { $0.useNetworkRecoveryMode = true }.enqueue(h.entry())).requireFailed("the session")
             #expect(error.vendorCode == 1001)
             h.expectNoLeaks()
         }
@@ -466,12 +414,7 @@ struct EndToEndTests {
     @Test func templateModeOpensTheQueuePage() async throws {
         try await Harness.run { h in
             let provider = try h.provider()  // useNetfunnelTemplate defaults to true
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             let log = EventLog(b)
             await h.eventually("queue page") { log.names.contains(.queueOpened) && log.names.contains(.progress) }
             let page = log.events.compactMap { if case .queueOpened(let p, _) = $0 { return p } else { return nil } }.first
@@ -490,10 +433,7 @@ struct EndToEndTests {
             h.emulator.setConfiguration(config)
             let provider = try h.provider()
             let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed(let pass, _) = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
+            let pass = try await a.requirePassed("a")
             #expect(pass.details["ip"] == nil)
             #expect(try await a.complete().code == 200)
             h.expectNoLeaks()

@@ -66,10 +66,7 @@ struct FacadeTests {
     @Test func continueWithoutTemplateThenSuccessAndSection() async throws {
         try await Harness.run(segments: ["seg": Harness.segment(.section)]) { h in
             let holder = try h.provider().enqueue(h.entry(control: .section, user: "holder"))
-            guard case .passed = await holder.outcome() else {
-                Issue.record("holder")
-                return
-            }
+            try await holder.requirePassed("holder")
             let agent = Netfunnel(environment: h.environment)
             let delegate = RecordingDelegate()
             agent.initialize(
@@ -90,10 +87,7 @@ struct FacadeTests {
     @Test func stopWhileWaitingClosesWith499() async throws {
         try await Harness.run { h in
             let holder = try h.provider().enqueue(h.entry(user: "holder"))
-            guard case .passed = await holder.outcome() else {
-                Issue.record("holder")
-                return
-            }
+            try await holder.requirePassed("holder")
             let agent = Netfunnel(environment: h.environment)
             let delegate = RecordingDelegate()
             agent.initialize(clientId: "emulator-0000", serverUrl: h.server.baseURL, delegate: delegate, networkTimeout: Self.timeout)

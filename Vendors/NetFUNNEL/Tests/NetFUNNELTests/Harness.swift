@@ -108,6 +108,37 @@ struct Harness {
     }
 }
 
+/// A session ended otherwise than its test needs (the test stops there, failed).
+struct UnexpectedOutcome: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension WaitingSession {
+    /// Waits for the outcome and returns the pass; throws naming `who` when it did not pass.
+    @discardableResult
+    func requirePassed(_ who: String) async throws -> Pass {
+        let outcome = await outcome()
+        guard case .passed(let pass, _) = outcome else { throw UnexpectedOutcome(description: "\(who): \(outcome)") }
+        return pass
+    }
+
+    /// Waits for the outcome and returns the error; throws naming `who` when it did not fail.
+    func requireFailed(_ who: String) async throws -> WaitingRoomError {
+        let outcome = await outcome()
+        guard case .failed(let error) = outcome else { throw UnexpectedOutcome(description: "\(who): \(outcome)") }
+        return error
+    }
+}
+
+extension Harness {
+    /// `a` enqueued and passed (holding the segment's only slot), then `b` enqueued behind it.
+    func aPassedThenB(_ provider: NetFUNNELProvider) async throws -> (a: WaitingSession, b: WaitingSession) {
+        let a = try provider.enqueue(entry(user: "a"))
+        try await a.requirePassed("a")
+        return (a, try provider.enqueue(entry(user: "b")))
+    }
+}
+
 /// Collects a session's events.
 final class EventLog: Sendable {
     private let storage = Mutex<[WaitingRoomEvent]>([])

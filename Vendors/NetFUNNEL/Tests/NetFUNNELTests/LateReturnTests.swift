@@ -46,12 +46,7 @@ struct LateReturnTests {
     @Test func cancelWhoseReturnFailsReturnsTheWaitingKeyLate() async throws {
         try await Harness.run { h in
             let provider = try h.provider()
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             await h.eventually("b waiting") { h.emulator.counters().waiting == 1 }
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .malformedBody, count: 1))
             let reader = Task { await Self.allEvents(b) }
@@ -68,19 +63,11 @@ struct LateReturnTests {
     @Test func aFailureWhileWaitingReturnsTheKeyLate() async throws {
         try await Harness.run { h in
             let provider = try h.provider()
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             await h.eventually("b waiting") { h.emulator.counters().waiting == 1 }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .dropConnection, count: 1))
             h.emulator.inject(NetFUNNELFault(opcode: 5004, action: .dropConnection, count: 1))
-            guard case .failed(let error) = await b.outcome() else {
-                Issue.record("b")
-                return
-            }
+            let error = try await b.requireFailed("b")
             #expect(error.vendorCode == 1001)
             await h.eventually("b's key returned late") { h.emulator.counters().waiting == 0 }
             // the client counts it once the answer is back

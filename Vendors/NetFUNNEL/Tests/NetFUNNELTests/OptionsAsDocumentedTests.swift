@@ -215,10 +215,7 @@ struct OptionsAsDocumentedTests {
         try await Harness.run { h in
             let provider = try h.provider { $0.errorBypass = true }
             let first = try provider.enqueue(h.entry(user: "first"))
-            guard case .passed = await first.outcome() else {
-                Issue.record("first")
-                return
-            }
+            try await first.requirePassed("first")
             let second = try provider.enqueue(h.entry(user: "second"))
             await h.eventually("second waits") { (h.emulator.counters().requests["5002"] ?? 0) >= 1 }
             second.cancel()
@@ -239,10 +236,7 @@ struct OptionsAsDocumentedTests {
         try await Harness.run { h in
             let provider = try h.provider()
             let first = try provider.enqueue(h.entry(user: "first"))
-            guard case .passed = await first.outcome() else {
-                Issue.record("first")
-                return
-            }
+            try await first.requirePassed("first")
             let second = try provider.enqueue(h.entry(user: "second"))
             var pages: [QueuePage] = []
             var progress: QueueProgress?

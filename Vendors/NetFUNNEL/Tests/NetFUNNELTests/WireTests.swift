@@ -114,18 +114,10 @@ struct WireTests {
         }) { h in
             let transport = NodeResolvingTransport(port: h.server.port)
             let provider = try h.provider(transport: transport) { $0.serverUrl = "https://front.nf.test" }
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             await h.eventually("b polled three times") { (h.emulator.counters().requests["5002"] ?? 0) >= 3 }
             #expect(try await a.complete().code == 200)
-            guard case .passed = await b.outcome() else {
-                Issue.record("b")
-                return
-            }
+            try await b.requirePassed("b")
             #expect(try await b.complete().code == 200)
             let counters = h.emulator.counters()
             #expect(counters.replies["503"] == nil && counters.replies["507"] == nil, "\(counters.replies)")
@@ -144,19 +136,11 @@ struct WireTests {
     @Test func aLostCheckEnterReplyLeaksNoKey() async throws {
         try await Harness.run { h in
             let provider = try h.provider()
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             await h.eventually("b waiting") { (h.emulator.counters().requests["5002"] ?? 0) >= 1 }
             // the server replaces b's key, the reply never arrives: b fails and leaves with its old key
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .loseReply, count: 1))
-            guard case .failed(let error) = await b.outcome() else {
-                Issue.record("b")
-                return
-            }
+            let error = try await b.requireFailed("b")
             #expect(error.vendorCode == 1001)
             await h.eventually("b left") { h.emulator.counters().waitersLeft == 1 }
             #expect(try await a.complete().code == 200)
@@ -168,20 +152,12 @@ struct WireTests {
     @Test func aRetriedCheckEnterAfterALostReplyKeepsWaiting() async throws {
         try await Harness.run { h in
             let provider = try h.provider { $0.retryCount = 1 }
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             await h.eventually("b waiting") { (h.emulator.counters().requests["5002"] ?? 0) >= 1 }
             h.emulator.inject(NetFUNNELFault(opcode: 5002, action: .loseReply, count: 1))
             await h.eventually("the reply was lost") { h.emulator.counters().faultsInjected == 1 }
             #expect(try await a.complete().code == 200)
-            guard case .passed = await b.outcome() else {
-                Issue.record("b")
-                return
-            }
+            try await b.requirePassed("b")
             #expect(try await b.complete().code == 200)
             #expect(h.emulator.counters().replies["507"] == nil)
             h.expectNoLeaks()
@@ -269,20 +245,12 @@ struct WireTests {
     @Test func clientAtTheHeadSeesOneAhead() async throws {
         try await Harness.run { h in
             let provider = try h.provider { $0.useNetfunnelTemplate = false }
-            let a = try provider.enqueue(h.entry(user: "a"))
-            guard case .passed = await a.outcome() else {
-                Issue.record("a")
-                return
-            }
-            let b = try provider.enqueue(h.entry(user: "b"))
+            let (a, b) = try await h.aPassedThenB(provider)
             let log = EventLog(b)
             await h.eventually("three progress events") { log.progress.count >= 3 }
             #expect(log.progress.allSatisfy { $0.ahead == 1 }, "\(log.progress.map(\.ahead))")
             #expect(try await a.complete().code == 200)
-            guard case .passed = await b.outcome() else {
-                Issue.record("b")
-                return
-            }
+            try await b.requirePassed("b")
             #expect(try await b.complete().code == 200)
             h.expectNoLeaks()
         }

@@ -176,13 +176,29 @@ public struct QueueItBrowserDriver: QueuePageDriver {
         func elapsed() -> Duration { clock.now - begin }
         let queueURL = page.queueURL.absoluteString
         // The first load of the queue page is a navigation to the queue host (as in the other drivers).
-        var lastQueueURL = page.queueURL
         if case .queueURLChanged(let u) = page.classifier.classify(page.queueURL) { context.emit(.queueURLChanged(u)) }
 
-        // Start chromedriver and a session.
+        let client: WebDriverClient
+        let session: String
+        switch await openQueuePage(queueURL, context: context, tools: tools, resources: resources) {
+        case .success(let running):
+            (client, session) = running
+        case .failure(let end):
+            return end.result
+        }
+        return await poll(
+            page: page, context: context, client: client, session: session, resources: resources, lastQueueURL: page.queueURL,
+            elapsed: elapsed)
+    }
+
+    /// Starts chromedriver and a browser session and opens the queue page in it: the client and
+    /// the session, or how the wait ends (`.closed` once the task is cancelled).
+    private func openQueuePage(
+        _ queueURL: String, context: QueuePageContext, tools: (chromedriver: String, browser: String), resources: BrowserResources
+    ) async -> Result<(WebDriverClient, String), StartFailure> {
         let directory: String
         do { directory = try resources.makeDirectory() } catch {
-            return Self.failure("cannot create a temporary directory for the browser: \(error)")
+            return .failure(StartFailure(result: Self.failure("cannot create a temporary directory for the browser: \(error)")))
         }
         let client: WebDriverClient
         let session: String
@@ -190,16 +206,25 @@ public struct QueueItBrowserDriver: QueuePageDriver {
         case .success(let running):
             (client, session) = running
         case .failure(let end):
-            return Task.isCancelled ? .closed : end.result
+            return .failure(Task.isCancelled ? StartFailure(result: .closed) : end)
         }
         context.logger.debug("browser session started", metadata: ["session": "\(session)", "queueUrl": "\(queueURL)"])
-        if Task.isCancelled { return .closed }
+        if Task.isCancelled { return .failure(StartFailure(result: .closed)) }
         do { try await client.navigate(session: session, to: queueURL) } catch {
-            if Task.isCancelled { return .closed }
+            if Task.isCancelled { return .failure(StartFailure(result: .closed)) }
             // A slow first load is not fatal: the page may still arrive; polling decides.
             context.logger.debug("browser: opening the queue page failed", metadata: ["error": "\(error)"])
         }
+        return .success((client, session))
+    }
 
+    /// Polls the browser's URL and the page's probe until the wait ends: a navigation that ends
+    /// it, the time limit, chromedriver's exit, too many failed reads, or cancellation.
+    private func poll(
+        page: QueueItQueuePage, context: QueuePageContext, client: WebDriverClient, session: String, resources: BrowserResources,
+        lastQueueURL: URL, elapsed: () -> Duration
+    ) async -> QueuePageResult {
+        var lastQueueURL = lastQueueURL
         var lastURL = ""
         var lastExit = false
         var failures = 0

@@ -269,67 +269,96 @@ final class QueueItEmulatorModel: Sendable {
         }
         let t = now()
         // Only the state change happens under the lock; the token and the JSON are made after it.
-        enum Decision {
-            case answer(Answer)
-            case mint(
-                secret: String, qid: String, redirectType: QueueItRedirectType, target: String, validity: Int, cookieMinutes: Int?,
-                ip: String?)
-            case queue(qid: String, queueURL: String, target: String)
+        let decision = state.withLockedValue { s in
+            decideEnqueue(
+                customer: customer, room: roomId, body: body, base: base, prefix: prefix, clientIP: clientIP, target: targetOverride,
+                at: t, &s)
         }
-        let decision = state.withLockedValue { s -> Decision in
-            s.enqueueCount += 1
-            guard let customerConfig = s.configuration.customers[customer] else {
-                return .answer(Self.error(404, "unknown customer '\(customer)'"))
-            }
-            guard var room = s.rooms[customer]?[roomId] else {
-                return .answer(Self.error(404, "unknown waiting room '\(roomId)' for customer '\(customer)'"))
-            }
-            let cfg = room.config
-            if cfg.enqueueTokenRequired || cfg.enqueueKeyRequired {
-                // An enqueue token must be one the customer's secret key signed, for this customer
-                // and room (or any room), not expired (QueueItEnqueueTokenValidator).
-                var tokenOK = false
-                var tokenError: QueueItEnqueueTokenError?
-                if cfg.enqueueTokenRequired, let token = body.enqueueToken, !token.isEmpty {
-                    do throws(QueueItEnqueueTokenError) {
-                        try QueueItEnqueueTokenValidator(secretKey: customerConfig.secretKey, customerId: customer, eventId: roomId)
-                            .validate(token, now: t)
-                        tokenOK = true
-                    } catch { tokenError = error }
-                }
-                let key = body.enqueueKey ?? ""
-                let keyOK = cfg.enqueueKeyRequired && !key.isEmpty && (cfg.enqueueKeys.isEmpty || cfg.enqueueKeys.contains(key))
-                if !tokenOK && !keyOK {
-                    let what =
-                        cfg.enqueueTokenRequired && cfg.enqueueKeyRequired ? "token or key" : cfg.enqueueTokenRequired ? "token" : "key"
-                    return .answer(
-                        Self.error(403, "waiting room '\(roomId)' requires a valid enqueue \(what)" + (tokenError.map { ": \($0)" } ?? "")))
-                }
-            }
-            let pre = prefix.map { "/" + $0 } ?? ""
-            // the ids came percent-decoded from the path: encoded again where they go into a URL
-            let c = Self.urlComponent(customer)
-            let e = Self.urlComponent(roomId)
-            let target = targetOverride ?? cfg.targetUrl ?? "\(base)\(pre)/queueit/target/\(c)/\(e)"
-            let qid = newQueueId(&s)
-            let ip = cfg.bindTokenToIP ? clientIP : nil
-            if cfg.state != .queue {
-                return .mint(
-                    secret: customerConfig.secretKey, qid: qid, redirectType: QueueItRedirectType(rawValue: cfg.state.rawValue),
-                    target: target, validity: cfg.tokenValiditySeconds, cookieMinutes: cfg.cookieValidityMinutes, ip: ip)
-            }
-            room.advance(to: t)
-            if let cap = cfg.capacity, room.waiting + room.prequeue.heldCount >= cap {
-                s.rooms[customer]?[roomId] = room
-                return .answer(Self.error(503, "waiting room '\(roomId)' is full (\(cap) waiting)"))
-            }
-            let held = room.arrive(qid, now: t)  // before the room's start: held, no number yet (ticket 0)
-            s.visitors[qid] = Visitor(
-                customerId: customer, roomId: roomId, ticket: held ? 0 : room.arrivals, clientIP: ip, targetURL: target,
-                aheadAtArrival: held ? 0 : max(0, room.arrivals - room.admittedCount - 1))
+        return enqueueAnswer(decision, room: roomId, at: t)
+    }
+
+    /// What an enqueue call comes to, decided under the state's lock: an answer made already (an
+    /// error), a token to mint (a room that does not queue), or a place in the line.
+    enum EnqueueDecision {
+        case answer(Answer)
+        case mint(
+            secret: String, qid: String, redirectType: QueueItRedirectType, target: String, validity: Int, cookieMinutes: Int?,
+            ip: String?)
+        case queue(qid: String, queueURL: String, target: String)
+    }
+
+    /// The state change of an enqueue call (the parameters as `enqueue`'s, the body decoded).
+    private func decideEnqueue(
+        customer: String, room roomId: String, body: QueueItEnqueueBody, base: String, prefix: String?, clientIP: String?,
+        target targetOverride: String?, at t: Date, _ s: inout State
+    ) -> EnqueueDecision {
+        s.enqueueCount += 1
+        guard let customerConfig = s.configuration.customers[customer] else {
+            return .answer(Self.error(404, "unknown customer '\(customer)'"))
+        }
+        guard var room = s.rooms[customer]?[roomId] else {
+            return .answer(Self.error(404, "unknown waiting room '\(roomId)' for customer '\(customer)'"))
+        }
+        let cfg = room.config
+        if let refusal = Self.enqueueCredentialRefusal(
+            body, customer: customer, secretKey: customerConfig.secretKey, room: roomId, cfg, at: t)
+        {
+            return .answer(refusal)
+        }
+        let pre = prefix.map { "/" + $0 } ?? ""
+        // the ids came percent-decoded from the path: encoded again where they go into a URL
+        let c = Self.urlComponent(customer)
+        let e = Self.urlComponent(roomId)
+        let target = targetOverride ?? cfg.targetUrl ?? "\(base)\(pre)/queueit/target/\(c)/\(e)"
+        let qid = newQueueId(&s)
+        let ip = cfg.bindTokenToIP ? clientIP : nil
+        if cfg.state != .queue {
+            return .mint(
+                secret: customerConfig.secretKey, qid: qid, redirectType: QueueItRedirectType(rawValue: cfg.state.rawValue),
+                target: target, validity: cfg.tokenValiditySeconds, cookieMinutes: cfg.cookieValidityMinutes, ip: ip)
+        }
+        room.advance(to: t)
+        if let cap = cfg.capacity, room.waiting + room.prequeue.heldCount >= cap {
             s.rooms[customer]?[roomId] = room
-            return .queue(qid: qid, queueURL: "\(base)\(pre)/queueit/queue/\(c)/\(e)?c=\(c)&e=\(e)&q=\(qid)", target: target)
+            return .answer(Self.error(503, "waiting room '\(roomId)' is full (\(cap) waiting)"))
         }
+        let held = room.arrive(qid, now: t)  // before the room's start: held, no number yet (ticket 0)
+        s.visitors[qid] = Visitor(
+            customerId: customer, roomId: roomId, ticket: held ? 0 : room.arrivals, clientIP: ip, targetURL: target,
+            aheadAtArrival: held ? 0 : max(0, room.arrivals - room.admittedCount - 1))
+        s.rooms[customer]?[roomId] = room
+        return .queue(qid: qid, queueURL: "\(base)\(pre)/queueit/queue/\(c)/\(e)?c=\(c)&e=\(e)&q=\(qid)", target: target)
+    }
+
+    /// The refusal of a room that requires an enqueue token or key when the call has neither a
+    /// valid one, or nil. An enqueue token must be one the customer's secret key signed, for
+    /// this customer and room (or any room), not expired (QueueItEnqueueTokenValidator).
+    private static func enqueueCredentialRefusal(
+        _ body: QueueItEnqueueBody, customer: String, secretKey: String, room roomId: String, _ cfg: QueueItEmulatorConfiguration.Room,
+        at t: Date
+    ) -> Answer? {
+        guard cfg.enqueueTokenRequired || cfg.enqueueKeyRequired else { return nil }
+        var tokenOK = false
+        var tokenError: QueueItEnqueueTokenError?
+        if cfg.enqueueTokenRequired, let token = body.enqueueToken, !token.isEmpty {
+            do throws(QueueItEnqueueTokenError) {
+                try QueueItEnqueueTokenValidator(secretKey: secretKey, customerId: customer, eventId: roomId)
+                    .validate(token, now: t)
+                tokenOK = true
+            } catch { tokenError = error }
+        }
+        let key = body.enqueueKey ?? ""
+        let keyOK = cfg.enqueueKeyRequired && !key.isEmpty && (cfg.enqueueKeys.isEmpty || cfg.enqueueKeys.contains(key))
+        if !tokenOK && !keyOK {
+            let what =
+                cfg.enqueueTokenRequired && cfg.enqueueKeyRequired ? "token or key" : cfg.enqueueTokenRequired ? "token" : "key"
+            return (Self.error(403, "waiting room '\(roomId)' requires a valid enqueue \(what)" + (tokenError.map { ": \($0)" } ?? "")))
+        }
+        return nil
+    }
+
+    /// The enqueue call's answer for `decision`: the token minted after the lock, the JSON made.
+    private func enqueueAnswer(_ decision: EnqueueDecision, room roomId: String, at t: Date) -> Answer {
         switch decision {
         case .answer(let answer):
             return answer

@@ -340,15 +340,7 @@ public struct QueueItGate: GateEngine {
         let remembered = memoKey.flatMap { rule.memo.decision(for: $0, second: nowEpoch) }
         // The session cookie, when it is valid: checked once here, and the validator is then only
         // asked to re-issue it (its step 1) rather than to read it again.
-        let validCookie =
-            remembered != nil
-            ? nil
-            : rawCookie.flatMap(QueueItAcceptedCookie.parse).flatMap { c in
-                (try? c.validate(
-                    secretKey: secretKey, eventId: integration.eventId, now: now,
-                    cookieValidityMinutes: max(1, integration.cookieValidityMinute), clientIP: request.clientIP,
-                    requiringIssuedForm: options.requiresIssuedCookieForm)) != nil ? c : nil
-            }
+        let validCookie = remembered != nil ? nil : validSessionCookie(rawCookie, request, integration: integration, now: now)
         let cookieValid = remembered != nil || validCookie != nil
         // A token is only read when no valid session cookie came with it (KU-JS order).
         if !cookieValid, let token {
@@ -363,19 +355,9 @@ public struct QueueItGate: GateEngine {
         // An enqueue token the visitor brings (an invitation) is checked and used once.
         var invitation: String?
         if !cookieValid, token == nil, let given = request.queryParameter("enqueuetoken"), !given.isEmpty {
-            let checker = QueueItEnqueueTokenValidator(secretKey: secretKey, customerId: customerId, eventId: integration.eventId)
-            let checked: QueueItEnqueueToken
-            do { checked = try checker.validate(given, now: now) } catch {
-                return .refuse(403, "enqueue token refused: \(error)")
+            if let refusal = useInvitation(given, request, integration: integration, now: now, credentials: &credentials) {
+                return refusal
             }
-            if let ip = checked.header.ipAddress, !ip.isEmpty, ip != request.clientIP {
-                return .refuse(403, "enqueue token refused: it is bound to another IP address")
-            }
-            let expires = checked.header.expiresMillis.map { $0 / 1000 } ?? nowEpoch + 86_400
-            let reused = GateDecision.refuse(403, "enqueue token refused: its id was already used")
-            let id = "ti:" + checked.header.tokenIdentifier
-            if credentials.wasUsed(id) { return reused }
-            credentials.willUse(id, expiresAt: expires, ifReplayed: reused)
             invitation = given
         }
         let d: QueueItKnownUserDecision
@@ -385,14 +367,7 @@ public struct QueueItGate: GateEngine {
             d = validator.passing(validCookie, isAjax: isAjax, now: now)
             if let memoKey { rule.memo.remember(d, for: memoKey, second: nowEpoch) }
         } else {
-            var url = request.url
-            var headers = request.headerPairs
-            if let forced {
-                url =
-                    forced + (token.map { (forced.contains("?") ? "&" : "?") + "queueittoken=" + QueueItPercent.encodeComponent($0) } ?? "")
-                headers.removeAll { $0.0.lowercased() == Self.ajaxHeader }
-            }
-            d = validator.validate(url: url, headers: headers, clientIP: request.clientIP, now: now)
+            d = validateWithoutCookie(request, validator: validator, forced: forced, token: token, now: now)
         }
         let cookies = d.setCookies.map { GateHeader("Set-Cookie", $0) }
         if d.isPassed {
@@ -424,6 +399,57 @@ public struct QueueItGate: GateEngine {
             reason = rawCookie == nil ? "no session" : "cookie refused"
         }
         return GateDecision(verdict: .queue, response: redirect(to: redirectURL, isAjax: isAjax, cookies: d.setCookies), reason: reason)
+    }
+
+    /// The visitor's session cookie when it is valid for `integration` (its event, its validity,
+    /// its address), else nil.
+    private func validSessionCookie(
+        _ rawCookie: String?, _ request: GateRequest, integration: QueueItIntegration, now: Date
+    ) -> QueueItAcceptedCookie? {
+        rawCookie.flatMap(QueueItAcceptedCookie.parse).flatMap { c in
+            (try? c.validate(
+                secretKey: secretKey, eventId: integration.eventId, now: now,
+                cookieValidityMinutes: max(1, integration.cookieValidityMinute), clientIP: request.clientIP,
+                requiringIssuedForm: options.requiresIssuedCookieForm)) != nil ? c : nil
+        }
+    }
+
+    /// Checks the enqueue token `given` (an invitation) and marks its id used; the refusal when
+    /// it is invalid, bound to another address or already used, else nil.
+    private func useInvitation(
+        _ given: String, _ request: GateRequest, integration: QueueItIntegration, now: Date,
+        credentials: inout GateCredentialView
+    ) -> GateDecision? {
+        let nowEpoch = Int64(now.timeIntervalSince1970.rounded(.down))
+        let checker = QueueItEnqueueTokenValidator(secretKey: secretKey, customerId: customerId, eventId: integration.eventId)
+        let checked: QueueItEnqueueToken
+        do { checked = try checker.validate(given, now: now) } catch {
+            return .refuse(403, "enqueue token refused: \(error)")
+        }
+        if let ip = checked.header.ipAddress, !ip.isEmpty, ip != request.clientIP {
+            return .refuse(403, "enqueue token refused: it is bound to another IP address")
+        }
+        let expires = checked.header.expiresMillis.map { $0 / 1000 } ?? nowEpoch + 86_400
+        let reused = GateDecision.refuse(403, "enqueue token refused: its id was already used")
+        let id = "ti:" + checked.header.tokenIdentifier
+        if credentials.wasUsed(id) { return reused }
+        credentials.willUse(id, expiresAt: expires, ifReplayed: reused)
+        return nil
+    }
+
+    /// The validator's decision for a request without a valid session cookie: on the request's
+    /// URL, or on the forced target URL (with the token, and without the Ajax header) when set.
+    private func validateWithoutCookie(
+        _ request: GateRequest, validator: QueueItRequestValidator, forced: String?, token: String?, now: Date
+    ) -> QueueItKnownUserDecision {
+        var url = request.url
+        var headers = request.headerPairs
+        if let forced {
+            url =
+                forced + (token.map { (forced.contains("?") ? "&" : "?") + "queueittoken=" + QueueItPercent.encodeComponent($0) } ?? "")
+            headers.removeAll { $0.0.lowercased() == Self.ajaxHeader }
+        }
+        return validator.validate(url: url, headers: headers, clientIP: request.clientIP, now: now)
     }
 
     /// A request the gate cannot decide: let through with `x-queueit-failed: true` (fail open, the

@@ -1,12 +1,11 @@
 import Foundation
-import Hummingbird
 import Logging
 import QueueIt
 import QueueItEmulator
-import ServiceLifecycle
 import Testing
 import WaitingRoom
 import WaitingRoomConformance
+import WaitingRoomEmulators
 import WaitingRoomHTTP
 import WaitingRoomTesting
 
@@ -14,28 +13,15 @@ import WaitingRoomTesting
 /// room per behaviour. Public API and the emulator's admin endpoints only.
 final class QueueItConformanceEmulator: ConformanceEmulator {
     static let customer = "conformance"
-    /// The client's deadline for one attempt (real time) and the injected delay beyond it. 5 s
-    /// like the CrowdHandler adapter: with 1 s, a CI run on 2 busy cores timed out all five
-    /// enqueue attempts of the block and duplicate-reject promises (code 3 instead of 403 and a
-    /// place in line).
-    /// A request's deadline and a delay fault's pause: well above a loaded machine's loopback
-    /// answer (5 s expired on an ordinary answer in a full parallel run on two cores), well below
-    /// the pause.
-    static let requestTimeout: Duration = .seconds(8)
-    static let delayMs = 15_000
-
     let emulator: QueueItEmulator
-    let port: Int
-    let group: ServiceGroup
-    let task: Task<Void, any Error>
+    let server: EmulatorServer
+    var port: Int { server.port }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(emulator: QueueItEmulator, port: Int, group: ServiceGroup, task: Task<Void, any Error>) {
+    init(emulator: QueueItEmulator, server: EmulatorServer) {
         self.emulator = emulator
-        self.port = port
-        self.group = group
-        self.task = task
+        self.server = server
     }
 
     static func start(clock: VirtualClock) async throws -> QueueItConformanceEmulator {
@@ -54,28 +40,10 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
         let emulator = QueueItEmulator(configuration: configuration, now: { clock.now() })
         // Served with a graceful stop (open requests finish): the suite starts and stops an
         // emulator per promise, while keep-alive connections and delayed answers are still open.
-        let router = Router()
-        emulator.addRoutes(to: router)
         var logger = Logger(label: "waitingroom.conformance.queueit")
         logger.logLevel = .critical
-        let (bound, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            }, logger: logger)
-        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
-        let task = Task {
-            defer { continuation.finish() }
-            try await group.run()
-        }
-        var iterator = bound.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            throw WaitingRoomError.invalidConfiguration(field: "port", "the Queue-it emulator could not bind 127.0.0.1", vendor: "queueit")
-        }
-        return QueueItConformanceEmulator(emulator: emulator, port: port, group: group, task: task)
+        let server = try await EmulatorServer.start(logger: logger) { emulator.addRoutes(to: $0) }
+        return QueueItConformanceEmulator(emulator: emulator, server: server)
     }
 
     func room(_ behaviour: ConformanceRoom) -> RoomKey { RoomKey(scope: Self.customer, room: behaviour.rawValue) }
@@ -126,8 +94,7 @@ final class QueueItConformanceEmulator: ConformanceEmulator {
     }
 
     func shutdown() async {
-        await group.triggerGracefulShutdown()
-        _ = await task.result
+        await server.stop()
     }
 
     /// What Queue-it promises: tokens, not keys (nothing to give back, and a user who leaves stays

@@ -11,6 +11,16 @@ import WaitingRoomTesting
 /// provider each wait on their own page; page signals reach the core events.
 @Suite("Queue-it host pages")
 struct HostPageTests {
+    /// A provider for the room `flash` of the customer `demo` on `h`'s emulator whose queue
+    /// page the host app shows (`queuePage: .host`), and its host driver.
+    static func hostDrivenProvider(_ h: Harness) throws -> (QueueItProvider, QueueItHostDrivenPageDriver) {
+        let c = try QueueItConfiguration(
+            customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: h.server.waitingRoomDomain,
+            queuePage: .host)
+        let p = QueueItProvider(configuration: c, environment: h.environment)
+        return (p, try #require(p.hostDriver))
+    }
+
     static func collect(_ session: WaitingSession) -> Task<[WaitingRoomEvent], Never> {
         let stream = session.events
         return Task {
@@ -64,11 +74,7 @@ struct HostPageTests {
     func manyPagesAtOnce() async throws {
         let h = try await Harness.start(autoAdvance: false)
         defer { Task { await h.stop() } }
-        let c = try QueueItConfiguration(
-            customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: h.server.waitingRoomDomain,
-            queuePage: .host)
-        let p = QueueItProvider(configuration: c, environment: h.environment)
-        let host = try #require(p.hostDriver)
+        let (p, host) = try Self.hostDrivenProvider(h)
         let first = try p.enqueue(Entry(room: RoomKey(scope: "demo", room: "flash"), userId: "first"))
         let second = try p.enqueue(Entry(room: RoomKey(scope: "demo", room: "flash"), userId: "second"))
         let deadline = ContinuousClock.now + .seconds(20)
@@ -92,11 +98,7 @@ struct HostPageTests {
     func hostSignalsBecomeEvents() async throws {
         let h = try await Harness.start(autoAdvance: false)
         defer { Task { await h.stop() } }
-        let c = try QueueItConfiguration(
-            customerId: "demo", waitingRoomId: "flash", waitingRoomDomain: h.server.waitingRoomDomain,
-            queuePage: .host)
-        let p = QueueItProvider(configuration: c, environment: h.environment)
-        let host = try #require(p.hostDriver)
+        let (p, host) = try Self.hostDrivenProvider(h)
         let session = try p.enqueue(Entry(room: RoomKey(scope: "demo", room: "flash"), userId: "u"))
         let events = Self.collect(session)
         let deadline = ContinuousClock.now + .seconds(20)
