@@ -162,8 +162,9 @@ struct StressTests {
                 let result = await task.value
                 #expect(!names(result.actions).contains("woke"), "round \(round)")
             }
-            // a stopped or cancelled sleep ends at once; 60 s sleeps must not be waited out
-            #expect(ContinuousClock.now - started < .seconds(30), "round \(round)")
+            // a stopped or cancelled sleep ends at once; 60 s sleeps must not be waited out (the
+            // bound is 50 s: a loaded CI machine took 30.2 s to wind 100 stopped runs down)
+            #expect(ContinuousClock.now - started < .seconds(50), "round \(round)")
             for _ in 0..<500 where weakRuntime != nil { try await Task.sleep(for: .milliseconds(2)) }
             #expect(weakRuntime == nil, "round \(round)")
         }
